@@ -1,0 +1,60 @@
+// AdmissionReview in: checks the envelope once with ajv and turns it into the engine's ReviewInput.
+// A body that fails here is a client error (HTTP 400), never a policy decision.
+import { Ajv } from 'ajv';
+import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
+import { isRecord } from '../core/guards.js';
+import { ADMISSION_REVIEW_SCHEMA } from './schema.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+const validateEnvelope = ajv.compile(ADMISSION_REVIEW_SCHEMA);
+
+export interface ParsedReview {
+  uid: string;
+  input: ReviewInput;
+}
+
+export type ParseResult =
+  | { ok: true; review: ParsedReview }
+  | { ok: false; error: string; problems: string[]; uid?: string };
+
+export function parseAdmissionReview(body: unknown): ParseResult {
+  if (!validateEnvelope(body)) {
+    const problems = (validateEnvelope.errors ?? []).map((e) => {
+      const where = e.instancePath === '' ? 'body' : e.instancePath.slice(1).replace(/\//g, '.');
+      const detail = e.keyword === 'const' ? `must be ${JSON.stringify(e.params['allowedValue'])}`
+        : e.keyword === 'enum' ? `must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`
+          : e.message ?? 'is invalid';
+      return `${where} ${detail}`;
+    });
+    const uid = readUid(body);
+    return { ok: false, error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request', problems, ...(uid ? { uid } : {}) };
+  }
+  const req = body.request;
+  return {
+    ok: true,
+    review: {
+      uid: req.uid,
+      input: {
+        operation: req.operation as Operation,
+        kind: { group: req.kind.group, version: req.kind.version, kind: req.kind.kind },
+        ...(req.namespace === undefined ? {} : { namespace: req.namespace }),
+        ...(req.name === undefined ? {} : { name: req.name }),
+        object: (req.object ?? null) as KubeObject | null,
+        oldObject: (req.oldObject ?? null) as KubeObject | null,
+        userInfo: {
+          username: req.userInfo.username ?? '',
+          ...(req.userInfo.uid === undefined ? {} : { uid: req.userInfo.uid }),
+          groups: req.userInfo.groups ?? [],
+        },
+        dryRun: req.dryRun === true,
+      },
+    },
+  };
+}
+
+/** The request uid, when one can be read from an otherwise invalid body, so the error can name it. */
+export function readUid(body: unknown): string | undefined {
+  const req = isRecord(body) ? body['request'] : undefined;
+  const uid = isRecord(req) ? req['uid'] : undefined;
+  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+}

@@ -1,0 +1,75 @@
+// `hookkeeper review`: AdmissionReview JSON in on stdin, response AdmissionReview(s) out, through the same
+// parse -> handle -> respond path the server uses. For scripts, CI and debugging a live denial.
+import type { Command } from 'commander';
+import { handle, type Webhook } from '../../admission/handle.js';
+import { parseAdmissionReview } from '../../admission/parse.js';
+import { toAdmissionReview } from '../../admission/response.js';
+import { AppError, describeError } from '../../errors.js';
+import { ExitCode, write, type CliIO } from '../io.js';
+import { cliPolicy, readAll } from '../policy.js';
+
+interface ReviewFlags {
+  config?: string;
+  mutate?: boolean;
+  validate?: boolean;
+}
+
+export function register(program: Command, io: CliIO, done: (code: number) => void): void {
+  program
+    .command('review')
+    .description('read AdmissionReview JSON on stdin (one document, or one per line) and write the responses, one per line')
+    .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
+    .option('--mutate', 'answer as the mutating webhook (/mutate) only')
+    .option('--validate', 'answer as the validating webhook (/validate) only')
+    .addHelpText('after', '\nWithout --mutate or --validate, the object is mutated and the mutated object validated;\n'
+      + 'the response carries the patch and the final decision.\n\nExit codes: 0 all allowed, 1 something denied, 2 usage or input error.')
+    .action(async (flags: ReviewFlags) => {
+      done(await review(flags, io));
+    });
+}
+
+/** Splits stdin into JSON documents: the whole text if it is one document, else one per non-empty line. */
+export function splitDocuments(text: string): Array<{ line: number; value?: unknown; error?: string }> {
+  try {
+    return [{ line: 1, value: JSON.parse(text) as unknown }];
+  } catch {
+    // not one document: try JSON Lines
+  }
+  const docs: Array<{ line: number; value?: unknown; error?: string }> = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    try {
+      docs.push({ line: i + 1, value: JSON.parse(raw) as unknown });
+    } catch (err) {
+      docs.push({ line: i + 1, error: `not JSON: ${(err as Error).message}` });
+    }
+  });
+  return docs;
+}
+
+async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
+  try {
+    if (flags.mutate && flags.validate) throw new AppError('USAGE', 'choose one of --mutate and --validate');
+    const webhook: Webhook = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'review';
+    const policy = await cliPolicy(flags.config, io);
+    const docs = splitDocuments(await readAll(io.stdin));
+    if (docs.length === 0) throw new AppError('INPUT_INVALID', 'no AdmissionReview on stdin');
+    let code: number = ExitCode.Ok;
+    for (const doc of docs) {
+      const parsed = doc.error === undefined ? parseAdmissionReview(doc.value) : undefined;
+      if (!parsed || !parsed.ok) {
+        const why = parsed && !parsed.ok ? `${parsed.error}: ${parsed.problems.join('; ')}` : doc.error;
+        write(io.stderr, `hookkeeper review: stdin line ${doc.line}: ${why}`);
+        code = ExitCode.Usage;
+        continue;
+      }
+      const { result } = handle(webhook, policy, parsed.review.input);
+      write(io.stdout, JSON.stringify(toAdmissionReview(parsed.review.uid, result)));
+      if (!result.allowed && code === ExitCode.Ok) code = ExitCode.Violations;
+    }
+    return code;
+  } catch (err) {
+    write(io.stderr, `hookkeeper review: ${describeError(err)}`);
+    return ExitCode.Usage;
+  }
+}

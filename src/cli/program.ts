@@ -1,0 +1,42 @@
+// The command tree. Each command registers itself and reports its exit code through `done`.
+import { Command, CommanderError } from 'commander';
+import { register as certs } from './commands/certs.js';
+import { register as review } from './commands/review.js';
+import { register as serve } from './commands/serve.js';
+import { ExitCode, write, type CliIO } from './io.js';
+
+type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
+
+const COMMANDS: readonly Register[] = [serve, review, certs];
+
+export const VERSION = '0.1.0';
+
+export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
+  let code: number | undefined;
+  const program = new Command('hookkeeper')
+    .description('guards Machine lifecycle hooks: admission webhook, CI validation and cluster audit')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError('(run with --help for usage)');
+  for (const register of COMMANDS) register(program, io, (c) => { code = c; });
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with exit code 0; every other parse failure is a usage error.
+      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    write(io.stderr, `hookkeeper: ${(err as Error).message}`);
+    return ExitCode.Usage;
+  }
+  if (code === undefined) {
+    write(io.stderr, program.helpInformation());
+    return ExitCode.Usage;
+  }
+  return code;
+}

@@ -1,0 +1,50 @@
+// The embedded default policy: what hookkeeper enforces with no config file, and the base a file overrides.
+import type { Policy } from '../core/policy.js';
+
+export const ETCD_HOOK = Object.freeze({ name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' });
+
+export const DEFAULT_POLICY: Policy = deepFreeze({
+  enforcement: {
+    'hook-naming': 'deny',
+    'single-owner': 'deny',
+    'owner-only-removal': 'deny',
+    'deletion-freeze': 'deny',
+    'owner-references': 'deny',
+    'default-hooks': 'deny',
+  },
+  reservedHooks: [ETCD_HOOK],
+  owners: {
+    'clusteroperator/etcd': {
+      users: [],
+      groups: [],
+      serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }],
+    },
+  },
+  strictOwners: false,
+  // The etcd design documents system:masters as the escape hatch for removing the quorum hook by hand.
+  breakGlass: { users: [], groups: ['system:masters'] },
+  defaultHooks: [
+    {
+      name: 'etcd-quorum-protection',
+      // The selector the etcd operator itself uses for control-plane machines.
+      match: {
+        kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
+        namespaces: ['openshift-machine-api'],
+        labelSelector: {
+          matchExpressions: [{ key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] }],
+        },
+      },
+      operations: ['CREATE'],
+      stage: 'preDrain',
+      hook: { ...ETCD_HOOK },
+    },
+  ],
+});
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,51 @@
+// YAML reading with positions: every error names the file and line, and a JSON path can be traced back
+// to the line it came from (config problems, CLI findings).
+import YAML, { LineCounter, isNode } from 'yaml';
+import { AppError, type Problem } from '../errors.js';
+
+export interface YamlDocument {
+  /** Position of the document in its file, from 0. */
+  index: number;
+  /** 1-based line where the document starts. */
+  line: number;
+  value: unknown;
+  /** 1-based line of the node at a JSON pointer ("/spec/lifecycleHooks/preDrain/0/name") or dotted path, if known. */
+  lineOf(path: string | readonly (string | number)[]): number | undefined;
+}
+
+function toKeys(path: string | readonly (string | number)[]): (string | number)[] {
+  if (typeof path !== 'string') return [...path];
+  if (path === '' || path === '/') return [];
+  const raw = path.startsWith('/') ? path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : path.split('.');
+  return raw.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+}
+
+/** Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line. */
+export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
+  const lineCounter = new LineCounter();
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const problems: Problem[] = [];
+  for (const doc of list) {
+    for (const err of doc.errors) {
+      const line = lineCounter.linePos(err.pos[0]).line;
+      problems.push({ file, line, message: err.message.split('\n')[0] ?? err.message });
+    }
+  }
+  if (problems.length > 0) {
+    const first = problems[0] as Problem;
+    throw new AppError('INPUT_INVALID', `${file}:${first.line}: cannot parse YAML: ${first.message}`, { problems });
+  }
+  return list
+    .filter((doc) => doc.contents !== null || list.length === 1)
+    .map((doc, index) => ({
+      index,
+      line: lineCounter.linePos(doc.range[0]).line,
+      value: doc.toJS({ maxAliasCount: 100 }) as unknown,
+      lineOf(path) {
+        const node = doc.getIn(toKeys(path), true);
+        if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+        return undefined;
+      },
+    }));
+}

@@ -1,0 +1,127 @@
+// Where each handled kind keeps its lifecycle hooks. Rules see hooks, never kind-specific field layouts.
+import { dig, isRecord } from './guards.js';
+import type { GroupVersionKind, KubeObject, Stage, Violation } from './types.js';
+
+export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
+
+/** One hook as found in an object: name and owner are unvalidated JSON. */
+export interface RawHook {
+  stage: Stage;
+  index: number;
+  name: unknown;
+  owner: unknown;
+  /** Field path of the hook entry, e.g. spec.lifecycleHooks.preDrain[1]. */
+  path: string;
+  namePath: string;
+  ownerPath: string;
+}
+
+export interface HookReading {
+  hooks: RawHook[];
+  /** Structural problems (a stanza that is not a list, an entry that is not an object). */
+  problems: Violation[];
+}
+
+export interface HookCarrier {
+  id: string;
+  group: string;
+  kind: string;
+  /**
+   * Live carriers are Machines: their hooks gate a real deletion, so owner-only removal, the
+   * deletion freeze and default-hook injection apply. Templates get naming and single-owner only.
+   */
+  live: boolean;
+  /** How hooks are written: a {name, owner} list per stage (Machine API) or annotations (Cluster API). */
+  format: 'list' | 'annotations';
+  /** Path (as keys) of the object holding the stages, used for reading, writing and messages. */
+  root: readonly string[];
+  read(obj: KubeObject | null): HookReading;
+  /** Replaces one stage's hooks in obj (a mutable copy). */
+  write(obj: KubeObject, stage: Stage, hooks: ReadonlyArray<{ name: string; owner: string }>): void;
+}
+
+function listCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
+  const rootPath = root.join('.');
+  return {
+    id, group, kind, live, format: 'list', root,
+    read(obj) {
+      const hooks: RawHook[] = [];
+      const problems: Violation[] = [];
+      if (obj === null) return { hooks, problems };
+      const stanzas = dig(obj, root);
+      if (stanzas === undefined || stanzas === null) return { hooks, problems };
+      if (!isRecord(stanzas)) {
+        problems.push(structural(rootPath, 'object', stanzas));
+        return { hooks, problems };
+      }
+      for (const stage of STAGES) {
+        const list = stanzas[stage];
+        const stagePath = `${rootPath}.${stage}`;
+        if (list === undefined || list === null) continue;
+        if (!Array.isArray(list)) {
+          problems.push(structural(stagePath, 'array', list));
+          continue;
+        }
+        list.forEach((entry: unknown, index) => {
+          const path = `${stagePath}[${index}]`;
+          if (!isRecord(entry)) {
+            problems.push(structural(path, 'object', entry));
+            return;
+          }
+          hooks.push({ stage, index, name: entry['name'], owner: entry['owner'], path, namePath: `${path}.name`, ownerPath: `${path}.owner` });
+        });
+      }
+      return { hooks, problems };
+    },
+    write(obj, stage, entries) {
+      let parent: Record<string, unknown> = obj;
+      for (const key of root) {
+        const next = parent[key];
+        if (!isRecord(next)) parent[key] = {};
+        parent = parent[key] as Record<string, unknown>;
+      }
+      parent[stage] = entries.map((h) => ({ name: h.name, owner: h.owner }));
+    },
+  };
+}
+
+function structural(path: string, expected: string, value: unknown): Violation {
+  const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  return {
+    rule: 'hook-naming',
+    path,
+    message: `${path}: Invalid value: "${got}": ${path} in body must be of type ${expected}: "${got}"`,
+    fix: `make ${path} an ${expected}`,
+    key: `structure:${path}`,
+  };
+}
+
+/** Machine API kinds. Cluster API carriers are added beside these. */
+export const CARRIERS: readonly HookCarrier[] = [
+  listCarrier('openshift-machine', 'machine.openshift.io', 'Machine', true, ['spec', 'lifecycleHooks']),
+  listCarrier('openshift-machineset', 'machine.openshift.io', 'MachineSet', false, ['spec', 'template', 'spec', 'lifecycleHooks']),
+  listCarrier('openshift-controlplanemachineset', 'machine.openshift.io', 'ControlPlaneMachineSet', false,
+    ['spec', 'template', 'machines_v1beta1_machine_openshift_io', 'spec', 'lifecycleHooks']),
+];
+
+export function carrierFor(gvk: GroupVersionKind, carriers: readonly HookCarrier[] = CARRIERS): HookCarrier | undefined {
+  return carriers.find((c) => c.group === gvk.group && c.kind === gvk.kind);
+}
+
+/** A hook with well-formed name and owner, for rules that compare hooks. */
+export interface Hook {
+  stage: Stage;
+  index: number;
+  name: string;
+  owner: string;
+  path: string;
+}
+
+export function wellFormed(hooks: readonly RawHook[]): Hook[] {
+  const out: Hook[] = [];
+  for (const h of hooks) {
+    if (typeof h.name !== 'string') continue;
+    out.push({ stage: h.stage, index: h.index, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '', path: h.path });
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+// Readers for untrusted JSON: rules never assume a field has the type the schema promises.
+import type { KubeObject } from './types.js';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Follows a key path through nested records; undefined as soon as a step is missing or not a record. */
+export function dig(value: unknown, keys: readonly string[]): unknown {
+  let current: unknown = value;
+  for (const key of keys) {
+    if (!isRecord(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+export function metadata(obj: KubeObject | null): Record<string, unknown> {
+  const meta = obj?.['metadata'];
+  return isRecord(meta) ? meta : {};
+}
+
+export function stringMap(value: unknown): Record<string, string> {
+  if (!isRecord(value)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+export function isDeleting(obj: KubeObject | null): boolean {
+  const ts = metadata(obj)['deletionTimestamp'];
+  return typeof ts === 'string' && ts !== '';
+}
+
+/** Go's %q-like quoting, as field.Invalid prints string values. */
+export function quote(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === undefined) return 'null';
+  return JSON.stringify(value) ?? String(value);
+}

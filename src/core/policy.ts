@@ -1,0 +1,72 @@
+// The policy model the engine evaluates. Loading, defaults and validation live in src/config.
+import type { Enforcement, RuleId, Stage } from './types.js';
+
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+}
+
+/** Who acts for a hook owner: the identities allowed to remove that owner's hooks. */
+export interface OwnerIdentities {
+  users: readonly string[];
+  groups: readonly string[];
+  serviceAccounts: readonly ServiceAccountRef[];
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: readonly string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Readonly<Record<string, string>>;
+  matchExpressions?: readonly LabelSelectorRequirement[];
+}
+
+export interface KindRef {
+  group: string;
+  kind: string;
+}
+
+export interface ObjectSelector {
+  kinds: readonly KindRef[];
+  /** Empty or absent: every namespace. */
+  namespaces?: readonly string[];
+  labelSelector?: LabelSelector;
+}
+
+export interface DefaultHookRule {
+  /** Names the rule in logs, metrics and audit findings. */
+  name: string;
+  match: ObjectSelector;
+  operations: readonly ('CREATE' | 'UPDATE')[];
+  stage: Stage;
+  hook: { name: string; owner: string };
+}
+
+export interface Policy {
+  enforcement: Readonly<Record<RuleId, Enforcement>>;
+  /** Hook names that may only carry their registered owner. */
+  reservedHooks: ReadonlyArray<{ name: string; owner: string }>;
+  /** Owner string (as written in hooks) -> the identities that act for it. */
+  owners: Readonly<Record<string, OwnerIdentities>>;
+  /** When true, a hook whose owner is not in `owners` cannot be added, so every hook is identity-checked. */
+  strictOwners: boolean;
+  /** Identities that may remove any hook; every such removal is allowed with a warning and audited. */
+  breakGlass: { users: readonly string[]; groups: readonly string[] };
+  defaultHooks: readonly DefaultHookRule[];
+}
+
+export function serviceAccountUsername(sa: ServiceAccountRef): string {
+  return `system:serviceaccount:${sa.namespace}:${sa.name}`;
+}
+
+/** Every username/group a registered owner accepts, for messages ("who may remove it"). */
+export function describeIdentities(ids: OwnerIdentities): string[] {
+  return [
+    ...ids.serviceAccounts.map(serviceAccountUsername),
+    ...ids.users,
+    ...ids.groups.map((g) => `group ${g}`),
+  ];
+}

@@ -1,0 +1,42 @@
+// Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
+// control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
+import { type HookCarrier, wellFormed } from '../carriers.js';
+import { quote } from '../guards.js';
+import type { Policy } from '../policy.js';
+import { matchesObject } from '../selector.js';
+import type { KubeObject, ReviewInput } from '../types.js';
+
+/** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
+export function applyDefaultHooks(policy: Policy, input: ReviewInput, carrier: HookCarrier, copy: KubeObject): string[] {
+  if (!carrier.live || input.operation === 'DELETE' || input.operation === 'CONNECT') return [];
+  const changes: string[] = [];
+  for (const rule of policy.defaultHooks) {
+    if (!rule.operations.includes(input.operation)) continue;
+    if (!matchesObject(rule.match, input.kind, input.namespace, copy)) continue;
+
+    const reading = carrier.read(copy);
+    if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
+    const stage = wellFormed(reading.hooks).filter((h) => h.stage === rule.stage);
+    const existing = stage.find((h) => h.name === rule.hook.name);
+    if (existing && existing.owner === rule.hook.owner) continue;
+
+    const next = stage.map((h) => ({ name: h.name, owner: h.name === rule.hook.name ? rule.hook.owner : h.owner }));
+    if (!existing) next.push({ ...rule.hook });
+    carrier.write(copy, rule.stage, next);
+    changes.push(existing
+      ? `${rule.name}: set owner of ${rule.stage} hook ${quote(rule.hook.name)} to ${quote(rule.hook.owner)} (was ${quote(existing.owner)})`
+      : `${rule.name}: added ${rule.stage} hook ${quote(rule.hook.name)} owned by ${quote(rule.hook.owner)}`);
+  }
+  return changes;
+}
+
+/** Default hooks a stored object lacks, for the audit (which cannot mutate). */
+export function missingDefaultHooks(policy: Policy, input: ReviewInput, carrier: HookCarrier): Array<{ rule: string; stage: string; name: string; owner: string }> {
+  const obj = input.object;
+  if (!obj || !carrier.live) return [];
+  const hooks = wellFormed(carrier.read(obj).hooks);
+  return policy.defaultHooks
+    .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
+    .filter((rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner))
+    .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
+}

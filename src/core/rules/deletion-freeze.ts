@@ -1,0 +1,34 @@
+// Rule deletion-freeze: once a Machine is marked for deletion its hooks may only be removed, never added or
+// changed. Mirrors machine-api-operator's Machine webhook check and message, stanza by stanza.
+import { wellFormed, type Hook } from '../carriers.js';
+import { isDeleting } from '../guards.js';
+import type { Stage, Violation } from '../types.js';
+import type { Rule } from './context.js';
+
+const STAGE_WORDS: Record<Stage, string> = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' };
+
+/** Go's %+v of []LifecycleHook, as machine-api-operator prints it. */
+export function formatHooksGo(hooks: readonly Hook[]): string {
+  return `[${hooks.map((h) => `{Name:${h.name} Owner:${h.owner}}`).join(' ')}]`;
+}
+
+export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
+  if (input.operation !== 'UPDATE' || !carrier.live || !isDeleting(input.object)) return { violations: [] };
+  const before = wellFormed(oldHooks.hooks);
+  const after = wellFormed(hooks.hooks);
+  const violations: Violation[] = [];
+  for (const stage of ['preDrain', 'preTerminate'] as const) {
+    const old = new Set(before.filter((h) => h.stage === stage).map((h) => `${h.name}\u0000${h.owner}`));
+    const changed = after.filter((h) => h.stage === stage && !old.has(`${h.name}\u0000${h.owner}`));
+    if (changed.length === 0) continue;
+    const path = [...carrier.root, stage].join('.');
+    violations.push({
+      rule: 'deletion-freeze',
+      path,
+      message: `${path}: Forbidden: ${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`,
+      fix: 'the machine is deleting: hooks can only be removed now; add hooks before deleting the machine',
+      key: `freeze:${stage}:${changed.map((h) => `${h.name}/${h.owner}`).join(',')}`,
+    });
+  }
+  return { violations };
+};

@@ -1,0 +1,28 @@
+// Rule owner-references: at most one controller reference, as the API server enforces on write; checked here
+// so offline CI (`hookkeeper validate`) sees it too.
+import { isRecord, metadata } from '../guards.js';
+import type { Violation } from '../types.js';
+import type { Rule } from './context.js';
+
+export const ownerReferences: Rule = ({ input }) => {
+  const refs = metadata(input.object)['ownerReferences'];
+  if (!Array.isArray(refs)) return { violations: [] };
+  const violations: Violation[] = [];
+  let controller = '';
+  for (const ref of refs) {
+    if (!isRecord(ref) || ref['controller'] !== true) continue;
+    const current = `${String(ref['kind'])}/${String(ref['name'])}`;
+    if (controller === '') {
+      controller = current;
+      continue;
+    }
+    violations.push({
+      rule: 'owner-references',
+      path: 'metadata.ownerReferences',
+      message: `metadata.ownerReferences: Invalid value: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
+      fix: `keep controller: true on one owner reference only (${controller} or ${current})`,
+      key: `controller:${controller}:${current}`,
+    });
+  }
+  return { violations };
+};

@@ -1,0 +1,58 @@
+// Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner.
+import { wellFormed } from '../carriers.js';
+import { quote } from '../guards.js';
+import type { Violation } from '../types.js';
+import type { Rule } from './context.js';
+
+export const singleOwner: Rule = ({ policy, hooks }) => {
+  const violations: Violation[] = [];
+  const all = wellFormed(hooks.hooks);
+  const firstByStage = new Map<string, (typeof all)[number]>();
+
+  for (const h of all) {
+    const stageKey = `${h.stage}\u0000${h.name}`;
+    const first = firstByStage.get(stageKey);
+    if (first) {
+      violations.push({
+        rule: 'single-owner',
+        path: h.path,
+        message: `${h.path}: Duplicate value: ${JSON.stringify({ name: h.name })}`,
+        fix: `hook ${quote(h.name)} appears twice in ${h.stage} (at ${first.path} and ${h.path}): keep one entry, owned by one controller`,
+        hook: { stage: h.stage, name: h.name, owner: h.owner },
+        key: `duplicate:${h.stage}:${quote(h.name)}`,
+      });
+    } else {
+      firstByStage.set(stageKey, h);
+    }
+  }
+
+  // The same name in both stanzas names one hook, so one owner.
+  for (const h of all.filter((x) => x.stage === 'preTerminate')) {
+    const drain = firstByStage.get(`preDrain\u0000${h.name}`);
+    if (drain && drain.owner !== h.owner) {
+      violations.push({
+        rule: 'single-owner',
+        path: `${h.path}.owner`,
+        message: `${h.path}.owner: Invalid value: ${quote(h.owner)}: hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
+        fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
+        hook: { stage: h.stage, name: h.name, owner: h.owner },
+        key: `cross-stage:${quote(h.name)}:${quote(drain.owner)}:${quote(h.owner)}`,
+      });
+    }
+  }
+
+  for (const h of all) {
+    const reserved = policy.reservedHooks.find((r) => r.name === h.name);
+    if (reserved && reserved.owner !== h.owner) {
+      violations.push({
+        rule: 'single-owner',
+        path: `${h.path}.owner`,
+        message: `${h.path}.owner: Invalid value: ${quote(h.owner)}: hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
+        fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
+        hook: { stage: h.stage, name: h.name, owner: h.owner },
+        key: `reserved:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
+      });
+    }
+  }
+  return { violations };
+};

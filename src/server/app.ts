@@ -1,0 +1,145 @@
+// The HTTP surface as a plain request listener (no listen, no TLS), so tests drive it with supertest.
+// /validate and /mutate take a lean path (one body read, one JSON.parse, one JSON.stringify): they sit in
+// the API server's request path, and express costs more than the policy (shared/notes/performance.md).
+// Probes, metrics and everything else go through express.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import { handle, type Webhook } from '../admission/handle.js';
+import { parseAdmissionReview } from '../admission/parse.js';
+import { errored, toAdmissionReview } from '../admission/response.js';
+import type { Policy } from '../core/policy.js';
+import type { ReviewContext, ReviewInput } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { BodyTooLarge, MAX_BODY_BYTES, readBody } from './body.js';
+import type { Metrics } from './metrics.js';
+
+export interface AppDeps {
+  /** The policy in force; a getter so hot reload swaps it between requests. */
+  policy: () => Policy;
+  logger: Logger;
+  metrics: Metrics;
+  /** True once policy and TLS are loaded (and, in serve, while not shutting down). */
+  ready: () => boolean;
+  /** Cluster facts some rules need (e.g. child resources' parents); looked up by the transport. */
+  gatherContext?: (input: ReviewInput) => Promise<ReviewContext | undefined>;
+  bodyLimit?: number;
+}
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const ROUTES: Readonly<Record<string, Webhook>> = { '/validate': 'validate', '/mutate': 'mutate' };
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function createApp(deps: AppDeps): RequestListener {
+  const bodyLimit = deps.bodyLimit ?? MAX_BODY_BYTES;
+  const probes = express();
+  probes.disable('x-powered-by');
+  probes.disable('etag');
+  probes.get('/healthz', (_req, res) => { res.type('text/plain').send('ok'); });
+  probes.get('/readyz', (_req, res) => {
+    if (deps.ready()) res.type('text/plain').send('ok');
+    else res.status(503).type('text/plain').send('not ready');
+  });
+  probes.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  probes.use((req, res) => {
+    deps.metrics.badRequests.inc({ reason: 'not_found' });
+    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, routes: ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
+  });
+
+  async function admission(webhook: Webhook, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const refuse = (status: number, reason: string, body: Record<string, unknown>): void => {
+      deps.metrics.badRequests.inc({ reason });
+      deps.logger.warn({ status, reason, error: body['error'] }, 'refused admission request');
+      sendJson(res, status, body);
+    };
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      refuse(405, 'method', { error: `${req.method} not allowed: send POST with an AdmissionReview` });
+      return;
+    }
+    // The API server always sends application/json for admission.k8s.io/v1.
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      req.resume();
+      refuse(415, 'content_type', { error: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type)}` });
+      return;
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, bodyLimit);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        res.setHeader('connection', 'close');
+        refuse(413, 'too_large', { error: `request body exceeds the ${bodyLimit}-byte limit` });
+      } else {
+        deps.logger.debug({ err }, 'request body aborted');
+        if (!res.headersSent) res.destroy();
+      }
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      refuse(400, 'not_json', { error: `request body is not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const parsed = parseAdmissionReview(body);
+    if (!parsed.ok) {
+      refuse(400, 'invalid_review', { error: parsed.error, problems: parsed.problems, ...(parsed.uid ? { uid: parsed.uid } : {}) });
+      return;
+    }
+
+    const { uid, input } = parsed.review;
+    const log = deps.logger.child({
+      uid, webhook, kind: `${input.kind.group}/${input.kind.kind}`, namespace: input.namespace, name: input.name,
+      operation: input.operation, user: input.userInfo.username, dryRun: input.dryRun,
+    });
+    let out;
+    let decisionLabel: string;
+    let rules: string[] = [];
+    try {
+      const context = deps.gatherContext ? await deps.gatherContext(input) : undefined;
+      const outcome = handle(webhook, deps.policy(), context ? { ...input, context } : input);
+      out = toAdmissionReview(uid, outcome.result);
+      decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
+      rules = [...new Set([...outcome.decision.denials, ...outcome.decision.warnings].map((v) => v.rule))];
+      for (const v of outcome.decision.denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
+      for (const v of outcome.decision.warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
+      if (log.isLevelEnabled('debug')) log.debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch }, 'admission bodies');
+    } catch (err) {
+      // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
+      log.error({ err }, 'admission review failed');
+      out = toAdmissionReview(uid, errored(500, `hookkeeper could not evaluate the request: ${(err as Error).message}`));
+      decisionLabel = 'error';
+    }
+    sendJson(res, 200, out);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    deps.metrics.duration.observe({ webhook }, seconds);
+    deps.metrics.requests.inc({ webhook, kind: input.kind.kind, operation: input.operation, decision: decisionLabel });
+    log.info({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+  }
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    // The API server appends ?timeout=10s: route on the path alone.
+    const webhook = ROUTES[q === -1 ? url : url.slice(0, q)];
+    if (webhook === undefined) {
+      probes(req, res);
+      return;
+    }
+    admission(webhook, req, res).catch((err: unknown) => {
+      deps.logger.error({ err }, 'unhandled error in admission handler');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+    });
+  };
+}

@@ -1,0 +1,133 @@
+// `hookkeeper serve`: composes policy, TLS, logger and metrics into an HTTPS server, with hot reload of
+// certificate and policy, optional mTLS, and a graceful drain on shutdown.
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { ensureDevCertificates } from '../certs/store.js';
+import { DEFAULT_POLICY } from '../config/defaults.js';
+import { loadPolicyFile } from '../config/load.js';
+import type { Policy } from '../core/policy.js';
+import type { ReviewContext, ReviewInput } from '../core/types.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createApp } from './app.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { loadTls, watchTls, type TlsFiles } from './tls.js';
+import { watchFiles, type FileWatch } from './watch.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  /** Policy file; none means the embedded default. */
+  configFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** Where generated dev certificates live when no certificate is given. */
+  devCertDir: string;
+  clientCaFile?: string;
+  /** With mTLS, accept only client certificates whose subject CN is listed (empty: any the CA signed). */
+  clientCommonNames?: readonly string[];
+  /** How often mounted certificate and policy files are checked for changes. */
+  reloadIntervalMs: number;
+  /** How long in-flight requests may take to finish after SIGTERM. */
+  shutdownGraceMs: number;
+  gatherContext?: (input: ReviewInput) => Promise<ReviewContext | undefined>;
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  metrics: Metrics;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
+  shutdown(): Promise<void>;
+}
+
+export async function startServer(options: ServeOptions, logger: Logger, metrics: Metrics = createMetrics({ defaultMetrics: true })): Promise<RunningServer> {
+  let policy: Policy = options.configFile ? await loadPolicyFile(options.configFile) : DEFAULT_POLICY;
+  logger.info({ config: options.configFile ?? '(embedded default)' }, 'policy loaded');
+
+  let tlsFiles: TlsFiles;
+  if (options.tlsCertFile && options.tlsKeyFile) {
+    tlsFiles = { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile };
+  } else {
+    const dev = await ensureDevCertificates(options.devCertDir);
+    logger.warn({ dir: options.devCertDir, caFile: dev.caFile }, 'no --tls-cert/--tls-key: serving a generated development certificate for 127.0.0.1 and localhost');
+    tlsFiles = { certFile: dev.certFile, keyFile: dev.keyFile };
+  }
+  if (options.clientCaFile) tlsFiles.clientCaFile = options.clientCaFile;
+  const tls = await loadTls(tlsFiles);
+  metrics.certificateExpiry.set(tls.notAfter.getTime() / 1000);
+
+  let shuttingDown = false;
+  const app = createApp({
+    policy: () => policy,
+    logger,
+    metrics,
+    ready: () => !shuttingDown,
+    ...(options.gatherContext ? { gatherContext: options.gatherContext } : {}),
+  });
+  const mtls = options.clientCaFile !== undefined;
+  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls }, app);
+  // The API server keeps connections alive between admission calls; a slow or stuck client must not pin
+  // a socket forever.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const allowedNames = options.clientCommonNames ?? [];
+  if (mtls && allowedNames.length > 0) {
+    server.on('secureConnection', (socket: TLSSocket) => {
+      const cn = socket.getPeerCertificate().subject?.CN;
+      const name = Array.isArray(cn) ? cn[0] : cn;
+      if (!name || !allowedNames.includes(name)) {
+        logger.warn({ cn: name }, 'rejected client certificate: common name not allowed');
+        socket.destroy();
+      }
+    });
+  }
+  server.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics)];
+  if (options.configFile) {
+    const file = options.configFile;
+    watches.push(await watchFiles([file], options.reloadIntervalMs, async () => {
+      try {
+        policy = await loadPolicyFile(file);
+        metrics.reloads.inc({ source: 'policy', result: 'success' });
+        logger.info({ config: file }, 'reloaded policy');
+      } catch (err) {
+        metrics.reloads.inc({ source: 'policy', result: 'failure' });
+        logger.error({ config: file, problems: describeError(err) }, 'refused invalid policy; keeping the last good one');
+      }
+    }));
+  }
+  logger.info({ host: options.host, port, mtls }, 'hookkeeper is serving');
+
+  let closing: Promise<void> | undefined;
+  return {
+    server, port, metrics,
+    shutdown() {
+      closing ??= new Promise<void>((resolve) => {
+        shuttingDown = true;
+        for (const w of watches) w.stop();
+        const force = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Serving certificate from files, hot-reloaded with server.setSecureContext() when service-ca or
+// cert-manager rotates the mounted Secret. A bad new pair is refused and the old one stays in use.
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:https';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
+import { watchFiles, type FileWatch } from './watch.js';
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** With a client CA, clients must present a certificate it signed (mTLS). */
+  clientCaFile?: string;
+}
+
+export interface LoadedTls {
+  options: SecureContextOptions;
+  notAfter: Date;
+}
+
+/** Reads and checks a pair; throws AppError TLS_INVALID naming the files when they do not form a usable pair. */
+export async function loadTls(files: TlsFiles): Promise<LoadedTls> {
+  let cert: Buffer;
+  let key: Buffer;
+  let ca: Buffer | undefined;
+  try {
+    [cert, key, ca] = await Promise.all([
+      readFile(files.certFile), readFile(files.keyFile),
+      files.clientCaFile ? readFile(files.clientCaFile) : Promise.resolve(undefined),
+    ]);
+  } catch (cause) {
+    throw new AppError('TLS_INVALID', `cannot read TLS files: ${(cause as Error).message}`, { cause });
+  }
+  const options: SecureContextOptions = { cert, key, minVersion: 'TLSv1.2', ...(ca ? { ca } : {}) };
+  let notAfter: Date;
+  try {
+    createSecureContext(options); // throws on a key that does not match the certificate
+    notAfter = new Date(new X509Certificate(cert).validTo);
+  } catch (cause) {
+    throw new AppError('TLS_INVALID', `${files.certFile} and ${files.keyFile} are not a usable certificate and key: ${(cause as Error).message}`, { cause });
+  }
+  return { options, notAfter };
+}
+
+export async function watchTls(server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics): Promise<FileWatch> {
+  const paths = [files.certFile, files.keyFile, ...(files.clientCaFile ? [files.clientCaFile] : [])];
+  return watchFiles(paths, intervalMs, async () => {
+    try {
+      const loaded = await loadTls(files);
+      server.setSecureContext(loaded.options);
+      metrics.reloads.inc({ source: 'tls', result: 'success' });
+      metrics.certificateExpiry.set(loaded.notAfter.getTime() / 1000);
+      logger.info({ certFile: files.certFile, notAfter: loaded.notAfter.toISOString() }, 'reloaded TLS certificate');
+    } catch (err) {
+      metrics.reloads.inc({ source: 'tls', result: 'failure' });
+      logger.error({ err }, 'refused new TLS certificate; keeping the one in use');
+    }
+  });
+}
