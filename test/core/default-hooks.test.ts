@@ -1,0 +1,66 @@
+// Rule default-hooks: etcd quorum protection injected on control-plane Machines, idempotently, by diff.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { evaluate, mutate } from '../../src/core/engine.js';
+import { ETCD, machine, USERS } from '../fixtures/openshift.js';
+import { reviewInput } from '../fixtures/input.js';
+
+const create = (obj: Record<string, unknown>) => reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi });
+
+describe('default-hooks', () => {
+  test('a master Machine gets the etcd hook appended', () => {
+    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master' })));
+    assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
+    assert.deepEqual(m.changes, ['etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
+  });
+
+  test('other hooks are kept in order, the etcd hook goes last', () => {
+    const mine = { name: 'storage.example.com/Migrate', owner: 'storage-operator' };
+    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'arbiter', preDrain: [mine] })));
+    assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain/1', value: ETCD }]);
+  });
+
+  test('a Machine without spec.lifecycleHooks gets the whole stanza', () => {
+    const obj = machine({ role: 'master' });
+    delete (obj['spec'] as Record<string, unknown>)['lifecycleHooks'];
+    const m = mutate(DEFAULT_POLICY, create(obj));
+    assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks', value: { preDrain: [ETCD] } }]);
+  });
+
+  test('no patch when the hook is present', () => {
+    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master', preDrain: [ETCD] })));
+    assert.deepEqual(m, { mutated: null, patch: [], changes: [] });
+  });
+
+  test('an entry with the name but a wrong owner is corrected in place', () => {
+    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master', preDrain: [{ name: ETCD.name, owner: 'someone' }, { name: 'Other', owner: 'o-1' }] })));
+    assert.deepEqual(m.patch, [{ op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: ETCD.owner }]);
+  });
+
+  test('workers, other namespaces and UPDATEs are left alone', () => {
+    assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'worker' }))).patch, []);
+    assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'master', namespace: 'default' }))).patch, []);
+    const upd = reviewInput({ operation: 'UPDATE', object: machine({ role: 'master' }), oldObject: machine({ role: 'master' }) });
+    assert.deepEqual(mutate(DEFAULT_POLICY, upd).patch, []);
+  });
+
+  test('mutating the mutated object again changes nothing (reinvocation)', () => {
+    const first = mutate(DEFAULT_POLICY, create(machine({ role: 'master' })));
+    assert.ok(first.mutated);
+    assert.deepEqual(mutate(DEFAULT_POLICY, create(first.mutated)).patch, []);
+  });
+
+  test('the original object is never modified', () => {
+    const obj = machine({ role: 'master' });
+    const before = structuredClone(obj);
+    mutate(DEFAULT_POLICY, create(obj));
+    assert.deepEqual(obj, before);
+  });
+
+  test('the audit reports a control-plane Machine without its default hook', () => {
+    const d = evaluate(DEFAULT_POLICY, create(machine({ role: 'master' })), { mode: 'audit' });
+    assert.deepEqual(d.denials.map((v) => [v.rule, v.path]), [['default-hooks', 'spec.lifecycleHooks.preDrain']]);
+    assert.equal(evaluate(DEFAULT_POLICY, create(machine({ role: 'master' }))).allowed, true);
+  });
+});

@@ -1,0 +1,159 @@
+// The HTTP contract of /validate and /mutate, probes and metrics, driven in process with supertest.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import request from 'supertest';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { silentLogger } from '../../src/log.js';
+import { createApp, type AppDeps } from '../../src/server/app.js';
+import { createMetrics } from '../../src/server/metrics.js';
+import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+
+function app(overrides: Partial<AppDeps> = {}) {
+  const metrics = createMetrics();
+  return { metrics, listener: createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics, ready: () => true, ...overrides }) };
+}
+
+const removeEtcdHook = admissionReview({
+  uid: 'a1b2c3d4-0000-4000-8000-000000000001',
+  operation: 'UPDATE',
+  object: machine({ preDrain: [], resourceVersion: '48300' }),
+  oldObject: machine({ preDrain: [ETCD] }),
+  user: USERS.alice,
+});
+
+describe('POST /validate', () => {
+  test('a denial is HTTP 200 with a 403 status inside, uid echoed', async () => {
+    const res = await request(app().listener).post('/validate?timeout=10s').send(removeEtcdHook).expect(200).expect('content-type', 'application/json');
+    assert.equal(res.body.apiVersion, 'admission.k8s.io/v1');
+    assert.equal(res.body.kind, 'AdmissionReview');
+    assert.equal(res.body.response.uid, 'a1b2c3d4-0000-4000-8000-000000000001');
+    assert.equal(res.body.response.allowed, false);
+    assert.equal(res.body.response.status.code, 403);
+    assert.equal(res.body.response.status.reason, 'Forbidden');
+    assert.match(res.body.response.status.message, /"alice" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"/);
+    assert.equal(res.body.response.patch, undefined);
+  });
+
+  test('the owner is allowed', async () => {
+    const body = structuredClone(removeEtcdHook);
+    (body['request'] as Record<string, unknown>)['userInfo'] = USERS.etcdOperator;
+    const res = await request(app().listener).post('/validate').send(body).expect(200);
+    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: true });
+  });
+
+  test('break-glass is allowed with a warning and an audit annotation', async () => {
+    const body = structuredClone(removeEtcdHook);
+    (body['request'] as Record<string, unknown>)['userInfo'] = USERS.admin;
+    const res = await request(app().listener).post('/validate').send(body).expect(200);
+    assert.equal(res.body.response.allowed, true);
+    assert.deepEqual(res.body.response.warnings, ['break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited']);
+    assert.ok(res.body.response.auditAnnotations['break-glass-hook-removal']);
+  });
+
+  test('dry-run requests are judged exactly the same', async () => {
+    const body = structuredClone(removeEtcdHook);
+    (body['request'] as Record<string, unknown>)['dryRun'] = true;
+    const res = await request(app().listener).post('/validate').send(body).expect(200);
+    assert.equal(res.body.response.allowed, false);
+  });
+
+  test('a kind hookkeeper does not handle is allowed unchanged', async () => {
+    const body = admissionReview({ operation: 'CREATE', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }, group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps' });
+    const res = await request(app().listener).post('/mutate').send(body).expect(200);
+    assert.deepEqual(res.body.response, { uid: '0df28fbd-5f5f-11e8-bc74-36e6bb280816', allowed: true });
+  });
+});
+
+describe('POST /mutate', () => {
+  test('a control-plane Machine gets the etcd hook as a JSON Patch', async () => {
+    const body = admissionReview({ operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi });
+    const res = await request(app().listener).post('/mutate?timeout=10s').send(body).expect(200);
+    assert.equal(res.body.response.allowed, true);
+    assert.equal(res.body.response.patchType, 'JSONPatch');
+    assert.deepEqual(JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()), [
+      { op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] },
+    ]);
+  });
+
+  test('no patch for a worker', async () => {
+    const body = admissionReview({ operation: 'CREATE', object: machine({ role: 'worker' }) });
+    const res = await request(app().listener).post('/mutate').send(body).expect(200);
+    assert.deepEqual(Object.keys(res.body.response).sort(), ['allowed', 'uid']);
+  });
+});
+
+describe('bad input', () => {
+  test('not JSON -> 400 saying so', async () => {
+    const res = await request(app().listener).post('/validate').set('content-type', 'application/json').send('{"apiVersion": ').expect(400);
+    assert.match(res.body.error, /^request body is not JSON: /);
+  });
+
+  test('wrong envelope -> 400 listing every problem, with the uid when readable', async () => {
+    const body = { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'u-9' } };
+    const res = await request(app().listener).post('/validate').send(body).expect(400);
+    assert.equal(res.body.uid, 'u-9');
+    assert.deepEqual(res.body.problems, [
+      'apiVersion must be "admission.k8s.io/v1"',
+      "request must have required property 'kind'",
+      "request must have required property 'operation'",
+      "request must have required property 'userInfo'",
+    ]);
+  });
+
+  test('unknown operation -> 400', async () => {
+    const body = structuredClone(removeEtcdHook);
+    (body['request'] as Record<string, unknown>)['operation'] = 'PATCH';
+    const res = await request(app().listener).post('/validate').send(body).expect(400);
+    assert.deepEqual(res.body.problems, ['request.operation must be one of CREATE, UPDATE, DELETE, CONNECT']);
+  });
+
+  test('a body over the limit -> 413', async () => {
+    const { listener, metrics } = app({ bodyLimit: 1024 });
+    const res = await request(listener).post('/validate').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(4096) })).expect(413);
+    assert.match(res.body.error, /exceeds the 1024-byte limit/);
+    assert.match(await metrics.registry.metrics(), /hookkeeper_bad_requests_total\{reason="too_large"\} 1/);
+  });
+
+  test('the real limit is 7 MiB', async () => {
+    const res = await request(app().listener).post('/validate').set('content-type', 'application/json').send(`"${'x'.repeat(7 * 1024 * 1024)}"`).expect(413);
+    assert.match(res.body.error, /7340032-byte limit/);
+  });
+
+  test('wrong content type -> 415', async () => {
+    await request(app().listener).post('/validate').set('content-type', 'text/plain').send('hello').expect(415);
+  });
+
+  test('GET on a webhook path -> 405', async () => {
+    await request(app().listener).get('/validate').expect(405).expect('allow', 'POST');
+  });
+
+  test('unknown path -> 404 listing the routes', async () => {
+    const res = await request(app().listener).post('/validate-machine').send({}).expect(404);
+    assert.ok(res.body.routes.includes('POST /validate'));
+  });
+
+  test('a fault inside evaluation answers a 500 status, never an allow', async () => {
+    const res = await request(app({ policy: () => { throw new Error('policy unavailable'); } }).listener).post('/validate').send(removeEtcdHook).expect(200);
+    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: false, status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: policy unavailable' } });
+  });
+});
+
+describe('probes and metrics', () => {
+  test('healthz is always ok; readyz follows readiness', async () => {
+    let ready = false;
+    const { listener } = app({ ready: () => ready });
+    await request(listener).get('/healthz').expect(200, 'ok');
+    await request(listener).get('/readyz').expect(503);
+    ready = true;
+    await request(listener).get('/readyz').expect(200, 'ok');
+  });
+
+  test('metrics count decisions by kind, operation and decision, and violations by rule', async () => {
+    const { listener } = app();
+    await request(listener).post('/validate').send(removeEtcdHook).expect(200);
+    const text = (await request(listener).get('/metrics').expect(200)).text;
+    assert.match(text, /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="denied"\} 1/);
+    assert.match(text, /hookkeeper_violations_total\{rule="owner-only-removal",enforcement="deny"\} 1/);
+    assert.match(text, /hookkeeper_admission_duration_seconds_count\{webhook="validate"\} 1/);
+  });
+});
