@@ -1,0 +1,78 @@
+// `hookkeeper webhook-config render`: the two webhook configurations for a url or a Service, without kustomize.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { AppError, describeError } from '../../errors.js';
+import { caBundle } from '../../certs/pki.js';
+import { renderWebhookConfigurations } from '../../deploy/render.js';
+import type { RenderOptions } from '../../deploy/render.js';
+import { ExitCode, write } from '../io.js';
+import type { CliIO } from '../io.js';
+import { wholeNumber } from '../flags.js';
+
+interface RenderFlags {
+  caBundle?: string;
+  caFile?: string;
+  url?: string;
+  service?: string;
+  namespace?: string;
+  port?: string;
+  name?: string;
+  output: string;
+}
+
+export function register(program: Command, io: CliIO, done: (code: number) => void): void {
+  const group = program
+    .command('webhook-config')
+    .description('the ValidatingWebhookConfiguration and MutatingWebhookConfiguration that register hookkeeper');
+  group
+    .command('render')
+    .description('print both webhook configurations (from webhook-config/base) for a url or a Service, with the caBundle set')
+    .option('--ca-bundle <base64>', 'base64 of the PEM CA certificate (what `hookkeeper certs` prints)')
+    .option('--ca-file <file>', 'the PEM CA certificate file instead, e.g. certs/ca.crt')
+    .option('--url <url>', 'https://HOST:PORT the API server calls; /validate and /mutate are appended')
+    .option('--service <name>', 'the webhook Service name, instead of --url')
+    .option('--namespace <ns>', 'the webhook Service namespace (with --service)')
+    .option('--port <n>', 'the Service port (with --service)', '443')
+    .option('--name <name>', 'metadata.name of both configurations (default hookkeeper)')
+    .option('--output <format>', 'yaml (multi-document) or json (a v1 List)', 'yaml')
+    .action(async (flags: RenderFlags) => {
+      done(await render(flags, io));
+    });
+}
+
+async function render(flags: RenderFlags, io: CliIO): Promise<number> {
+  try {
+    if (flags.output !== 'yaml' && flags.output !== 'json') throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
+    if ((flags.caBundle === undefined) === (flags.caFile === undefined)) throw new AppError('USAGE', 'give exactly one of --ca-bundle and --ca-file');
+    if ((flags.url === undefined) === (flags.service === undefined)) throw new AppError('USAGE', 'give exactly one of --url and --service');
+    if (flags.service !== undefined && flags.namespace === undefined) throw new AppError('USAGE', '--service needs --namespace');
+    if (flags.url !== undefined && flags.namespace !== undefined) throw new AppError('USAGE', '--namespace goes with --service, not --url');
+    const opts: RenderOptions = {
+      caBundle: flags.caBundle ?? caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
+      ...(flags.url !== undefined && { url: flags.url }),
+      ...(flags.service !== undefined && {
+        service: { name: flags.service, namespace: flags.namespace ?? '', port: wholeNumber('--port', flags.port ?? '443') },
+      }),
+      ...(flags.name !== undefined && { name: flags.name }),
+    };
+    const configs = renderWebhookConfigurations(opts);
+    write(io.stdout, flags.output === 'json'
+      ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: configs }, null, 2)
+      // lineWidth 0: never fold the long caBundle line.
+      : configs.map((c) => stringify(c, { lineWidth: 0 })).join('---\n'));
+    return ExitCode.Ok;
+  } catch (err) {
+    write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
+    return ExitCode.Usage;
+  }
+}
+
+async function readCaFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new AppError('INPUT_INVALID', `cannot read --ca-file ${file}`, { cause });
+  }
+}

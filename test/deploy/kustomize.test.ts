@@ -1,0 +1,58 @@
+// Builds every overlay with a real kustomize when one is installed ($KUSTOMIZE, `kustomize` or `kubectl kustomize`); skips otherwise.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { runCerts } from '../../src/certs/store.js';
+import { packageRoot } from '../../src/deploy/render.js';
+
+type Doc = { kind: string; metadata: { name: string; annotations?: Record<string, string> }; webhooks?: { clientConfig: { caBundle?: string } }[] };
+
+/** The command that builds a kustomization directory given as its last argument, or undefined. */
+function findKustomize(): string[] | undefined {
+  const candidates = [
+    ...(process.env['KUSTOMIZE'] ? [[process.env['KUSTOMIZE'], 'build']] : []),
+    ['kustomize', 'build'],
+    ['kubectl', 'kustomize'],
+  ];
+  return candidates.find(([cmd, sub]) => spawnSync(cmd ?? '', [sub ?? '', '--help'], { encoding: 'utf8' }).status === 0);
+}
+
+const kustomize = findKustomize();
+const skip = kustomize ? false : 'no kustomize (set KUSTOMIZE=/path/to/kustomize to run)';
+
+function build(dir: string): Doc[] {
+  const [cmd, ...args] = kustomize ?? [];
+  const out = execFileSync(cmd ?? '', [...args, dir], { encoding: 'utf8' });
+  return parseAllDocuments(out).map((d) => d.toJS() as Doc);
+}
+
+const webhookConfigs = (docs: Doc[]): Doc[] => docs.filter((d) => d.kind.endsWith('WebhookConfiguration'));
+
+test('the openshift and cert-manager overlays build, with their annotations on both webhook configurations', { skip }, () => {
+  const openshift = build(join(packageRoot(), 'webhook-config', 'overlays', 'openshift'));
+  for (const c of webhookConfigs(openshift)) assert.equal(c.metadata.annotations?.['service.beta.openshift.io/inject-cabundle'], 'true');
+  const certManager = build(join(packageRoot(), 'webhook-config', 'overlays', 'cert-manager'));
+  for (const c of webhookConfigs(certManager)) assert.equal(c.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'hookkeeper/hookkeeper-tls');
+  assert.deepEqual(certManager.filter((d) => d.kind === 'Certificate').map((d) => d.metadata.name).sort(), ['hookkeeper-ca', 'hookkeeper-tls']);
+});
+
+test('the self-managed overlay builds from `hookkeeper certs` output: the TLS Secret and the caBundle in both webhooks', { skip }, async (t) => {
+  const copy = await mkdtemp(join(tmpdir(), 'hookkeeper-kustomize-'));
+  t.after(() => rm(copy, { recursive: true, force: true }));
+  await cp(join(packageRoot(), 'webhook-config'), copy, { recursive: true });
+  const overlay = join(copy, 'overlays', 'self-managed');
+  const { caBundle } = await runCerts({ out: join(overlay, 'certs'), service: 'hookkeeper', namespace: 'hookkeeper', ips: [] });
+
+  const docs = build(overlay);
+  const secrets = docs.filter((d) => d.kind === 'Secret');
+  assert.deepEqual(secrets.map((d) => d.metadata.name), ['hookkeeper-tls'], 'the CA-bundle carrier is local-config and left out');
+  const configs = webhookConfigs(docs);
+  assert.equal(configs.length, 2);
+  for (const c of configs) {
+    for (const w of c.webhooks ?? []) assert.equal(w.clientConfig.caBundle?.replace(/\s/g, ''), caBundle);
+  }
+});
