@@ -1,0 +1,76 @@
+// `hookkeeper review`: the server's code path on stdin, with output and exit codes asserted.
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+import { cli } from '../helpers/cli.js';
+
+const createMaster = admissionReview({ uid: 'uid-create', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi });
+const removeEtcd = admissionReview({ uid: 'uid-remove', operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice });
+const decode = (patch: string) => JSON.parse(Buffer.from(patch, 'base64').toString()) as unknown;
+
+describe('hookkeeper review', () => {
+  test('default: mutate, then validate the mutated object, in one response', async () => {
+    const r = await cli(['review'], { stdin: JSON.stringify(createMaster, null, 2) });
+    assert.equal(r.code, 0);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    const out = JSON.parse(lines[0] ?? '');
+    assert.equal(out.response.uid, 'uid-create');
+    assert.equal(out.response.allowed, true);
+    assert.deepEqual(decode(out.response.patch), [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
+  });
+
+  test('one document per line, one response per line; a denial exits 1', async () => {
+    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n${JSON.stringify(removeEtcd)}\n` });
+    assert.equal(r.code, 1);
+    const [first, second] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(first.response.uid, 'uid-create');
+    assert.equal(second.response.uid, 'uid-remove');
+    assert.equal(second.response.allowed, false);
+    assert.equal(second.response.status.code, 403);
+  });
+
+  test('--validate and --mutate answer as one webhook', async () => {
+    const v = await cli(['review', '--validate'], { stdin: JSON.stringify(createMaster) });
+    assert.deepEqual(JSON.parse(v.stdout).response, { uid: 'uid-create', allowed: true });
+    const m = await cli(['review', '--mutate'], { stdin: JSON.stringify(removeEtcd) });
+    assert.equal(m.code, 0);
+    assert.deepEqual(JSON.parse(m.stdout).response, { uid: 'uid-remove', allowed: true });
+    const both = await cli(['review', '--validate', '--mutate'], { stdin: '{}' });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /choose one of --mutate and --validate/);
+  });
+
+  test('a bad line is reported on stderr with its line number and exits 2; the rest are answered', async () => {
+    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n{nope\n{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}\n` });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout.trim().split('\n').length, 1);
+    assert.match(r.stderr, /stdin line 2: not JSON/);
+    assert.match(r.stderr, /stdin line 3: invalid AdmissionReview.*request/);
+  });
+
+  test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-review-'));
+    const warnOnly = join(dir, 'warn.yaml');
+    await writeFile(warnOnly, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  owner-only-removal: warn\n');
+    const ok = await cli(['review', '--config', warnOnly], { stdin: JSON.stringify(removeEtcd) });
+    assert.equal(ok.code, 0);
+    assert.equal(JSON.parse(ok.stdout).response.allowed, true);
+
+    const broken = join(dir, 'broken.yaml');
+    await writeFile(broken, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: maybe\nbreakGlass: {groups: 1}\n');
+    const bad = await cli(['review'], { stdin: JSON.stringify(removeEtcd), env: { HOOKKEEPER_CONFIG: broken } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /broken\.yaml:3 \/strictOwners: must be boolean/);
+    assert.match(bad.stderr, /broken\.yaml:4 \/breakGlass\/groups: must be array/);
+  });
+
+  test('unknown flags and commands are usage errors', async () => {
+    assert.equal((await cli(['review', '--frobnicate'])).code, 2);
+    assert.equal((await cli(['frobnicate'])).code, 2);
+    assert.equal((await cli(['--help'])).code, 0);
+  });
+});

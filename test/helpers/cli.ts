@@ -1,0 +1,22 @@
+// Runs the CLI in process with injected streams, as a user would from a shell.
+import { PassThrough } from 'node:stream';
+import { runCli } from '../../src/cli/program.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function cli(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c));
+  stderr.on('data', (c: Buffer) => err.push(c));
+  stdin.end(options.stdin ?? '');
+  const code = await runCli(args, { stdin, stdout, stderr, env: options.env ?? {}, cwd: options.cwd ?? process.cwd(), isTTY: false });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}

@@ -1,0 +1,144 @@
+// `serve` over real TLS: round trip, TLS floor, certificate and policy hot reload, mTLS, graceful drain.
+import assert from 'node:assert/strict';
+import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/certs/pki.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/server/metrics.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+import { eventually, httpsRequest, makePki } from '../helpers/tls.js';
+
+const running: RunningServer[] = [];
+after(async () => { await Promise.all(running.map((s) => s.shutdown())); });
+
+async function start(options: Partial<ServeOptions>): Promise<RunningServer> {
+  const s = await startServer({ host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', reloadIntervalMs: 50, shutdownGraceMs: 2000, ...options }, silentLogger(), createMetrics());
+  running.push(s);
+  return s;
+}
+
+const removeEtcd = JSON.stringify(admissionReview({ uid: 'uid-tls', operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice }));
+
+describe('serve over TLS', () => {
+  test('a round trip through real TLS, verified against the CA', async () => {
+    const pki = await makePki();
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile });
+    const res = await httpsRequest({ port: s.port, path: '/validate?timeout=10s', method: 'POST', body: removeEtcd, ca: pki.ca.certPem });
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(res.body).response.allowed, false);
+    assert.equal((await httpsRequest({ port: s.port, path: '/readyz', ca: pki.ca.certPem })).body, 'ok');
+  });
+
+  test('TLS below 1.2 is refused', async () => {
+    const pki = await makePki();
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile });
+    await assert.rejects(httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem, minVersion: 'TLSv1', maxVersion: 'TLSv1.1' }));
+  });
+
+  test('a rotated certificate is served without a restart; a bad pair is refused and the old one kept', async () => {
+    const pki = await makePki();
+    // Mounted Secrets change as the kubelet changes them: a new directory, then an atomic "..data" symlink swap.
+    const mount = join(pki.dir, 'mount');
+    let generation = 0;
+    const publish = async (pair: { certPem: string; keyPem: string }): Promise<void> => {
+      const dir = join(mount, `..gen_${++generation}`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'tls.crt'), pair.certPem);
+      await writeFile(join(dir, 'tls.key'), pair.keyPem);
+      await symlink(`..gen_${generation}`, join(mount, '..data_tmp'));
+      await rename(join(mount, '..data_tmp'), join(mount, '..data'));
+    };
+    await publish({ certPem: await readFile(pki.certFile, 'utf8'), keyPem: await readFile(pki.keyFile, 'utf8') });
+    await symlink('..data/tls.crt', join(mount, 'tls.crt'));
+    await symlink('..data/tls.key', join(mount, 'tls.key'));
+
+    const s = await start({ tlsCertFile: join(mount, 'tls.crt'), tlsKeyFile: join(mount, 'tls.key') });
+    const first = await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem });
+    assert.equal(first.peer.subject.CN, '127.0.0.1');
+
+    await publish(await issueServingCertificate(pki.ca, { commonName: 'rotated', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 }));
+    await eventually(async () => (await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).peer.subject.CN === 'rotated');
+    assert.match(await s.metrics.registry.metrics(), /hookkeeper_reloads_total\{source="tls",result="success"\} 1/);
+
+    // A key that does not match the certificate: refused, counted, and the rotated pair stays in use.
+    const other = await issueServingCertificate(pki.ca, { commonName: 'mismatch', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
+    const current = await issueServingCertificate(pki.ca, { commonName: 'never-served', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
+    await publish({ certPem: current.certPem, keyPem: other.keyPem });
+    await eventually(async () => /hookkeeper_reloads_total\{source="tls",result="failure"\} 1/.test(await s.metrics.registry.metrics()));
+    const still = await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem });
+    assert.equal(still.peer.subject.CN, 'rotated');
+    assert.equal(still.status, 200);
+  });
+
+  test('a changed policy file is applied; an invalid one is refused and the last good one kept', async () => {
+    const pki = await makePki();
+    const config = join(pki.dir, 'policy.yaml');
+    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n');
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, configFile: config });
+    const decide = async () => JSON.parse((await httpsRequest({ port: s.port, path: '/validate', method: 'POST', body: removeEtcd, ca: pki.ca.certPem })).body).response.allowed as boolean;
+    assert.equal(await decide(), false);
+
+    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
+    await eventually(decide);
+
+    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: nope}\n');
+    await eventually(async () => /hookkeeper_reloads_total\{source="policy",result="failure"\} 1/.test(await s.metrics.registry.metrics()));
+    assert.equal(await decide(), true);
+  });
+
+  test('mTLS: only clients with a certificate from the client CA (and an allowed CN) get through', async () => {
+    const pki = await makePki();
+    const clientCa = await createCertificateAuthority({ commonName: 'apiserver-client-ca', days: 1 });
+    const clientCaFile = join(pki.dir, 'client-ca.crt');
+    await writeFile(clientCaFile, clientCa.certPem);
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, clientCaFile, clientCommonNames: ['kube-apiserver'] });
+    const good = await issueClientCertificate(clientCa, { commonName: 'kube-apiserver', days: 1 });
+    const wrongName = await issueClientCertificate(clientCa, { commonName: 'mallory', days: 1 });
+    const foreign = await issueClientCertificate(await createCertificateAuthority({ commonName: 'other', days: 1 }), { commonName: 'kube-apiserver', days: 1 });
+
+    const ok = await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem, cert: good.certPem, key: good.keyPem });
+    assert.equal(ok.status, 200);
+    await assert.rejects(httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem }));
+    await assert.rejects(httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem, cert: foreign.certPem, key: foreign.keyPem }));
+    await assert.rejects(httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem, cert: wrongName.certPem, key: wrongName.keyPem }));
+  });
+
+  test('shutdown finishes the request in flight, then refuses new connections', async () => {
+    const pki = await makePki();
+    const s = await startServer({ host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, reloadIntervalMs: 1000, shutdownGraceMs: 5000 }, silentLogger(), createMetrics());
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: s.port, path: '/validate', method: 'POST', ca: pki.ca.certPem, agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(removeEtcd) } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => { body += c.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      // Half the body now, the rest after shutdown has begun.
+      req.write(removeEtcd.slice(0, 100));
+      setTimeout(() => {
+        const closed = s.shutdown();
+        setTimeout(() => { req.end(removeEtcd.slice(100)); void closed; }, 100);
+      }, 200);
+    });
+    const res = await response;
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(res.body).response.uid, 'uid-tls');
+    await s.shutdown();
+    await assert.rejects(httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem }));
+  });
+
+  test('without certificate flags, dev certificates are generated and reused', async () => {
+    const pki = await makePki();
+    const devCertDir = join(pki.dir, 'dev');
+    const s = await start({ devCertDir });
+    const ca = await readFile(join(devCertDir, 'ca.crt'));
+    const res = await httpsRequest({ port: s.port, path: '/healthz', ca });
+    assert.equal(res.status, 200);
+    const again = await start({ devCertDir });
+    assert.equal((await httpsRequest({ port: again.port, path: '/healthz', ca })).peer.serialNumber, res.peer.serialNumber);
+  });
+});
