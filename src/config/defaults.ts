@@ -11,6 +11,11 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     'deletion-freeze': 'deny',
     'owner-references': 'deny',
     'default-hooks': 'deny',
+    // Only `hookkeeper validate` consults it (src/core/capi-migration.ts): a warning unless a policy says otherwise.
+    'capi-migration': 'warn',
+    'child-owner-reference': 'deny',
+    'child-parent': 'deny',
+    'child-finalizer': 'deny',
   },
   reservedHooks: [ETCD_HOOK],
   owners: {
@@ -39,6 +44,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
       hook: { ...ETCD_HOOK },
     },
   ],
+  // Child-resource rules name their parent kinds, so there is no sensible default.
+  children: [],
 });
 
 export function deepFreeze<T>(value: T): T {

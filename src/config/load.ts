@@ -2,9 +2,13 @@
 // Every problem is reported at once, with file, path and line, so a broken ConfigMap is fixed in one go.
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
+import { hookAnnotationKey } from '../core/capi.js';
+import { carrierFor } from '../core/carriers.js';
+import { annotationKeyErrors } from '../core/qualified-name.js';
 import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
 import { AppError, type Problem } from '../errors.js';
+import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { POLICY_SCHEMA } from './schema.js';
 import { parseYamlDocuments, type YamlDocument } from './yaml.js';
@@ -19,6 +23,7 @@ interface PolicyFile {
   strictOwners?: boolean;
   breakGlass?: Partial<Policy['breakGlass']>;
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
+  children?: ChildRuleFile[];
 }
 
 export async function loadPolicyFile(file: string): Promise<Policy> {
@@ -69,6 +74,12 @@ export function parsePolicy(text: string, file: string): Policy {
       for (const p of checkString(`${path}/${field}`, h[field], limits)) problems.push(at(`${path}/${field}`, p.message.replace(`${path}/${field}: `, '')));
     }
   }
+  // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
+  (raw.defaultHooks ?? []).forEach((r, i) => {
+    if (!r.match.kinds.some((k) => carrierFor({ ...k, version: '' })?.format === 'annotations')) return;
+    const key = hookAnnotationKey(r.stage, r.hook.name);
+    for (const e of annotationKeyErrors(key)) problems.push(at(`/defaultHooks/${i}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
+  });
   const seen = new Map<string, string>();
   (raw.reservedHooks ?? []).forEach((h, i) => {
     const other = seen.get(h.name);
@@ -80,6 +91,8 @@ export function parsePolicy(text: string, file: string): Policy {
     if (ruleNames.has(r.name)) problems.push(at(`/defaultHooks/${i}/name`, `duplicate default hook rule name ${r.name}`));
     ruleNames.add(r.name);
   });
+  const ownerKeys = Object.keys(raw.owners ?? DEFAULT_POLICY.owners);
+  for (const [path, message] of childRuleProblems(raw.children ?? [], ownerKeys)) problems.push(at(path, message));
   if (problems.length > 0) throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems });
 
   return deepFreeze(mergeWithDefaults(raw));
@@ -99,5 +112,6 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     breakGlass: raw.breakGlass === undefined ? d.breakGlass : { users: raw.breakGlass.users ?? [], groups: raw.breakGlass.groups ?? [] },
     defaultHooks: raw.defaultHooks === undefined ? d.defaultHooks
       : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
+    children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
   }) as Policy;
 }

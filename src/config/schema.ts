@@ -32,6 +32,69 @@ const hook = {
   properties: { name: { type: 'string' }, owner: { type: 'string' } },
 } as const;
 
+const objectSelector = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kinds'],
+  properties: {
+    kinds: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['group', 'kind'],
+        properties: { group: { type: 'string' }, kind: { type: 'string', minLength: 1 } },
+      },
+    },
+    namespaces: stringList,
+    labelSelector,
+  },
+} as const;
+
+const parentAction = { enum: ['deny', 'warn', 'allow'] } as const;
+
+/** A children rule; the loader checks what a schema cannot say (templates, key syntax, owner registry). */
+const childRule = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'match', 'parent'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    match: objectSelector,
+    parent: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['apiVersion', 'kind', 'resource', 'nameFrom'],
+      properties: {
+        apiVersion: { type: 'string', pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?v[0-9]+((alpha|beta)[0-9]+)?$' },
+        kind: { type: 'string', pattern: '^[A-Z][A-Za-z0-9]*$' },
+        resource: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+        namespaced: { type: 'boolean' },
+        // Exactly one source: the label or annotation holding the parent's name, or a name template.
+        nameFrom: {
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+          maxProperties: 1,
+          properties: {
+            label: { type: 'string', minLength: 1 },
+            annotation: { type: 'string', minLength: 1 },
+            template: { type: 'string', minLength: 1 },
+          },
+        },
+      },
+    },
+    finalizer: { type: 'string', minLength: 1 },
+    controller: { type: 'boolean' },
+    blockOwnerDeletion: { type: 'boolean' },
+    onMissingParent: parentAction,
+    onExistingController: { enum: ['deny', 'nonController'] },
+    onDeletingParent: parentAction,
+    finalizerRemovers: stringList,
+  },
+} as const;
+
 export const POLICY_SCHEMA = {
   $id: 'https://hookkeeper.io/schemas/policy.json',
   type: 'object',
@@ -48,6 +111,8 @@ export const POLICY_SCHEMA = {
     reservedHooks: { type: 'array', items: hook },
     owners: {
       type: 'object',
+      // A hook with an empty owner (kubeadm's kcp-cleanup) can never be registered, so is never identity-checked.
+      propertyNames: { minLength: 1 },
       additionalProperties: {
         type: 'object',
         additionalProperties: false,
@@ -80,30 +145,13 @@ export const POLICY_SCHEMA = {
         required: ['name', 'match', 'stage', 'hook'],
         properties: {
           name: { type: 'string', minLength: 1 },
-          match: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['kinds'],
-            properties: {
-              kinds: {
-                type: 'array',
-                minItems: 1,
-                items: {
-                  type: 'object',
-                  additionalProperties: false,
-                  required: ['group', 'kind'],
-                  properties: { group: { type: 'string' }, kind: { type: 'string', minLength: 1 } },
-                },
-              },
-              namespaces: stringList,
-              labelSelector,
-            },
-          },
+          match: objectSelector,
           operations: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['CREATE', 'UPDATE'] } },
           stage: { enum: ['preDrain', 'preTerminate'] },
           hook,
         },
       },
     },
+    children: { type: 'array', items: childRule },
   },
 } as const;

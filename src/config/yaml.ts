@@ -13,7 +13,8 @@ export interface YamlDocument {
   lineOf(path: string | readonly (string | number)[]): number | undefined;
 }
 
-function toKeys(path: string | readonly (string | number)[]): (string | number)[] {
+/** A JSON pointer or dotted path as keys (numeric tokens as indexes). */
+export function toKeys(path: string | readonly (string | number)[]): (string | number)[] {
   if (typeof path !== 'string') return [...path];
   if (path === '' || path === '/') return [];
   const raw = path.startsWith('/') ? path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : path.split('.');

@@ -1,4 +1,5 @@
 // Where each handled kind keeps its lifecycle hooks. Rules see hooks, never kind-specific field layouts.
+import { CAPI_CARRIERS } from './capi.js';
 import { dig, isRecord } from './guards.js';
 import type { GroupVersionKind, KubeObject, Stage, Violation } from './types.js';
 
@@ -14,6 +15,8 @@ export interface RawHook {
   path: string;
   namePath: string;
   ownerPath: string;
+  /** The annotation key that declares the hook (annotation carriers only). */
+  key?: string;
 }
 
 export interface HookReading {
@@ -35,6 +38,10 @@ export interface HookCarrier {
   format: 'list' | 'annotations';
   /** Path (as keys) of the object holding the stages, used for reading, writing and messages. */
   root: readonly string[];
+  /** Field path of one stage's hooks, for messages: spec.lifecycleHooks.preDrain, or metadata.annotations. */
+  stagePath(stage: Stage): string;
+  /** A hook as it is written in this carrier, for fix texts: {name: X, owner: Y}, or an annotation. */
+  hookText(stage: Stage, name: string, owner: string): string;
   read(obj: KubeObject | null): HookReading;
   /** Replaces one stage's hooks in obj (a mutable copy). */
   write(obj: KubeObject, stage: Stage, hooks: ReadonlyArray<{ name: string; owner: string }>): void;
@@ -44,6 +51,8 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
   const rootPath = root.join('.');
   return {
     id, group, kind, live, format: 'list', root,
+    stagePath: (stage) => `${rootPath}.${stage}`,
+    hookText: (_stage, name, owner) => `{name: ${name}, owner: ${owner}}`,
     read(obj) {
       const hooks: RawHook[] = [];
       const problems: Violation[] = [];
@@ -96,12 +105,13 @@ function structural(path: string, expected: string, value: unknown): Violation {
   };
 }
 
-/** Machine API kinds. Cluster API carriers are added beside these. */
+/** Machine API kinds, then Cluster API kinds (src/core/capi.ts). */
 export const CARRIERS: readonly HookCarrier[] = [
   listCarrier('openshift-machine', 'machine.openshift.io', 'Machine', true, ['spec', 'lifecycleHooks']),
   listCarrier('openshift-machineset', 'machine.openshift.io', 'MachineSet', false, ['spec', 'template', 'spec', 'lifecycleHooks']),
   listCarrier('openshift-controlplanemachineset', 'machine.openshift.io', 'ControlPlaneMachineSet', false,
     ['spec', 'template', 'machines_v1beta1_machine_openshift_io', 'spec', 'lifecycleHooks']),
+  ...CAPI_CARRIERS,
 ];
 
 export function carrierFor(gvk: GroupVersionKind, carriers: readonly HookCarrier[] = CARRIERS): HookCarrier | undefined {
@@ -115,13 +125,14 @@ export interface Hook {
   name: string;
   owner: string;
   path: string;
+  ownerPath: string;
 }
 
 export function wellFormed(hooks: readonly RawHook[]): Hook[] {
   const out: Hook[] = [];
   for (const h of hooks) {
     if (typeof h.name !== 'string') continue;
-    out.push({ stage: h.stage, index: h.index, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '', path: h.path });
+    out.push({ stage: h.stage, index: h.index, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '', path: h.path, ownerPath: h.ownerPath });
   }
   return out;
 }

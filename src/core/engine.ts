@@ -1,9 +1,10 @@
 // The engine: evaluate(policy, input) -> Decision and mutate(policy, input) -> Mutation. The webhook, the
 // audit and the CLI all call these two functions; they differ only in how they build the input.
 import { CARRIERS, carrierFor, type HookCarrier } from './carriers.js';
+import { applyChildren, evaluateChildren, hasChildRules } from './children.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
 import { quote } from './guards.js';
-import { diff } from './patch.js';
+import { cloneJson, diff } from './patch.js';
 import type { Policy } from './policy.js';
 import type { Rule, RuleContext } from './rules/context.js';
 import { applyDefaultHooks, missingDefaultHooks } from './rules/default-hooks.js';
@@ -38,6 +39,15 @@ export interface EvaluateOptions {
 export const ALLOWED: Decision = Object.freeze({ allowed: true, denials: [], warnings: [], notices: [] });
 
 export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOptions = {}): Decision {
+  const hooks = evaluateHooks(policy, input, options);
+  // Child rules select kinds by policy, carrier or not, and judge finalizer removals the hook rules skip.
+  const children = evaluateChildren(policy, input, options.mode);
+  if (children.denials.length + children.warnings.length + children.notices.length === 0) return hooks;
+  const denials = [...hooks.denials, ...children.denials];
+  return { allowed: denials.length === 0, denials, warnings: [...hooks.warnings, ...children.warnings], notices: [...hooks.notices, ...children.notices] };
+}
+
+function evaluateHooks(policy: Policy, input: ReviewInput, options: EvaluateOptions): Decision {
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
   // DELETE (object null) and kinds without hooks have nothing for these rules to judge.
   if (!carrier || input.object === null) return ALLOWED;
@@ -71,13 +81,14 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
 
   if (options.mode === 'audit' && policy.enforcement['default-hooks'] !== 'off') {
     for (const m of missingDefaultHooks(policy, input, carrier)) {
-      const path = [...carrier.root, m.stage].join('.');
+      const stage = m.stage as 'preDrain' | 'preTerminate';
+      const path = carrier.stagePath(stage);
       const v: Violation = {
         rule: 'default-hooks',
         path,
         message: `${path}: Required value: default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`,
-        fix: `add {name: ${m.name}, owner: ${m.owner}} to ${path}; hookkeeper's mutating webhook adds it on create`,
-        hook: { stage: m.stage as 'preDrain' | 'preTerminate', name: m.name, owner: m.owner },
+        fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
+        hook: { stage, name: m.name, owner: m.owner },
         key: `default:${m.rule}`,
       };
       (policy.enforcement['default-hooks'] === 'warn' ? warnings : denials).push(v);
@@ -89,9 +100,11 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
 export function mutate(policy: Policy, input: ReviewInput, options: Pick<EvaluateOptions, 'carriers'> = {}): Mutation {
   const none: Mutation = { mutated: null, patch: [], changes: [] };
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
-  if (!carrier || input.object === null || policy.enforcement['default-hooks'] === 'off') return none;
-  const copy = structuredClone(input.object) as KubeObject;
-  const changes = applyDefaultHooks(policy, input, carrier, copy);
+  const hooks = carrier && policy.enforcement['default-hooks'] !== 'off' ? carrier : undefined;
+  if (input.object === null || (!hooks && !hasChildRules(policy, input))) return none;
+  const copy = cloneJson<KubeObject>(input.object);
+  const changes = hooks ? applyDefaultHooks(policy, input, hooks, copy) : [];
+  changes.push(...applyChildren(policy, input, copy));
   const patch = diff(input.object, copy);
   return patch.length === 0 ? none : { mutated: copy, patch, changes };
 }

@@ -45,6 +45,38 @@ export interface DefaultHookRule {
   hook: { name: string; owner: string };
 }
 
+/** Where a child names its parent (same namespace): a label, an annotation, or a name template (core/children.ts). */
+export type ParentNameSource = { label: string } | { annotation: string } | { template: string };
+
+/** What a child rule does when its parent is missing or deleting: refuse the child, warn, or say nothing. */
+export type ParentAction = 'deny' | 'warn' | 'allow';
+
+/** The parent kind of a child rule: enough to build its API path and its ownerReference. */
+export interface ParentKindRef {
+  apiVersion: string;
+  kind: string;
+  /** Plural resource name, for the API path (virtualmachines). */
+  resource: string;
+  namespaced: boolean;
+}
+
+/** Child resources get an ownerReference to their parent and a finalizer, added at admission. */
+export interface ChildRule {
+  name: string;
+  match: ObjectSelector;
+  parent: ParentKindRef & { nameFrom: ParentNameSource };
+  /** Kept on the child until an identity of `finalizerRemovers` (the parent's controller) removes it. */
+  finalizer?: string;
+  controller: boolean;
+  blockOwnerDeletion: boolean;
+  onMissingParent: ParentAction;
+  /** The child is already controlled by another owner: refuse it, or add the parent as a non-controller owner. */
+  onExistingController: 'deny' | 'nonController';
+  onDeletingParent: ParentAction;
+  /** Keys of `owners` whose identities may remove the finalizer. */
+  finalizerRemovers: readonly string[];
+}
+
 export interface Policy {
   enforcement: Readonly<Record<RuleId, Enforcement>>;
   /** Hook names that may only carry their registered owner. */
@@ -56,6 +88,7 @@ export interface Policy {
   /** Identities that may remove any hook; every such removal is allowed with a warning and audited. */
   breakGlass: { users: readonly string[]; groups: readonly string[] };
   defaultHooks: readonly DefaultHookRule[];
+  children: readonly ChildRule[];
 }
 
 export function serviceAccountUsername(sa: ServiceAccountRef): string {

@@ -46,6 +46,13 @@ export const RULE_IDS = [
   'deletion-freeze',
   'owner-references',
   'default-hooks',
+  // Advisory, never run by the webhook: `validate` reports Machine API hooks that cannot become Cluster API annotations.
+  'capi-migration',
+  // Child resources (src/core/children.ts): the parent's ownerReference and finalizer, the parent's existence,
+  // and who may remove the finalizer.
+  'child-owner-reference',
+  'child-parent',
+  'child-finalizer',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

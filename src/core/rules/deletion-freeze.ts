@@ -21,7 +21,7 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
     const old = new Set(before.filter((h) => h.stage === stage).map((h) => `${h.name}\u0000${h.owner}`));
     const changed = after.filter((h) => h.stage === stage && !old.has(`${h.name}\u0000${h.owner}`));
     if (changed.length === 0) continue;
-    const path = [...carrier.root, stage].join('.');
+    const path = carrier.stagePath(stage);
     violations.push({
       rule: 'deletion-freeze',
       path,

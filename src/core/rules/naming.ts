@@ -1,7 +1,10 @@
-// Rule hook-naming: the openshift/api CRD's constraints on hook names and owners, in the API server's words,
-// so `hookkeeper validate` in CI, the webhook and the cluster all say the same thing.
+// Rule hook-naming: the openshift/api CRD's constraints on hook names and owners, and apimachinery's on Cluster
+// API hook annotation keys, in the API server's words, so `hookkeeper validate` in CI, the webhook and the
+// cluster all say the same thing.
+import { HOOK_ANNOTATION_PREFIX, parseHookAnnotationKey } from '../capi.js';
 import { quote } from '../guards.js';
-import type { RawHook } from '../carriers.js';
+import type { HookCarrier, RawHook } from '../carriers.js';
+import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
 import type { Rule } from './context.js';
 
@@ -16,7 +19,7 @@ interface StringLimits {
   pattern?: { source: string; re: RegExp };
 }
 
-const NAME_LIMITS: StringLimits = { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: HOOK_NAME_RE } };
+export const NAME_LIMITS: StringLimits = { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: HOOK_NAME_RE } };
 const OWNER_LIMITS: StringLimits = { min: 3, max: 512 };
 
 /** Checks one string field as OpenAPI v3 validation in the API server does (lengths count characters). */
@@ -69,8 +72,48 @@ export function listHookNaming(hooks: readonly RawHook[]): Violation[] {
   return out;
 }
 
+/**
+ * Cluster API hooks: the key must be an annotation key the API server accepts (a qualified name), said in
+ * ValidateAnnotations' words, which also covers templates, whose annotations the API server does not check.
+ */
+export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHook[]): Violation[] {
+  const out: Violation[] = [];
+  for (const h of hooks) {
+    const key = h.key ?? '';
+    const at = carrier.stagePath(h.stage);
+    const prefix = HOOK_ANNOTATION_PREFIX[h.stage];
+    const name = typeof h.name === 'string' ? h.name : '';
+    const ref = typeof h.owner === 'string' ? { hook: { stage: h.stage, name, owner: h.owner } } : {};
+    const problems = annotationKeyErrors(key).map((detail) => ({ detail, check: detail }));
+    if (!parseHookAnnotationKey(key)?.canonical) {
+      problems.push({ detail: `an annotation key starting with ${quote(prefix)} declares a ${h.stage} hook and must be ${quote(`${prefix}/<name>`)}`, check: 'shape' });
+    }
+    for (const p of problems) {
+      out.push({
+        rule: 'hook-naming',
+        path: at,
+        message: `${at}: Invalid value: ${quote(key)}: ${p.detail}`,
+        fix: `name the hook with 1-63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, and no '/' (the annotation key is ${prefix}/<name>)`,
+        ...ref,
+        key: `naming:${h.stage}:${quote(key)}:${p.check}`,
+      });
+    }
+    if (typeof h.owner !== 'string') {
+      const got = Array.isArray(h.owner) ? 'array' : typeof h.owner;
+      out.push({
+        rule: 'hook-naming',
+        path: h.ownerPath,
+        message: `${h.ownerPath}: Invalid value: "${got}": ${h.ownerPath} in body must be of type string: "${got}"`,
+        fix: `make the value of annotation ${key} a string naming the hook's owner (it may be empty)`,
+        key: `naming:${h.stage}:${quote(key)}:owner:type`,
+      });
+    }
+  }
+  return out;
+}
+
 export const hookNaming: Rule = ({ carrier, hooks }) => {
   const structural = hooks.problems;
   if (carrier.format === 'list') return { violations: [...structural, ...listHookNaming(hooks.hooks)] };
-  return { violations: structural };
+  return { violations: [...structural, ...annotationHookNaming(carrier, hooks.hooks)] };
 };

@@ -30,8 +30,8 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
       if (before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`) || Object.hasOwn(policy.owners, h.owner)) continue;
       violations.push({
         rule: 'owner-only-removal',
-        path: `${h.path}.owner`,
-        message: `${h.path}.owner: Invalid value: ${quote(h.owner)}: owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`,
+        path: h.ownerPath,
+        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`,
         fix: `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, or use a registered owner`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,

@@ -1,6 +1,6 @@
 // Rule owner-references: at most one controller reference, as the API server enforces on write; checked here
 // so offline CI (`hookkeeper validate`) sees it too.
-import { isRecord, metadata } from '../guards.js';
+import { isRecord, metadata, quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { Rule } from './context.js';
 
@@ -11,7 +11,9 @@ export const ownerReferences: Rule = ({ input }) => {
   let controller = '';
   for (const ref of refs) {
     if (!isRecord(ref) || ref['controller'] !== true) continue;
-    const current = `${String(ref['kind'])}/${String(ref['name'])}`;
+    // Not String(): an object with its own "toString" key (JSON can carry one) makes String() throw.
+    const text = (v: unknown): string => (typeof v === 'string' ? v : quote(v));
+    const current = `${text(ref['kind'])}/${text(ref['name'])}`;
     if (controller === '') {
       controller = current;
       continue;

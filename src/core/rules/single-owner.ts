@@ -32,8 +32,8 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
     if (drain && drain.owner !== h.owner) {
       violations.push({
         rule: 'single-owner',
-        path: `${h.path}.owner`,
-        message: `${h.path}.owner: Invalid value: ${quote(h.owner)}: hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
+        path: h.ownerPath,
+        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
         fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `cross-stage:${quote(h.name)}:${quote(drain.owner)}:${quote(h.owner)}`,
@@ -46,8 +46,8 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
     if (reserved && reserved.owner !== h.owner) {
       violations.push({
         rule: 'single-owner',
-        path: `${h.path}.owner`,
-        message: `${h.path}.owner: Invalid value: ${quote(h.owner)}: hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
+        path: h.ownerPath,
+        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
         fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `reserved:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,

@@ -1,0 +1,109 @@
+// Cluster API keeps deletion hooks as annotations ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>:
+// <owner>") rather than {name, owner} lists; these carriers read and write them so every rule applies unchanged.
+import type { HookCarrier, HookReading, RawHook } from './carriers.js';
+import { dig, isRecord, quote } from './guards.js';
+import type { Stage, Violation } from './types.js';
+
+export const CAPI_GROUP = 'cluster.x-k8s.io';
+
+/** cluster-api's PreDrainDeleteHookAnnotationPrefix and PreTerminateDeleteHookAnnotationPrefix. */
+export const HOOK_ANNOTATION_PREFIX: Readonly<Record<Stage, string>> = Object.freeze({
+  preDrain: 'pre-drain.delete.hook.machine.cluster.x-k8s.io',
+  preTerminate: 'pre-terminate.delete.hook.machine.cluster.x-k8s.io',
+});
+
+const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
+
+export function hookAnnotationKey(stage: Stage, name: string): string {
+  return `${HOOK_ANNOTATION_PREFIX[stage]}/${name}`;
+}
+
+export interface ParsedHookKey {
+  stage: Stage;
+  name: string;
+  /** "<prefix>/<name>", the documented form. */
+  canonical: boolean;
+}
+
+/**
+ * The hook an annotation key declares, if any. The Machine controller counts every key that merely starts with
+ * the prefix (strings.HasPrefix, no "/" required), so such keys are hooks here too, or they would slip past
+ * the deletion freeze; lacking a "/<name>" part, their name is the whole key.
+ */
+export function parseHookAnnotationKey(key: string): ParsedHookKey | undefined {
+  for (const stage of STAGES) {
+    const prefix = HOOK_ANNOTATION_PREFIX[stage];
+    if (!key.startsWith(prefix)) continue;
+    return key.startsWith(`${prefix}/`)
+      ? { stage, name: key.slice(prefix.length + 1), canonical: true }
+      : { stage, name: key, canonical: false };
+  }
+  return undefined;
+}
+
+function notAnObject(path: string, value: unknown): Violation {
+  const got = Array.isArray(value) ? 'array' : typeof value;
+  return {
+    rule: 'hook-naming',
+    path,
+    message: `${path}: Invalid value: "${got}": ${path} in body must be of type object: "${got}"`,
+    fix: `make ${path} a map of string keys to string values`,
+    key: `structure:${path}`,
+  };
+}
+
+export function annotationCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
+  const rootPath = root.join('.');
+  return {
+    id, group, kind, live, format: 'annotations', root,
+    stagePath: () => rootPath,
+    hookText: (stage, name, owner) => `${hookAnnotationKey(stage, name)}: ${quote(owner)}`,
+    read(obj): HookReading {
+      const hooks: RawHook[] = [];
+      const problems: Violation[] = [];
+      const annotations = obj === null ? undefined : dig(obj, root);
+      if (annotations === undefined || annotations === null) return { hooks, problems };
+      if (!isRecord(annotations)) return { hooks, problems: [notAnObject(rootPath, annotations)] };
+      const count: Record<Stage, number> = { preDrain: 0, preTerminate: 0 };
+      for (const [key, value] of Object.entries(annotations)) {
+        const parsed = parseHookAnnotationKey(key);
+        if (!parsed) continue;
+        // apimachinery's field.Path.Key notation, e.g. metadata.annotations[pre-drain.delete.hook.machine.cluster.x-k8s.io/x].
+        const path = `${rootPath}[${key}]`;
+        // JSON null decodes to "" in a Go map[string]string, so the API server stores an empty owner.
+        const owner = value === null ? '' : value;
+        hooks.push({ stage: parsed.stage, index: count[parsed.stage]++, name: parsed.name, owner, path, namePath: path, ownerPath: path, key });
+      }
+      return { hooks, problems };
+    },
+    write(obj, stage, entries) {
+      let parent: Record<string, unknown> = obj;
+      for (const key of root) {
+        if (!isRecord(parent[key])) parent[key] = {};
+        parent = parent[key] as Record<string, unknown>;
+      }
+      // Keys are kept as found (only values change, or the key goes), so a rewrite touches no other annotation.
+      const wanted = new Map(entries.map((h) => [h.name, h.owner]));
+      const kept = new Set<string>();
+      for (const key of Object.keys(parent)) {
+        const parsed = parseHookAnnotationKey(key);
+        if (!parsed || parsed.stage !== stage) continue;
+        const owner = wanted.get(parsed.name);
+        if (owner === undefined) {
+          delete parent[key];
+        } else {
+          parent[key] = owner;
+          kept.add(parsed.name);
+        }
+      }
+      for (const [name, owner] of wanted) if (!kept.has(name)) parent[hookAnnotationKey(stage, name)] = owner;
+    },
+  };
+}
+
+/** Served as v1beta1 and v1beta2 alike: carriers match on group and kind, and the hook annotations did not change. */
+export const CAPI_CARRIERS: readonly HookCarrier[] = [
+  annotationCarrier('capi-machine', CAPI_GROUP, 'Machine', true, ['metadata', 'annotations']),
+  annotationCarrier('capi-machineset', CAPI_GROUP, 'MachineSet', false, ['spec', 'template', 'metadata', 'annotations']),
+  annotationCarrier('capi-machinedeployment', CAPI_GROUP, 'MachineDeployment', false, ['spec', 'template', 'metadata', 'annotations']),
+];

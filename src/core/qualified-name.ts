@@ -1,0 +1,65 @@
+// Kubernetes "qualified name" validation (annotation and label keys), with apimachinery's rules and wording
+// (k8s.io/apimachinery/pkg/util/validation IsQualifiedName), so a hook annotation hookkeeper rejects reads
+// exactly as the API server would reject it.
+
+export const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+export const QUALIFIED_NAME_MAX_LENGTH = 63;
+export const DNS1123_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+
+const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const QUALIFIED_NAME_ERR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_ERR =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+
+/** Go's len(): UTF-8 bytes, which is what the API server's limits count here. */
+function byteLength(value: string): number {
+  return new TextEncoder().encode(value).length;
+}
+
+/** apimachinery's RegexError, including its "'x',  or 'y', " spacing. */
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
+const maxLenError = (n: number): string => `must be no more than ${n} bytes`;
+
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  return errs;
+}
+
+/** IsQualifiedName: an optional DNS-subdomain prefix and '/', then a name part of at most 63 bytes. */
+export function qualifiedNameErrors(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = value;
+  } else if (parts.length === 2) {
+    const prefix = parts[0] as string;
+    name = parts[1] as string;
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [`a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
+      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!QUALIFIED_NAME_RE.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  return errs;
+}
+
+/**
+ * ValidateAnnotations checks each key as a qualified name after lowercasing it ("case doesn't matter"), so
+ * an uppercase prefix is accepted in an annotation key although it is not in a label key.
+ */
+export function annotationKeyErrors(key: string): string[] {
+  return qualifiedNameErrors(key.toLowerCase());
+}

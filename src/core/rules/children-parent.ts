@@ -1,0 +1,69 @@
+// Rule child-parent: a child's parent must be able to own it (Kubernetes' scope rule), exist (onMissingParent)
+// and not be deleting (onDeletingParent), judged from the facts the transport looked up.
+import { quote } from '../guards.js';
+import type { ParentAction, Policy } from '../policy.js';
+import type { ReviewInput, Violation } from '../types.js';
+import { type ChildBinding, childBindings, describeChild, describeParent, groupOf, ownerRefs } from './children-bind.js';
+import { type ChildFindings, type ChildMode, noFindings } from './children-findings.js';
+
+function file(out: ChildFindings, action: ParentAction, v: Violation): void {
+  if (action === 'deny') out.denials.push(v);
+  else if (action === 'warn') out.warnings.push(v);
+}
+
+function violation(b: ChildBinding, path: string, message: string, fix: string, check: string): Violation {
+  return { rule: 'child-parent', path, message: `${path}: ${message}`, fix, key: `child-parent:${b.rule.name}:${check}:${b.key}` };
+}
+
+export function childParent(policy: Policy, input: ReviewInput, mode: ChildMode): ChildFindings {
+  const out = noFindings();
+  const obj = input.object;
+  if (!obj || (mode === 'admission' && input.operation !== 'CREATE')) return out;
+  for (const b of childBindings(policy, input, obj)) {
+    const { rule } = b;
+    const where = `policy rule ${quote(rule.name)}`;
+    const missing = rule.onMissingParent;
+    if (b.problem === 'scope') {
+      // Not a policy choice: the API server's garbage collector can never resolve such an owner.
+      out.denials.push(violation(b, 'metadata.ownerReferences',
+        `Invalid value: ${quote(`${rule.parent.apiVersion}, Kind=${rule.parent.kind}`)}: cluster-scoped ${describeChild(input, obj)} cannot be owned by namespaced ${rule.parent.kind} ${quote(b.name)}: a cluster-scoped object may only have cluster-scoped owners (${where})`,
+        `limit ${where} to namespaced kinds in match.kinds, or set parent.namespaced: false if ${rule.parent.kind} is cluster-scoped`, 'scope'));
+      continue;
+    }
+    if (b.problem === 'name') {
+      file(out, missing, violation(b, b.source,
+        `Invalid value: ${quote(b.name)}: names no ${rule.parent.kind}: an object name is at most 253 characters, without "/" or "%", and not "." or ".." (${where}: onMissingParent ${missing})`,
+        `set ${b.source} to the name of the child's ${rule.parent.kind}`, 'name'));
+      continue;
+    }
+    const fact = input.context?.parents?.[b.key];
+    if (fact === undefined) continue; // offline: existence cannot be known
+    if (!fact.found) {
+      if (fact.reason === 'NotFound') {
+        file(out, missing, violation(b, b.source,
+          `Not found: parent ${describeParent(b)} does not exist (${where}: onMissingParent ${missing})`,
+          `create ${describeParent(b)} first, or correct ${b.source}`, 'missing'));
+      } else {
+        // The parent could not be verified: even `allow` says so, since the child goes without its owner reference.
+        const what = fact.reason === 'Timeout' ? 'Timeout: lookup timed out for' : 'Internal error: lookup failed for';
+        file(out, missing === 'allow' ? 'warn' : missing, violation(b, b.source,
+          `${what} parent ${describeParent(b)}: ${fact.message}; no owner reference was added (${where}: onMissingParent ${missing})`,
+          'retry when the Kubernetes API answers; hookkeeper needs get, list and watch on the parent kind', fact.reason));
+      }
+      continue;
+    }
+    if (fact.deleting && mode === 'admission') {
+      file(out, rule.onDeletingParent, violation(b, b.source,
+        `Forbidden: parent ${describeParent(b)} is being deleted, so a new child would be orphaned or collected at once (${where}: onDeletingParent ${rule.onDeletingParent})`,
+        `create the child for the parent that replaces ${describeParent(b)}`, 'deleting'));
+    }
+    const stale = (ownerRefs(obj) ?? []).find((r) => groupOf(r.apiVersion) === groupOf(rule.parent.apiVersion)
+      && r.kind === rule.parent.kind && r.name === b.name && r.uid !== fact.uid);
+    if (stale) {
+      out.denials.push(violation(b, `metadata.ownerReferences[${stale.index}].uid`,
+        `Invalid value: ${quote(stale.uid)}: parent ${describeParent(b)} has uid ${quote(fact.uid)}; the garbage collector deletes a child whose owner no longer exists`,
+        `reference uid ${fact.uid}, or leave the reference out and let hookkeeper add it`, 'uid'));
+    }
+  }
+  return out;
+}
