@@ -31,7 +31,15 @@ export interface ServeOptions {
   reloadIntervalMs: number;
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownGraceMs: number;
+  /** Longest wait for a request's headers (default 10 s); tests use short values to check slow clients are cut off. */
+  headersTimeoutMs?: number;
+  /** Longest wait for a whole request, headers and body (default 30 s). */
+  requestTimeoutMs?: number;
   gatherContext?: (input: ReviewInput) => Promise<ReviewContext | undefined>;
+  /** Told the policy in force at start and after each successful reload (e.g. to cache the parents it names). */
+  onPolicy?: (policy: Policy) => void;
+  /** An extra readiness condition (e.g. parent caches synced at startup). */
+  ready?: () => boolean;
 }
 
 export interface RunningServer {
@@ -45,6 +53,7 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions, logger: Logger, metrics: Metrics = createMetrics({ defaultMetrics: true })): Promise<RunningServer> {
   let policy: Policy = options.configFile ? await loadPolicyFile(options.configFile) : DEFAULT_POLICY;
   logger.info({ config: options.configFile ?? '(embedded default)' }, 'policy loaded');
+  options.onPolicy?.(policy);
 
   let tlsFiles: TlsFiles;
   if (options.tlsCertFile && options.tlsKeyFile) {
@@ -63,16 +72,19 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
     policy: () => policy,
     logger,
     metrics,
-    ready: () => !shuttingDown,
+    ready: () => !shuttingDown && (options.ready?.() ?? true),
     ...(options.gatherContext ? { gatherContext: options.gatherContext } : {}),
   });
   const mtls = options.clientCaFile !== undefined;
-  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls }, app);
   // The API server keeps connections alive between admission calls; a slow or stuck client must not pin
-  // a socket forever.
+  // a socket forever. Node enforces headersTimeout/requestTimeout only when it sweeps its connections, every
+  // 30 s by default, so a 10 s limit could take 40 s: sweep every second (or faster, for shorter limits).
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const connectionsCheckingInterval = Math.min(1_000, headersTimeout);
+  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls, connectionsCheckingInterval }, app);
   server.keepAliveTimeout = 60_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   const allowedNames = options.clientCommonNames ?? [];
   if (mtls && allowedNames.length > 0) {
     server.on('secureConnection', (socket: TLSSocket) => {
@@ -101,6 +113,7 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
     watches.push(await watchFiles([file], options.reloadIntervalMs, async () => {
       try {
         policy = await loadPolicyFile(file);
+        options.onPolicy?.(policy);
         metrics.reloads.inc({ source: 'policy', result: 'success' });
         logger.info({ config: file }, 'reloaded policy');
       } catch (err) {

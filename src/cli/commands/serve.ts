@@ -1,11 +1,16 @@
 // `hookkeeper serve`: the webhook. Flags -> startServer; SIGTERM/SIGINT -> drain and exit 0.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { AuditLoop } from '../../audit/background.js';
+import type { Policy } from '../../core/policy.js';
 import { AppError, describeError } from '../../errors.js';
+import type { ParentContext } from '../../kube/parent-context.js';
 import { createLogger } from '../../log.js';
+import { createMetrics } from '../../server/metrics.js';
 import { startServer } from '../../server/serve.js';
 import { ExitCode, write, type CliIO } from '../io.js';
-import { collect, wholeNumber } from '../flags.js';
+import { collect, duration, wholeNumber } from '../flags.js';
 
 interface ServeFlags {
   config?: string;
@@ -19,6 +24,10 @@ interface ServeFlags {
   logLevel: string;
   reloadInterval: string;
   shutdownGrace: string;
+  kubeconfig?: string;
+  lookupBudget?: string;
+  auditInterval?: string;
+  stuckAfter: string;
 }
 
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
@@ -36,6 +45,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--log-level <level>', 'trace, debug, info, warn, error', 'info')
     .option('--reload-interval <seconds>', 'how often certificate and policy files are checked for changes', '5')
     .option('--shutdown-grace <seconds>', 'how long in-flight requests may finish after SIGTERM', '20')
+    .option('--kubeconfig <file>', 'credentials for parent lookups of child-resource rules (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)')
+    .option('--lookup-budget <ms>', 'how long a parent lookup may take before the rule\'s onMissingParent decides (default: 1500)')
+    .option('--audit-interval <duration>', 'also audit the cluster in the background this often (e.g. 10m) and export the findings as hookkeeper_audit_* metrics')
+    .option('--stuck-after <duration>', 'with --audit-interval: a deletion held by hooks for longer than this is stuck', '30m')
     .action(async (flags: ServeFlags) => {
       done(await serve(flags, io));
     });
@@ -43,10 +56,29 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
+  let parents: ParentContext | undefined;
+  let audit: AuditLoop | undefined;
   try {
     if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) throw new AppError('USAGE', '--tls-cert and --tls-key go together');
     if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
     const configFile = flags.config ?? io.env['HOOKKEEPER_CONFIG'];
+    const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
+    if (kubeconfig && !existsSync(kubeconfig)) throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
+    // Imported here: @kubernetes/client-node takes seconds to load, and other commands never need it. Credentials
+    // are loaded only if the policy (now or after a reload) has child rules.
+    const [{ loadKubeConfig }, { createParentContext }] = await Promise.all([import('../../kube/client.js'), import('../../kube/parent-context.js')]);
+    const context = createParentContext({
+      loadKubeConfig: () => loadKubeConfig(kubeconfig ? { kubeconfig } : {}),
+      ...(flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) }),
+      logger: logger.child({ component: 'parents' }),
+    });
+    parents = context;
+    const auditIntervalMs = flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
+    if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
+    const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
+    // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
+    const metrics = createMetrics({ defaultMetrics: true });
+    let policyInForce: Policy | undefined;
     const running = await startServer({
       host: flags.host,
       port: wholeNumber('--port', flags.port),
@@ -58,7 +90,23 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       devCertDir: resolve(io.cwd, flags.devCertDir),
       reloadIntervalMs: wholeNumber('--reload-interval', flags.reloadInterval) * 1000,
       shutdownGraceMs: wholeNumber('--shutdown-grace', flags.shutdownGrace) * 1000,
-    }, logger);
+      onPolicy: (policy) => {
+        policyInForce = policy;
+        context.setPolicy(policy);
+      },
+      gatherContext: (input) => context.gather(input),
+      ready: () => context.ready(),
+    }, logger, metrics);
+    if (auditIntervalMs !== undefined && policyInForce) {
+      const [{ serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
+        import('../../kube/client.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
+      const kc = loadKubeConfig(kubeconfig ? { kubeconfig } : {});
+      const first = policyInForce;
+      audit = startBackgroundAudit({
+        intervalMs: auditIntervalMs, stuckAfterMs, policy: () => policyInForce ?? first,
+        lister: createLister(kc), serviceAccountExists: serviceAccountLookup(kc), registry: metrics.registry, logger: logger.child({ component: 'audit' }),
+      });
+    }
     await new Promise<void>((resolveSignal) => {
       const onSignal = (signal: NodeJS.Signals): void => {
         logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
@@ -67,10 +115,14 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
     });
+    audit?.stop();
     await running.shutdown();
+    context.stop();
     logger.info('stopped');
     return ExitCode.Ok;
   } catch (err) {
+    parents?.stop();
+    audit?.stop();
     write(io.stderr, `hookkeeper serve: ${describeError(err)}`);
     return err instanceof AppError && ['CONFIG_INVALID', 'USAGE', 'TLS_INVALID'].includes(err.code) ? ExitCode.Usage : 1;
   }

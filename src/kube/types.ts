@@ -1,0 +1,31 @@
+// The cluster seam the audit depends on: a lister of objects page by page. The real one (lister.ts) wraps
+// @kubernetes/client-node; tests and the end-to-end suite pass their own.
+import type { KubeObject } from '../core/types.js';
+import { AppError } from '../errors.js';
+
+export interface ResourceRef {
+  group: string;
+  version: string;
+  /** Plural resource name, as in the API path (machines). */
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface Lister {
+  /**
+   * Every object of a resource, one page at a time (the API server's limit/continue), in one namespace or all.
+   * Throws CrdNotInstalled when the API server does not serve the resource, AppError CLUSTER on other failures.
+   */
+  list(resource: ResourceRef, namespace?: string): AsyncIterable<KubeObject[]>;
+}
+
+export function resourceName(r: ResourceRef): string {
+  return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
+}
+
+/** The API server answered 404 for a resource's list: its CRD is not installed (or not this version). */
+export class CrdNotInstalled extends AppError {
+  constructor(readonly resource: ResourceRef, options: { cause?: unknown } = {}) {
+    super('CLUSTER', `${resourceName(resource)}/${resource.version} is not served: its CRD is not installed`, options);
+  }
+}
