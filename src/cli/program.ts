@@ -1,14 +1,16 @@
 // The command tree. Each command registers itself and reports its exit code through `done`.
 import { Command, CommanderError } from 'commander';
+import { register as audit } from './commands/audit.js';
 import { register as certs } from './commands/certs.js';
 import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
+import { register as validate } from './commands/validate.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { ExitCode, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
-const COMMANDS: readonly Register[] = [serve, review, certs, webhookConfig];
+const COMMANDS: readonly Register[] = [serve, review, validate, audit, certs, webhookConfig];
 
 export const VERSION = '0.1.0';
 

@@ -1,0 +1,68 @@
+// `serve --audit-interval`: the audit on a timer inside the webhook process. Runs never overlap (the next one
+// is scheduled when the last ends), a failure is logged and counted, and the timer never holds the process up.
+import type { Registry } from 'prom-client';
+import type { Policy } from '../core/policy.js';
+import type { Lister } from '../kube/types.js';
+import type { Logger } from '../log.js';
+import type { ServiceAccountExists } from './findings.js';
+import { createAuditMetrics, type AuditMetrics } from './metrics.js';
+import type { AuditReport } from './report.js';
+import { runAudit } from './run.js';
+
+export interface AuditLoop {
+  stop(): void;
+  /** Resolves when the run in progress, if any, has ended (for shutdown and tests). */
+  settled(): Promise<void>;
+}
+
+export function startAuditLoop(options: { intervalMs: number; run: () => Promise<AuditReport>; metrics: AuditMetrics; logger: Logger }): AuditLoop {
+  const { intervalMs, run, metrics, logger } = options;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const once = async (): Promise<void> => {
+    try {
+      const report = await run();
+      metrics.record(report);
+      logger.info({ objects: report.summary.objects, fail: report.summary.fail, warn: report.summary.warn, stuckDeletions: report.summary.stuckDeletions, notes: report.notes }, 'background audit finished');
+    } catch (err) {
+      metrics.failed();
+      logger.error({ err }, 'background audit failed');
+    }
+  };
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = once().finally(() => schedule(intervalMs));
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(0);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+    settled: () => current,
+  };
+}
+
+/** The audit `serve --audit-interval` runs: the policy in force at each run, its findings as metrics on `registry`. */
+export function startBackgroundAudit(options: {
+  intervalMs: number;
+  stuckAfterMs: number;
+  policy: () => Policy;
+  lister: Lister;
+  serviceAccountExists?: ServiceAccountExists;
+  registry: Registry;
+  logger: Logger;
+}): AuditLoop {
+  const { lister, serviceAccountExists, stuckAfterMs } = options;
+  return startAuditLoop({
+    intervalMs: options.intervalMs,
+    metrics: createAuditMetrics(options.registry),
+    logger: options.logger,
+    run: () => runAudit({ lister, policy: options.policy(), now: () => new Date(), stuckAfterMs, ...(serviceAccountExists ? { serviceAccountExists } : {}) }),
+  });
+}

@@ -1,0 +1,133 @@
+// runAudit: every object of every hook-carrying resource, page by page through an injected lister, through
+// the engine (evaluate in audit mode, as a CREATE by a neutral user), plus stuck deletions and orphaned owners.
+// Only findings are kept, so memory stays flat in the number of objects.
+import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
+import { evaluate } from '../core/engine.js';
+import { metadata } from '../core/guards.js';
+import type { Policy } from '../core/policy.js';
+import type { KubeObject, ReviewInput, UserInfo } from '../core/types.js';
+import { AppError } from '../errors.js';
+import { carrierResources, type KindResource } from '../kube/resources.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
+import { orphanFinder, stuckDeletions, type ServiceAccountExists } from './findings.js';
+import type { AuditFinding, AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
+
+/** Stored objects are judged as if created by nobody in particular: rules about who removes a hook have no request to judge. */
+export const AUDIT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-audit', groups: [] });
+
+export interface AuditProgress {
+  resource: string;
+  /** Objects of this resource seen so far. */
+  objects: number;
+  /** Objects of every resource seen so far. */
+  total: number;
+}
+
+export interface AuditDeps {
+  lister: Lister;
+  policy: Policy;
+  now: () => Date;
+  /** A deleting object held by hooks for longer than this is a stuck deletion. */
+  stuckAfterMs: number;
+  /** Without it, orphaned owners are not looked for. */
+  serviceAccountExists?: ServiceAccountExists;
+  onProgress?: (p: AuditProgress) => void;
+  /** Only this namespace; absent: all namespaces. */
+  namespace?: string;
+  carriers?: readonly HookCarrier[];
+  /** Defaults to the resources of `carriers` (src/kube/resources.ts). */
+  resources?: readonly KindResource[];
+  /** Keep a reference to every object without findings (PolicyReports list them as `pass`). */
+  recordPasses?: boolean;
+}
+
+function refOf(obj: KubeObject, r: KindResource): AuditObjectRef {
+  const meta = metadata(obj);
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const namespace = str(meta['namespace']);
+  const uid = str(meta['uid']);
+  return {
+    apiVersion: str(obj['apiVersion']) ?? `${r.group}/${r.version}`,
+    kind: r.kind,
+    ...(namespace ? { namespace } : {}),
+    name: str(meta['name']) ?? '',
+    ...(uid ? { uid } : {}),
+  };
+}
+
+export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
+  const started = deps.now();
+  const carriers = deps.carriers ?? CARRIERS;
+  const planned = deps.resources ? { resources: [...deps.resources], notes: [] } : carrierResources(carriers);
+  const notes = [...planned.notes];
+  const findings: AuditFinding[] = [];
+  const passed: AuditObjectRef[] = [];
+  const statuses: ResourceStatus[] = [];
+  const orphans = deps.serviceAccountExists ? orphanFinder(deps.policy, deps.serviceAccountExists, notes) : undefined;
+  let total = 0;
+  let passCount = 0;
+  const stuck = new Set<string>();
+
+  for (const r of planned.resources) {
+    const name = resourceName(r);
+    const status: ResourceStatus = { resource: name, version: r.version, kind: r.kind, status: 'audited', objects: 0 };
+    statuses.push(status);
+    const kind = { group: r.group, version: r.version, kind: r.kind };
+    const carrier = carrierFor(kind, carriers);
+    try {
+      for await (const page of deps.lister.list(r, deps.namespace)) {
+        for (const obj of page) {
+          status.objects++;
+          total++;
+          const ref = refOf(obj, r);
+          const input: ReviewInput = {
+            operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
+            object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false,
+          };
+          const decision = evaluate(deps.policy, input, { mode: 'audit', carriers });
+          const found: AuditFinding[] = [...decision.denials.map((v) => ['fail', v] as const), ...decision.warnings.map((v) => ['warn', v] as const)]
+            .map(([result, v]) => ({ rule: v.rule, result, object: ref, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) }));
+          if (carrier) {
+            const hooks = wellFormed(carrier.read(obj).hooks);
+            const held = stuckDeletions(obj, ref, carrier, hooks, deps.policy, started.getTime(), deps.stuckAfterMs);
+            if (held.length > 0) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
+            found.push(...held, ...(orphans ? await orphans(ref, hooks) : []));
+          }
+          findings.push(...found);
+          if (found.length === 0) {
+            passCount++;
+            if (deps.recordPasses) passed.push(ref);
+          }
+        }
+        deps.onProgress?.({ resource: name, objects: status.objects, total });
+      }
+    } catch (err) {
+      if (!(err instanceof CrdNotInstalled)) throw err;
+      status.status = 'not-installed';
+      notes.push(`${name}/${r.version} is not served by this cluster (CRD not installed): skipped`);
+    }
+  }
+  if (statuses.length > 0 && statuses.every((s) => s.status === 'not-installed')) {
+    throw new AppError('CLUSTER', `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`);
+  }
+  return {
+    apiVersion: 'hookkeeper.io/v1alpha1',
+    kind: 'AuditReport',
+    startedAt: started.toISOString(),
+    finishedAt: deps.now().toISOString(),
+    ...(deps.namespace ? { namespace: deps.namespace } : {}),
+    stuckAfterSeconds: Math.floor(deps.stuckAfterMs / 1000),
+    resources: statuses,
+    notes,
+    findings,
+    summary: {
+      objects: total,
+      passed: passCount,
+      fail: findings.filter((f) => f.result === 'fail').length,
+      warn: findings.filter((f) => f.result === 'warn').length,
+      stuckDeletions: stuck.size,
+      orphanedHooks: findings.filter((f) => f.rule === 'orphaned-owner').length,
+    },
+    ...(deps.recordPasses ? { passed } : {}),
+  };
+}

@@ -1,0 +1,66 @@
+// What `validate` reads: files, directories (recursively, *.yaml, *.yml, *.json) and "-" for stdin, in a
+// stable order so output and JUnit test names do not move between CI runs.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { AppError, type Problem } from '../errors.js';
+
+export const STDIN = '-';
+export const STDIN_NAME = '<stdin>';
+export const MANIFEST_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json'];
+
+export interface InputFile {
+  /** As shown in output: relative to the working directory when inside it. */
+  file: string;
+  text: string;
+}
+
+export function isManifestName(name: string): boolean {
+  return MANIFEST_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext));
+}
+
+export function displayPath(abs: string, cwd: string): string {
+  const rel = relative(cwd, abs);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    // Hidden entries (.git, .github) hold no manifests to apply.
+    if (e.name.startsWith('.')) continue;
+    const path = join(dir, e.name);
+    const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(path)).isDirectory());
+    if (isDir) await walk(path, out);
+    else if (isManifestName(e.name)) out.push(path);
+  }
+}
+
+/** Absolute file paths (or "-") for the given arguments; a file named explicitly is read whatever its extension. */
+export async function expandPaths(paths: readonly string[], cwd: string): Promise<string[]> {
+  const out: string[] = [];
+  const problems: Problem[] = [];
+  for (const p of paths) {
+    if (p === STDIN) {
+      out.push(STDIN);
+      continue;
+    }
+    const abs = resolve(cwd, p);
+    try {
+      if ((await stat(abs)).isDirectory()) await walk(abs, out);
+      else out.push(abs);
+    } catch (err) {
+      problems.push({ file: p, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+    }
+  }
+  if (problems.length > 0) throw new AppError('INPUT_INVALID', 'cannot read the inputs', { problems });
+  return [...new Set(out)];
+}
+
+/** Reads every input; `readStdin` is called at most once, for "-". */
+export async function readInputs(paths: readonly string[], options: { cwd: string; readStdin: () => Promise<string> }): Promise<InputFile[]> {
+  if (paths.filter((p) => p === STDIN).length > 1) throw new AppError('USAGE', '"-" (stdin) can be given once');
+  const files = await expandPaths(paths, options.cwd);
+  return Promise.all(files.map(async (f) => f === STDIN
+    ? { file: STDIN_NAME, text: await options.readStdin() }
+    : { file: displayPath(f, options.cwd), text: await readFile(f, 'utf8') }));
+}

@@ -1,0 +1,87 @@
+// The result of `hookkeeper validate`: a stable, documented shape (the `--output json` document), from which
+// the text and JUnit outputs are rendered.
+import type { HookRef, Operation, PatchOperation } from '../core/types.js';
+
+export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
+
+/** `deny` fails the run (exit 1); `warn` is reported and does not. */
+export type Severity = 'deny' | 'warn';
+
+export interface Finding {
+  /** An engine rule id (hook-naming, owner-only-removal, ...) or `crd-schema`. */
+  rule: string;
+  severity: Severity;
+  /** Field path in the API server's notation: spec.lifecycleHooks.preDrain[1].name. */
+  path: string;
+  /** 1-based line of the field (or of its nearest present parent) in the file. */
+  line?: number;
+  message: string;
+  fix?: string;
+  hook?: HookRef;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface Location {
+  file: string;
+  /** 1-based position of the document among the file's non-empty YAML documents. */
+  document: number;
+  /** 0-based position in a List's items. */
+  item?: number;
+  /** 1-based line of the document, or of the List item. */
+  line: number;
+}
+
+export interface ObjectResult extends Location {
+  object: ObjectRef;
+  /** CREATE, or UPDATE when an old version was found; an AdmissionReview's own operation. */
+  operation: Operation;
+  source: 'manifest' | 'AdmissionReview';
+  allowed: boolean;
+  findings: Finding[];
+  /** Allowed-with-a-trace messages (break-glass removals), as the webhook returns them as warnings. */
+  notices: string[];
+  /** The mutating webhook's JSON Patch for this object (RFC 6902), empty when it changes nothing. */
+  patch: PatchOperation[];
+  /** The same change in words. */
+  changes: string[];
+}
+
+/** An object in the old manifests with no counterpart in the new ones. */
+export interface DeletionResult extends Location {
+  object: ObjectRef;
+  /** False only if the policy denies the DELETE (the built-in rules never do: hooks gate deletion in the cluster). */
+  allowed: boolean;
+  findings: Finding[];
+}
+
+export interface ValidateReport {
+  apiVersion: typeof REPORT_API_VERSION;
+  kind: 'ValidateReport';
+  /** The identity the changes were judged as (--as, --as-group). */
+  userInfo: { username: string; groups: string[] };
+  summary: { objects: number; allowed: number; denied: number; warnings: number; patched: number; deletions: number };
+  results: ObjectResult[];
+  deletions: DeletionResult[];
+  notes: string[];
+}
+
+/** "spec.lifecycleHooks.preDrain[1].name" / "metadata.annotations[a.b/c]" -> keys, for line lookup. */
+export function fieldPathKeys(path: string): Array<string | number> {
+  const keys: Array<string | number> = [];
+  for (const m of path.matchAll(/\[([^\]]*)\]|([^.[\]]+)/g)) {
+    if (m[2] !== undefined) keys.push(m[2]);
+    else if (m[1] !== undefined) keys.push(/^\d+$/.test(m[1]) ? Number(m[1]) : m[1]);
+  }
+  return keys;
+}
+
+export function describeObject(o: ObjectRef): string {
+  const where = [o.namespace, o.name ?? '(generated name)'].filter(Boolean).join('/');
+  return `${o.kind} ${where}`;
+}

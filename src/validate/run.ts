@@ -1,0 +1,160 @@
+// `hookkeeper validate` as a library: manifests in, ValidateReport out, through the webhook's own path
+// (handle('review'): mutate, then validate the mutated object), plus the CRD schema when given.
+import { handle } from '../admission/handle.js';
+import { capiMigrationWarnings } from '../core/capi-migration.js';
+import { carrierFor } from '../core/carriers.js';
+import type { Policy } from '../core/policy.js';
+import type { Decision, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
+import { AppError, type Problem } from '../errors.js';
+import type { CrdSet } from './crd.js';
+import { parseManifests } from './documents.js';
+import type { InputFile } from './inputs.js';
+import { objectKey, subjectsOf, type Keys, type Manifest, type Subject } from './objects.js';
+import { fieldPathKeys, REPORT_API_VERSION, type DeletionResult, type Finding, type Location, type ObjectRef, type ObjectResult, type Severity, type ValidateReport } from './report.js';
+
+/** Who `validate` judges changes as when --as is not given: a user no policy registers, so removals are checked. */
+export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-validate', groups: [] });
+
+export interface ValidateOptions {
+  policy: Policy;
+  userInfo: UserInfo;
+  crds?: CrdSet;
+}
+
+/** Parses every file, collecting all problems (exit 2) rather than stopping at the first. */
+export function parseInputs(files: readonly InputFile[]): Subject[] {
+  const problems: Problem[] = [];
+  const subjects: Subject[] = [];
+  for (const f of files) {
+    try {
+      subjects.push(...subjectsOf(f.file, parseManifests(f.text, f.file), problems));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      problems.push(...(err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }]));
+    }
+  }
+  if (problems.length > 0) throw new AppError('INPUT_INVALID', `cannot validate: ${problems.length === 1 ? 'an input is' : `${problems.length} inputs are`} unreadable or not Kubernetes objects`, { problems });
+  return subjects;
+}
+
+function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
+  const apiVersion = typeof object?.['apiVersion'] === 'string' ? object['apiVersion']
+    : input.kind.group === '' ? input.kind.version : `${input.kind.group}/${input.kind.version}`;
+  return { apiVersion, kind: input.kind.kind, ...(input.namespace ? { namespace: input.namespace } : {}), ...(input.name ? { name: input.name } : {}) };
+}
+
+function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => number | undefined): Finding {
+  const at = line(fieldPathKeys(v.path));
+  return { rule: v.rule, severity, path: v.path, ...(at === undefined ? {} : { line: at }), message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) };
+}
+
+function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
+  return [...d.denials.map((v) => fromViolation(v, 'deny', line)), ...d.warnings.map((v) => fromViolation(v, 'warn', line))];
+}
+
+function extraFindings(input: ReviewInput, final: KubeObject, options: ValidateOptions, line: (keys: Keys) => number | undefined): Finding[] {
+  const out: Finding[] = [];
+  const carrier = carrierFor(input.kind);
+  const migration = options.policy.enforcement['capi-migration'] ?? 'off';
+  if (carrier && migration !== 'off') {
+    out.push(...capiMigrationWarnings(carrier, carrier.read(final)).map((v) => fromViolation(v, migration === 'deny' ? 'deny' : 'warn', line)));
+  }
+  if (options.crds) {
+    // The API server ratchets CRD validation on UPDATE: a problem the stored object already has does not block.
+    const before = input.oldObject ? new Set(options.crds.validate(input.kind, input.oldObject).map((f) => f.message)) : new Set<string>();
+    for (const f of options.crds.validate(input.kind, final)) {
+      const at = line(f.keys);
+      const ratcheted = before.has(f.message);
+      out.push({
+        rule: 'crd-schema', severity: ratcheted ? 'warn' : 'deny', path: f.path, ...(at === undefined ? {} : { line: at }), message: f.message,
+        fix: ratcheted ? `${f.fix} (the current object has this problem already, so the API server lets the update through)` : f.fix,
+      });
+    }
+  }
+  return out;
+}
+
+function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
+  const input: ReviewInput = s.type === 'review' ? s.input : {
+    operation: old ? 'UPDATE' : 'CREATE',
+    kind: s.gvk,
+    ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
+    ...(s.name === undefined ? {} : { name: s.name }),
+    object: s.object,
+    oldObject: old?.object ?? null,
+    userInfo: options.userInfo,
+    // Judged as the real apply will be, not as a server-side dry run.
+    dryRun: false,
+  };
+  const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
+  const outcome = handle('review', options.policy, input);
+  const final = outcome.mutation.mutated ?? input.object;
+  const findings = decisionFindings(outcome.decision, line);
+  // The hook rules word CRD violations as the API server does: one problem, reported once.
+  const said = new Set(findings.map((f) => f.message));
+  if (final) findings.push(...extraFindings(input, final, options, line).filter((f) => !said.has(f.message)));
+  const patch = [...outcome.mutation.patch];
+  const location: Location = { ...s.origin };
+  if (location.item !== undefined && (findings.length > 0 || patch.length > 0)) location.line = s.doc.lineOf(['items', location.item]) ?? location.line;
+  return {
+    ...location,
+    object: ref(input, input.object ?? input.oldObject),
+    operation: input.operation,
+    source: s.type === 'review' ? 'AdmissionReview' : 'manifest',
+    allowed: !findings.some((f) => f.severity === 'deny'),
+    findings,
+    notices: outcome.decision.notices.map((n) => n.warning),
+    patch,
+    changes: [...outcome.mutation.changes],
+  };
+}
+
+/** Old objects missing from the new set are judged as DELETE; the built-in rules allow every DELETE. */
+function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult {
+  const input: ReviewInput = {
+    operation: 'DELETE', kind: old.gvk,
+    ...(old.namespace === undefined ? {} : { namespace: old.namespace }),
+    ...(old.name === undefined ? {} : { name: old.name }),
+    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false,
+  };
+  const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) => old.doc.lineOf([...old.pointer, ...keys]));
+  return { ...old.origin, object: ref(input, old.object), allowed: !findings.some((f) => f.severity === 'deny'), findings };
+}
+
+export function validateInputs(files: readonly InputFile[], oldFiles: readonly InputFile[] | undefined, options: ValidateOptions): ValidateReport {
+  const subjects = parseInputs(files);
+  const oldByKey = new Map<string, Manifest>();
+  // An object without a name (generateName) is always created: it has no old version to match.
+  for (const o of oldFiles ? parseInputs(oldFiles) : []) if (o.type === 'manifest' && o.name) oldByKey.set(objectKey(o.gvk, o.namespace, o.name), o);
+
+  const notes: string[] = [];
+  const firstSeen = new Map<string, Location>();
+  const results = subjects.map((s) => {
+    const key = s.type === 'manifest' && s.name ? objectKey(s.gvk, s.namespace, s.name) : undefined;
+    if (key !== undefined && s.type === 'manifest') {
+      const first = firstSeen.get(key);
+      if (first) notes.push(`${s.gvk.kind} ${[s.namespace, s.name].filter(Boolean).join('/')} is defined twice: ${first.file} document ${first.document} and ${s.origin.file} document ${s.origin.document}`);
+      else firstSeen.set(key, s.origin);
+    }
+    return reviewSubject(s, key === undefined ? undefined : oldByKey.get(key), options);
+  });
+  const deletions = [...oldByKey].filter(([key]) => !firstSeen.has(key)).map(([, old]) => reviewDeletion(old, options));
+  notes.push(...(options.crds?.notes ?? []));
+
+  return {
+    apiVersion: REPORT_API_VERSION,
+    kind: 'ValidateReport',
+    userInfo: { username: options.userInfo.username, groups: [...options.userInfo.groups] },
+    summary: {
+      objects: results.length,
+      allowed: results.filter((r) => r.allowed).length,
+      denied: results.filter((r) => !r.allowed).length + deletions.filter((d) => !d.allowed).length,
+      warnings: [...results, ...deletions].reduce((n, r) => n + r.findings.filter((f) => f.severity === 'warn').length, 0),
+      patched: results.filter((r) => r.patch.length > 0).length,
+      deletions: deletions.length,
+    },
+    results,
+    deletions,
+    notes,
+  };
+}

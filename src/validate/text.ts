@@ -1,0 +1,54 @@
+// `validate` for people: each object with something to say (where it is, what, which rule, which field, how
+// to fix it), then one summary line. Objects that pass silently stay silent, so 10,000 clean documents print one line.
+import { describeObject, type DeletionResult, type Finding, type ObjectResult, type ValidateReport } from './report.js';
+
+function where(r: { file: string; line: number; document: number; item?: number }): string {
+  return `${r.file}:${r.line} (document ${r.document}${r.item === undefined ? '' : `, item ${r.item}`})`;
+}
+
+function findingLines(f: Finding): string[] {
+  return [
+    `  ${f.severity} ${f.rule} ${f.path}${f.line === undefined ? '' : ` (line ${f.line})`}`,
+    `    ${f.message}`,
+    ...(f.fix ? [`    fix: ${f.fix}`] : []),
+  ];
+}
+
+function objectLines(r: ObjectResult, showPatches: boolean): string[] {
+  const shown = r.findings.length > 0 || r.notices.length > 0 || (showPatches && r.patch.length > 0);
+  if (!shown) return [];
+  const state = r.allowed ? (r.patch.length > 0 ? 'allowed, patched' : 'allowed') : 'DENIED';
+  return [
+    `${where(r)}: ${describeObject(r.object)} [${r.operation}]: ${state}`,
+    ...r.findings.flatMap(findingLines),
+    ...r.notices.map((n) => `  notice: ${n}`),
+    ...(showPatches && r.patch.length > 0 ? [`  patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `  change: ${c}`)] : []),
+  ];
+}
+
+function deletionLines(d: DeletionResult): string[] {
+  const head = `${where(d)}: ${describeObject(d.object)} [DELETE]: `;
+  if (!d.allowed) return [`${head}DENIED`, ...d.findings.flatMap(findingLines)];
+  return [`${head}deleted from the manifests: informational, not a violation (deleting a manifest removes no hook; in the cluster, the object's hooks still gate its deletion)`];
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function summaryLine(report: ValidateReport, showPatches: boolean): string {
+  const s = report.summary;
+  const patched = s.patched > 0 ? ` (${s.patched} patched${showPatches ? '' : ': see them with --show-patches'})` : '';
+  const deletions = s.deletions > 0 ? `; ${plural(s.deletions, 'deletion')}` : '';
+  return `${plural(s.objects, 'object')}: ${s.allowed} allowed${patched}, ${s.denied} denied, ${plural(s.warnings, 'warning')}${deletions}`;
+}
+
+export function renderText(report: ValidateReport, options: { showPatches: boolean }): string {
+  const lines = [
+    ...report.results.flatMap((r) => objectLines(r, options.showPatches)),
+    ...report.deletions.flatMap(deletionLines),
+    ...report.notes.map((n) => `note: ${n}`),
+    summaryLine(report, options.showPatches),
+  ];
+  return `${lines.join('\n')}\n`;
+}

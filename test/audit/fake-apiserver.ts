@@ -1,0 +1,78 @@
+// A stand-in for the kube-apiserver's list and get endpoints (plain HTTP on 127.0.0.1), enough for the real
+// lister and `hookkeeper audit` to page (limit/continue), hit 404s for missing CRDs, and be refused (401/403).
+// The end-to-end suite replaces it with a real API server. client-node only speaks plain HTTP to a cluster marked
+// insecure-skip-tls-verify, which the kubeconfig written here is.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KubeObject } from '../../src/core/types.js';
+
+export interface FakeApiServer {
+  url: string;
+  /** Every request path with its query, in order. */
+  requests: string[];
+  /** Objects by "group/version/plural"; a resource absent here answers 404, as without its CRD. */
+  objects: Map<string, KubeObject[]>;
+  /** Service accounts that exist, as "namespace/name". */
+  serviceAccounts: Set<string>;
+  /** Forces a status for every request (401, 403). */
+  refuse?: { code: number; message: string };
+  kubeconfig(dir: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+function status(code: number, reason: string, message: string): string {
+  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+}
+
+export async function startFakeApiServer(): Promise<FakeApiServer> {
+  const fake: Omit<FakeApiServer, 'url' | 'kubeconfig' | 'close'> = { requests: [], objects: new Map(), serviceAccounts: new Set() };
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    fake.requests.push(`${url.pathname}${url.search}`);
+    const send = (code: number, body: string): void => {
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(body);
+    };
+    if (fake.refuse) return send(fake.refuse.code, status(fake.refuse.code, fake.refuse.code === 401 ? 'Unauthorized' : 'Forbidden', fake.refuse.message));
+    const sa = /^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/.exec(url.pathname);
+    if (sa) {
+      const id = `${sa[1]}/${sa[2]}`;
+      return fake.serviceAccounts.has(id)
+        ? send(200, JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: sa[1], name: sa[2] } }))
+        : send(404, status(404, 'NotFound', `serviceaccounts "${sa[2]}" not found`));
+    }
+    const list = /^\/apis\/([^/]+)\/([^/]+)\/(?:namespaces\/([^/]+)\/)?([^/]+)$/.exec(url.pathname);
+    const all = list ? fake.objects.get(`${list[1]}/${list[2]}/${list[4]}`) : undefined;
+    if (!list || !all) return send(404, status(404, 'NotFound', 'the server could not find the requested resource'));
+    const namespace = list[3];
+    const items = namespace ? all.filter((o) => (o['metadata'] as { namespace?: string }).namespace === namespace) : all;
+    const limit = Number(url.searchParams.get('limit') ?? items.length) || items.length;
+    const start = Number(url.searchParams.get('continue') ?? '0');
+    const page = items.slice(start, start + limit);
+    const next = start + limit < items.length ? String(start + limit) : undefined;
+    const kind = page[0]?.['kind'] ?? 'Object';
+    send(200, JSON.stringify({ apiVersion: `${list[1]}/${list[2]}`, kind: `${String(kind)}List`, metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items: page }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(fake, {
+    url,
+    async kubeconfig(dir: string): Promise<string> {
+      const file = join(dir, 'kubeconfig');
+      await writeFile(file, [
+        'apiVersion: v1', 'kind: Config', 'current-context: fake',
+        'clusters:', `- name: fake`, `  cluster: {server: "${url}", insecure-skip-tls-verify: true}`,
+        'users:', '- name: auditor', '  user: {token: audit-token}',
+        'contexts:', '- name: fake', '  context: {cluster: fake, user: auditor}',
+        '- name: elsewhere', '  context: {cluster: nowhere, user: auditor}',
+      ].join('\n'));
+      return file;
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  });
+}

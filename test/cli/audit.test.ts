@@ -1,0 +1,170 @@
+// `hookkeeper audit` against a fake API server through a kubeconfig: every output format and every exit code.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import YAML from 'yaml';
+import type { AuditReport } from '../../src/audit/report.js';
+import { duration } from '../../src/cli/flags.js';
+import { runCli } from '../../src/cli/program.js';
+import { AppError } from '../../src/errors.js';
+import { startFakeApiServer, type FakeApiServer } from '../audit/fake-apiserver.js';
+import { ETCD, machine } from '../fixtures/openshift.js';
+import { cli } from '../helpers/cli.js';
+
+const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** runCli with terminals on stdout and stderr, as a person at a shell has. */
+async function cliTty(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = Object.assign(new PassThrough(), { isTTY: true });
+  const stderr = Object.assign(new PassThrough(), { isTTY: true });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c));
+  stderr.on('data', (c: Buffer) => err.push(c));
+  const stdin = new PassThrough();
+  stdin.end();
+  const code = await runCli(args, { stdin, stdout, stderr, env: {}, cwd: process.cwd(), isTTY: true });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+describe('hookkeeper audit', () => {
+  let api: FakeApiServer;
+  let dir: string;
+  let kubeconfig: string;
+  before(async () => {
+    api = await startFakeApiServer();
+    dir = await mkdtemp(join(tmpdir(), 'hookkeeper-audit-'));
+    kubeconfig = await api.kubeconfig(dir);
+  });
+  after(async () => {
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    api.requests.length = 0;
+    delete api.refuse;
+    api.objects.clear();
+    api.serviceAccounts.clear();
+    api.serviceAccounts.add('openshift-etcd-operator/etcd-operator');
+    api.objects.set('machine.openshift.io/v1beta1/machines', [
+      machine({ name: 'master-0', preDrain: [ETCD], deletionTimestamp: hoursAgo(2) }),
+      machine({ name: 'master-1', preDrain: [ETCD] }),
+      machine({ name: 'worker-0', namespace: 'team-a', role: 'worker' }),
+    ]);
+    api.objects.set('machine.openshift.io/v1beta1/machinesets', []);
+  });
+
+  test('a stuck deletion -> exit 1; in a pipe, one line per finding and its fix, then the summary', async () => {
+    const r = await cli(['audit', '--kubeconfig', kubeconfig]);
+    assert.equal(r.code, 1, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /);
+    assert.match(lines[1] ?? '', /^ {2}fix: the deletion waits for "clusteroperator\/etcd"/);
+    assert.equal(lines[2], 'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)');
+    assert.equal(lines[3], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
+    assert.equal(r.stderr, '', 'no progress indicator when stderr is not a terminal');
+    assert.ok(api.requests.includes('/apis/machine.openshift.io/v1beta1/machines?limit=500'));
+  });
+
+  test('on a terminal: a table on stdout, a progress indicator on stderr', async () => {
+    const r = await cliTty(['audit', '--kubeconfig', kubeconfig]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/);
+    assert.ok(r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'), JSON.stringify(r.stderr));
+    assert.ok(r.stderr.endsWith('\r\u001b[K'), 'the progress line is cleared at the end');
+  });
+
+  test('--stuck-after longer than the deletion -> clean, exit 0; -n limits the audit to one namespace', async () => {
+    const clean = await cli(['audit', '--kubeconfig', kubeconfig, '--stuck-after', '3h']);
+    assert.equal(clean.code, 0, clean.stdout);
+    assert.match(clean.stdout, /^audited 3 objects/);
+    api.requests.length = 0;
+    const one = await cli(['audit', '--kubeconfig', kubeconfig, '-n', 'team-a', '--output', 'json']);
+    assert.equal(one.code, 0);
+    assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
+    assert.ok(api.requests.every((p) => p.includes('/namespaces/team-a/')), api.requests.join('\n'));
+  });
+
+  test('--output json: the documented AuditReport, with orphaned owners when the owner\'s service account is gone', async () => {
+    api.serviceAccounts.clear();
+    const r = await cli(['audit', '--kubeconfig', kubeconfig, '--output', 'json']);
+    assert.equal(r.code, 1);
+    const report = JSON.parse(r.stdout) as AuditReport;
+    assert.equal(report.kind, 'AuditReport');
+    assert.deepEqual(report.summary, { objects: 3, passed: 1, fail: 3, warn: 0, stuckDeletions: 1, orphanedHooks: 2 });
+    assert.deepEqual(report.findings.map((f) => [f.rule, f.object.name]), [['stuck-deletion', 'master-0'], ['orphaned-owner', 'master-0'], ['orphaned-owner', 'master-1']]);
+    assert.equal(report.stuckAfterSeconds, 1800);
+    assert.ok(api.requests.includes('/api/v1/namespaces/openshift-etcd-operator/serviceaccounts/etcd-operator'));
+    assert.equal(api.requests.filter((p) => p.includes('/serviceaccounts/')).length, 1, 'looked up once per run');
+  });
+
+  test('--output policyreport: PolicyReports per namespace as a YAML stream, passes included', async () => {
+    const r = await cli(['audit', '--kubeconfig', kubeconfig, '--output', 'policyreport']);
+    assert.equal(r.code, 1);
+    const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Record<string, unknown>);
+    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['summary']]), [
+      ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'openshift-machine-api', { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 }],
+      ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'team-a', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
+    ]);
+    const results = docs[0]?.['results'] as Array<Record<string, unknown>>;
+    assert.deepEqual(results.map((x) => [x['policy'], x['rule'], x['result'], x['source'], x['scored']]), [['hookkeeper', 'stuck-deletion', 'fail', 'hookkeeper', true], ['hookkeeper', undefined, 'pass', 'hookkeeper', true]]);
+  });
+
+  test('cluster errors -> exit 3 with a clear message: unauthorized, forbidden, unreachable, no CRD installed', async () => {
+    api.refuse = { code: 401, message: 'Unauthorized' };
+    const unauthorized = await cli(['audit', '--kubeconfig', kubeconfig]);
+    assert.equal(unauthorized.code, 3);
+    assert.match(unauthorized.stderr, /^hookkeeper audit: cannot list machines\.machine\.openshift\.io: unauthorized \(401\)/);
+    api.refuse = { code: 403, message: 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines"' };
+    const forbidden = await cli(['audit', '--kubeconfig', kubeconfig]);
+    assert.equal(forbidden.code, 3);
+    assert.match(forbidden.stderr, /forbidden \(403\): machines\.machine\.openshift\.io is forbidden: User "auditor" cannot list/);
+    delete api.refuse;
+    api.objects.clear();
+    const none = await cli(['audit', '--kubeconfig', kubeconfig]);
+    assert.equal(none.code, 3);
+    assert.match(none.stderr, /^hookkeeper audit: CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1/);
+    const unreachable = join(dir, 'unreachable');
+    await writeFile(unreachable, (await readFile(kubeconfig, 'utf8')).replace(api.url, 'http://127.0.0.1:1'));
+    const down = await cli(['audit', '--kubeconfig', unreachable]);
+    assert.equal(down.code, 3);
+    assert.match(down.stderr, /cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+  });
+
+  test('usage errors -> exit 2', async () => {
+    for (const args of [
+      ['audit', '--kubeconfig', kubeconfig, '--stuck-after', '30'],
+      ['audit', '--kubeconfig', kubeconfig, '--output', 'yaml'],
+      ['audit', '--kubeconfig', kubeconfig, '--context', 'nope'],
+      ['audit', '--kubeconfig', join(dir, 'missing')],
+      ['audit', '--kubeconfig', kubeconfig, '--config', join(dir, 'no-policy.yaml')],
+    ]) {
+      const r = await cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^hookkeeper audit: /, args.join(' '));
+    }
+  });
+});
+
+describe('durations (--stuck-after, --audit-interval)', () => {
+  test('Go-style durations in milliseconds', () => {
+    assert.deepEqual(['90s', '30m', '1h', '1h30m', '500ms', '1.5h', '0s'].map((v) => duration('--x', v)), [90_000, 1_800_000, 3_600_000, 5_400_000, 500, 5_400_000, 0]);
+  });
+
+  test('anything else is a usage error naming the flag', () => {
+    for (const bad of ['', '30', 'm', '1d', '1h 30m', '-5m', '5 m', '1h30']) {
+      assert.throws(() => duration('--stuck-after', bad), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && e.message.startsWith('--stuck-after must be a duration'), bad);
+    }
+  });
+
+  test('serve refuses a malformed or zero --audit-interval before starting', async () => {
+    for (const value of ['soon', '0s']) {
+      const r = await cli(['serve', '--audit-interval', value]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--audit-interval/);
+    }
+  });
+});

@@ -1,0 +1,135 @@
+// Manifest parsing for `validate`: fast values, exact document boundaries, lines on demand, and the same
+// file:line errors as the project's YAML reader.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseYamlDocuments } from '../../src/config/yaml.js';
+import { AppError } from '../../src/errors.js';
+import { parseManifests } from '../../src/validate/documents.js';
+import { subjectsOf } from '../../src/validate/objects.js';
+import type { Problem } from '../../src/errors.js';
+
+const MULTI = `# leading comment
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+data:
+  script: |
+    echo one
+    --- not a marker: indented
+---
+# empty document follows
+---
+apiVersion: machine.openshift.io/v1beta1
+kind: Machine
+metadata:
+  name: b
+spec:
+  lifecycleHooks:
+    preDrain:
+      - name: EtcdQuorumOperator
+        owner: clusteroperator/etcd
+...
+apiVersion: v1
+kind: Secret
+metadata: {name: c}
+`;
+
+describe('parseManifests', () => {
+  test('splits on document markers only at column 0, drops empty documents, counts lines in the file', () => {
+    const docs = parseManifests(MULTI, 'm.yaml');
+    assert.deepEqual(docs.map((d) => [d.index, d.line]), [[0, 3], [1, 14], [2, 24]]);
+    assert.equal((docs[0]?.value as { data: { script: string } }).data.script, 'echo one\n--- not a marker: indented\n');
+    assert.deepEqual((docs[2]?.value as { metadata: unknown }).metadata, { name: 'c' });
+  });
+
+  test('gives the same values as the project YAML reader', () => {
+    const ours = parseManifests(MULTI, 'm.yaml').map((d) => d.value);
+    const reference = parseYamlDocuments(MULTI, 'm.yaml').map((d) => d.value).filter((v) => v !== null);
+    assert.deepEqual(ours, reference);
+  });
+
+  test('lineOf finds a field, and the nearest present parent of a missing one', () => {
+    const doc = parseManifests(MULTI, 'm.yaml')[1];
+    assert.ok(doc);
+    assert.equal(doc.lineOf(['spec', 'lifecycleHooks', 'preDrain', 0, 'owner']), 22);
+    assert.equal(doc.lineOf('/spec/lifecycleHooks/preDrain/0/name'), 21);
+    assert.equal(doc.lineOf(['spec', 'lifecycleHooks', 'preTerminate']), 19);
+    assert.equal(doc.lineOf([]), 14);
+  });
+
+  test('timestamps stay strings (JSON semantics), as the API server reads them', () => {
+    const [doc] = parseManifests('metadata:\n  deletionTimestamp: 2026-11-20T08:14:02Z\n  n: 010\n', 'x.yaml');
+    assert.deepEqual(doc?.value, { metadata: { deletionTimestamp: '2026-11-20T08:14:02Z', n: 10 } });
+  });
+
+  test('a syntax error names file and line, worded as src/config/yaml.ts words it', () => {
+    const text = 'apiVersion: v1\nkind: A\n---\nkind: B\nmetadata:\n  name: [x\n';
+    const expected = (() => { try { parseYamlDocuments(text, 'bad.yaml'); } catch (e) { return e as AppError; } return undefined; })();
+    assert.ok(expected instanceof AppError);
+    assert.throws(() => parseManifests(text, 'bad.yaml'), (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'INPUT_INVALID');
+      assert.equal(err.message, expected.message);
+      assert.match(err.message, /^bad\.yaml:\d+: cannot parse YAML/);
+      assert.equal(err.problems[0]?.line, expected.problems[0]?.line);
+      return true;
+    });
+  });
+
+  test('duplicate keys are an error, as in the project YAML reader', () => {
+    assert.throws(() => parseManifests('a: 1\na: 2\n', 'dup.yaml'), (err: unknown) => err instanceof AppError && /^dup\.yaml:\d+:/.test(err.message));
+  });
+
+  test('documents with aliases go through the alias-capped parser', () => {
+    const [doc] = parseManifests('base: &b {x: 1}\nother: *b\n', 'a.yaml');
+    assert.deepEqual(doc?.value, { base: { x: 1 }, other: { x: 1 } });
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    assert.throws(() => parseManifests(bomb, 'bomb.yaml'));
+  });
+
+  test('JSON is YAML: a .json file parses, with lines', () => {
+    const [doc] = parseManifests('{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": []\n}\n', 'l.json');
+    assert.deepEqual(doc?.value, { apiVersion: 'v1', kind: 'List', items: [] });
+    assert.equal(doc?.lineOf(['items']), 4);
+  });
+});
+
+describe('subjectsOf', () => {
+  const parse = (text: string): { subjects: ReturnType<typeof subjectsOf>; problems: Problem[] } => {
+    const problems: Problem[] = [];
+    return { subjects: subjectsOf('f.yaml', parseManifests(text, 'f.yaml'), problems), problems };
+  };
+
+  test('a v1 List yields its items, a typed list fills in apiVersion and kind', () => {
+    const { subjects, problems } = parse([
+      'apiVersion: v1', 'kind: List', 'items:', '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: x}}',
+      '---', 'apiVersion: machine.openshift.io/v1beta1', 'kind: MachineList', 'items:', '  - metadata: {name: m}',
+    ].join('\n'));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(subjects.map((s) => s.type === 'manifest' && [s.gvk, s.namespace, s.name, s.origin.document, s.origin.item, s.pointer]), [
+      [{ group: '', version: 'v1', kind: 'ConfigMap' }, 'x', 'a', 1, 0, ['items', 0]],
+      [{ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, undefined, 'm', 2, 0, ['items', 0]],
+    ]);
+  });
+
+  test('an AdmissionReview is reviewed as sent: operation, user and object from the request', () => {
+    const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, operation: 'DELETE', userInfo: { username: 'alice' }, oldObject: { metadata: { name: 'm' } }, object: null } };
+    const { subjects } = parse(JSON.stringify(review));
+    const [s] = subjects;
+    assert.equal(s?.type, 'review');
+    assert.ok(s?.type === 'review');
+    assert.equal(s.uid, 'u-1');
+    assert.equal(s.input.operation, 'DELETE');
+    assert.equal(s.input.userInfo.username, 'alice');
+  });
+
+  test('what is not a Kubernetes object is a problem with file and line', () => {
+    const { problems } = parse('just a string\n---\nfoo: bar\n---\napiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest: {}\n');
+    assert.deepEqual(problems.map((p) => [p.file, p.line]), [['f.yaml', 1], ['f.yaml', 3], ['f.yaml', 5]]);
+    assert.match(problems[0]?.message ?? '', /document 1 is not a Kubernetes object/);
+    assert.match(problems[1]?.message ?? '', /apiVersion and kind missing/);
+    assert.match(problems[2]?.message ?? '', /invalid AdmissionReview/);
+  });
+});

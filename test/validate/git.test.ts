@@ -1,0 +1,47 @@
+// `--old-ref`: the input paths as they are at a git revision, read from a real temporary repository.
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { AppError } from '../../src/errors.js';
+import { readAtRef } from '../../src/validate/git.js';
+import { gitRepo } from './git-repo.js';
+
+describe('readAtRef', () => {
+  let repo: Awaited<ReturnType<typeof gitRepo>>;
+  before(async () => {
+    repo = await gitRepo({
+      'manifests/a.yaml': 'kind: A\n',
+      'manifests/sub/b.yml': 'kind: B\n',
+      'manifests/notes.txt': 'not a manifest\n',
+      'manifests/.hidden/c.yaml': 'kind: C\n',
+      'other/d.json': '{"kind": "D"}\n',
+      'README': 'explicitly named\n',
+    });
+    // The working tree moves on: a.yaml changes, b.yml is deleted; neither affects what HEAD holds.
+    await writeFile(join(repo.dir, 'manifests/a.yaml'), 'kind: A2\n');
+    await rm(join(repo.dir, 'manifests/sub/b.yml'));
+  });
+  after(async () => rm(repo.dir, { recursive: true, force: true }));
+
+  test('a directory gives its manifest files at the revision (recursively, hidden ones skipped), named REF:path', async () => {
+    const files = await readAtRef('HEAD', ['manifests'], repo.dir);
+    assert.deepEqual(files, [
+      { file: 'HEAD:manifests/a.yaml', text: 'kind: A\n' },
+      { file: 'HEAD:manifests/sub/b.yml', text: 'kind: B\n' },
+    ]);
+  });
+
+  test('paths are taken relative to the working directory; a named file is read whatever its name; stdin has no old version', async () => {
+    const files = await readAtRef('HEAD', ['../README', '../other', '-', 'missing.yaml'], join(repo.dir, 'manifests'));
+    // Outside the working directory, names are absolute, as for the new files.
+    assert.deepEqual(files.map((f) => f.file).sort(), [`HEAD:${join(repo.dir, 'README')}`, `HEAD:${join(repo.dir, 'other/d.json')}`]);
+    assert.deepEqual(files.map((f) => f.text).sort(), ['explicitly named\n', '{"kind": "D"}\n']);
+  });
+
+  test('an unknown revision or a path outside the repository is a usage error', async () => {
+    await assert.rejects(readAtRef('no-such-branch', ['manifests'], repo.dir), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && /"no-such-branch" is not a commit/.test(e.message));
+    await assert.rejects(readAtRef('HEAD', [tmpdir()], repo.dir), /is outside the git repository/);
+  });
+});

@@ -1,0 +1,121 @@
+// validateInputs: manifests judged through the webhook's own path (mutate, then validate), as CREATE or as the
+// UPDATE an --old version makes them, plus deletions, AdmissionReviews, CRD ratcheting and line numbers.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import YAML from 'yaml';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import type { KubeObject } from '../../src/core/types.js';
+import { AppError } from '../../src/errors.js';
+import { CrdSet } from '../../src/validate/crd.js';
+import { DEFAULT_USER, validateInputs } from '../../src/validate/run.js';
+import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+
+const yaml = (...objects: KubeObject[]): string => objects.map((o) => YAML.stringify(o)).join('---\n');
+const options = { policy: DEFAULT_POLICY, userInfo: DEFAULT_USER };
+
+describe('validateInputs', () => {
+  test('CREATE of a control-plane Machine without the etcd hook: allowed, with the patch the webhook would apply', () => {
+    const report = validateInputs([{ file: 'cp.yaml', text: yaml(machine({ name: 'master-0' })) }], undefined, options);
+    const [r] = report.results;
+    assert.equal(r?.operation, 'CREATE');
+    assert.equal(r?.allowed, true);
+    assert.deepEqual(r?.findings, []);
+    assert.deepEqual(r?.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
+    assert.deepEqual(r?.changes, ['etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
+    assert.deepEqual(report.summary, { objects: 1, allowed: 1, denied: 0, warnings: 0, patched: 1, deletions: 0 });
+    assert.deepEqual(report.userInfo, { username: 'hookkeeper-validate', groups: [] });
+  });
+
+  test('with --old, removing the etcd hook is an UPDATE by the given user: denied unless it is the etcd operator', () => {
+    const old = [{ file: 'old.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
+    const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [] })) }];
+    const denied = validateInputs(now, old, options);
+    const [r] = denied.results;
+    assert.equal(r?.operation, 'UPDATE');
+    assert.equal(r?.allowed, false);
+    assert.equal(r?.findings[0]?.rule, 'owner-only-removal');
+    assert.equal(r?.findings[0]?.severity, 'deny');
+    assert.match(r?.findings[0]?.message ?? '', /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/);
+    // The hook is gone from the new file: the line points at the nearest present parent, spec.lifecycleHooks.preDrain.
+    const lines = now[0]?.text.split('\n') ?? [];
+    assert.match(lines[(r?.findings[0]?.line ?? 0) - 1] ?? '', /preDrain/);
+    const asOperator = validateInputs(now, old, { ...options, userInfo: USERS.etcdOperator });
+    assert.equal(asOperator.results[0]?.allowed, true);
+  });
+
+  test('objects only in the old manifests are deletions: reported, allowed', () => {
+    const old = [{ file: 'old.yaml', text: yaml(machine({ name: 'gone', preDrain: [ETCD] }), machine({ name: 'kept', preDrain: [ETCD] })) }];
+    const report = validateInputs([{ file: 'new.yaml', text: yaml(machine({ name: 'kept', preDrain: [ETCD] })) }], old, options);
+    assert.equal(report.results[0]?.operation, 'UPDATE');
+    assert.deepEqual(report.deletions.map((d) => [d.object, d.allowed, d.findings, d.file, d.document]), [
+      [{ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'gone' }, true, [], 'old.yaml', 1],
+    ]);
+    assert.equal(report.summary.deletions, 1);
+    assert.equal(report.summary.denied, 0);
+  });
+
+  test('old and new match on API group, kind, namespace and name, not on version', () => {
+    const old = machine({ name: 'm', preDrain: [ETCD] });
+    const moved = { ...machine({ name: 'm', namespace: 'elsewhere', preDrain: [] }) };
+    const report = validateInputs([{ file: 'n.yaml', text: yaml(moved) }], [{ file: 'o.yaml', text: yaml(old) }], options);
+    assert.equal(report.results[0]?.operation, 'CREATE');
+    assert.equal(report.deletions.length, 1);
+  });
+
+  test('an AdmissionReview document is judged as sent (operation and user from the request)', () => {
+    const review = admissionReview({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice });
+    const report = validateInputs([{ file: 'r.json', text: JSON.stringify(review, null, 2) }], undefined, options);
+    const [r] = report.results;
+    assert.equal(r?.source, 'AdmissionReview');
+    assert.equal(r?.operation, 'UPDATE');
+    assert.equal(r?.allowed, false);
+    assert.match(r?.findings[0]?.message ?? '', /"alice" may not remove/);
+  });
+
+  test('findings in a List point at the item and the field', () => {
+    const list = { apiVersion: 'v1', kind: 'List', items: [machine({ name: 'ok', preDrain: [ETCD] }), machine({ name: 'bad', preDrain: [ETCD, { name: 'x', owner: 'someone' }] })] };
+    const text = YAML.stringify(list);
+    const report = validateInputs([{ file: 'l.yaml', text }], undefined, options);
+    const bad = report.results[1];
+    assert.equal(bad?.item, 1);
+    assert.equal(bad?.allowed, false);
+    const lines = text.split('\n');
+    assert.match(lines[(bad?.line ?? 0) - 1] ?? '', /^ {2}- apiVersion: machine\.openshift\.io\/v1beta1/);
+    const naming = bad?.findings.find((f) => f.path === 'spec.lifecycleHooks.preDrain[1].name');
+    assert.match(lines[(naming?.line ?? 0) - 1] ?? '', /name: x$/);
+  });
+
+  test('a hook name that cannot become a Cluster API annotation is a capi-migration warning: reported, not failed', () => {
+    const report = validateInputs([{ file: 'w.yaml', text: yaml(machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] })) }], undefined, options);
+    const [r] = report.results;
+    assert.equal(r?.allowed, true);
+    assert.deepEqual(r?.findings.map((f) => [f.rule, f.severity]), [['capi-migration', 'warn']]);
+    assert.equal(report.summary.warnings, 1);
+  });
+
+  test('CRD violations are denials, except on UPDATE where the stored object has them already (ratcheting)', () => {
+    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
+    const widget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec });
+    const old = [{ file: 'o.yaml', text: yaml(widget({ size: 'huge' })) }];
+    const report = validateInputs([{ file: 'n.yaml', text: yaml(widget({ size: 'huge', replicas: 99 })) }], old, { ...options, crds });
+    assert.deepEqual(report.results[0]?.findings.map((f) => [f.rule, f.severity, f.path, f.line]), [
+      ['crd-schema', 'warn', 'spec.size', 7],
+      ['crd-schema', 'deny', 'spec.replicas', 8],
+    ]);
+  });
+
+  test('an object defined twice is noted', () => {
+    const report = validateInputs([{ file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) }, { file: 'b.yaml', text: yaml(machine({ preDrain: [ETCD] })) }], undefined, options);
+    assert.deepEqual(report.notes, ['Machine openshift-machine-api/ci-ln-7x2k9-master-0 is defined twice: a.yaml document 1 and b.yaml document 1']);
+  });
+
+  test('every unreadable input is reported at once, with file and line', () => {
+    assert.throws(() => validateInputs([{ file: 'a.yaml', text: 'a: [' }, { file: 'b.yaml', text: 'kind: Foo\n' }, { file: 'c.yaml', text: yaml(machine()) }], undefined, options), (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'INPUT_INVALID');
+      assert.deepEqual(err.problems.map((p) => [p.file, p.line]), [['a.yaml', 1], ['b.yaml', 1]]);
+      return true;
+    });
+  });
+});
