@@ -4,43 +4,25 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
-import { register } from '../../src/cli/commands/certs.js';
 import { caBundle } from '../../src/certs/pki.js';
-import type { CliIO } from '../../src/cli/io.js';
+import { cli } from '../helpers/cli.js';
 
-async function run(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
-  const io: CliIO = { stdin: new PassThrough(), stdout, stderr, env: {}, cwd, isTTY: false };
-  const program = new Command().exitOverride();
-  let code: number | undefined;
-  register(program, io, (c) => { code = c; });
-  await program.parseAsync(args, { from: 'user' });
-  assert.notEqual(code, undefined, 'the action called done');
-  return { code: code ?? -1, stdout: out, stderr: err };
-}
 
 test('certs prints the caBundle as one line on stdout and a summary on stderr', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'hookkeeper-cli-'));
   t.after(() => rm(cwd, { recursive: true, force: true }));
-  const result = await run(cwd, ['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--ip', '127.0.0.1', '--ip', '::1', '--days', '30']);
+  const result = await cli(['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--ip', '127.0.0.1', '--ip', '::1', '--days', '30'], { cwd });
   assert.equal(result.code, 0);
   assert.equal(result.stdout, `${caBundle(await readFile(join(cwd, 'certs', 'ca.crt'), 'utf8'))}\n`);
   assert.match(result.stderr, /created a CA and a serving certificate in .*certs/);
   assert.match(result.stderr, /names: hookkeeper, hookkeeper\.hookkeeper, .*, 127\.0\.0\.1, ::1/);
 
-  const again = await run(cwd, ['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper']);
+  const again = await cli(['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper'], { cwd });
   assert.equal(again.code, 2);
   assert.equal(again.stdout, '');
   assert.match(again.stderr, /^hookkeeper certs: .*ca\.crt already exists: pass --renew/);
 
-  const renewed = await run(cwd, ['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--renew', '--renew-before', '7']);
+  const renewed = await cli(['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--renew', '--renew-before', '7'], { cwd });
   assert.equal(renewed.code, 0);
   assert.equal(renewed.stdout, result.stdout, 'same CA, same caBundle');
   assert.match(renewed.stderr, /kept the CA and issued/, 'the names changed (no IPs now), so it was re-issued');
@@ -56,7 +38,7 @@ test('certs usage errors exit 2 with the reason', async (t) => {
     [['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--ip', 'localhost'], /"localhost" is not an IP address/],
   ];
   for (const [args, message] of cases) {
-    const result = await run(cwd, args);
+    const result = await cli(args);
     assert.equal(result.code, 2, args.join(' '));
     assert.equal(result.stdout, '');
     assert.match(result.stderr, message);

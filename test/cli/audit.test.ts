@@ -3,12 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { AuditReport } from '../../src/audit/report.js';
 import { duration } from '../../src/cli/flags.js';
-import { runCli } from '../../src/cli/program.js';
 import { AppError } from '../../src/errors.js';
 import { startFakeApiServer, type FakeApiServer } from '../audit/fake-apiserver.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
@@ -16,19 +14,6 @@ import { cli } from '../helpers/cli.js';
 
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
-/** runCli with terminals on stdout and stderr, as a person at a shell has. */
-async function cliTty(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = Object.assign(new PassThrough(), { isTTY: true });
-  const stderr = Object.assign(new PassThrough(), { isTTY: true });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await runCli(args, { stdin, stdout, stderr, env: {}, cwd: process.cwd(), isTTY: true });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-}
 
 describe('hookkeeper audit', () => {
   let api: FakeApiServer;
@@ -70,7 +55,7 @@ describe('hookkeeper audit', () => {
   });
 
   test('on a terminal: a table on stdout, a progress indicator on stderr', async () => {
-    const r = await cliTty(['audit', '--kubeconfig', kubeconfig]);
+    const r = await cli(['audit', '--kubeconfig', kubeconfig], { tty: true });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/);
     assert.ok(r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'), JSON.stringify(r.stderr));

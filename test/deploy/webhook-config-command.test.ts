@@ -4,33 +4,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
-import { register } from '../../src/cli/commands/webhook-config.js';
-import type { CliIO } from '../../src/cli/io.js';
 import { renderWebhookConfigurations } from '../../src/deploy/render.js';
+import { cli } from '../helpers/cli.js';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const bundle = Buffer.from(pem).toString('base64');
 
-async function run(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
-  const io: CliIO = { stdin: new PassThrough(), stdout, stderr, env: {}, cwd, isTTY: false };
-  const program = new Command().exitOverride();
-  let code = -1;
-  register(program, io, (c) => { code = c; });
-  await program.parseAsync(['webhook-config', 'render', ...args], { from: 'user' });
-  return { code, stdout: out, stderr: err };
-}
 
 test('render --url prints the two configurations as YAML documents', async () => {
-  const result = await run(process.cwd(), ['--ca-bundle', bundle, '--url', 'https://127.0.0.1:9443']);
+  const result = await cli(['webhook-config', 'render', '--ca-bundle', bundle, '--url', 'https://127.0.0.1:9443']);
   assert.equal(result.code, 0);
   assert.equal(result.stderr, '');
   const docs = parseAllDocuments(result.stdout);
@@ -42,7 +25,7 @@ test('render --ca-file --service --output json prints a v1 List', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'hookkeeper-render-'));
   t.after(() => rm(cwd, { recursive: true, force: true }));
   await writeFile(join(cwd, 'ca.crt'), pem);
-  const result = await run(cwd, ['--ca-file', 'ca.crt', '--service', 'hk', '--namespace', 'ops', '--port', '8443', '--name', 'hk', '--output', 'json']);
+  const result = await cli(['webhook-config', 'render', '--ca-file', 'ca.crt', '--service', 'hk', '--namespace', 'ops', '--port', '8443', '--name', 'hk', '--output', 'json'], { cwd });
   assert.equal(result.code, 0);
   assert.deepEqual(JSON.parse(result.stdout), {
     apiVersion: 'v1',
@@ -63,7 +46,7 @@ test('render usage errors exit 2 with the reason', async () => {
     [['--ca-file', '/nonexistent/ca.crt', '--url', 'https://127.0.0.1:1'], /cannot read --ca-file/],
   ];
   for (const [args, message] of cases) {
-    const result = await run(process.cwd(), args);
+    const result = await cli(['webhook-config', 'render', ...args]);
     assert.equal(result.code, 2, args.join(' '));
     assert.equal(result.stdout, '');
     assert.match(result.stderr, message);
