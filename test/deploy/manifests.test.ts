@@ -79,16 +79,21 @@ test('each webhook configuration has the fields the API server requires, and sta
   }
 });
 
-test('validating: fails closed on CREATE/UPDATE of every guarded kind', () => {
-  const [w] = byKind('ValidatingWebhookConfiguration')['webhooks'] as Webhook[];
-  assert.equal(w?.name, 'machines.hookkeeper.io');
-  assert.equal(w?.failurePolicy, 'Fail');
-  assert.equal(w?.clientConfig?.service?.path, '/validate');
-  assert.deepEqual(w?.rules?.map((r) => [r.apiGroups, r.apiVersions, r.resources, r.operations]), [
-    [['machine.openshift.io'], ['v1beta1'], ['machines', 'machinesets'], ['CREATE', 'UPDATE']],
-    [['machine.openshift.io'], ['v1'], ['controlplanemachinesets'], ['CREATE', 'UPDATE']],
-    [['cluster.x-k8s.io'], ['v1beta1', 'v1beta2'], ['machines', 'machinesets', 'machinedeployments'], ['CREATE', 'UPDATE']],
-  ]);
+test('validating: fails closed on UPDATE of every guarded kind, open on CREATE', () => {
+  const [update, create, ...rest] = byKind('ValidatingWebhookConfiguration')['webhooks'] as Webhook[];
+  assert.equal(rest.length, 0);
+  assert.equal(update?.name, 'machines.hookkeeper.io');
+  assert.equal(update?.failurePolicy, 'Fail');
+  assert.equal(create?.name, 'machine-creates.hookkeeper.io');
+  assert.equal(create?.failurePolicy, 'Ignore');
+  for (const [w, op] of [[update, 'UPDATE'], [create, 'CREATE']] as const) {
+    assert.equal(w?.clientConfig?.service?.path, '/validate');
+    assert.deepEqual(w?.rules?.map((r) => [r.apiGroups, r.apiVersions, r.resources, r.operations]), [
+      [['machine.openshift.io'], ['v1beta1'], ['machines', 'machinesets'], [op]],
+      [['machine.openshift.io'], ['v1'], ['controlplanemachinesets'], [op]],
+      [['cluster.x-k8s.io'], ['v1beta1', 'v1beta2'], ['machines', 'machinesets', 'machinedeployments'], [op]],
+    ]);
+  }
 });
 
 test('mutating: fails open on Machine CREATE only, and is reinvoked', () => {

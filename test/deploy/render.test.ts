@@ -15,7 +15,10 @@ test('url form: url + the webhook path, and the caBundle', () => {
   const [validating, mutating] = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:9443' });
   assert.equal(validating?.kind, 'ValidatingWebhookConfiguration');
   assert.equal(mutating?.kind, 'MutatingWebhookConfiguration');
-  assert.deepEqual(validating?.webhooks.map((w) => w.clientConfig), [{ url: 'https://127.0.0.1:9443/validate', caBundle: bundle }]);
+  assert.deepEqual(validating?.webhooks.map((w) => w.clientConfig), [
+    { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
+    { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
+  ]);
   assert.deepEqual(mutating?.webhooks.map((w) => w.clientConfig), [{ url: 'https://127.0.0.1:9443/mutate', caBundle: bundle }]);
 });
 

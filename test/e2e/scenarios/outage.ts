@@ -1,0 +1,60 @@
+// hookkeeper down: the API server applies each webhook's failurePolicy (UPDATE validation Fail, CREATE Ignore);
+// hookkeeper back: normal service. Runs last in its suite, and restarts hookkeeper whatever happens.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { waitForEnforcement } from '../harness/hookkeeper.js';
+import { rejected, WEBHOOK_NAME } from '../harness/kube.js';
+import type { Scenario } from '../harness/suite.js';
+import { hooksOf, metadataOf, removeHook } from './helpers.js';
+import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.js';
+
+const LABEL_PATCH = [{ op: 'add' as const, path: '/metadata/labels/e2e.hookkeeper.io~1touched', value: 'yes' }];
+
+export const outageScenarios: Scenario = (env) => {
+  describe('webhook outage', () => {
+    before(async () => {
+      const e = env();
+      await controlPlaneMachine(e, 'cp-outage');
+      await e.hookkeeper.stop();
+    });
+
+    after(async () => {
+      const e = env();
+      if (!e.hookkeeper.running()) await e.hookkeeper.start();
+    });
+
+    test('an update fails: the validating webhook fails closed (failurePolicy Fail)', async () => {
+      const e = env();
+      const machines = e.machines('admin');
+      const refusal = await rejected(() => machines.patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH));
+      assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
+      assert.equal(refusal.code, 500);
+      assert.ok(refusal.message.includes(`failed calling webhook "${WEBHOOK_NAME}": failed to call webhook: Post "${e.hookkeeper.url}/validate?timeout=5s"`), refusal.message);
+      const stored = await machines.get(MACHINE_NAMESPACE, 'cp-outage');
+      assert.equal((metadataOf(stored)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], undefined);
+    });
+
+    test('a create succeeds, unmutated: both webhooks that see CREATE fail open (failurePolicy Ignore)', async () => {
+      // Machine creation (scale-up, remediation) must not depend on hookkeeper; the audit reports what slipped through.
+      const e = env();
+      const machines = e.machines('machineApi');
+      const { object: created, warnings } = await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-during-outage', role: 'master' }));
+      assert.deepEqual(hooksOf(created, 'preDrain'), []);
+      assert.deepEqual(warnings, []);
+      assert.equal(await machines.exists(MACHINE_NAMESPACE, 'cp-during-outage'), true);
+    });
+
+    test('restarted: updates pass again, creates are mutated again, and removals are guarded again', async () => {
+      const e = env();
+      await e.hookkeeper.start();
+      await waitForEnforcement(e.plane);
+      const { object: patched } = await e.machines('admin').patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH);
+      assert.equal((metadataOf(patched)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], 'yes');
+      const { object: created } = await e.machines('machineApi').create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-after-outage', role: 'master' }));
+      assert.deepEqual(hooksOf(created, 'preDrain'), [ETCD_HOOK]);
+      const refusal = await rejected(() => e.machines('alice').patch(MACHINE_NAMESPACE, 'cp-after-outage', removeHook(created, 'preDrain', ETCD_HOOK.name)));
+      assert.equal(refusal.message, ALICE_REMOVAL_DENIAL);
+    });
+  });
+};
