@@ -2,7 +2,10 @@
 // (uid echoed, patch base64-encoded, empty fields omitted).
 import type { PatchOperation } from '../core/types.js';
 
-/** Kubernetes recommends short warnings; longer ones may be truncated by clients. */
+/**
+ * Kubernetes recommends short warnings; longer ones may be truncated by clients. Warnings travel in an HTTP
+ * header, so the cut is marked with ASCII "..." (a non-ASCII character arrives garbled in many clients).
+ */
 export const MAX_WARNING_LENGTH = 120;
 
 export interface AdmissionResult {
@@ -57,7 +60,7 @@ export function errored(code: number, message: string): AdmissionResult {
 }
 
 export function shortWarning(text: string): string {
-  return text.length <= MAX_WARNING_LENGTH ? text : `${text.slice(0, MAX_WARNING_LENGTH - 1)}…`;
+  return text.length <= MAX_WARNING_LENGTH ? text : `${text.slice(0, MAX_WARNING_LENGTH - 3)}...`;
 }
 
 export function toAdmissionReview(uid: string, result: AdmissionResult): AdmissionReviewOut {

@@ -1,7 +1,7 @@
 // Cluster API keeps deletion hooks as annotations ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>:
 // <owner>") rather than {name, owner} lists; these carriers read and write them so every rule applies unchanged.
 import type { HookCarrier, HookReading, RawHook } from './carriers.js';
-import { dig, isRecord, quote } from './guards.js';
+import { dig, isRecord, jsonType, quote } from './guards.js';
 import type { Stage, Violation } from './types.js';
 
 export const CAPI_GROUP = 'cluster.x-k8s.io';
@@ -42,7 +42,7 @@ export function parseHookAnnotationKey(key: string): ParsedHookKey | undefined {
 }
 
 function notAnObject(path: string, value: unknown): Violation {
-  const got = Array.isArray(value) ? 'array' : typeof value;
+  const got = jsonType(value);
   return {
     rule: 'hook-naming',
     path,

@@ -1,6 +1,6 @@
 // Where each handled kind keeps its lifecycle hooks. Rules see hooks, never kind-specific field layouts.
 import { CAPI_CARRIERS } from './capi.js';
-import { dig, isRecord } from './guards.js';
+import { dig, isRecord, jsonType } from './guards.js';
 import type { GroupVersionKind, KubeObject, Stage, Violation } from './types.js';
 
 export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
@@ -95,7 +95,7 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
 }
 
 function structural(path: string, expected: string, value: unknown): Violation {
-  const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  const got = jsonType(value);
   return {
     rule: 'hook-naming',
     path,

@@ -38,3 +38,11 @@ export function quote(value: unknown): string {
   if (value === undefined) return 'null';
   return JSON.stringify(value) ?? String(value);
 }
+
+/** The JSON type name the API server's OpenAPI validation reports ("must be of type string: \"integer\""). */
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}

@@ -57,7 +57,7 @@ describe('hook-naming for Cluster API hook annotations', () => {
 
   test('an owner that is not a string', () => {
     const path = `metadata.annotations[${PRE_DRAIN}/x]`;
-    assert.deepEqual(denialsForKey(`${PRE_DRAIN}/x`, 42), [`${path}: Invalid value: "number": ${path} in body must be of type string: "number"`]);
+    assert.deepEqual(denialsForKey(`${PRE_DRAIN}/x`, 42), [`${path}: Invalid value: "integer": ${path} in body must be of type string: "integer"`]);
   });
 
   test('the denial the client sees is the API server\'s message, and names how to fix it', () => {

@@ -37,7 +37,7 @@ describe('hook-naming', () => {
     ['owner of 513 characters', { name: 'Hook', owner: 'o'.repeat(513) }, [`${P}.owner: Too long: may not be more than 512 bytes`]],
     ['owner may hold any characters', { name: 'Hook', owner: 'Team Ops / on-call #42 ✓' }, []],
     ['name that is a number', { name: 42, owner: 'storage-team' },
-      [`${P}.name: Invalid value: "number": ${P}.name in body must be of type string: "number"`]],
+      [`${P}.name: Invalid value: "integer": ${P}.name in body must be of type string: "integer"`]],
     ['both short and invalid', { name: '-a', owner: 'storage-team' }, [
       `${P}.name: Invalid value: "-a": ${P}.name in body should be at least 3 chars long`,
       `${P}.name: Invalid value: "-a": ${P}.name in body should match '${HOOK_NAME_PATTERN}'`,

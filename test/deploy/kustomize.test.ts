@@ -1,33 +1,20 @@
 // Builds every overlay with a real kustomize when one is installed ($KUSTOMIZE, `kustomize` or `kubectl kustomize`); skips otherwise.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { packageRoot } from '../../src/deploy/render.js';
+import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 
 type Doc = { kind: string; metadata: { name: string; annotations?: Record<string, string> }; webhooks?: { clientConfig: { caBundle?: string } }[] };
 
-/** The command that builds a kustomization directory given as its last argument, or undefined. */
-function findKustomize(): string[] | undefined {
-  const candidates = [
-    ...(process.env['KUSTOMIZE'] ? [[process.env['KUSTOMIZE'], 'build']] : []),
-    ['kustomize', 'build'],
-    ['kubectl', 'kustomize'],
-  ];
-  return candidates.find(([cmd, sub]) => spawnSync(cmd ?? '', [sub ?? '', '--help'], { encoding: 'utf8' }).status === 0);
-}
-
 const kustomize = findKustomize();
-const skip = kustomize ? false : 'no kustomize (set KUSTOMIZE=/path/to/kustomize to run)';
+const skip = kustomize ? false : NO_KUSTOMIZE;
 
 function build(dir: string): Doc[] {
-  const [cmd, ...args] = kustomize ?? [];
-  const out = execFileSync(cmd ?? '', [...args, dir], { encoding: 'utf8' });
-  return parseAllDocuments(out).map((d) => d.toJS() as Doc);
+  return kustomizeBuild<Doc>(kustomize ?? [], dir);
 }
 
 const webhookConfigs = (docs: Doc[]): Doc[] => docs.filter((d) => d.kind.endsWith('WebhookConfiguration'));

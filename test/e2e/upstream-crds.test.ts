@@ -5,12 +5,12 @@ import { test } from 'node:test';
 import { upstreamCrdSet } from './harness/crds.js';
 import { readSettings } from './harness/settings.js';
 import { defineSuite } from './harness/suite.js';
-import { SCENARIOS } from './scenarios/index.js';
+import { scenarios } from './scenarios/index.js';
 
 const settings = readSettings();
 const crds = upstreamCrdSet(settings.sharedCrdDir);
 if (!('missing' in crds)) {
-  defineSuite(settings, crds, SCENARIOS);
+  defineSuite(settings, crds, scenarios({ crdIndependent: false }));
 } else if (settings.ci) {
   test('upstream CRDs are present (required when CI=true)', () => {
     assert.fail(`${crds.missing} (set HOOKKEEPER_E2E_SHARED_CRDS to their directory)`);

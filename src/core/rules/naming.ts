@@ -2,7 +2,7 @@
 // API hook annotation keys, in the API server's words, so `hookkeeper validate` in CI, the webhook and the
 // cluster all say the same thing.
 import { HOOK_ANNOTATION_PREFIX, parseHookAnnotationKey } from '../capi.js';
-import { quote } from '../guards.js';
+import { jsonType, quote } from '../guards.js';
 import type { HookCarrier, RawHook } from '../carriers.js';
 import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
@@ -26,7 +26,7 @@ const OWNER_LIMITS: StringLimits = { min: 3, max: 512 };
 export function checkString(path: string, value: unknown, limits: StringLimits): Array<{ message: string; check: string }> {
   if (value === undefined || value === null) return [{ message: `${path}: Required value`, check: 'required' }];
   if (typeof value !== 'string') {
-    const got = Array.isArray(value) ? 'array' : typeof value;
+    const got = jsonType(value);
     return [{ message: `${path}: Invalid value: "${got}": ${path} in body must be of type string: "${got}"`, check: 'type' }];
   }
   const out: Array<{ message: string; check: string }> = [];
@@ -99,7 +99,7 @@ export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHo
       });
     }
     if (typeof h.owner !== 'string') {
-      const got = Array.isArray(h.owner) ? 'array' : typeof h.owner;
+      const got = jsonType(h.owner);
       out.push({
         rule: 'hook-naming',
         path: h.ownerPath,

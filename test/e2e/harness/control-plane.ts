@@ -10,7 +10,9 @@ import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig 
 import { createCertificateAuthority, issueServingCertificate } from '../../../src/certs/pki.js';
 import { installCrds, readCrds, type CrdSet } from './crds.js';
 import { rawRequest } from './http.js';
-import { IDENTITY_NAMES, kubeConfigFor, makeIdentities, rbacObjects, tokensCsv, type Identity, type IdentityName } from './identities.js';
+import {
+  IDENTITY_NAMES, kubeConfigFor, makeIdentities, RBAC_CHECKS, rbacObjects, shippedRbac, tokensCsv, writeKubeConfig, type Identity, type IdentityName,
+} from './identities.js';
 import { mentionsPortInUse, PortInUse, withFreePorts } from './ports.js';
 import { forgetDir, GiveUp, pollUntil, removeIfAborted, spawnManaged, tail, type ManagedProcess } from './processes.js';
 import type { E2ESettings } from './settings.js';
@@ -26,6 +28,8 @@ export interface ControlPlane {
   caPem: string;
   identities: Record<IdentityName, Identity>;
   kubeConfig(name: IdentityName): KubeConfig;
+  /** That identity's kubeconfig as a file in dir, for `--kubeconfig FILE` (written on first use). */
+  kubeConfigFile(name: IdentityName): Promise<string>;
   /** Registers another process (hookkeeper) to be stopped, first, on teardown and reported on failure. */
   adopt(process: ManagedProcess): void;
   /** Keep the temp dir at teardown: something failed and its logs are evidence. */
@@ -172,7 +176,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         `--service-account-key-file=${join(dir, 'sa.pub')}`, `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
         '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true',
         // No controller-manager creates the default ServiceAccount that this admission plugin waits for.
-        '--disable-admission-plugins=ServiceAccount', '--v=1',
+        '--disable-admission-plugins=ServiceAccount',
+        // On in OpenShift: setting blockOwnerDeletion needs update on the owner's finalizers (child-resource rules).
+        '--enable-admission-plugins=OwnerReferencesPermissionEnforcement', '--v=1',
       ], { logFile: join(dir, 'kube-apiserver.log'), cwd: dir });
       processes.push(apiserver);
       const url = `https://127.0.0.1:${port}`;
@@ -185,7 +191,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const configs = Object.fromEntries(IDENTITY_NAMES.map((n) => [n, kubeConfigFor(server, caPem, n, identities[n])])) as Record<IdentityName, KubeConfig>;
     const admin = configs.admin;
     const t = Date.now();
-    await grantRbac(admin, identities);
+    await grantRbac(admin, identities, settings.repoRoot);
     await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'openshift-machine-api' } } });
     await installCrds(admin, server, caPem, identities.admin.token, await readCrds(crds.files));
     log(`${label}: RBAC, namespace and ${crds.files.length} CRD files installed after ${seconds(t)}; control plane up in ${seconds(started)}`);
@@ -193,6 +199,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     return {
       label, repoRoot: settings.repoRoot, dir, server, caPem, identities,
       kubeConfig: (name) => configs[name],
+      kubeConfigFile: (name) => writeKubeConfig(join(dir, `kubeconfig-${name}.json`), configs[name]),
       adopt: (p) => { processes.push(p); },
       markFailed: () => { failed = true; },
       logTails,
@@ -218,21 +225,26 @@ async function etcdSupportsNoFsync(etcd: string): Promise<boolean> {
 }
 
 /** RBAC is enforced before admission: without these grants alice would get RBAC's 403, never the webhook's. */
-async function grantRbac(admin: KubeConfig, identities: Record<IdentityName, Identity>): Promise<void> {
+async function grantRbac(admin: KubeConfig, identities: Record<IdentityName, Identity>, repoRoot: string): Promise<void> {
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-  const { roles, bindings } = rbacObjects(identities);
-  for (const body of roles) await rbac.createClusterRole({ body });
-  for (const body of bindings) await rbac.createClusterRoleBinding({ body });
+  const ours = rbacObjects(identities);
+  const shipped = await shippedRbac(repoRoot);
+  for (const body of [...ours.roles, ...shipped.roles]) await rbac.createClusterRole({ body });
+  for (const body of [...ours.bindings, ...shipped.bindings]) await rbac.createClusterRoleBinding({ body });
   // The RBAC authorizer reads through informers: wait until it sees the new bindings.
   const authz = admin.makeApiClient(AuthorizationV1Api);
-  const checks: Array<[Identity, string]> = [[identities.alice, 'update'], [identities.etcdOperator, 'patch'], [identities.machineApi, 'create']];
-  for (const [id, verb] of checks) {
-    await pollUntil(`RBAC to let ${id.username} ${verb} machines`, 30_000, async () => {
+  for (const check of RBAC_CHECKS) {
+    const id = identities[check.identity];
+    await pollUntil(`RBAC to let ${id.username} ${check.verb} ${check.resource}`, 30_000, async () => {
       const review = await authz.createSubjectAccessReview({
         body: {
           spec: {
             user: id.username, groups: [...id.groups],
-            resourceAttributes: { group: 'machine.openshift.io', resource: 'machines', verb, namespace: 'openshift-machine-api' },
+            resourceAttributes: {
+              group: check.group, resource: check.resource.split('/')[0] ?? '', verb: check.verb,
+              ...(check.resource.includes('/') ? { subresource: check.resource.split('/')[1] ?? '' } : {}),
+              ...(check.namespace ? { namespace: check.namespace } : {}),
+            },
           },
         },
       });

@@ -19,6 +19,10 @@ export interface HookkeeperOptions {
   config?: string | Record<string, unknown>;
   /** A fixed port; none: a free one. */
   port?: number;
+  /** Names its files and log in the plane's dir, so several can run side by side (default "hookkeeper"). */
+  name?: string;
+  /** Further `serve` flags, e.g. ['--kubeconfig', FILE]. */
+  args?: readonly string[];
 }
 
 export interface Hookkeeper {
@@ -35,7 +39,8 @@ export interface Hookkeeper {
 }
 
 export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOptions = {}): Promise<Hookkeeper> {
-  const dir = join(plane.dir, 'hookkeeper');
+  const name = options.name ?? 'hookkeeper';
+  const dir = join(plane.dir, name);
   mkdirSync(dir, { recursive: true });
   const ca = await createCertificateAuthority({ commonName: 'hookkeeper-e2e-webhook-ca', days: 1 });
   const serving = await issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
@@ -48,35 +53,37 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
     configFile = join(dir, 'policy.yaml');
     await writeFile(configFile, typeof options.config === 'string' ? options.config : JSON.stringify(options.config, null, 2));
   }
-  const logFile = join(plane.dir, 'hookkeeper.log');
-  // The child reads its policy from flags only: a developer's HOOKKEEPER_CONFIG must not leak in.
+  const logFile = join(plane.dir, `${name}.log`);
+  // The child reads its policy and credentials from flags only: a developer's HOOKKEEPER_CONFIG or KUBECONFIG must not leak in.
   const env = { ...process.env };
   delete env['HOOKKEEPER_CONFIG'];
+  delete env['KUBECONFIG'];
   delete env['HOOKKEEPER_LOG_LEVEL'];
 
   let current: ManagedProcess | undefined;
   const launch = async (port: number): Promise<void> => {
     const t = Date.now();
-    const child = spawnManaged('hookkeeper', process.execPath, [
+    const child = spawnManaged(name, process.execPath, [
       '--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts'), 'serve',
       '--host', '127.0.0.1', '--port', String(port), '--tls-cert', certFile, '--tls-key', keyFile,
       '--shutdown-grace', '2', '--log-level', 'info',
       ...(configFile ? ['--config', configFile] : []),
+      ...(options.args ?? []),
     ], { logFile, env, cwd: plane.repoRoot });
     plane.adopt(child);
     current = child;
     try {
-      await pollUntil('hookkeeper /readyz', 30_000, async () => {
+      await pollUntil(`${name} /readyz`, 30_000, async () => {
         const exit = child.exit();
-        if (exit !== null) throw new GiveUp(`hookkeeper exited (code ${exit.code}, signal ${exit.signal})`);
+        if (exit !== null) throw new GiveUp(`${name} exited (code ${exit.code}, signal ${exit.signal})`);
         return (await rawRequest({ url: `https://127.0.0.1:${port}/readyz`, ca: ca.certPem, timeoutMs: 2_000 })).status === 200 ? true : undefined;
       });
     } catch (err) {
       await child.stop();
-      if (mentionsPortInUse(tail(logFile, 20))) throw new PortInUse('hookkeeper: port already in use');
+      if (mentionsPortInUse(tail(logFile, 20))) throw new PortInUse(`${name}: port already in use`);
       throw err;
     }
-    process.stderr.write(`[e2e] ${plane.label}: hookkeeper ready on 127.0.0.1:${port} after ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(`[e2e] ${plane.label}: ${name} ready on 127.0.0.1:${port} after ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
   };
 
   const port = options.port ?? await withFreePorts(1, async ([p = 0]) => {

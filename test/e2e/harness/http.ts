@@ -15,6 +15,8 @@ export interface RawRequest {
   ca?: string;
   token?: string;
   body?: unknown;
+  /** Of the JSON body; default application/json (a JSON patch or server-side apply names its own). */
+  contentType?: string;
   timeoutMs?: number;
 }
 
@@ -29,7 +31,7 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
       headers: {
         accept: 'application/json',
         ...(req.token ? { authorization: `Bearer ${req.token}` } : {}),
-        ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        ...(payload === undefined ? {} : { 'content-type': req.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) }),
       },
       timeout: req.timeoutMs ?? 5_000,
     }, (res) => {

@@ -127,7 +127,8 @@ export function toRejection(err: unknown): Rejection {
   const message = status.message ?? '';
   const reason = status.reason ?? '';
   let by: Rejecter = 'other';
-  if (message.startsWith(DENIAL_PREFIX) || message.startsWith(CREATE_DENIAL_PREFIX)) by = 'webhook';
+  // Any of our webhooks: the Machine ones above and the child-resource ones some scenarios register.
+  if (/^admission webhook "[^"]+\.hookkeeper\.io" denied the request: /.test(message)) by = 'webhook';
   else if (message.includes(`failed calling webhook "${WEBHOOK_NAME}"`)) by = 'webhook-unreachable';
   else if (reason === 'Invalid' && / is invalid: /.test(message)) by = 'schema';
   else if (err.code === 403 && /^[^:]+ is forbidden: User ".*" cannot /.test(message)) by = 'rbac';

@@ -1,6 +1,8 @@
 // Every scenario group, in the order a suite runs them (the outage last: it stops and restarts hookkeeper).
 import type { Scenario } from '../harness/suite.js';
+import { auditScenarios } from './audit.js';
 import { capiScenarios } from './capi.js';
+import { childrenScenarios } from './children.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
@@ -9,15 +11,30 @@ import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
+import { validateAgreementScenarios } from './validate-agreement.js';
+import { webhookConfigScenarios } from './webhook-config.js';
 
-export const SCENARIOS: readonly Scenario[] = [
-  identityScenarios,
-  defaultHookScenarios,
-  ownerOnlyRemovalScenarios,
-  deletionScenarios,
-  namingScenarios,
-  dryRunScenarios,
-  machineSetScenarios,
-  capiScenarios,
-  outageScenarios,
-];
+export interface ScenarioOptions {
+  /**
+   * Also the groups that do not depend on the Machine CRDs (child resources, webhook-config/ manifests): one
+   * suite runs them, the one that always runs.
+   */
+  crdIndependent: boolean;
+}
+
+export function scenarios(options: ScenarioOptions): Scenario[] {
+  return [
+    identityScenarios,
+    defaultHookScenarios,
+    ownerOnlyRemovalScenarios,
+    deletionScenarios,
+    namingScenarios,
+    dryRunScenarios,
+    machineSetScenarios,
+    capiScenarios,
+    validateAgreementScenarios,
+    auditScenarios,
+    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios] : []),
+    outageScenarios,
+  ];
+}

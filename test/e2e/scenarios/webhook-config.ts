@@ -1,0 +1,120 @@
+// Issue 5: every object of every webhook-config/ overlay, built with kustomize, is accepted by the real API server
+// (server-side apply with dryRun=All, as `kubectl apply --server-side --dry-run=server` sends it), without
+// warnings (so the Deployment meets the "restricted" Pod Security level the Namespace enforces), and nothing is stored.
+// cert-manager's Issuer and Certificate are checked against stand-in CRDs (test/fixtures/crds/cert-manager.io_stand-ins.yaml)
+// that accept any spec: their metadata, kind and scope are checked, their spec is not.
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runCerts } from '../../../src/certs/store.js';
+import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../../helpers/kustomize.js';
+import type { ControlPlane } from '../harness/control-plane.js';
+import { installCrds, readCrds } from '../harness/crds.js';
+import { rawRequest } from '../harness/http.js';
+import { parseWarnings } from '../harness/kube.js';
+import { flatHeaders, groupVersionPath } from '../harness/objects.js';
+import type { Scenario } from '../harness/suite.js';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+interface ApiResource {
+  plural: string;
+  namespaced: boolean;
+}
+
+const OVERLAYS = ['openshift', 'cert-manager', 'self-managed'] as const;
+const NAMESPACE = 'hookkeeper';
+
+/** Discovery, as kubectl does it: apiVersion + kind -> resource name and scope. */
+async function discover(plane: ControlPlane, apiVersion: string, kind: string): Promise<ApiResource | undefined> {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  const res = await rawRequest({ url: `${plane.server}${groupVersionPath(group, version)}`, ca: plane.caPem, token: plane.identities.admin.token });
+  if (res.status !== 200) return undefined;
+  const list = JSON.parse(res.body) as { resources: Array<{ name: string; kind: string; namespaced: boolean }> };
+  const found = list.resources.find((r) => r.kind === kind && !r.name.includes('/'));
+  return found && { plural: found.name, namespaced: found.namespaced };
+}
+
+interface Applied {
+  object: string;
+  status: number;
+  message?: string;
+  warnings: string[];
+}
+
+/** Server-side apply as the suite's admin; dryRun unless told otherwise. */
+async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolean }): Promise<Applied> {
+  const object = `${m.kind} ${m.metadata.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata.name}`;
+  const resource = await discover(plane, m.apiVersion, m.kind);
+  if (!resource) return { object, status: 0, message: `the API server serves no ${m.kind} in ${m.apiVersion}`, warnings: [] };
+  if (resource.namespaced && !m.metadata.namespace) return { object, status: 0, message: 'namespaced, but has no metadata.namespace', warnings: [] };
+  const [group, version] = m.apiVersion.includes('/') ? m.apiVersion.split('/') as [string, string] : ['', m.apiVersion];
+  const where = resource.namespaced ? `/namespaces/${m.metadata.namespace}` : '';
+  const query = `fieldManager=hookkeeper-e2e&force=true${options.dryRun ? '&dryRun=All' : ''}`;
+  const res = await rawRequest({
+    url: `${plane.server}${groupVersionPath(group, version)}${where}/${resource.plural}/${m.metadata.name}?${query}`,
+    method: 'PATCH', ca: plane.caPem, token: plane.identities.admin.token,
+    // JSON is YAML: the apply patch content type takes either.
+    body: m, contentType: 'application/apply-patch+yaml', timeoutMs: 30_000,
+  });
+  const warnings = parseWarnings(flatHeaders(res.headers)['warning']);
+  if (res.status === 200 || res.status === 201) return { object, status: res.status, warnings };
+  let message = res.body;
+  try {
+    message = (JSON.parse(res.body) as { message?: string }).message ?? res.body;
+  } catch {
+    // not a Status: the body as it came
+  }
+  return { object, status: res.status, message, warnings };
+}
+
+export const webhookConfigScenarios: Scenario = (env) => {
+  const kustomize = findKustomize();
+  describe('webhook-config/ overlays: every object accepted by the API server (server-side dry-run apply)', { skip: kustomize ? false : NO_KUSTOMIZE }, () => {
+    const built = new Map<string, Manifest[]>();
+    let copy = '';
+
+    before(async () => {
+      const { plane } = env();
+      // The self-managed overlay needs `hookkeeper certs` output beside it: build it from a copy.
+      copy = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-webhook-config-'));
+      await cp(join(plane.repoRoot, 'webhook-config'), copy, { recursive: true });
+      await runCerts({ out: join(copy, 'overlays', 'self-managed', 'certs'), service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
+      for (const overlay of OVERLAYS) built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
+      const crds = await readCrds([join(plane.repoRoot, 'test', 'fixtures', 'crds', 'cert-manager.io_stand-ins.yaml')]);
+      await installCrds(plane.kubeConfig('admin'), plane.server, plane.caPem, plane.identities.admin.token, crds);
+      // The namespace must exist for the namespaced objects' dry runs; created as shipped, so that the Deployment
+      // is checked against the Pod Security level its labels enforce.
+      const namespace = built.get('openshift')?.find((m) => m.kind === 'Namespace' && m.metadata.name === NAMESPACE);
+      assert.ok(namespace, `the overlays have no Namespace ${NAMESPACE}`);
+      const created = await apply(plane, namespace, { dryRun: false });
+      assert.equal(created.message, undefined, created.message);
+    });
+
+    after(async () => {
+      if (copy) await rm(copy, { recursive: true, force: true });
+    });
+
+    for (const overlay of OVERLAYS) {
+      test(`overlays/${overlay}: every object accepted without warnings, nothing stored`, async () => {
+        const { plane } = env();
+        const manifests = built.get(overlay) ?? [];
+        assert.ok(manifests.length >= 10, `overlays/${overlay} built ${manifests.length} objects`);
+        const results: Applied[] = [];
+        for (const m of manifests) results.push(await apply(plane, m, { dryRun: true }));
+        assert.deepEqual(results.filter((r) => r.message !== undefined || r.warnings.length > 0), []);
+        // Dry run: the webhook configurations and the Deployment were not created.
+        for (const path of ['/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/hookkeeper', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/hookkeeper`]) {
+          const res = await rawRequest({ url: `${plane.server}${path}`, ca: plane.caPem, token: plane.identities.admin.token });
+          assert.equal(res.status, 404, `${path} exists`);
+        }
+      });
+    }
+  });
+};
