@@ -1,0 +1,215 @@
+// Figure 2: the webhook over HTTPS keep-alive against the floor, in the same run: maximum throughput in
+// alternating rounds, then a fixed-rate run at half the webhook's maximum for latency. Also the cost of the
+// default info log line per decision, and of running through tsx instead of the build.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { createMasterReview, statusUpdateReview } from '../test/fixtures/hardening-machine.js';
+import { median, round } from './measure.js';
+import { startProcess, type RunningProcess, type ServerSpec, type Tls } from './servers.js';
+import { runWrk, type WrkRun } from './wrk.js';
+
+export interface HttpOptions {
+  seconds: number;
+  rounds: number;
+  connections: number;
+  fixedSeconds: number;
+  serverCpu?: number;
+  loadCpu?: number;
+}
+
+interface Contender {
+  label: string;
+  server: RunningProcess;
+  path: string;
+}
+
+interface Pair {
+  webhook: 'validate' | 'mutate';
+  body: string;
+  bodyFile: string;
+  expect: 'allowed' | 'patched';
+  contenders: Contender[];
+}
+
+export interface ContenderResult {
+  label: string;
+  command: string;
+  serverCommand: string;
+  rounds: Array<{ rps: number; p50Us: number; p99Us: number; failed: number; cpuUs: number }>;
+  maxRps: number;
+  /** Median over rounds of (this contender / the floor in the same round). */
+  ratio: number;
+  /** The server's CPU time (user + system, all threads) per request at saturation, median over rounds. */
+  cpuUsPerRequest: number;
+  /** Median over rounds of (the floor's CPU per request / this contender's): what throughput would be on a core of its own. */
+  cpuRatio: number;
+}
+
+export interface FixedRateResult {
+  label: string;
+  offeredRps: number;
+  achievedRps: number;
+  p50Us: number;
+  p99Us: number;
+  maxUs: number;
+  failed: number;
+  command: string;
+}
+
+export interface PairResult {
+  webhook: 'validate' | 'mutate';
+  bodyBytes: number;
+  contenders: ContenderResult[];
+  fixedRate: FixedRateResult[];
+}
+
+export interface HttpFigure {
+  pairs: PairResult[];
+  /** Extra server CPU per decision at info level (median CPU per request at info less at warn). */
+  infoLog: { usPerDecision: number; bytesPerLine: number };
+  afterLoadMemory: { rssMiB: number; peakMiB: number };
+  serverCommands: string[];
+}
+
+function post(port: number, path: string, body: string, caPem: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca: caPem, agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>);
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A benchmark of a server that answers wrongly measures nothing: check each webhook's decision first. */
+async function checkDecision(pair: Pair, c: Contender, tls: Tls): Promise<void> {
+  if (c.label === 'floor') return;
+  const res = (await post(c.server.port, c.path, pair.body, tls.caPem))['response'] as { allowed?: boolean; patch?: string } | undefined;
+  const got = !res?.allowed ? 'not allowed' : res.patch ? 'patched' : 'allowed';
+  if (got !== pair.expect) throw new Error(`${c.label} ${c.path}: expected ${pair.expect}, got ${got}`);
+}
+
+function wrk(o: HttpOptions, c: Contender, pair: Pair, seconds: number, rate?: number): Promise<WrkRun> {
+  return runWrk({
+    url: `https://127.0.0.1:${c.server.port}${c.path}`, bodyFile: pair.bodyFile, bodyLabel: `$TMP/${pair.webhook}.json`,
+    connections: o.connections, seconds, ...(rate ? { rate } : {}), ...(o.loadCpu === undefined ? {} : { cpu: o.loadCpu }),
+  });
+}
+
+interface Measured {
+  run: WrkRun;
+  /** Server CPU microseconds per answered request during the run. */
+  cpuUs: number;
+}
+
+async function measured(o: HttpOptions, c: Contender, pair: Pair, seconds: number): Promise<Measured> {
+  const before = c.server.cpuSeconds();
+  const run = await wrk(o, c, pair, seconds);
+  return { run, cpuUs: ((c.server.cpuSeconds() - before) * 1e6) / Math.max(1, run.result.requests) };
+}
+
+function assertNoFailures(run: WrkRun, label: string): void {
+  if (run.failed > 0) throw new Error(`${label}: ${run.failed} failed requests (${JSON.stringify(run.result.errors)})`);
+}
+
+export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, dir: string, log: (line: string) => void): Promise<HttpFigure> {
+  const start = (spec: Omit<ServerSpec, 'cpu'>): Promise<RunningProcess> =>
+    startProcess({ ...spec, ...(o.serverCpu === undefined ? {} : { cpu: o.serverCpu }) }, tls, floorFile, dir);
+  const floor = await start({ kind: 'floor' });
+  const warn = await start({ kind: 'webhook', logLevel: 'warn' });
+  const info = await start({ kind: 'webhook', logLevel: 'info' });
+  const tsx = await start({ kind: 'webhook-tsx', logLevel: 'warn' });
+  const servers = [floor, warn, info, tsx];
+  try {
+    const update = JSON.stringify(statusUpdateReview());
+    const create = JSON.stringify(createMasterReview());
+    writeFileSync(join(dir, 'validate.json'), update);
+    writeFileSync(join(dir, 'mutate.json'), create);
+    const pairs: Pair[] = [
+      { webhook: 'validate', body: update, bodyFile: join(dir, 'validate.json'), expect: 'allowed', contenders: [
+        { label: 'floor', server: floor, path: '/validate' },
+        { label: 'webhook', server: warn, path: '/validate' },
+        { label: 'webhook, info log', server: info, path: '/validate' },
+        { label: 'webhook via tsx', server: tsx, path: '/validate' },
+      ] },
+      { webhook: 'mutate', body: create, bodyFile: join(dir, 'mutate.json'), expect: 'patched', contenders: [
+        { label: 'floor', server: floor, path: '/mutate' },
+        { label: 'webhook', server: warn, path: '/mutate' },
+      ] },
+    ];
+    for (const pair of pairs) for (const c of pair.contenders) await checkDecision(pair, c, tls);
+
+    log('http: warm-up');
+    for (const pair of pairs) for (const c of pair.contenders) assertNoFailures(await wrk(o, c, pair, 3), c.label);
+
+    const results: PairResult[] = pairs.map((p) => ({ webhook: p.webhook, bodyBytes: Buffer.byteLength(p.body), contenders: [], fixedRate: [] }));
+    const runs = new Map<string, Measured[]>();
+    for (let r = 0; r < o.rounds; r++) {
+      for (const pair of pairs) {
+        // Alternate the order each round so drift on a shared machine favours no one.
+        const order = r % 2 === 0 ? pair.contenders : [...pair.contenders].reverse();
+        for (const c of order) {
+          const m = await measured(o, c, pair, o.seconds);
+          assertNoFailures(m.run, c.label);
+          log(`http: round ${r + 1} ${pair.webhook} ${c.label}: ${Math.round(m.run.requestsPerSecond)} req/s, ${Math.round(m.cpuUs)} µs CPU per request`);
+          runs.set(`${pair.webhook}/${c.label}`, [...(runs.get(`${pair.webhook}/${c.label}`) ?? []), m]);
+        }
+      }
+    }
+    pairs.forEach((pair, i) => {
+      const floorRuns = runs.get(`${pair.webhook}/floor`) ?? [];
+      (results[i] as PairResult).contenders = pair.contenders.map((c) => {
+        const mine = runs.get(`${pair.webhook}/${c.label}`) ?? [];
+        return {
+          label: c.label,
+          command: (mine[0] as Measured).run.command,
+          serverCommand: c.server.command,
+          rounds: mine.map(({ run, cpuUs }) => ({
+            rps: Math.round(run.requestsPerSecond), p50Us: run.result.latencyUs.p50, p99Us: run.result.latencyUs.p99, failed: run.failed, cpuUs: round(cpuUs, 0),
+          })),
+          maxRps: Math.round(median(mine.map((m) => m.run.requestsPerSecond))),
+          ratio: round(median(mine.map((m, k) => m.run.requestsPerSecond / (floorRuns[k] as Measured).run.requestsPerSecond)), 2),
+          cpuUsPerRequest: round(median(mine.map((m) => m.cpuUs)), 0),
+          cpuRatio: round(median(mine.map((m, k) => (floorRuns[k] as Measured).cpuUs / m.cpuUs)), 2),
+        };
+      });
+    });
+
+    // Latency where it matters: a steady load the webhook can carry (half its maximum), floor at the same rate.
+    for (const [i, pair] of pairs.entries()) {
+      const result = results[i] as PairResult;
+      const rate = Math.round(((result.contenders.find((c) => c.label === 'webhook') as ContenderResult).maxRps) / 2);
+      for (const c of pair.contenders.filter((x) => x.label === 'floor' || x.label === 'webhook')) {
+        const run = await wrk(o, c, pair, o.fixedSeconds, rate);
+        assertNoFailures(run, `${c.label} at ${rate}/s`);
+        log(`http: fixed ${rate}/s ${pair.webhook} ${c.label}: p99 ${run.result.latencyUs.p99} µs`);
+        result.fixedRate.push({
+          label: c.label, offeredRps: rate, achievedRps: Math.round(run.requestsPerSecond),
+          p50Us: run.result.latencyUs.p50, p99Us: run.result.latencyUs.p99, maxUs: run.result.latencyUs.max, failed: run.failed, command: run.command,
+        });
+      }
+    }
+
+    // The info run differs from the warn run only in logging: the difference in CPU per request is the log line.
+    const validate = results[0] as PairResult;
+    const cpuOf = (label: string): number => (validate.contenders.find((c) => c.label === label) as ContenderResult).cpuUsPerRequest;
+    const lines = readFileSync(info.logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"admission decision"'));
+    const infoLog = {
+      usPerDecision: round(cpuOf('webhook, info log') - cpuOf('webhook'), 0),
+      bytesPerLine: Math.round(lines.reduce((n, l) => n + l.length + 1, 0) / Math.max(1, lines.length)),
+    };
+    return { pairs: results, infoLog, afterLoadMemory: warn.memory(), serverCommands: servers.map((s) => s.command) };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}

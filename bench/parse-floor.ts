@@ -1,0 +1,13 @@
+// The floor for `hookkeeper validate`: read the same files and parse every YAML document with js-yaml (the parser
+// validate itself uses for values), nothing else. Run as its own process: node parse-floor.mjs <dir>.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import jsyaml from 'js-yaml';
+
+const [dir] = process.argv.slice(2);
+if (!dir) throw new Error('usage: parse-floor <dir>');
+let documents = 0;
+for (const name of readdirSync(dir).sort()) {
+  jsyaml.loadAll(readFileSync(join(dir, name), 'utf8'), () => { documents++; });
+}
+process.stdout.write(`${JSON.stringify({ documents })}\n`);

@@ -1,0 +1,132 @@
+// Renders one run's figures as the results section of BENCHMARKS.md (between markers, so the intro stays by hand).
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AdmissionFigure, AuditFigure } from './cluster.js';
+import type { EngineRow } from './engine.js';
+import type { HttpFigure } from './http.js';
+import type { MachineDescription } from './machine.js';
+import { median } from './measure.js';
+import type { StartupRow } from './startup.js';
+import type { ValidateFigure } from './validate-cli.js';
+
+export const START = '<!-- bench:results:start -->';
+export const END = '<!-- bench:results:end -->';
+
+export interface Results {
+  date: string;
+  machine: MachineDescription;
+  loadAtEnd: number;
+  pinning: string;
+  commands: string[];
+  engine?: EngineRow[];
+  http?: HttpFigure;
+  startup?: StartupRow[];
+  validate?: ValidateFigure;
+  audit?: AuditFigure;
+  admission?: AdmissionFigure;
+  /** Figures this run left out, and why. */
+  omitted: string[];
+}
+
+const ms = (us: number): string => (us / 1000).toFixed(2);
+const yes = (ok: boolean): string => (ok ? 'met' : '**not met**');
+
+function table(head: string[], rows: Array<Array<string | number>>): string {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function engineSection(rows: EngineRow[]): string {
+  const main = table(['review', 'bytes', 'decision', 'JSON.parse µs', 'envelope check µs', 'engine µs', 'engine / parse', 'target < 1'],
+    rows.map((r) => [r.name, r.bytes, r.decision, r.jsonParseUs, r.envelopeUs, r.engineUs, r.ratio, yes(r.ratio < 1)]));
+  const mut = rows.filter((r) => r.cloneUs !== undefined).map((r) =>
+    `- ${r.name}: the deep copy ${r.cloneUs} µs (structuredClone would be ${r.structuredCloneUs} µs), the diff ${r.diffUs} µs, the mutating rules themselves ${r.rulesUs} µs.`);
+  return `### 1. Engine per review, in process\n\n${main}\n\nEngine = \`handle(webhook, policy, input)\` (src/admission/handle.ts) on an input already parsed; envelope check = \`parseAdmissionReview\` (ajv). Each figure is the median of 9 samples taken in turns.\n\nWhere a mutation's time goes:\n${mut.join('\n')}\n`;
+}
+
+function httpSection(h: HttpFigure): string {
+  const parts: string[] = ['### 2. Webhook over HTTPS keep-alive, against the floor\n'];
+  for (const pair of h.pairs) {
+    parts.push(`**/${pair.webhook}** (${pair.bodyBytes}-byte AdmissionReview)\n`);
+    parts.push(table(['server', 'max req/s (median)', 'ratio to floor', 'target ≥ 0.8', 'server CPU µs per request', 'CPU ratio (floor / this)', 'per round: req/s, CPU µs/req (p50 / p99 ms at saturation)'],
+      pair.contenders.map((c) => [c.label, c.maxRps, c.label === 'floor' ? 1 : c.ratio, c.label === 'floor' ? '' : yes(c.ratio >= 0.8), c.cpuUsPerRequest, c.label === 'floor' ? 1 : c.cpuRatio,
+        c.rounds.map((r) => `${r.rps}, ${r.cpuUs} (${ms(r.p50Us)} / ${ms(r.p99Us)})`).join('; ')])));
+    parts.push('');
+    parts.push(table(['server', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'target p99 < 5 ms'],
+      pair.fixedRate.map((f) => [f.label, f.offeredRps, f.achievedRps, ms(f.p50Us), ms(f.p99Us), ms(f.maxUs), f.failed, f.label === 'floor' ? '' : yes(f.p99Us < 5000)])));
+    parts.push('');
+  }
+  parts.push(`Default \`info\` log line per decision: **${h.infoLog.usPerDecision} µs** of server CPU (CPU per request at info less at warn), ${h.infoLog.bytesPerLine} bytes per line, written to a file as a container runtime would.`);
+  parts.push(`\nWebhook memory after the load: RSS ${h.afterLoadMemory.rssMiB} MiB, peak ${h.afterLoadMemory.peakMiB} MiB.`);
+  return parts.join('\n');
+}
+
+function validateSection(v: ValidateFigure): string {
+  const mb = (v.bytes / 2 ** 20).toFixed(1);
+  return `### 3. \`hookkeeper validate\` on ${v.documents.toLocaleString('en')} documents\n\n${table(
+    ['command', 'ms (median)', 'each run, ms', 'one document, ms', 'peak RSS MiB'],
+    [['`validate` (built CLI, text output)', median(v.validateMs), v.validateMs.join(', '), v.oneDocValidateMs, v.validatePeakMiB],
+      ['floor: read + js-yaml parse only', median(v.parseMs), v.parseMs.join(', '), v.oneDocParseMs, v.parsePeakMiB]])}\n\n` +
+    `${v.files} files, ${mb} MiB of Machine manifests. Ratio validate / parse: **${v.ratio}** (target ≤ 1.5: ${yes(v.ratio <= 1.5)}); ` +
+    `without the one-document (start-up) times: ${v.marginalRatio}.\n`;
+}
+
+function auditSection(a: AuditFigure): string {
+  return `### 4. \`hookkeeper audit\` of ${a.objects.toLocaleString('en')} Machines through kube-apiserver\n\n${table(
+    ['command', 'ms (median)', 'each run, ms', 'peak RSS MiB'],
+    [['`audit` (built CLI, JSON output)', median(a.auditMs), a.auditMs.join(', '), a.auditPeakMiB],
+      ['floor: paginated list (limit 500), JSON.parse per page', median(a.listMs), a.listMs.join(', '), a.listPeakMiB]])}\n\n` +
+    `Ratio audit / list: **${a.ratio}** (target ≤ 1.2: ${yes(a.ratio <= 1.2)}). Memory: peak RSS ${a.auditPeakMiB} MiB at ${a.objects.toLocaleString('en')} objects, ` +
+    `${a.smaller.auditPeakMiB} MiB at ${a.smaller.objects.toLocaleString('en')} (flat: ${yes(a.auditPeakMiB <= a.smaller.auditPeakMiB * 1.2)}, within 20%).\n`;
+}
+
+function admissionSection(a: AdmissionFigure): string {
+  const row = (name: string, s: AdmissionFigure['create']): Array<string | number> =>
+    [name, s.withoutP50, s.withP50, s.floorP50, s.withoutP99, s.withP99, s.floorP99, `${s.p99OverheadPct}%`, `${s.floorP99OverheadPct}%`, yes(s.p99OverheadPct < 5)];
+  return `### 5. Admission overhead through kube-apiserver\n\n${table(
+    ['request', 'p50 ms, no webhook', 'p50 ms, hookkeeper', 'p50 ms, floor webhook', 'p99 ms, no webhook', 'p99 ms, hookkeeper', 'p99 ms, floor webhook', 'p99 overhead, hookkeeper', 'p99 overhead, floor', 'target < 5%'],
+    [row('Machine CREATE (mutating + validating webhook)', a.create), row('Machine UPDATE (validating webhook)', a.update)])}\n\n` +
+    `${a.samplesPerRound} of each per round, one at a time, by the admin identity; rounds with no webhook, with hookkeeper, and with the floor server ` +
+    `registered under hookkeeper's own webhook configurations, in turns. p99 per round (create/update ms): ` +
+    `${a.rounds.map((r) => `${r.variant} ${r.createP99}/${r.updateP99}`).join('; ')}.\n`;
+}
+
+function startupSection(rows: StartupRow[]): string {
+  return `### 6. Start-up to ready and idle memory\n\n${table(['server', 'start-up to /readyz 200, ms (median)', 'ratio to floor', 'each run, ms', 'idle RSS MiB'],
+    rows.map((r) => [r.kind, r.medianStartupMs, r.ratio, r.startupMs.join(', '), r.idleRssMiB]))}\n`;
+}
+
+export function renderResults(r: Results): string {
+  const m = r.machine;
+  const out: string[] = [
+    `## Results (${r.date})`,
+    '',
+    `Machine: ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB memory, Node ${m.node}, Linux ${m.kernel}, ${m.wrk}. ` +
+      `1-minute load average ${m.loadAtStart} at the start and ${r.loadAtEnd} at the end (other work on this machine moves absolutes; compare ratios).`,
+    '',
+    `Pinning: ${r.pinning}`,
+    '',
+  ];
+  if (r.engine) out.push(engineSection(r.engine), '');
+  if (r.http) out.push(httpSection(r.http), '');
+  if (r.validate) out.push(validateSection(r.validate), '');
+  if (r.audit) out.push(auditSection(r.audit), '');
+  if (r.admission) out.push(admissionSection(r.admission), '');
+  if (r.startup) out.push(startupSection(r.startup), '');
+  if (r.omitted.length > 0) out.push('### Not measured in this run', '', ...r.omitted.map((o) => `- ${o}`), '');
+  out.push('### Commands', '', '```', ...r.commands, '```');
+  return out.join('\n');
+}
+
+/** Replaces the section between the markers, or appends it with markers. */
+export function writeResults(file: string, section: string): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = '# Benchmarks\n';
+  }
+  const block = `${START}\n${section}\n${END}`;
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  const next = a !== -1 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, next);
+}
