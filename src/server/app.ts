@@ -7,8 +7,9 @@ import express from 'express';
 import { handle, type Webhook } from '../admission/handle.js';
 import { parseAdmissionReview } from '../admission/parse.js';
 import { errored, toAdmissionReview } from '../admission/response.js';
+import { carrierFor } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
-import type { ReviewContext, ReviewInput } from '../core/types.js';
+import type { GroupVersionKind, ReviewContext, ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { BodyTooLarge, MAX_BODY_BYTES, readBody } from './body.js';
 import type { Metrics } from './metrics.js';
@@ -28,6 +29,15 @@ export interface AppDeps {
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 const ROUTES: Readonly<Record<string, Webhook>> = { '/validate': 'validate', '/mutate': 'mutate' };
+
+/**
+ * The metrics' kind label: a kind hookkeeper handles, else "other". The kind comes from the request, so any
+ * client that reaches the port could otherwise mint label values without bound.
+ */
+function kindLabel(policy: Policy, gvk: GroupVersionKind): string {
+  if (carrierFor(gvk)) return gvk.kind;
+  return policy.children.some((r) => r.match.kinds.some((k) => k.group === gvk.group && k.kind === gvk.kind)) ? gvk.kind : 'other';
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -109,9 +119,12 @@ export function createApp(deps: AppDeps): RequestListener {
     let out;
     let decisionLabel: string;
     let rules: string[] = [];
+    let kind = 'other';
     try {
       const context = deps.gatherContext ? await deps.gatherContext(input) : undefined;
-      const outcome = handle(webhook, deps.policy(), context ? { ...input, context } : input);
+      const policy = deps.policy();
+      kind = kindLabel(policy, input.kind);
+      const outcome = handle(webhook, policy, context ? { ...input, context } : input);
       out = toAdmissionReview(uid, outcome.result);
       decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
       rules = [...new Set([...outcome.decision.denials, ...outcome.decision.warnings].map((v) => v.rule))];
@@ -127,7 +140,7 @@ export function createApp(deps: AppDeps): RequestListener {
     sendJson(res, 200, out);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     deps.metrics.duration.observe({ webhook }, seconds);
-    deps.metrics.requests.inc({ webhook, kind: input.kind.kind, operation: input.operation, decision: decisionLabel });
+    deps.metrics.requests.inc({ webhook, kind, operation: input.operation, decision: decisionLabel });
     if (deps.logger.isLevelEnabled('info')) log().info({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
   }
 

@@ -157,3 +157,14 @@ describe('probes and metrics', () => {
     assert.match(text, /hookkeeper_admission_duration_seconds_count\{webhook="validate"\} 1/);
   });
 });
+
+test('the metrics kind label is bounded: kinds hookkeeper does not handle count as "other"', async () => {
+  const { listener, metrics } = app();
+  for (const kind of ['Gadget', 'Widget']) {
+    const body = admissionReview({ operation: 'CREATE', object: { apiVersion: 'example.com/v1', kind, metadata: { name: 'x', namespace: 'y' } }, group: 'example.com', version: 'v1', kind, resource: 'things' });
+    await request(listener).post('/validate').send(body).expect(200);
+  }
+  const text = await metrics.registry.metrics();
+  assert.match(text, /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="CREATE",decision="allowed"\} 2/);
+  assert.doesNotMatch(text, /kind="(Gadget|Widget)"/);
+});
