@@ -14,7 +14,7 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/se
 import { removeEtcdHookReview } from '../fixtures/hardening-machine.js';
 import { closedLoop, expectDecision, keepAliveAgent, realisticShots, send, type Shot, type Target } from '../helpers/hardening-load.js';
 import { spawnServe } from '../helpers/hardening-serve.js';
-import { eventually, httpsRequest, makePki } from '../helpers/tls.js';
+import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
 
 const running: RunningServer[] = [];
 after(async () => { await Promise.all(running.map((s) => s.shutdown())); });
@@ -129,7 +129,7 @@ describe('faults under load', { timeout: 90_000 }, () => {
       'apiVersion: hookkeeper.io/v2\nkind: Policy\n', // unknown version
     ];
     for (const [i, text] of invalid.entries()) {
-      await writeFile(config, text);
+      await replaceFile(config, text);
       await eventually(async () => (await failures()) === i + 1, 10_000);
       await eventually(() => load.completed() > 50 * (i + 1), 10_000); // decisions made under each bad file
     }
@@ -140,7 +140,7 @@ describe('faults under load', { timeout: 90_000 }, () => {
     assert.doesNotMatch(await s.metrics.registry.metrics(), /hookkeeper_reloads_total\{source="policy",result="success"\}/);
 
     // Reload still works afterwards: owner-only-removal at warn lets the hook removal through.
-    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
+    await replaceFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
     const removal = JSON.stringify(removeEtcdHookReview('reload-after'));
     const allowed: Shot = { path: '/validate', body: removal, check: expectDecision('reload-after', 'allowed') };
     await eventually(async () => (await send(target, allowed, { agent })) === undefined, 10_000);

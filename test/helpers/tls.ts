@@ -1,5 +1,5 @@
 // Certificates on disk and an HTTPS client for tests that need real TLS.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,4 +59,14 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/**
+ * Replaces a file in one step, as the kubelet updates a mounted ConfigMap or Secret (a symlink swap): a watcher
+ * polling it never reads a half-written file.
+ */
+export async function replaceFile(path: string, text: string): Promise<void> {
+  const next = `${path}.next`;
+  await writeFile(next, text);
+  await rename(next, path);
 }

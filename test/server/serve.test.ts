@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
-import { eventually, httpsRequest, makePki } from '../helpers/tls.js';
+import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
 
 const running: RunningServer[] = [];
 after(async () => { await Promise.all(running.map((s) => s.shutdown())); });
@@ -81,10 +81,10 @@ describe('serve over TLS', () => {
     const decide = async () => JSON.parse((await httpsRequest({ port: s.port, path: '/validate', method: 'POST', body: removeEtcd, ca: pki.ca.certPem })).body).response.allowed as boolean;
     assert.equal(await decide(), false);
 
-    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
+    await replaceFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
     await eventually(decide);
 
-    await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: nope}\n');
+    await replaceFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: nope}\n');
     await eventually(async () => /hookkeeper_reloads_total\{source="policy",result="failure"\} 1/.test(await s.metrics.registry.metrics()));
     assert.equal(await decide(), true);
   });

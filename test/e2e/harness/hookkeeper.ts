@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { caBundle, createCertificateAuthority, issueServingCertificate } from '../../../src/certs/pki.js';
+import { caBundle, createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../../src/certs/pki.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
@@ -30,7 +30,14 @@ export interface Hookkeeper {
   /** https://127.0.0.1:PORT, the base of the webhooks' clientConfig.url. */
   url: string;
   caPem: string;
+  /** The CA itself (key included), so a scenario can issue a rotated serving certificate from it. */
+  ca: CertKeyPem;
+  /** The --tls-cert and --tls-key files (the serving pair is read from them, and re-read on change). */
+  certFile: string;
+  keyFile: string;
   logFile: string;
+  /** Of the running process (undefined when stopped): a reload must not restart it. */
+  pid(): number | undefined;
   running(): boolean;
   /** SIGTERM (graceful drain) and wait for the exit. */
   stop(): Promise<void>;
@@ -96,7 +103,9 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
     port,
     url: `https://127.0.0.1:${port}`,
     caPem: ca.certPem,
+    ca, certFile, keyFile,
     logFile,
+    pid: () => (current !== undefined && current.exit() === null ? current.pid : undefined),
     running: () => current !== undefined && current.exit() === null,
     async stop() {
       await current?.stop();

@@ -2,6 +2,7 @@
 import type { Scenario } from '../harness/suite.js';
 import { auditScenarios } from './audit.js';
 import { capiScenarios } from './capi.js';
+import { certRotationScenarios } from './cert-rotation.js';
 import { childrenScenarios } from './children.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
@@ -34,7 +35,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     capiScenarios,
     validateAgreementScenarios,
     auditScenarios,
-    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios] : []),
+    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
     outageScenarios,
   ];
 }
