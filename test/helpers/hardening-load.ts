@@ -57,10 +57,16 @@ export interface ClosedLoop {
 }
 
 /** `workers` loops, each sending its next request as soon as the last is answered; shots are taken in turn. */
-export function closedLoop(target: Target, shots: readonly Shot[], workers: number, agent: Agent | false): ClosedLoop {
+/**
+ * Keeps `workers` requests in flight until stop(), or until `maxMs` have passed: a test that fails before it
+ * calls stop() must not leave the loop (and so the test process) running.
+ */
+export function closedLoop(target: Target, shots: readonly Shot[], workers: number, agent: Agent | false, maxMs = 60_000): ClosedLoop {
   const summary: Summary = { sent: 0, ok: 0, failures: [] };
   let running = true;
   let next = 0;
+  const deadline = setTimeout(() => { running = false; }, maxMs);
+  deadline.unref();
   const loops = Array.from({ length: workers }, async () => {
     while (running) {
       const shot = shots[next++ % shots.length] as Shot;
@@ -74,6 +80,7 @@ export function closedLoop(target: Target, shots: readonly Shot[], workers: numb
     completed: () => summary.ok + summary.failures.length,
     async stop() {
       running = false;
+      clearTimeout(deadline);
       await Promise.all(loops);
       return summary;
     },
