@@ -1,7 +1,7 @@
 // Faults under load, each with zero failed requests: SIGTERM to the real process, certificate rotation, and a
 // policy reload that brings an invalid file. Loopback only; each test bounded by its timeout.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +14,7 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/se
 import { removeEtcdHookReview } from '../fixtures/hardening-machine.js';
 import { closedLoop, expectDecision, keepAliveAgent, realisticShots, send, type Shot, type Target } from '../helpers/hardening-load.js';
 import { spawnServe } from '../helpers/hardening-serve.js';
+import { MountedPair } from '../helpers/mounted-pair.js';
 import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
 
 const running: RunningServer[] = [];
@@ -74,21 +75,11 @@ describe('faults under load', { timeout: 90_000 }, () => {
 
   test('certificate rotation: the mounted pair is swapped five times under load, with no failed request', async () => {
     const pki = await makePki();
-    // Mounted Secrets change as the kubelet changes them: a new directory, then an atomic "..data" symlink swap.
-    const mount = join(pki.dir, 'mount');
-    let generation = 0;
-    const publish = async (pair: { certPem: string; keyPem: string }): Promise<void> => {
-      const dir = join(mount, `..gen_${++generation}`);
-      await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, 'tls.crt'), pair.certPem);
-      await writeFile(join(dir, 'tls.key'), pair.keyPem);
-      await symlink(`..gen_${generation}`, join(mount, '..data_tmp'));
-      await rename(join(mount, '..data_tmp'), join(mount, '..data'));
-    };
-    await publish({ certPem: await readFile(pki.certFile, 'utf8'), keyPem: await readFile(pki.keyFile, 'utf8') });
-    await symlink('..data/tls.crt', join(mount, 'tls.crt'));
-    await symlink('..data/tls.key', join(mount, 'tls.key'));
-    const s = await start({ tlsCertFile: join(mount, 'tls.crt'), tlsKeyFile: join(mount, 'tls.key') });
+    // Mounted as the kubelet mounts a Secret: rotations are atomic "..data" symlink swaps.
+    const mounted = new MountedPair(pki.certFile, pki.keyFile);
+    await mounted.adopt();
+    const publish = (pair: { certPem: string; keyPem: string }): Promise<void> => mounted.publish(pair);
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile });
     const target = { port: s.port, ca: pki.ca.certPem };
 
     const agent = keepAliveAgent(target, 8);

@@ -1,6 +1,6 @@
 // `serve` over real TLS: round trip, TLS floor, certificate and policy hot reload, mTLS, graceful drain.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+import { MountedPair } from '../helpers/mounted-pair.js';
 import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
 
 const running: RunningServer[] = [];
@@ -40,22 +41,12 @@ describe('serve over TLS', () => {
 
   test('a rotated certificate is served without a restart; a bad pair is refused and the old one kept', async () => {
     const pki = await makePki();
-    // Mounted Secrets change as the kubelet changes them: a new directory, then an atomic "..data" symlink swap.
-    const mount = join(pki.dir, 'mount');
-    let generation = 0;
-    const publish = async (pair: { certPem: string; keyPem: string }): Promise<void> => {
-      const dir = join(mount, `..gen_${++generation}`);
-      await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, 'tls.crt'), pair.certPem);
-      await writeFile(join(dir, 'tls.key'), pair.keyPem);
-      await symlink(`..gen_${generation}`, join(mount, '..data_tmp'));
-      await rename(join(mount, '..data_tmp'), join(mount, '..data'));
-    };
-    await publish({ certPem: await readFile(pki.certFile, 'utf8'), keyPem: await readFile(pki.keyFile, 'utf8') });
-    await symlink('..data/tls.crt', join(mount, 'tls.crt'));
-    await symlink('..data/tls.key', join(mount, 'tls.key'));
+    // Mounted as the kubelet mounts a Secret: rotations are atomic "..data" symlink swaps.
+    const mounted = new MountedPair(pki.certFile, pki.keyFile);
+    await mounted.adopt();
+    const publish = (pair: { certPem: string; keyPem: string }): Promise<void> => mounted.publish(pair);
 
-    const s = await start({ tlsCertFile: join(mount, 'tls.crt'), tlsKeyFile: join(mount, 'tls.key') });
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile });
     const first = await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem });
     assert.equal(first.peer.subject.CN, '127.0.0.1');
 

@@ -3,8 +3,7 @@
 // kept. Its Machine lives in kube-system, which the suite's main webhooks skip, so every denial seen is this one's.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { caBundle, issueServingCertificate, type CertKeyPem } from '../../../src/certs/pki.js';
@@ -15,6 +14,7 @@ import { createRaw, rawRequest } from '../harness/http.js';
 import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../harness/kube.js';
 import { pollUntil } from '../harness/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
+import { MountedPair } from '../../helpers/mounted-pair.js';
 import { hooksOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL } from './owner-only-removal.js';
 
@@ -26,38 +26,6 @@ const MACHINE = 'cp-cert-rotation';
 const VALIDATING = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const RELOAD_SECONDS = 1;
 const DENIAL = ALICE_REMOVAL_DENIAL.replace(DENIAL_PREFIX, `admission webhook "${ROTATION_WEBHOOK}" denied the request: `);
-
-/**
- * The kubelet's Secret volume: each version in a directory of its own, "..data" a symlink to the current one, and
- * the files symlinks through "..data". Renaming a new "..data" over the old swaps certificate and key in one step.
- */
-class MountedPair {
-  private version = 0;
-
-  constructor(private readonly certFile: string, private readonly keyFile: string) {}
-
-  private get dir(): string {
-    return dirname(this.certFile);
-  }
-
-  /** Turns the plain files hookkeeper was started with into the kubelet layout, content unchanged (no reload). */
-  async adopt(): Promise<void> {
-    await this.publish({ certPem: await readFile(this.certFile, 'utf8'), keyPem: await readFile(this.keyFile, 'utf8') });
-    for (const file of [this.certFile, this.keyFile]) {
-      await symlink(join('..data', basename(file)), `${file}.link`);
-      await rename(`${file}.link`, file);
-    }
-  }
-
-  async publish(pair: CertKeyPem): Promise<void> {
-    const version = `..v${++this.version}`;
-    await mkdir(join(this.dir, version));
-    await writeFile(join(this.dir, version, basename(this.certFile)), pair.certPem);
-    await writeFile(join(this.dir, version, basename(this.keyFile)), pair.keyPem, { mode: 0o600 });
-    await symlink(version, join(this.dir, '..data_tmp'));
-    await rename(join(this.dir, '..data_tmp'), join(this.dir, '..data'));
-  }
-}
 
 /** The serial of the certificate a fresh TLS handshake gets (verified against the CA, as the API server does). */
 function servedSerial(port: number, ca: string): Promise<string> {
