@@ -4,8 +4,10 @@
 // insecure-skip-tls-verify, which the kubeconfig written here is.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, beforeEach } from 'node:test';
 import type { KubeObject } from '../../src/core/types.js';
 
 export interface FakeApiServer {
@@ -75,4 +77,30 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       server.close(() => resolve());
     }),
   });
+}
+
+export interface FakeApiServerFixture {
+  readonly api: FakeApiServer;
+  /** A temporary directory holding the kubeconfig, for the test's other files too. */
+  readonly dir: string;
+  readonly kubeconfig: string;
+}
+
+/** Starts a fake API server and its kubeconfig for the enclosing suite; each test starts with no requests seen and nothing refused. */
+export function useFakeApiServer(prefix: string): FakeApiServerFixture {
+  const fixture = {} as { api: FakeApiServer; dir: string; kubeconfig: string };
+  before(async () => {
+    fixture.api = await startFakeApiServer();
+    fixture.dir = await mkdtemp(join(tmpdir(), prefix));
+    fixture.kubeconfig = await fixture.api.kubeconfig(fixture.dir);
+  });
+  after(async () => {
+    await fixture.api.close();
+    await rm(fixture.dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    fixture.api.requests.length = 0;
+    delete fixture.api.refuse;
+  });
+  return fixture;
 }

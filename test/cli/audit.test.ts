@@ -1,14 +1,13 @@
 // `hookkeeper audit` against a fake API server through a kubeconfig: every output format and every exit code.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { AuditReport } from '../../src/audit/report.js';
 import { duration } from '../../src/cli/flags.js';
 import { AppError } from '../../src/errors.js';
-import { startFakeApiServer, type FakeApiServer } from '../audit/fake-apiserver.js';
+import { useFakeApiServer } from '../audit/fake-apiserver.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 
@@ -16,34 +15,21 @@ const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toI
 
 
 describe('hookkeeper audit', () => {
-  let api: FakeApiServer;
-  let dir: string;
-  let kubeconfig: string;
-  before(async () => {
-    api = await startFakeApiServer();
-    dir = await mkdtemp(join(tmpdir(), 'hookkeeper-audit-'));
-    kubeconfig = await api.kubeconfig(dir);
-  });
-  after(async () => {
-    await api.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const fake = useFakeApiServer('hookkeeper-audit-');
   beforeEach(() => {
-    api.requests.length = 0;
-    delete api.refuse;
-    api.objects.clear();
-    api.serviceAccounts.clear();
-    api.serviceAccounts.add('openshift-etcd-operator/etcd-operator');
-    api.objects.set('machine.openshift.io/v1beta1/machines', [
+    fake.api.objects.clear();
+    fake.api.serviceAccounts.clear();
+    fake.api.serviceAccounts.add('openshift-etcd-operator/etcd-operator');
+    fake.api.objects.set('machine.openshift.io/v1beta1/machines', [
       machine({ name: 'master-0', preDrain: [ETCD], deletionTimestamp: hoursAgo(2) }),
       machine({ name: 'master-1', preDrain: [ETCD] }),
       machine({ name: 'worker-0', namespace: 'team-a', role: 'worker' }),
     ]);
-    api.objects.set('machine.openshift.io/v1beta1/machinesets', []);
+    fake.api.objects.set('machine.openshift.io/v1beta1/machinesets', []);
   });
 
   test('a stuck deletion -> exit 1; in a pipe, one line per finding and its fix, then the summary', async () => {
-    const r = await cli(['audit', '--kubeconfig', kubeconfig]);
+    const r = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(r.code, 1, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
     assert.match(lines[0] ?? '', /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /);
@@ -51,11 +37,11 @@ describe('hookkeeper audit', () => {
     assert.equal(lines[2], 'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)');
     assert.equal(lines[3], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
     assert.equal(r.stderr, '', 'no progress indicator when stderr is not a terminal');
-    assert.ok(api.requests.includes('/apis/machine.openshift.io/v1beta1/machines?limit=500'));
+    assert.ok(fake.api.requests.includes('/apis/machine.openshift.io/v1beta1/machines?limit=500'));
   });
 
   test('on a terminal: a table on stdout, a progress indicator on stderr', async () => {
-    const r = await cli(['audit', '--kubeconfig', kubeconfig], { tty: true });
+    const r = await cli(['audit', '--kubeconfig', fake.kubeconfig], { tty: true });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/);
     assert.ok(r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'), JSON.stringify(r.stderr));
@@ -63,31 +49,31 @@ describe('hookkeeper audit', () => {
   });
 
   test('--stuck-after longer than the deletion -> clean, exit 0; -n limits the audit to one namespace', async () => {
-    const clean = await cli(['audit', '--kubeconfig', kubeconfig, '--stuck-after', '3h']);
+    const clean = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--stuck-after', '3h']);
     assert.equal(clean.code, 0, clean.stdout);
     assert.match(clean.stdout, /^audited 3 objects/);
-    api.requests.length = 0;
-    const one = await cli(['audit', '--kubeconfig', kubeconfig, '-n', 'team-a', '--output', 'json']);
+    fake.api.requests.length = 0;
+    const one = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-n', 'team-a', '--output', 'json']);
     assert.equal(one.code, 0);
     assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
-    assert.ok(api.requests.every((p) => p.includes('/namespaces/team-a/')), api.requests.join('\n'));
+    assert.ok(fake.api.requests.every((p) => p.includes('/namespaces/team-a/')), fake.api.requests.join('\n'));
   });
 
   test('--output json: the documented AuditReport, with orphaned owners when the owner\'s service account is gone', async () => {
-    api.serviceAccounts.clear();
-    const r = await cli(['audit', '--kubeconfig', kubeconfig, '--output', 'json']);
+    fake.api.serviceAccounts.clear();
+    const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'json']);
     assert.equal(r.code, 1);
     const report = JSON.parse(r.stdout) as AuditReport;
     assert.equal(report.kind, 'AuditReport');
     assert.deepEqual(report.summary, { objects: 3, passed: 1, fail: 3, warn: 0, stuckDeletions: 1, orphanedHooks: 2 });
     assert.deepEqual(report.findings.map((f) => [f.rule, f.object.name]), [['stuck-deletion', 'master-0'], ['orphaned-owner', 'master-0'], ['orphaned-owner', 'master-1']]);
     assert.equal(report.stuckAfterSeconds, 1800);
-    assert.ok(api.requests.includes('/api/v1/namespaces/openshift-etcd-operator/serviceaccounts/etcd-operator'));
-    assert.equal(api.requests.filter((p) => p.includes('/serviceaccounts/')).length, 1, 'looked up once per run');
+    assert.ok(fake.api.requests.includes('/api/v1/namespaces/openshift-etcd-operator/serviceaccounts/etcd-operator'));
+    assert.equal(fake.api.requests.filter((p) => p.includes('/serviceaccounts/')).length, 1, 'looked up once per run');
   });
 
   test('--output policyreport: PolicyReports per namespace as a YAML stream, passes included', async () => {
-    const r = await cli(['audit', '--kubeconfig', kubeconfig, '--output', 'policyreport']);
+    const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'policyreport']);
     assert.equal(r.code, 1);
     const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Record<string, unknown>);
     assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['summary']]), [
@@ -99,21 +85,21 @@ describe('hookkeeper audit', () => {
   });
 
   test('cluster errors -> exit 3 with a clear message: unauthorized, forbidden, unreachable, no CRD installed', async () => {
-    api.refuse = { code: 401, message: 'Unauthorized' };
-    const unauthorized = await cli(['audit', '--kubeconfig', kubeconfig]);
+    fake.api.refuse = { code: 401, message: 'Unauthorized' };
+    const unauthorized = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(unauthorized.code, 3);
     assert.match(unauthorized.stderr, /^hookkeeper audit: cannot list machines\.machine\.openshift\.io: unauthorized \(401\)/);
-    api.refuse = { code: 403, message: 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines"' };
-    const forbidden = await cli(['audit', '--kubeconfig', kubeconfig]);
+    fake.api.refuse = { code: 403, message: 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines"' };
+    const forbidden = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(forbidden.code, 3);
     assert.match(forbidden.stderr, /forbidden \(403\): machines\.machine\.openshift\.io is forbidden: User "auditor" cannot list/);
-    delete api.refuse;
-    api.objects.clear();
-    const none = await cli(['audit', '--kubeconfig', kubeconfig]);
+    delete fake.api.refuse;
+    fake.api.objects.clear();
+    const none = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(none.code, 3);
     assert.match(none.stderr, /^hookkeeper audit: CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1/);
-    const unreachable = join(dir, 'unreachable');
-    await writeFile(unreachable, (await readFile(kubeconfig, 'utf8')).replace(api.url, 'http://127.0.0.1:1'));
+    const unreachable = join(fake.dir, 'unreachable');
+    await writeFile(unreachable, (await readFile(fake.kubeconfig, 'utf8')).replace(fake.api.url, 'http://127.0.0.1:1'));
     const down = await cli(['audit', '--kubeconfig', unreachable]);
     assert.equal(down.code, 3);
     assert.match(down.stderr, /cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
@@ -121,11 +107,11 @@ describe('hookkeeper audit', () => {
 
   test('usage errors -> exit 2', async () => {
     for (const args of [
-      ['audit', '--kubeconfig', kubeconfig, '--stuck-after', '30'],
-      ['audit', '--kubeconfig', kubeconfig, '--output', 'yaml'],
-      ['audit', '--kubeconfig', kubeconfig, '--context', 'nope'],
-      ['audit', '--kubeconfig', join(dir, 'missing')],
-      ['audit', '--kubeconfig', kubeconfig, '--config', join(dir, 'no-policy.yaml')],
+      ['audit', '--kubeconfig', fake.kubeconfig, '--stuck-after', '30'],
+      ['audit', '--kubeconfig', fake.kubeconfig, '--output', 'yaml'],
+      ['audit', '--kubeconfig', fake.kubeconfig, '--context', 'nope'],
+      ['audit', '--kubeconfig', join(fake.dir, 'missing')],
+      ['audit', '--kubeconfig', fake.kubeconfig, '--config', join(fake.dir, 'no-policy.yaml')],
     ]) {
       const r = await cli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
