@@ -22,6 +22,17 @@ export const CREATE_WEBHOOK_NAME = 'machine-creates.hookkeeper.io';
 export const DENIAL_PREFIX = `admission webhook "${WEBHOOK_NAME}" denied the request: `;
 export const CREATE_DENIAL_PREFIX = `admission webhook "${CREATE_WEBHOOK_NAME}" denied the request: `;
 
+/** Whether a GET found its object: a 404 is an answer, not an error. */
+export async function found(get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await get();
+    return true;
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return false;
+    throw err;
+  }
+}
+
 export interface Written {
   object: KubeObject;
   /** Warning header texts (RFC 7234 299 warnings), as kubectl would print them. */
@@ -59,14 +70,8 @@ export class ResourceClient {
   }
 
   /** Whether the object exists (a 404 is an answer, not an error). */
-  async exists(namespace: string, name: string): Promise<boolean> {
-    try {
-      await this.get(namespace, name);
-      return true;
-    } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return false;
-      throw err;
-    }
+  exists(namespace: string, name: string): Promise<boolean> {
+    return found(() => this.get(namespace, name));
   }
 
   async replace(namespace: string, body: KubeObject, options: WriteOptions = {}): Promise<Written> {

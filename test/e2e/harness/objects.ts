@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../src/core/types.js';
 import type { ControlPlane } from './control-plane.js';
 import { rawRequest, type RawResponse } from './http.js';
 import type { IdentityName } from './identities.js';
-import { parseWarnings, type PatchOp, type Resource, type Written, type WriteOptions } from './kube.js';
+import { found, parseWarnings, type PatchOp, type Resource, type Written, type WriteOptions } from './kube.js';
 
 export const PODS: Resource = { group: '', version: 'v1', plural: 'pods' };
 export const CONFIG_MAPS: Resource = { group: '', version: 'v1', plural: 'configmaps' };
@@ -52,14 +52,8 @@ export class ObjectClient {
   }
 
   /** Whether the object exists (a 404 is an answer, not an error). */
-  async exists(namespace: string, name: string): Promise<boolean> {
-    try {
-      await this.get(namespace, name);
-      return true;
-    } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return false;
-      throw err;
-    }
+  exists(namespace: string, name: string): Promise<boolean> {
+    return found(() => this.get(namespace, name));
   }
 
   /** RFC 6902 JSON patch. */
