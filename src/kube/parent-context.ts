@@ -1,24 +1,28 @@
 // What `hookkeeper serve` gathers before a review: the parents named by the policy's child rules, looked up live.
-// The lookup (and its caches) exists only once the policy in force has child rules; other requests pay nothing.
+// The lookup (its caches, and @kubernetes/client-node, which takes about a second to load) exists only once the
+// policy in force has child rules; other requests, and servers whose policy has none, pay nothing.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parentKinds, parentRequests } from '../core/children.js';
-import type { Policy } from '../core/policy.js';
+import type { ParentKindRef, Policy } from '../core/policy.js';
 import type { ParentFact, ReviewContext, ReviewInput } from '../core/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createParentLookup, DEFAULT_LOOKUP_BUDGET_MS, type ParentLookup, type ParentLookupOptions } from './parents.js';
+import type { ParentLookup, ParentLookupOptions } from './parents.js';
+
+/** The webhooks' timeoutSeconds is 5: 1.5 s leaves room for the API server's own hops and the review itself. */
+export const DEFAULT_LOOKUP_BUDGET_MS = 1500;
 
 /** How long readiness waits at startup for the caches' first list; after that GETs serve until they catch up. */
 export const DEFAULT_SYNC_GRACE_MS = 10_000;
 
 export interface ParentContextOptions {
-  loadKubeConfig: () => KubeConfig;
+  loadKubeConfig: () => KubeConfig | Promise<KubeConfig>;
   /** Defaults to DEFAULT_LOOKUP_BUDGET_MS. */
   budgetMs?: number;
   logger: Logger;
   syncGraceMs?: number;
-  /** Tests pass a fake; defaults to createParentLookup. */
-  createLookup?: (options: ParentLookupOptions) => ParentLookup;
+  /** Tests pass a fake; defaults to createParentLookup, imported when first needed. */
+  createLookup?: (options: ParentLookupOptions) => ParentLookup | Promise<ParentLookup>;
   now?: () => number;
 }
 
@@ -34,6 +38,11 @@ export interface ParentContext {
   stop(): void;
 }
 
+async function defaultLookup(options: ParentLookupOptions): Promise<ParentLookup> {
+  const { createParentLookup } = await import('./parents.js');
+  return createParentLookup(options);
+}
+
 export function createParentContext(options: ParentContextOptions): ParentContext {
   const now = options.now ?? Date.now;
   const grace = options.syncGraceMs ?? DEFAULT_SYNC_GRACE_MS;
@@ -43,6 +52,39 @@ export function createParentContext(options: ParentContextOptions): ParentContex
   let unavailable = 'parent lookups are not set up';
   let first = true;
   let waitUntil: number | undefined;
+  let pending = 0; // policies handed over and not applied yet
+  let stopped = false;
+  // Policies are applied one after another, so a reload during the first (asynchronous) set-up only adds kinds.
+  let applied: Promise<void> = Promise.resolve();
+
+  const apply = async (kinds: readonly ParentKindRef[]): Promise<void> => {
+    try {
+      await start(kinds);
+    } finally {
+      pending--;
+    }
+  };
+  const start = async (kinds: readonly ParentKindRef[]): Promise<void> => {
+    if (lookup) {
+      lookup.watch(kinds);
+      return;
+    }
+    try {
+      const kubeConfig = await options.loadKubeConfig();
+      const created = await (options.createLookup ?? defaultLookup)({ kubeConfig, kinds, budgetMs, logger: options.logger });
+      if (stopped) {
+        created.stop();
+        return;
+      }
+      lookup = created;
+      options.logger.info({ kinds: kinds.map((k) => `${k.apiVersion}/${k.kind}`), budgetMs }, 'child-resource rules: caching parent kinds');
+    } catch (err) {
+      // Refusing to serve would take the hook rules down with the child rules: serve, and let each child's
+      // onMissingParent decide, with this reason in its message.
+      unavailable = `cannot reach the Kubernetes API: ${describeError(err)}`;
+      options.logger.error({ err }, 'child-resource rules: parent lookups unavailable');
+    }
+  };
 
   return {
     setPolicy(next) {
@@ -51,25 +93,15 @@ export function createParentContext(options: ParentContextOptions): ParentContex
       first = false;
       const kinds = parentKinds(next);
       if (kinds.length === 0) return;
-      if (lookup) {
-        lookup.watch(kinds);
-        return;
-      }
-      try {
-        lookup = (options.createLookup ?? createParentLookup)({ kubeConfig: options.loadKubeConfig(), kinds, budgetMs, logger: options.logger });
-        if (initial) waitUntil = now() + grace;
-        options.logger.info({ kinds: kinds.map((k) => `${k.apiVersion}/${k.kind}`), budgetMs }, 'child-resource rules: caching parent kinds');
-      } catch (err) {
-        // Refusing to serve would take the hook rules down with the child rules: serve, and let each child's
-        // onMissingParent decide, with this reason in its message.
-        unavailable = `cannot reach the Kubernetes API: ${describeError(err)}`;
-        options.logger.error({ err }, 'child-resource rules: parent lookups unavailable');
-      }
+      if (initial) waitUntil = now() + grace;
+      pending++;
+      applied = applied.then(() => apply(kinds));
     },
     async gather(input) {
       if (!policy) return undefined;
       const requests = parentRequests(policy, input);
       if (requests.length === 0) return undefined;
+      await applied;
       if (!lookup) {
         const fact: ParentFact = { found: false, reason: 'Error', message: unavailable };
         return { parents: Object.fromEntries(requests.map((r) => [r.key, fact])) };
@@ -77,14 +109,16 @@ export function createParentContext(options: ParentContextOptions): ParentContex
       return { parents: await lookup.lookup(requests) };
     },
     ready() {
-      if (waitUntil === undefined || !lookup) return true;
-      if (lookup.synced() || now() >= waitUntil) {
-        if (!lookup.synced()) options.logger.warn('parent caches not synced after the startup grace; serving with GET lookups');
-        waitUntil = undefined;
-      }
-      return waitUntil === undefined;
+      if (waitUntil === undefined) return true;
+      const expired = now() >= waitUntil;
+      if (pending > 0 && !expired) return false;
+      if (lookup && !lookup.synced() && !expired) return false;
+      if (lookup && !lookup.synced()) options.logger.warn('parent caches not synced after the startup grace; serving with GET lookups');
+      waitUntil = undefined;
+      return true;
     },
     stop() {
+      stopped = true;
       lookup?.stop();
     },
   };

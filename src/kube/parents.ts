@@ -9,9 +9,7 @@ import type { ParentFact } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { type ApiGet, describeFailure, kubeGet, objectPath } from './http-get.js';
 import { type CacheFactory, type ParentCache, watchCaches } from './parent-cache.js';
-
-/** The webhooks' timeoutSeconds is 5: 1.5 s leaves room for the API server's own hops and the review itself. */
-export const DEFAULT_LOOKUP_BUDGET_MS = 1500;
+import { DEFAULT_LOOKUP_BUDGET_MS } from './parent-context.js';
 
 export interface ParentLookupOptions {
   kubeConfig: KubeConfig;

@@ -4,7 +4,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { ensureDevCertificates } from '../certs/store.js';
 import { DEFAULT_POLICY } from '../config/defaults.js';
 import { loadPolicyFile } from '../config/load.js';
 import type { Policy } from '../core/policy.js';
@@ -63,6 +62,8 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   if (options.tlsCertFile && options.tlsKeyFile) {
     tlsFiles = { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile };
   } else {
+    // Imported only here: certificate generation (@peculiar/x509) is not needed when certificates are given.
+    const { ensureDevCertificates } = await import('../certs/store.js');
     const dev = await ensureDevCertificates(options.devCertDir);
     logger.warn({ dir: options.devCertDir, caFile: dev.caFile }, 'no --tls-cert/--tls-key: serving a generated development certificate for 127.0.0.1 and localhost');
     tlsFiles = { certFile: dev.certFile, keyFile: dev.keyFile };

@@ -2,8 +2,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { runCerts } from '../../certs/store.js';
-import { serviceDnsNames } from '../../certs/pki.js';
 import { ExitCode, write } from '../io.js';
 import type { CliIO } from '../io.js';
 import { collect, wholeNumber } from '../flags.js';
@@ -43,6 +41,8 @@ async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
     const service = flags.service ?? '';
     const namespace = flags.namespace ?? '';
     if (flags.renewBefore !== undefined && !flags.renew) throw new AppError('USAGE', '--renew-before needs --renew');
+    // Certificate generation (@peculiar/x509) loads only for this command.
+    const [{ runCerts }, { serviceDnsNames }] = await Promise.all([import('../../certs/store.js'), import('../../certs/pki.js')]);
     const result = await runCerts({
       out,
       service,

@@ -5,10 +5,8 @@ import type { Command } from 'commander';
 import type { AuditLoop } from '../../audit/background.js';
 import type { Policy } from '../../core/policy.js';
 import { AppError, describeError } from '../../errors.js';
-import type { ParentContext } from '../../kube/parent-context.js';
+import { createParentContext, type ParentContext } from '../../kube/parent-context.js';
 import { createLogger } from '../../log.js';
-import { createMetrics } from '../../server/metrics.js';
-import { startServer } from '../../server/serve.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { collect, duration, wholeNumber } from '../flags.js';
 
@@ -64,11 +62,11 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     const configFile = flags.config ?? io.env['HOOKKEEPER_CONFIG'];
     const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
     if (kubeconfig && !existsSync(kubeconfig)) throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
-    // Imported here: @kubernetes/client-node takes seconds to load, and other commands never need it. Credentials
-    // are loaded only if the policy (now or after a reload) has child rules.
-    const [{ loadKubeConfig }, { createParentContext }] = await Promise.all([import('../../kube/client.js'), import('../../kube/parent-context.js')]);
+    // @kubernetes/client-node takes about a second to load: it is imported, and credentials are loaded, only if
+    // the policy (now or after a reload) has child rules, or for the background audit.
+    const loadKubeConfig = async () => (await import('../../kube/client.js')).loadKubeConfig(kubeconfig ? { kubeconfig } : {});
     const context = createParentContext({
-      loadKubeConfig: () => loadKubeConfig(kubeconfig ? { kubeconfig } : {}),
+      loadKubeConfig,
       ...(flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) }),
       logger: logger.child({ component: 'parents' }),
     });
@@ -77,6 +75,8 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
+    // The server (express, prom-client) is loaded by this command only, not by every CLI invocation.
+    const [{ createMetrics }, { startServer }] = await Promise.all([import('../../server/metrics.js'), import('../../server/serve.js')]);
     const metrics = createMetrics({ defaultMetrics: true });
     let policyInForce: Policy | undefined;
     const running = await startServer({
@@ -100,7 +100,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     if (auditIntervalMs !== undefined && policyInForce) {
       const [{ serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
         import('../../kube/client.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
-      const kc = loadKubeConfig(kubeconfig ? { kubeconfig } : {});
+      const kc = await loadKubeConfig();
       const first = policyInForce;
       audit = startBackgroundAudit({
         intervalMs: auditIntervalMs, stuckAfterMs, policy: () => policyInForce ?? first,

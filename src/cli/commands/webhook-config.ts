@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { AppError, describeError } from '../../errors.js';
-import { caBundle } from '../../certs/pki.js';
 import { renderWebhookConfigurations } from '../../deploy/render.js';
 import type { RenderOptions } from '../../deploy/render.js';
 import { ExitCode, write } from '../io.js';
@@ -50,7 +49,8 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
     if (flags.service !== undefined && flags.namespace === undefined) throw new AppError('USAGE', '--service needs --namespace');
     if (flags.url !== undefined && flags.namespace !== undefined) throw new AppError('USAGE', '--namespace goes with --service, not --url');
     const opts: RenderOptions = {
-      caBundle: flags.caBundle ?? caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
+      // certs/pki loads @peculiar/x509: only when a CA file is to be encoded.
+      caBundle: flags.caBundle ?? (await import('../../certs/pki.js')).caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
       ...(flags.url !== undefined && { url: flags.url }),
       ...(flags.service !== undefined && {
         service: { name: flags.service, namespace: flags.namespace ?? '', port: wholeNumber('--port', flags.port ?? '443') },
