@@ -63,6 +63,9 @@ export function evaluateChildren(policy: Policy, input: ReviewInput, mode: Child
   return out;
 }
 
+/** Where applyChildren writes: the only parts of the object the mutation copies for it (patch.ts copyForWrites). */
+export const CHILD_WRITES: ReadonlyArray<readonly string[]> = [['metadata', 'ownerReferences'], ['metadata', 'finalizers']];
+
 /** The mutating child rule on `copy` (a clone of input.object); returns what changed. */
 export function applyChildren(policy: Policy, input: ReviewInput, copy: KubeObject): string[] {
   return hasChildRules(policy, input) ? applyChildOwnerReferences(policy, input, copy) : [];

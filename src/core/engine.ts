@@ -1,10 +1,10 @@
 // The engine: evaluate(policy, input) -> Decision and mutate(policy, input) -> Mutation. The webhook, the
 // audit and the CLI all call these two functions; they differ only in how they build the input.
 import { CARRIERS, carrierFor, type HookCarrier } from './carriers.js';
-import { applyChildren, evaluateChildren, hasChildRules } from './children.js';
+import { applyChildren, CHILD_WRITES, evaluateChildren, hasChildRules } from './children.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
 import { quote } from './guards.js';
-import { cloneJson, diff } from './patch.js';
+import { copyForWrites, diff } from './patch.js';
 import type { Policy } from './policy.js';
 import type { Rule, RuleContext } from './rules/context.js';
 import { applyDefaultHooks, missingDefaultHooks } from './rules/default-hooks.js';
@@ -13,7 +13,7 @@ import { hookNaming } from './rules/naming.js';
 import { ownerOnlyRemoval } from './rules/owner-only-removal.js';
 import { ownerReferences } from './rules/owner-references.js';
 import { singleOwner } from './rules/single-owner.js';
-import type { Decision, KubeObject, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
+import type { Decision, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
 
 const VALIDATING_RULES: ReadonlyArray<[RuleId, Rule]> = [
   ['hook-naming', hookNaming],
@@ -102,7 +102,7 @@ export function mutate(policy: Policy, input: ReviewInput, options: Pick<Evaluat
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
   const hooks = carrier && policy.enforcement['default-hooks'] !== 'off' ? carrier : undefined;
   if (input.object === null || (!hooks && !hasChildRules(policy, input))) return none;
-  const copy = cloneJson<KubeObject>(input.object);
+  const copy = copyForWrites(input.object, [...(hooks ? [hooks.root] : []), ...(hasChildRules(policy, input) ? CHILD_WRITES : [])]);
   const changes = hooks ? applyDefaultHooks(policy, input, hooks, copy) : [];
   changes.push(...applyChildren(policy, input, copy));
   const patch = diff(input.object, copy);

@@ -1,4 +1,4 @@
-// Mutation by diff: rules change a deep copy, and the JSON Patch is whatever differs from the original.
+// Mutation by diff: rules change a copy, and the JSON Patch is whatever differs from the original.
 import jsonpatch from 'fast-json-patch';
 import type { KubeObject, PatchOperation } from './types.js';
 
@@ -19,12 +19,66 @@ export function cloneJson<T>(value: T): T {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const copy = cloneJson((value as Record<string, unknown>)[key]);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
-    else out[key] = copy;
-  }
+  for (const key of Object.keys(value)) setOwn(out, key, cloneJson((value as Record<string, unknown>)[key]));
   return out as T;
+}
+
+/**
+ * A copy of `obj` for rules that write only at `writes` (key paths such as ["metadata", "finalizers"]): the
+ * value at each path is a deep copy, the objects on the way to it are shallow copies, and everything else is
+ * shared with the original. Both the copy and the diff then cost in proportion to what rules may change, not
+ * to the object (a stored Machine's managedFields and providerSpec are most of it; diff skips shared subtrees
+ * at once). A rule writing anywhere else would change the original: tests run every mutation on a deeply
+ * frozen input, where such a write throws.
+ */
+export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly string[]>): KubeObject {
+  const copied = new Set<object>();
+  const root = shallowCopy(obj);
+  copied.add(root);
+  for (const path of writes) {
+    let parent: Record<string, unknown> = root;
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i] as string;
+      const child = parent[key];
+      if (i === path.length - 1) {
+        if (typeof child === 'object' && child !== null && !copied.has(child)) {
+          const deep = cloneJson(child);
+          setOwn(parent, key, deep);
+          copied.add(deep);
+        }
+        break;
+      }
+      // A missing or non-object step is replaced, never written into, by the rules (carrier.write).
+      if (!isPlainObject(child)) break;
+      if (!copied.has(child)) {
+        const next = shallowCopy(child);
+        setOwn(parent, key, next);
+        copied.add(next);
+        parent = next;
+      } else {
+        parent = child;
+      }
+    }
+  }
+  return root;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function shallowCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, value[key]);
+  return out;
+}
+
+/** Assignment that makes a "__proto__" key an own key, as JSON.parse does, instead of setting the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
 }
 
 export function diff(original: KubeObject, mutated: KubeObject): PatchOperation[] {

@@ -11,7 +11,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { ETCD } from '../fixtures/openshift.js';
 import { createMasterReview, removeEtcdHookReview, statusUpdateReview } from '../fixtures/hardening-machine.js';
 import {
-  allPaths, applyEdits, DECISIVE, hostileJson, nested, nestedText, objectPaths, prototypeKey, unrelatedEdits, valueAt, viaWire, withValueAt,
+  allPaths, applyEdits, DECISIVE, deepFreeze, hostileJson, nested, nestedText, objectPaths, prototypeKey, unrelatedEdits, valueAt, viaWire, withValueAt,
   WRONG_TYPES, type Json, type Path,
 } from '../helpers/hardening-json.js';
 
@@ -27,7 +27,8 @@ interface Answer {
 
 /** What the webhook answers for one body: the same steps as src/server/app.ts after JSON.parse. */
 function answer(webhook: Webhook, body: unknown): Answer {
-  const parsed = parseAdmissionReview(body);
+  // Frozen: reviewing must never write into the request (mutation writes only into its own copy).
+  const parsed = parseAdmissionReview(deepFreeze(body));
   if (!parsed.ok) return { status: 400, ...(parsed.uid ? { uid: parsed.uid } : {}) };
   const out = toAdmissionReview(parsed.review.uid, handle(webhook, DEFAULT_POLICY, parsed.review.input).result);
   JSON.stringify(out); // the answer must serialise too

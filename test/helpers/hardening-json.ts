@@ -126,3 +126,18 @@ export function applyEdits(review: Json, edits: readonly Edit[]): unknown {
   for (const e of edits) body = 'add' in e ? withValueAt(body, [...e.add, e.key], e.value) : withValueAt(body, e.path, e.value);
   return body;
 }
+
+/**
+ * Freezes a JSON value all the way down (iteratively: fuzzed values nest deeper than the stack), so that code
+ * under test which writes into its input throws instead of silently changing it.
+ */
+export function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+  }
+  return value;
+}
