@@ -35,6 +35,8 @@ export interface ServeOptions {
   headersTimeoutMs?: number;
   /** Longest wait for a whole request, headers and body (default 30 s). */
   requestTimeoutMs?: number;
+  /** Longest wait for a connection's TLS handshake (default 10 s; Node's own default is 120 s). */
+  handshakeTimeoutMs?: number;
   gatherContext?: (input: ReviewInput) => Promise<ReviewContext | undefined>;
   /** Told the policy in force at start and after each successful reload (e.g. to cache the parents it names). */
   onPolicy?: (policy: Policy) => void;
@@ -86,7 +88,10 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   // 30 s by default, so a 10 s limit could take 40 s: sweep every second (or faster, for shorter limits).
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const connectionsCheckingInterval = Math.min(1_000, headersTimeout);
-  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls, connectionsCheckingInterval }, app);
+  // A connection that never completes its TLS handshake is not an HTTP connection yet, so the limits above do not
+  // reach it: without this, Node would hold it for 120 s.
+  const handshakeTimeout = options.handshakeTimeoutMs ?? 10_000;
+  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls, connectionsCheckingInterval, handshakeTimeout }, app);
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;

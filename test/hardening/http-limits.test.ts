@@ -3,7 +3,7 @@
 // connections during which the server still answers its probes.
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
 import request from 'supertest';
@@ -103,7 +103,7 @@ describe('body and content type', { timeout: 30_000 }, () => {
 async function tlsServer(pki: TestPki): Promise<RunningServer> {
   const s = await startServer({
     host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile,
-    reloadIntervalMs: 60_000, shutdownGraceMs: 1_000, headersTimeoutMs: 300, requestTimeoutMs: 600,
+    reloadIntervalMs: 60_000, shutdownGraceMs: 1_000, headersTimeoutMs: 300, requestTimeoutMs: 600, handshakeTimeoutMs: 300,
   }, silentLogger(), createMetrics());
   closers.push(() => s.shutdown());
   return s;
@@ -136,6 +136,23 @@ describe('slow clients', { timeout: 30_000 }, () => {
     // Node answers 408 before closing when it can; a client that never finished its head gets at most that.
     for (const r of received) assert.ok(r === '' || r.startsWith('HTTP/1.1 408 '), JSON.stringify(r.slice(0, 80)));
     assert.equal((await httpsRequest({ port: s.port, path: '/readyz', ca })).status, 200);
+  });
+
+  test('a connection that never finishes its TLS handshake is closed after the handshake timeout', async () => {
+    const pki = await makePki();
+    const s = await tlsServer(pki);
+    // Nothing at all, and the first bytes of a ClientHello record (handshake, TLS 1.0 record version, 512 bytes).
+    for (const bytes of [Buffer.alloc(0), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])]) {
+      const started = Date.now();
+      const closed = await new Promise<number>((resolve, reject) => {
+        const socket = netConnect({ host: '127.0.0.1', port: s.port }, () => { if (bytes.length > 0) socket.write(bytes); });
+        socket.on('error', () => undefined); // a reset is as good as a close here
+        socket.on('close', () => resolve(Date.now() - started));
+        setTimeout(() => { socket.destroy(); reject(new Error('still open after 10 s')); }, 10_000).unref();
+      });
+      assert.ok(closed < 5_000, `closed after ${closed} ms`);
+    }
+    assert.equal((await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).status, 200);
   });
 });
 
