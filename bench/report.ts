@@ -4,6 +4,7 @@ import type { AdmissionFigure, AuditFigure } from './cluster.js';
 import type { EngineRow } from './engine.js';
 import type { HttpFigure } from './http.js';
 import type { MachineDescription } from './machine.js';
+import type { ProfileFigure } from './profile.js';
 import { median } from './measure.js';
 import type { StartupRow } from './startup.js';
 import type { ValidateFigure } from './validate-cli.js';
@@ -19,6 +20,7 @@ export interface Results {
   commands: string[];
   engine?: EngineRow[];
   http?: HttpFigure;
+  profile?: ProfileFigure[];
   startup?: StartupRow[];
   validate?: ValidateFigure;
   audit?: AuditFigure;
@@ -94,6 +96,21 @@ function startupSection(rows: StartupRow[]): string {
     rows.map((r) => [r.kind, r.medianStartupMs, r.ratio, r.startupMs.join(', '), r.idleRssMiB]))}\n`;
 }
 
+function profileSection(figures: ProfileFigure[]): string {
+  const parts = ['### 2b. Where the CPU goes, per request (CPU profiles under the same load)', ''];
+  for (const f of figures) {
+    const total = (key: 'floorUs' | 'webhookUs'): number => Math.round(f.rows.reduce((n, row) => n + row[key], 0) * 10) / 10;
+    parts.push(`**/${f.webhook}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`, '',
+      table(['component (self time)', 'floor µs', 'webhook µs', 'difference µs'], [
+        ...f.rows.map((row) => [row.component, row.floorUs, row.webhookUs, Math.round((row.webhookUs - row.floorUs) * 10) / 10]),
+        ['**total**', total('floorUs'), total('webhookUs'), Math.round((total('webhookUs') - total('floorUs')) * 10) / 10],
+      ]), '',
+      `Most self time in hookkeeper's code and libraries (µs per request): ${f.top.map((t) => `\`${t.fn}\` ${t.us}`).join('; ')}.`, '');
+  }
+  parts.push('A builtin such as `JSON.parse` has no frame of its own: its time is the self time of the function calling it (the request handlers). Profiling adds its own overhead, so totals are above the CPU per request of figure 2; compare the columns.');
+  return parts.join('\n');
+}
+
 export function renderResults(r: Results): string {
   const m = r.machine;
   const out: string[] = [
@@ -107,6 +124,7 @@ export function renderResults(r: Results): string {
   ];
   if (r.engine) out.push(engineSection(r.engine), '');
   if (r.http) out.push(httpSection(r.http), '');
+  if (r.profile) out.push(profileSection(r.profile), '');
   if (r.validate) out.push(validateSection(r.validate), '');
   if (r.audit) out.push(auditSection(r.audit), '');
   if (r.admission) out.push(admissionSection(r.admission), '');

@@ -1,5 +1,5 @@
 // `npm run bench`: builds, measures every figure next to its floor in one run, and writes the results section
-// of BENCHMARKS.md. Flags: --quick (short runs, to check the bench itself), --only=engine,http,validate,cluster,startup,
+// of BENCHMARKS.md. Flags: --quick (short runs, to check the bench itself), --only=engine,http,profile,validate,cluster,startup,
 // --no-write (print only).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { clusterFigures } from './cluster.js';
 import { engineFigure } from './engine.js';
 import { httpFigure } from './http.js';
+import { profileFigure } from './profile.js';
 import { currentLoad, describeMachine } from './machine.js';
 import { renderResults, writeResults, type Results } from './report.js';
 import { prepareTls, REPO, transpileFloor } from './servers.js';
 import { startupFigure } from './startup.js';
 import { validateFigure } from './validate-cli.js';
 
-const FIGURES = ['engine', 'http', 'validate', 'cluster', 'startup'] as const;
+const FIGURES = ['engine', 'http', 'profile', 'validate', 'cluster', 'startup'] as const;
 type Figure = (typeof FIGURES)[number];
 
 function has(command: string): boolean {
@@ -36,9 +37,9 @@ async function main(): Promise<void> {
   const wanted = (f: Figure): boolean => only.includes(f);
 
   const machine = describeMachine();
-  const needsServers = wanted('http') || wanted('startup');
+  const needsServers = wanted('http') || wanted('profile') || wanted('startup');
   const needsBuild = needsServers || wanted('validate') || wanted('cluster');
-  if (wanted('http') && !has('wrk')) throw new Error('wrk is not installed: apt-get update && apt-get install -y wrk');
+  if ((wanted('http') || wanted('profile')) && !has('wrk')) throw new Error('wrk is not installed: apt-get update && apt-get install -y wrk');
   // Two CPUs or more: the servers get the last CPU, wrk the first, so the load generator never steals the server's core.
   const pin = has('taskset') && machine.nproc >= 2;
   const serverCpu = pin ? machine.nproc - 1 : undefined;
@@ -74,6 +75,11 @@ async function main(): Promise<void> {
         commands.push('# servers (one process each):', ...results.http.serverCommands);
         commands.push('# load, 3 s warm-up each, then in alternating rounds:', ...new Set(results.http.pairs.flatMap((p) => p.contenders.map((c) => c.command))));
         commands.push('# fixed rate (the last argument, req/s):', ...new Set(results.http.pairs.flatMap((p) => p.fixedRate.map((f) => f.command))));
+      }
+      if (wanted('profile')) {
+        log('figure 2, profiled: floor and webhook under --cpu-prof');
+        results.profile = await profileFigure({ seconds: quick ? 2 : 8, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) }, tls, floorFile, dir);
+        commands.push('# profile: the floor and the webhook commands above with node --cpu-prof --cpu-prof-dir=$TMP/prof-..., the same wrk load (2 s warm-up, then 8 s measured)');
       }
       if (wanted('startup')) {
         log('figure 6: start-up');

@@ -53,6 +53,8 @@ export interface ServerSpec {
   logLevel?: 'warn' | 'info';
   /** Pin to this CPU with taskset (all of the process's threads). */
   cpu?: number;
+  /** Node flags before the script, e.g. --cpu-prof. */
+  nodeFlags?: readonly string[];
 }
 
 export interface RunningProcess {
@@ -74,10 +76,11 @@ export interface RunningProcess {
 function argv(spec: ServerSpec, port: number, tls: Tls, floorFile: string, dir: string): string[] {
   const serve = ['serve', '--host', '127.0.0.1', '--port', String(port), '--tls-cert', tls.certFile, '--tls-key', tls.keyFile,
     '--log-level', spec.logLevel ?? 'warn', '--dev-cert-dir', join(dir, 'dev-certs')];
+  const node = [process.execPath, ...(spec.nodeFlags ?? [])];
   switch (spec.kind) {
-    case 'floor': return [process.execPath, floorFile, tls.certFile, tls.keyFile, String(port)];
-    case 'webhook': return [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), ...serve];
-    case 'webhook-tsx': return [process.execPath, '--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), ...serve];
+    case 'floor': return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];
+    case 'webhook': return [...node, join(REPO, 'dist', 'cli', 'main.js'), ...serve];
+    case 'webhook-tsx': return [...node, '--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), ...serve];
   }
 }
 
