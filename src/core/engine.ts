@@ -72,7 +72,8 @@ function evaluateHooks(policy: Policy, input: ReviewInput, options: EvaluateOpti
     if (enforcement === 'off') continue;
     const result = rule(ctx);
     notices.push(...(result.notices ?? []));
-    const existing = oldCtx && RATCHETED.has(id) ? new Set(rule(oldCtx).violations.map((v) => v.key)) : undefined;
+    // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
+    const existing = oldCtx && RATCHETED.has(id) && result.violations.length > 0 ? new Set(rule(oldCtx).violations.map((v) => v.key)) : undefined;
     for (const v of result.violations) {
       if (enforcement === 'warn' || existing?.has(v.key)) warnings.push(v);
       else denials.push(v);
