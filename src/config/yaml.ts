@@ -1,7 +1,17 @@
 // YAML reading with positions: every error names the file and line, and a JSON path can be traced back
 // to the line it came from (config problems, CLI findings).
-import YAML, { LineCounter, isNode } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { AppError, type Problem } from '../errors.js';
+
+let yaml: typeof Yaml | undefined;
+/**
+ * The `yaml` package, loaded on first use (synchronously: its build for Node is CommonJS, the same instance an
+ * `import` gets): it takes ~40 ms to load, and `hookkeeper validate` needs it only for a YAML error or a line.
+ */
+export function yamlPackage(): typeof Yaml {
+  return (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
 
 export interface YamlDocument {
   /** Position of the document in its file, from 0. */
@@ -23,8 +33,9 @@ export function toKeys(path: string | readonly (string | number)[]): (string | n
 
 /** Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line. */
 export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
+  const { LineCounter, isNode, parseAllDocuments } = yamlPackage();
   const lineCounter = new LineCounter();
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   const problems: Problem[] = [];
   for (const doc of list) {

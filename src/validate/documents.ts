@@ -1,14 +1,16 @@
 // Manifest text -> documents, fast enough for 10,000 documents in CI: values come from js-yaml (an order of
 // magnitude faster than the `yaml` package); errors come from src/config/yaml.ts and line numbers from the
-// `yaml` package, which only run for a file that fails to parse or a document with a finding to point at.
+// `yaml` package, which is loaded and run only for a file that fails to parse or a document with a finding.
 import jsyaml from 'js-yaml';
-import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { parseYamlDocuments, toKeys, type YamlDocument } from '../config/yaml.js';
+import type { Document, LineCounter } from 'yaml';
+import { parseYamlDocuments, toKeys, yamlPackage, type YamlDocument } from '../config/yaml.js';
 
 type Keys = readonly (string | number)[];
 
 /** A document marker at column 0 ends any scalar (YAML 1.2 §9.1.4), so splitting lines on it is exact. */
 const MARKER = /^(---|\.\.\.)(?=\s|$)/;
+/** The same markers found in a whole text: at its start or after a newline (only "\n" ends a line here). */
+const MARKERS = /(?<![^\n])(---|\.\.\.)(?=\s|$)/g;
 /** An alias (*name): such documents go through the `yaml` package, which caps alias expansion. */
 const ALIAS = /(^|[\s[{,:-])\*[^\s,\]}]/m;
 
@@ -23,41 +25,76 @@ interface Chunk {
   firstLine: number;
 }
 
+/** Offset of the line after the one at `from` (text.length + 1 past the last line). */
+function nextLine(text: string, from: number): number {
+  const nl = text.indexOf('\n', from);
+  return nl === -1 ? text.length + 1 : nl + 1;
+}
+
+/** Offset of the first content line in text[from, to), or -1. Stops at the first one: usually the first line. */
+function firstContent(text: string, from: number, to: number): number {
+  for (let at = from; at < to; at = nextLine(text, at)) {
+    if (isContent(text.slice(at, Math.min(nextLine(text, at) - 1, to)))) return at;
+  }
+  return -1;
+}
+
+/**
+ * Splits a text into documents by its marker lines, without splitting it into lines: the markers are found by
+ * one regular expression, and only the lines between a chunk's start and its closing "---" are looked at (to
+ * tell whether the chunk has content), which for a manifest is its first line.
+ */
 function splitDocuments(text: string): Chunk[] {
   const chunks: Chunk[] = [];
-  const lines = text.split('\n');
   let start = 0;
-  let hasContent = false;
-  const flush = (end: number): void => {
-    if (end > start) chunks.push({ text: lines.slice(start, end).join('\n'), firstLine: start + 1 });
-    start = end;
-    hasContent = false;
+  // A "---" opened the chunk: it counts as content, so the next "---" closes it.
+  let opened = false;
+  let line = 1;
+  let counted = 0;
+  const lineAt = (offset: number): number => {
+    for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < offset; nl = text.indexOf('\n', nl + 1)) line++;
+    counted = offset;
+    return line;
   };
-  lines.forEach((line, i) => {
-    const marker = MARKER.exec(line)?.[1];
-    if (marker === '---') {
+  // `end` is the offset of the line after the chunk. The chunk keeps its last newline: without it, a "...\r"
+  // (CRLF) ending a document is an error to the `yaml` package, which then could not give a line.
+  const flush = (end: number): void => {
+    if (end > start) chunks.push({ text: text.slice(start, end), firstLine: lineAt(start) });
+    start = end;
+    opened = false;
+  };
+  for (const m of text.matchAll(MARKERS)) {
+    const at = m.index;
+    if (m[1] === '---') {
       // Comments and directives before a "---" belong to the document it opens.
-      if (hasContent) flush(i);
-      hasContent = true;
-    } else if (marker === '...') {
-      flush(i + 1);
-    } else if (isContent(line)) {
-      hasContent = true;
+      if (opened || firstContent(text, start, at) !== -1) flush(at);
+      opened = true;
+    } else {
+      flush(nextLine(text, at));
     }
-  });
-  flush(lines.length);
+  }
+  flush(text.length + 1);
   return chunks;
+}
+
+/** A document as the `yaml` package reads it, with positions. */
+interface Positions {
+  doc: Document;
+  lines: LineCounter;
 }
 
 /**
  * 1-based line of the field at `keys` (its key's line, so an object-valued field points at its name), or of its
  * nearest present parent. The positional parse runs once per document, on first use.
  */
-function lineIn(chunk: Chunk, keys: Keys, parsed: () => Document | undefined, lines: LineCounter): number {
-  const doc = parsed();
+function lineIn(chunk: Chunk, keys: Keys, parsed: () => Positions | undefined): number {
+  const positions = parsed();
+  if (!positions) return chunk.firstLine;
+  const { doc, lines } = positions;
+  const { isMap, isNode, isScalar, isSeq } = yamlPackage();
   const at = (node: { range?: [number, number, number] | null } | null | undefined): number | undefined =>
     node?.range ? lines.linePos(node.range[0]).line + chunk.firstLine - 1 : undefined;
-  for (let n = keys.length; doc && n > 0; n--) {
+  for (let n = keys.length; n > 0; n--) {
     const parent = n === 1 ? doc.contents : doc.getIn(keys.slice(0, n - 1), true);
     const key = keys[n - 1];
     if (isMap(parent)) {
@@ -70,26 +107,29 @@ function lineIn(chunk: Chunk, keys: Keys, parsed: () => Document | undefined, li
       if (line !== undefined) return line;
     }
   }
-  return at(doc?.contents) ?? chunk.firstLine;
+  return at(doc.contents) ?? chunk.firstLine;
 }
 
 function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
-  const lines = new LineCounter();
-  let cache: Document | undefined | null = null;
-  const parsed = (): Document | undefined => {
+  let cache: Positions | undefined | null = null;
+  const parsed = (): Positions | undefined => {
     if (cache === null) {
+      const { LineCounter, parseDocument } = yamlPackage();
+      const lines = new LineCounter();
       const doc = parseDocument(chunk.text, { lineCounter: lines });
-      cache = doc.errors.length === 0 ? doc : undefined;
+      cache = doc.errors.length === 0 ? { doc, lines } : undefined;
     }
     return cache;
   };
   // The document's own line: its first line that is not a marker, comment or blank.
-  const offset = chunk.text.split('\n').findIndex(isContent);
+  const content = firstContent(chunk.text, 0, chunk.text.length);
+  let line = chunk.firstLine;
+  for (let nl = chunk.text.indexOf('\n'); content > 0 && nl !== -1 && nl < content; nl = chunk.text.indexOf('\n', nl + 1)) line++;
   return {
     index,
-    line: chunk.firstLine + Math.max(offset, 0),
+    line,
     value,
-    lineOf: (path) => lineIn(chunk, toKeys(path), parsed, lines),
+    lineOf: (path) => lineIn(chunk, toKeys(path), parsed),
   };
 }
 
@@ -99,10 +139,12 @@ function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
  */
 export function parseManifests(text: string, file: string): YamlDocument[] {
   const docs: YamlDocument[] = [];
+  // Most files have no "*" at all: one indexOf spares the alias pattern a pass over each document.
+  const mayAlias = text.includes('*');
   for (const chunk of splitDocuments(text)) {
     let value: unknown;
     try {
-      value = ALIAS.test(chunk.text)
+      value = mayAlias && ALIAS.test(chunk.text)
         ? parseYamlDocuments(chunk.text, file)[0]?.value
         : jsyaml.load(chunk.text, { schema: jsyaml.CORE_SCHEMA, filename: file });
     } catch {

@@ -1,6 +1,7 @@
 // What `validate` reads: files, directories (recursively, *.yaml, *.yml, *.json) and "-" for stdin, in a
 // stable order so output and JUnit test names do not move between CI runs.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { AppError, type Problem } from '../errors.js';
 
@@ -56,11 +57,17 @@ export async function expandPaths(paths: readonly string[], cwd: string): Promis
   return [...new Set(out)];
 }
 
-/** Reads every input; `readStdin` is called at most once, for "-". */
+/**
+ * Reads every input; `readStdin` is called at most once, for "-". Files are read one by one, synchronously: the
+ * command has nothing else to do meanwhile, and for a thousand small manifests the promise API's round trips
+ * through the thread pool (open, stat, read, close) took more than twice as long (bench figure 3).
+ */
 export async function readInputs(paths: readonly string[], options: { cwd: string; readStdin: () => Promise<string> }): Promise<InputFile[]> {
   if (paths.filter((p) => p === STDIN).length > 1) throw new AppError('USAGE', '"-" (stdin) can be given once');
   const files = await expandPaths(paths, options.cwd);
-  return Promise.all(files.map(async (f) => f === STDIN
-    ? { file: STDIN_NAME, text: await options.readStdin() }
-    : { file: displayPath(f, options.cwd), text: await readFile(f, 'utf8') }));
+  const out: InputFile[] = [];
+  for (const f of files) {
+    out.push(f === STDIN ? { file: STDIN_NAME, text: await options.readStdin() } : { file: displayPath(f, options.cwd), text: readFileSync(f, 'utf8') });
+  }
+  return out;
 }

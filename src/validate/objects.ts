@@ -104,12 +104,13 @@ function manifest(value: unknown, file: string, origin: Origin, doc: YamlDocumen
     problems.push({ file, line: origin.line, message: `${where} is not a Kubernetes object: ${missing} missing` });
     return undefined;
   }
+  const { group, version } = parseApiVersion(apiVersion);
   const meta = metadata(value);
   const namespace = str(meta['namespace']);
   const name = str(meta['name']);
   return {
     type: 'manifest', origin, doc, pointer, object: value,
-    gvk: { ...parseApiVersion(apiVersion), kind },
+    gvk: { group, version, kind },
     ...(namespace === undefined ? {} : { namespace }),
     ...(name === undefined ? {} : { name }),
   };

@@ -2,6 +2,7 @@
 // file:line errors as the project's YAML reader.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { parseYamlDocuments } from '../../src/config/yaml.js';
 import { AppError } from '../../src/errors.js';
 import { parseManifests } from '../../src/validate/documents.js';
@@ -87,6 +88,38 @@ describe('parseManifests', () => {
     assert.deepEqual(doc?.value, { base: { x: 1 }, other: { x: 1 } });
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
     assert.throws(() => parseManifests(bomb, 'bomb.yaml'));
+  });
+
+  test('splits as the `yaml` package does: same documents, values and lines, whatever the markers, comments and directives', () => {
+    // Lines both parsers read alike ("----" and a lone CR at the end are read differently, before any splitting).
+    const lines = ['---', '--- ', '---\t# c', '---  # x', '---\r', '...', '... # y', '...\r', '# comment', ' # indented', '', '  ', '%YAML 1.2',
+      'a: 1', 'a: 3\r', 'b: [1, 2]', 'c: |', '  text', '  ---', '  ...', '- item', 'kind: Foo', 'g: "multi', '  line"', 'h:', '  i: 2'];
+    const view = (docs: readonly { value: unknown; lineOf(path: (string | number)[]): number | undefined }[]): unknown[] =>
+      docs.map((d) => ({ value: d.value, root: d.lineOf([]), a: d.lineOf(['a']), i: d.lineOf(['h', 'i']) }));
+    let compared = 0;
+    fc.assert(fc.property(fc.array(fc.constantFrom(...lines), { maxLength: 12 }), fc.boolean(), (picked, newline) => {
+      const text = picked.join('\n') + (newline || picked.at(-1)?.endsWith('\r') ? '\n' : '');
+      let reference: unknown[];
+      try {
+        reference = view(parseYamlDocuments(text, 'p.yaml').filter((d) => d.value !== null && d.value !== undefined));
+      } catch {
+        return; // not YAML: the error path is tested above
+      }
+      compared++;
+      // The reference has no line for a missing field; ours falls back to the nearest parent (tested above).
+      const ours = view(parseManifests(text, 'p.yaml')).map((d, i) => Object.fromEntries(Object.entries(d as object)
+        .map(([k, v]) => [k, (reference[i] as Record<string, unknown> | undefined)?.[k] === undefined && k !== 'value' ? undefined : v])));
+      assert.deepEqual(ours, reference, JSON.stringify(text));
+    }), { numRuns: 3000 });
+    assert.ok(compared > 500, `only ${compared} generated texts were YAML`);
+  });
+
+  test('CRLF files: document lines, field lines and values as with LF', () => {
+    const lf = 'a: 1\n---\n# c\nb:\n  c: 2\n...\nd: 3\n';
+    const crlf = lf.replace(/\n/g, '\r\n');
+    const view = (text: string): unknown => parseManifests(text, 'w.yaml').map((d) => [d.line, d.value, d.lineOf(['b', 'c']), d.lineOf(['d'])]);
+    assert.deepEqual(view(crlf), view(lf));
+    assert.deepEqual(view(lf), [[1, { a: 1 }, 1, 1], [4, { b: { c: 2 } }, 5, 4], [7, { d: 3 }, 7, 7]]);
   });
 
   test('JSON is YAML: a .json file parses, with lines', () => {

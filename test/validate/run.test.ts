@@ -86,6 +86,54 @@ describe('validateInputs', () => {
     assert.match(lines[(naming?.line ?? 0) - 1] ?? '', /name: x$/);
   });
 
+  test('findings in the second and later documents of a file point at lines in the file, as do the documents', () => {
+    const bad = machine({ name: 'bad', role: 'worker', preDrain: [{ name: 'x', owner: 'someone' }] });
+    const text = ['# machines of pool a', YAML.stringify(machine({ name: 'ok', preDrain: [ETCD] })), '---', '# the bad one', YAML.stringify(bad), '...', YAML.stringify(bad).replace('name: bad', 'name: bad-2')].join('\n');
+    const lines = text.split('\n');
+    const report = validateInputs([{ file: 'pool.yaml', text }], undefined, options);
+    assert.deepEqual(report.results.map((r) => [r.document, r.allowed]), [[1, true], [2, false], [3, false]]);
+    for (const r of report.results) assert.match(lines[r.line - 1] ?? '', /^apiVersion: machine\.openshift\.io\/v1beta1$/, `document ${r.document}`);
+    assert.deepEqual(report.results.map((r) => r.line), [2, lines.indexOf('# the bad one') + 2, lines.indexOf('...') + 2]);
+    for (const r of report.results.slice(1)) {
+      const naming = r.findings.find((f) => f.rule === 'hook-naming' && f.path === 'spec.lifecycleHooks.preDrain[0].name');
+      assert.ok(naming?.line, `document ${r.document}: ${JSON.stringify(r.findings)}`);
+      assert.match(lines[naming.line - 1] ?? '', /^ {6}- name: x$/);
+      assert.ok(naming.line > r.line && naming.line < (r.document === 2 ? lines.indexOf('...') + 1 : lines.length), 'inside its own document');
+    }
+  });
+
+  test('a YAML error in a later document names the file and its line in the file; nothing is reported from the other files', () => {
+    const good = { file: 'good.yaml', text: yaml(machine({ preDrain: [ETCD] })) };
+    const broken = { file: 'broken.yaml', text: ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: a}', '---', 'apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: b}', 'kind: Secret', ''].join('\n') };
+    assert.throws(() => validateInputs([good, broken, good], undefined, options), (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'INPUT_INVALID');
+      assert.deepEqual(err.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
+      return true;
+    });
+  });
+
+  test('an unreadable --old file is an input error naming it; problems in the new files come first', () => {
+    const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
+    const badOld = [{ file: 'old.yaml', text: 'kind: [' }];
+    assert.throws(() => validateInputs(now, badOld, options), (err: unknown) => err instanceof AppError && err.problems.map((p) => `${p.file}:${p.line}`).join() === 'old.yaml:1');
+    assert.throws(() => validateInputs([{ file: 'new.yaml', text: 'a: [' }], badOld, options), (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml');
+  });
+
+  test('with --crd, a CRD finding in a later document points at its field in the file', () => {
+    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
+    const widget = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name, namespace: 'ns' }, spec });
+    const text = yaml(widget('a', { size: 'small' }), machine({ preDrain: [ETCD] }), widget('c', { size: 'small', replicas: 'many' }));
+    const report = validateInputs([{ file: 'mixed.yaml', text }], undefined, { ...options, crds });
+    const [first, , third] = report.results;
+    assert.deepEqual(first?.findings, []);
+    assert.deepEqual(third?.findings.map((f) => [f.rule, f.severity, f.path]), [['crd-schema', 'deny', 'spec.replicas']]);
+    const lines = text.split('\n');
+    const at = third?.findings[0]?.line ?? 0;
+    assert.equal(lines[at - 1], '  replicas: many');
+    assert.ok(at > lines.lastIndexOf('---') + 1);
+  });
+
   test('a hook name that cannot become a Cluster API annotation is a capi-migration warning: reported, not failed', () => {
     const report = validateInputs([{ file: 'w.yaml', text: yaml(machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] })) }], undefined, options);
     const [r] = report.results;
