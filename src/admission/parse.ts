@@ -5,8 +5,17 @@ import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
 import { isRecord } from '../core/guards.js';
 import { ADMISSION_REVIEW_SCHEMA } from './schema.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const validateEnvelope = ajv.compile(ADMISSION_REVIEW_SCHEMA);
+const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(ADMISSION_REVIEW_SCHEMA);
+let compiled: ReturnType<typeof compile> | undefined;
+
+/**
+ * The envelope check, compiled on first use: `validate` loads this module and most of its runs never see an
+ * AdmissionReview. `serve` calls it at start-up so that no request pays for the compile.
+ */
+export function envelopeCheck(): ReturnType<typeof compile> {
+  compiled ??= compile();
+  return compiled;
+}
 
 export interface ParsedReview {
   uid: string;
@@ -18,6 +27,7 @@ export type ParseResult =
   | { ok: false; error: string; problems: string[]; uid?: string };
 
 export function parseAdmissionReview(body: unknown): ParseResult {
+  const validateEnvelope = envelopeCheck();
   if (!validateEnvelope(body)) {
     const problems = (validateEnvelope.errors ?? []).map((e) => {
       const where = e.instancePath === '' ? 'body' : e.instancePath.slice(1).replace(/\//g, '.');

@@ -14,9 +14,11 @@ const QUALIFIED_NAME_ERR =
 const DNS1123_SUBDOMAIN_ERR =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
+const UTF8 = new TextEncoder();
+
 /** Go's len(): UTF-8 bytes, which is what the API server's limits count here. */
 function byteLength(value: string): number {
-  return new TextEncoder().encode(value).length;
+  return UTF8.encode(value).length;
 }
 
 /** apimachinery's RegexError, including its "'x',  or 'y', " spacing. */

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { handle, type Webhook } from '../admission/handle.js';
-import { parseAdmissionReview } from '../admission/parse.js';
+import { envelopeCheck, parseAdmissionReview } from '../admission/parse.js';
 import { errored, toAdmissionReview } from '../admission/response.js';
 import { carrierFor } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
@@ -47,6 +47,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 export function createApp(deps: AppDeps): RequestListener {
   const bodyLimit = deps.bodyLimit ?? MAX_BODY_BYTES;
+  envelopeCheck(); // compiled now, so that no request pays for it
   const probes = express();
   probes.disable('x-powered-by');
   probes.disable('etag');
