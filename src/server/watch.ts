@@ -7,11 +7,14 @@ export interface FileWatch {
   stop(): void;
 }
 
-async function fingerprint(files: readonly string[]): Promise<string> {
+/** How the files are read; tests pass one that swaps content between two reads. */
+export type ReadFile = (file: string) => Promise<Buffer>;
+
+async function fingerprint(files: readonly string[], read: ReadFile): Promise<string> {
   const hash = createHash('sha256');
   for (const f of files) {
     try {
-      hash.update(await readFile(f));
+      hash.update(await read(f));
     } catch (err) {
       hash.update(`missing:${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
@@ -20,18 +23,22 @@ async function fingerprint(files: readonly string[]): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Calls onChange (never concurrently) whenever the combined content of `files` changes. */
-export async function watchFiles(files: readonly string[], intervalMs: number, onChange: () => Promise<void>): Promise<FileWatch> {
-  let last = await fingerprint(files);
+/**
+ * Calls onChange (never concurrently) whenever the combined content of `files` changes. The files are read one
+ * after another, so a swap between two reads shows a mix of old and new (an old certificate with a new key): a
+ * change counts only when a second read agrees with the first, and a torn read waits for the next poll.
+ */
+export async function watchFiles(files: readonly string[], intervalMs: number, onChange: () => Promise<void>, read: ReadFile = readFile): Promise<FileWatch> {
+  let last = await fingerprint(files, read);
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     void (async () => {
       try {
-        const now = await fingerprint(files);
-        if (now !== last) {
-          last = now;
+        const seen = await fingerprint(files, read);
+        if (seen !== last && (await fingerprint(files, read)) === seen) {
+          last = seen;
           await onChange();
         }
       } finally {

@@ -1,0 +1,50 @@
+// The file watcher behind certificate and policy hot reload: one reload per change, never one for a torn read.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { watchFiles } from '../../src/server/watch.js';
+
+/** Two files whose content a test swaps; `swapAfter` swaps both right after that many reads, as a rename would. */
+class Pair {
+  version = 'old';
+  reads = 0;
+  swapAfter = Infinity;
+  read = async (file: string): Promise<Buffer> => {
+    const content = Buffer.from(`${file}:${this.version}`);
+    if (++this.reads === this.swapAfter) this.version = 'new';
+    return content;
+  };
+}
+
+const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('watchFiles', () => {
+  test('a change is reported once, after the content has changed', async () => {
+    const pair = new Pair();
+    let changes = 0;
+    const watch = await watchFiles(['cert', 'key'], 5, async () => { changes++; }, pair.read);
+    try {
+      await settle(30);
+      assert.equal(changes, 0);
+      pair.version = 'new';
+      await settle(40);
+      assert.equal(changes, 1);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  test('a swap between reading the certificate and the key is one change, not two', async () => {
+    const pair = new Pair();
+    let changes = 0;
+    const watch = await watchFiles(['cert', 'key'], 5, async () => { changes++; }, pair.read);
+    try {
+      // The first poll reads the old certificate, then the swap happens, then it reads the new key.
+      pair.swapAfter = pair.reads + 1;
+      await settle(60);
+      assert.equal(pair.version, 'new');
+      assert.equal(changes, 1);
+    } finally {
+      watch.stop();
+    }
+  });
+});
