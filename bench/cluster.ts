@@ -3,10 +3,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { caBundle } from '../src/certs/pki.js';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';
+import { PAGE_SIZE } from '../src/kube/lister.js';
 import { startControlPlane, type ControlPlane } from '../test/e2e/harness/control-plane.js';
 import { ownCrdSet } from '../test/e2e/harness/crds.js';
 import { registerWebhooks, startHookkeeper, waitForEnforcement } from '../test/e2e/harness/hookkeeper.js';
@@ -54,8 +56,31 @@ export interface AuditFigure {
   listPeakMiB: number;
   /** Peak RSS of the same audit over fewer objects: flat memory means about the same. */
   smaller: { objects: number; auditPeakMiB: number };
+  /**
+   * Peak live heap (heapUsed right after a forced full GC, every 20 ms, in runs of their own) at both sizes: what the
+   * audit keeps, where RSS also counts garbage V8 has not collected yet. Once with the bench's objects, a third of
+   * which get a finding (their etcd hook's owner has no service account in this cluster), and once with a policy that
+   * registers that owner by user, so that no object has a finding and only the audit's own memory is left.
+   */
+  liveHeap: Array<{ objects: number; policy: 'default' | 'no-findings'; findings: number; peakMiB: number }>;
   commands: string[];
 }
+
+/** Preloaded into a probed run (node --expose-gc --import): peak live heap, written where HOOKKEEPER_HEAP_PROBE says. */
+const HEAP_PROBE = `import { writeFileSync } from 'node:fs';
+let peak = 0;
+const sample = () => { globalThis.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); };
+setInterval(sample, 20).unref();
+process.on('exit', () => { sample(); writeFileSync(process.env.HOOKKEEPER_HEAP_PROBE, JSON.stringify({ peakHeapBytes: peak })); });
+`;
+
+/** The default policy, but the etcd hook's owner registered by user, which the audit cannot look up: no orphaned-owner findings. */
+const NO_FINDINGS_POLICY = `apiVersion: hookkeeper.io/v1alpha1
+kind: Policy
+owners:
+  clusteroperator/etcd:
+    users: [system:serviceaccount:openshift-etcd-operator:etcd-operator]
+`;
 
 class Api {
   private readonly agent: Agent;
@@ -207,13 +232,30 @@ export async function clusterFigures(options: { samples: number; rounds: number;
     mkdirSync(cache, { recursive: true });
     const floorFile = join(cache, 'list-floor.mjs');
     writeFileSync(floorFile, ts.transpileModule(readFileSync(join(REPO, 'bench', 'list-floor.ts'), 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+    const probeFile = join(cache, 'heap-probe.mjs');
+    writeFileSync(probeFile, HEAP_PROBE);
+    const noFindingsPolicy = join(dir, 'no-findings-policy.yaml');
+    writeFileSync(noFindingsPolicy, NO_FINDINGS_POLICY);
     const auditArgs = [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), 'audit', '--kubeconfig', kubeconfig, '--output', 'json'];
-    const listArgs = [process.execPath, floorFile, plane.server, join(dir, 'ca.crt'), join(dir, 'token'), '500'];
-    const runAudit = async (objects: number): Promise<{ ms: number; peakMiB: number }> => {
-      const run = await timed(auditArgs);
-      const summary = (JSON.parse(run.stdout) as { summary?: { objects?: number } }).summary;
-      if (summary?.objects !== objects) throw new Error(`audit saw ${summary?.objects} objects, not ${objects}`);
-      return run;
+    // The floor pages as the audit does: the lister's own page size.
+    const listArgs = [process.execPath, floorFile, plane.server, join(dir, 'ca.crt'), join(dir, 'token'), String(PAGE_SIZE)];
+    const runAudit = async (objects: number, args = auditArgs): Promise<{ ms: number; peakMiB: number; findings: number }> => {
+      const run = await timed(args);
+      const report = JSON.parse(run.stdout) as { summary?: { objects?: number }; findings?: unknown[] };
+      if (report.summary?.objects !== objects) throw new Error(`audit saw ${report.summary?.objects} objects, not ${objects}`);
+      return { ...run, findings: report.findings?.length ?? 0 };
+    };
+    const liveHeap: AuditFigure['liveHeap'] = [];
+    const probe = async (objects: number): Promise<void> => {
+      for (const policy of ['default', 'no-findings'] as const) {
+        const out = join(dir, 'heap-probe.json');
+        const node = [process.execPath, '--expose-gc', '--import', pathToFileURL(probeFile).href];
+        const run = await runAudit(objects, ['env', `HOOKKEEPER_HEAP_PROBE=${out}`, ...node, ...auditArgs.slice(1), ...(policy === 'default' ? [] : ['--config', noFindingsPolicy])]);
+        if (policy === 'no-findings' && run.findings !== 0) throw new Error(`the no-findings policy left ${run.findings} findings`);
+        const { peakHeapBytes } = JSON.parse(readFileSync(out, 'utf8')) as { peakHeapBytes: number };
+        liveHeap.push({ objects, policy, findings: run.findings, peakMiB: round(peakHeapBytes / 2 ** 20, 1) });
+        log(`audit: peak live heap ${round(peakHeapBytes / 2 ** 20, 1)} MiB at ${objects} objects, ${run.findings} findings (${policy} policy)`);
+      }
     };
     const runList = async (objects: number): Promise<{ ms: number; peakMiB: number }> => {
       const run = await timed(listArgs);
@@ -229,6 +271,7 @@ export async function clusterFigures(options: { samples: number; rounds: number;
     };
     await fill(options.smaller);
     const small = await runAudit(options.smaller);
+    await probe(options.smaller);
     await fill(options.objects);
     const auditRuns: Array<{ ms: number; peakMiB: number }> = [];
     const listRuns: Array<{ ms: number; peakMiB: number }> = [];
@@ -237,6 +280,7 @@ export async function clusterFigures(options: { samples: number; rounds: number;
       auditRuns.push(await runAudit(options.objects));
       listRuns.push(await runList(options.objects));
     }
+    await probe(options.objects);
     const show = (args: string[]): string => args.map((a) => a.replace(dir, '$TMP').replace(cache, 'node_modules/.cache/hookkeeper-bench').replace(`${REPO}/`, '').replace(process.execPath, 'node').replace(plane.server, 'https://127.0.0.1:$APISERVER')).join(' ');
     const audit: AuditFigure = {
       objects: options.objects,
@@ -244,7 +288,9 @@ export async function clusterFigures(options: { samples: number; rounds: number;
       ratio: round(median(auditRuns.map((x) => x.ms)) / median(listRuns.map((x) => x.ms)), 2),
       auditPeakMiB: median(auditRuns.map((x) => x.peakMiB)), listPeakMiB: median(listRuns.map((x) => x.peakMiB)),
       smaller: { objects: options.smaller, auditPeakMiB: small.peakMiB },
-      commands: [show(auditArgs), show(listArgs)],
+      liveHeap,
+      commands: [show(auditArgs), show(listArgs),
+        `# live heap, in runs of their own at both sizes: HOOKKEEPER_HEAP_PROBE=$TMP/heap-probe.json node --expose-gc --import node_modules/.cache/hookkeeper-bench/heap-probe.mjs ${show(auditArgs.slice(1))} [--config $TMP/no-findings-policy.yaml]`],
     };
     return { admission, audit };
   } finally {

@@ -55,6 +55,37 @@ function refOf(obj: KubeObject, r: KindResource): AuditObjectRef {
   };
 }
 
+/** One resource's pages, the first asked for as soon as the stream is opened. */
+interface PageStream {
+  next(): Promise<IteratorResult<KubeObject[]>>;
+  /** Ends the lister's work on it: a page asked for in advance is abandoned. */
+  close(): void;
+}
+
+function openPages(lister: Lister, resource: KindResource, namespace: string | undefined): PageStream {
+  let pages: AsyncIterator<KubeObject[]> | undefined;
+  let first: Promise<IteratorResult<KubeObject[]>>;
+  try {
+    pages = lister.list(resource, namespace)[Symbol.asyncIterator]();
+    first = pages.next();
+  } catch (err) {
+    first = Promise.reject(err);
+  }
+  // Awaited in its turn; failing before then is not an unhandled rejection.
+  first.catch(() => undefined);
+  let opened = false;
+  return {
+    next() {
+      if (opened && pages) return pages.next();
+      opened = true;
+      return first;
+    },
+    close() {
+      void pages?.return?.()?.catch(() => undefined);
+    },
+  };
+}
+
 export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const started = deps.now();
   const carriers = deps.carriers ?? CARRIERS;
@@ -68,44 +99,55 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   let passCount = 0;
   const stuck = new Set<string>();
 
-  for (const r of planned.resources) {
-    const name = resourceName(r);
-    const status: ResourceStatus = { resource: name, version: r.version, kind: r.kind, status: 'audited', objects: 0 };
-    statuses.push(status);
-    const kind = { group: r.group, version: r.version, kind: r.kind };
-    const carrier = carrierFor(kind, carriers);
-    try {
-      for await (const page of deps.lister.list(r, deps.namespace)) {
-        for (const obj of page) {
-          status.objects++;
-          total++;
-          const ref = refOf(obj, r);
-          const input: ReviewInput = {
-            operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
-            object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false,
-          };
-          const decision = evaluate(deps.policy, input, { mode: 'audit', carriers });
-          const found: AuditFinding[] = [...decision.denials.map((v) => ['fail', v] as const), ...decision.warnings.map((v) => ['warn', v] as const)]
-            .map(([result, v]) => ({ rule: v.rule, result, object: ref, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) }));
-          if (carrier) {
-            const hooks = wellFormed(carrier.read(obj).hooks);
-            const held = stuckDeletions(obj, ref, carrier, hooks, deps.policy, started.getTime(), deps.stuckAfterMs);
-            if (held.length > 0) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
-            found.push(...held, ...(orphans ? await orphans(ref, hooks) : []));
+  // Every resource's first page is asked for at once: the kinds a cluster lacks answer 404, and small lists arrive,
+  // while the first resource is audited, instead of one round trip after another at the end. A lister holds at most
+  // two pages, so memory stays flat in the number of objects.
+  const streams = planned.resources.map((r) => openPages(deps.lister, r, deps.namespace));
+  try {
+    for (const [i, r] of planned.resources.entries()) {
+      const pages = streams[i] as PageStream;
+      const name = resourceName(r);
+      const status: ResourceStatus = { resource: name, version: r.version, kind: r.kind, status: 'audited', objects: 0 };
+      statuses.push(status);
+      const kind = { group: r.group, version: r.version, kind: r.kind };
+      const carrier = carrierFor(kind, carriers);
+      try {
+        for (let step = await pages.next(); step.done !== true; step = await pages.next()) {
+          const page = step.value;
+          for (const obj of page) {
+            status.objects++;
+            total++;
+            const ref = refOf(obj, r);
+            const input: ReviewInput = {
+              operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
+              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false,
+            };
+            const decision = evaluate(deps.policy, input, { mode: 'audit', carriers });
+            const found: AuditFinding[] = [...decision.denials.map((v) => ['fail', v] as const), ...decision.warnings.map((v) => ['warn', v] as const)]
+              .map(([result, v]) => ({ rule: v.rule, result, object: ref, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) }));
+            if (carrier) {
+              const hooks = wellFormed(carrier.read(obj).hooks);
+              const held = stuckDeletions(obj, ref, carrier, hooks, deps.policy, started.getTime(), deps.stuckAfterMs);
+              if (held.length > 0) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
+              // Most objects carry no hook: no lookup, and no await that would yield once per object.
+              found.push(...held, ...(orphans && hooks.length > 0 ? await orphans(ref, hooks) : []));
+            }
+            findings.push(...found);
+            if (found.length === 0) {
+              passCount++;
+              if (deps.recordPasses) passed.push(ref);
+            }
           }
-          findings.push(...found);
-          if (found.length === 0) {
-            passCount++;
-            if (deps.recordPasses) passed.push(ref);
-          }
+          deps.onProgress?.({ resource: name, objects: status.objects, total });
         }
-        deps.onProgress?.({ resource: name, objects: status.objects, total });
+      } catch (err) {
+        if (!(err instanceof CrdNotInstalled)) throw err;
+        status.status = 'not-installed';
+        notes.push(`${name}/${r.version} is not served by this cluster (CRD not installed): skipped`);
       }
-    } catch (err) {
-      if (!(err instanceof CrdNotInstalled)) throw err;
-      status.status = 'not-installed';
-      notes.push(`${name}/${r.version} is not served by this cluster (CRD not installed): skipped`);
     }
+  } finally {
+    for (const s of streams) s.close();
   }
   if (statuses.length > 0 && statuses.every((s) => s.status === 'not-installed')) {
     throw new AppError('CLUSTER', `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`);

@@ -1,8 +1,7 @@
-// Connection to the cluster: kubeconfig (--kubeconfig, --context) or in-cluster config, and the service account
-// lookup the audit uses to find hook owners whose identity is gone.
-import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+// Connection to the cluster through client-node: kubeconfig (--kubeconfig, --context) or in-cluster config. The
+// parent caches use it directly; the audit only when access.ts cannot read the kubeconfig itself.
+import { KubeConfig } from '@kubernetes/client-node';
 import { AppError } from '../errors.js';
-import { clusterError } from './errors.js';
 
 export interface KubeConnection {
   kubeconfig?: string;
@@ -29,22 +28,4 @@ export function loadKubeConfig(options: KubeConnection): KubeConfig {
   }
   if (!kc.getCurrentCluster()) throw new AppError('USAGE', 'the kubeconfig has no current cluster: give --kubeconfig and --context');
   return kc;
-}
-
-export function serverOf(kc: KubeConfig): string {
-  return kc.getCurrentCluster()?.server ?? '(no server)';
-}
-
-/** serviceAccountExists for the audit: 404 means gone; any other failure is a cluster error. */
-export function serviceAccountLookup(kc: KubeConfig): (namespace: string, name: string) => Promise<boolean> {
-  const api = kc.makeApiClient(CoreV1Api);
-  return async (namespace, name) => {
-    try {
-      await api.readNamespacedServiceAccount({ name, namespace });
-      return true;
-    } catch (err) {
-      if (err instanceof ApiException && (err as ApiException<unknown>).code === 404) return false;
-      throw clusterError(err, { server: serverOf(kc), action: `read service account ${namespace}/${name}` });
-    }
-  };
 }

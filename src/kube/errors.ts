@@ -1,20 +1,13 @@
 // API failures -> AppError CLUSTER with a message that says what failed and why (exit 3), or CrdNotInstalled.
-import { ApiException } from '@kubernetes/client-node';
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
+import type { ApiResponse } from './http-get.js';
 import { CrdNotInstalled, type ResourceRef } from './types.js';
 
 /** The Status message the API server put in an error body, when there is one. */
 function statusMessage(body: unknown): string | undefined {
-  let value = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body) as unknown;
-    } catch {
-      return body.trim() === '' ? undefined : body.trim().slice(0, 300);
-    }
-  }
-  return isRecord(value) && typeof value['message'] === 'string' ? value['message'] : undefined;
+  if (typeof body === 'string') return body.trim() === '' ? undefined : body.trim().slice(0, 300);
+  return isRecord(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
 }
 
 export interface Attempt {
@@ -26,19 +19,22 @@ export interface Attempt {
   resource?: ResourceRef;
 }
 
+/** The API server answered, but not with what was asked for (res.status is not 2xx). */
+export function responseError(res: ApiResponse, at: Attempt): AppError {
+  const code = res.status;
+  const detail = statusMessage(res.body);
+  const cause = new Error(`HTTP ${code}${detail ? `: ${detail}` : ''}`);
+  if (code === 404 && at.resource) return new CrdNotInstalled(at.resource, { cause });
+  const why = code === 401 ? `unauthorized (401): ${at.server} rejected the credentials; log in again or check the token in the kubeconfig`
+    : code === 403 ? `forbidden (403): ${detail ?? 'the user lacks RBAC permission'}`
+      : code === 410 ? 'the list changed too much while paging (410 Gone: the continue token expired); run the audit again'
+        : `the API server answered ${code}${detail ? `: ${detail}` : ''}`;
+  return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause });
+}
+
+/** The request never got an answer: connection refused, TLS failure, no answer in time. */
 export function clusterError(err: unknown, at: Attempt): AppError {
   if (err instanceof AppError) return err;
-  if (err instanceof ApiException) {
-    const code = (err as ApiException<unknown>).code;
-    const detail = statusMessage((err as ApiException<unknown>).body);
-    if (code === 404 && at.resource) return new CrdNotInstalled(at.resource, { cause: err });
-    const why = code === 401 ? `unauthorized (401): ${at.server} rejected the credentials; log in again or check the token in the kubeconfig`
-      : code === 403 ? `forbidden (403): ${detail ?? 'the user lacks RBAC permission'}`
-        : code === 410 ? 'the list changed too much while paging (410 Gone: the continue token expired); run the audit again'
-          : `the API server answered ${code}${detail ? `: ${detail}` : ''}`;
-    return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause: err });
-  }
-  // node-fetch and TLS errors: the server was never reached or never answered.
   const message = err instanceof Error ? err.message : String(err);
   return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, { cause: err });
 }

@@ -1,7 +1,9 @@
-// One GET against the Kubernetes API with the kubeconfig's credentials and a caller's AbortSignal, which the
-// generated @kubernetes/client-node clients do not take: parent lookups must be abandoned when their budget ends.
+// Plain GETs against the Kubernetes API with the kubeconfig's credentials and a caller's AbortSignal, which the
+// generated @kubernetes/client-node clients do not take: parent lookups must be abandoned when their budget ends,
+// and the audit's list pages are parsed once (JSON.parse) over kept-alive connections.
 import http from 'node:http';
 import https from 'node:https';
+import { createGunzip } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ParentKindRef } from '../core/policy.js';
 import type { ParentRequest } from '../core/children.js';
@@ -37,33 +39,104 @@ export function describeFailure(path: string, res: ApiResponse): string {
   return `GET ${path}: HTTP ${res.status}${message}`;
 }
 
-export function kubeGet(kc: KubeConfig): ApiGet {
-  return async (path, signal) => {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    // Credentials are applied per request so rotated service-account tokens and exec plugins are honoured.
-    const opts: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-    const client = url.protocol === 'http:' ? http : https;
-    return new Promise<ApiResponse>((resolve, reject) => {
-      const req = client.request(url, { ...opts, method: 'GET', signal, headers: { ...opts.headers, accept: 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // not JSON (a proxy's error page): keep the text for the message
-          }
-          resolve({ status: res.statusCode ?? 0, body });
-        });
+/**
+ * How to reach the API server, request by request: the seam between the GETs here and where credentials come from
+ * (a kubeconfig read by client.ts or access.ts).
+ */
+export interface ClusterAccess {
+  /** https://host:port, no trailing slash. */
+  server: string;
+  /** Options for one request: TLS material and the Authorization header, fresh each time (rotated tokens, exec plugins). */
+  requestOptions(): Promise<https.RequestOptions>;
+  /** The cluster's proxy-url: requestOptions() supplies the proxy's agent, which must be used as it is. */
+  proxied: boolean;
+  /** Ask for gzip, as kubectl does, unless the kubeconfig's cluster says disable-compression. */
+  compress: boolean;
+}
+
+/** client-node's KubeConfig as a ClusterAccess: applyToHTTPSOptions per request (which also makes a new agent each time). */
+export function kubeConfigAccess(kc: KubeConfig): ClusterAccess {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  return {
+    server: cluster.server.replace(/\/+$/, ''),
+    async requestOptions() {
+      const options: https.RequestOptions = {};
+      await kc.applyToHTTPSOptions(options);
+      return options;
+    },
+    proxied: Boolean(cluster.proxyUrl),
+    compress: true,
+  };
+}
+
+function send(url: URL, options: https.RequestOptions, signal: AbortSignal): Promise<ApiResponse> {
+  const client = url.protocol === 'http:' ? http : https;
+  return new Promise<ApiResponse>((resolve, reject) => {
+    const req = client.request(url, { ...options, method: 'GET', signal, headers: { ...options.headers, accept: 'application/json' } }, (res) => {
+      // Only a request that offered gzip (pooledGet) gets it back.
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+      const chunks: Buffer[] = [];
+      body.on('data', (chunk: Buffer) => chunks.push(chunk));
+      body.on('error', reject);
+      res.on('error', reject);
+      body.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON (a proxy's error page): keep the text for the message
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
       });
-      req.on('error', reject);
-      req.end();
     });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** One request at a time, each with the agent requestOptions() gives (none: Node's global agent). */
+export function accessGet(access: ClusterAccess): ApiGet {
+  return async (path, signal) => send(new URL(access.server + path), await access.requestOptions(), signal);
+}
+
+export function kubeGet(kc: KubeConfig): ApiGet {
+  return async (path, signal) => accessGet(kubeConfigAccess(kc))(path, signal);
+}
+
+export interface PooledGet {
+  get: ApiGet;
+  /** Closes the kept connections; a GET after this opens new ones. */
+  close(): void;
+}
+
+/**
+ * GETs that share keep-alive connections, for a run of requests such as a list's pages (client-node's agents, which
+ * kubeGet uses, open a TLS connection per request). Through a proxy, the proxy's agent is used as it is.
+ */
+export function pooledGet(access: ClusterAccess): PooledGet {
+  let agent: http.Agent | undefined;
+  return {
+    get: async (path, signal) => {
+      const url = new URL(access.server + path);
+      const options = await access.requestOptions();
+      if (!access.proxied) {
+        agent ??= url.protocol === 'http:' ? new http.Agent({ keepAlive: true }) : new https.Agent({
+          keepAlive: true,
+          ...(options.ca ? { ca: options.ca } : {}),
+          ...(options.cert ? { cert: options.cert } : {}),
+          ...(options.key ? { key: options.key } : {}),
+          ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+          ...(options.servername ? { servername: options.servername } : {}),
+        });
+        options.agent = agent;
+      }
+      return send(url, access.compress ? { ...options, headers: { ...options.headers, 'accept-encoding': 'gzip' } } : options, signal);
+    },
+    close() {
+      agent?.destroy();
+      agent = undefined;
+    },
   };
 }

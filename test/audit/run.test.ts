@@ -133,6 +133,49 @@ describe('runAudit', () => {
     assert.deepEqual(report.passed?.map((p) => p.name), ['ci-ln-7x2k9-master-0']);
   });
 
+  test('every resource\'s first page is asked for before the first resource is audited', async () => {
+    const started: string[] = [];
+    let allStarted = (): void => undefined;
+    const everyone = new Promise<void>((resolve) => { allStarted = resolve; });
+    const lister: Lister = {
+      async *list(resource: ResourceRef) {
+        started.push(resourceName(resource));
+        if (started.length === 6) allStarted();
+        // The first resource answers only once every other one has been asked: a one-after-another audit would wait here.
+        if (resource.plural === 'machines' && resource.group === 'machine.openshift.io') {
+          const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the other resources were not asked for')), 1000));
+          await Promise.race([everyone, late]);
+          yield [machine({ name: 'master-0', preDrain: [ETCD] })];
+          return;
+        }
+        throw new CrdNotInstalled(resource);
+      },
+    };
+    const report = await runAudit(deps(lister));
+    assert.equal(report.summary.objects, 1);
+    assert.equal(started.length, 6);
+  });
+
+  test('a failure ends the audit and every other resource\'s listing with it', async () => {
+    const closed: string[] = [];
+    const lister: Lister = {
+      async *list(resource: ResourceRef) {
+        const name = resourceName(resource);
+        try {
+          yield [machine({ name: `${resource.plural}-0` })];
+          if (name === 'machines.machine.openshift.io') throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)');
+          yield [machine({ name: `${resource.plural}-1` })];
+        } finally {
+          closed.push(name);
+        }
+      },
+    };
+    await assert.rejects(runAudit(deps(lister)), /forbidden \(403\)/);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(closed.sort(), ['controlplanemachinesets.machine.openshift.io', 'machinedeployments.cluster.x-k8s.io', 'machines.cluster.x-k8s.io',
+      'machines.machine.openshift.io', 'machinesets.cluster.x-k8s.io', 'machinesets.machine.openshift.io']);
+  });
+
   test('no audited CRD installed at all -> cluster error "CRD not installed"; other failures propagate', async () => {
     await assert.rejects(runAudit(deps(fakeLister({}))), (err: unknown) => err instanceof AppError && err.code === 'CLUSTER' && /^CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1, /.test(err.message));
     const forbidden: Lister = { list: () => { throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)'); } };

@@ -58,19 +58,18 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
     if (!(OUTPUTS as readonly string[]).includes(flags.output)) throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${flags.output}"`);
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
-    // client-node is loaded only by the commands that talk to a cluster.
-    const { loadKubeConfig, serviceAccountLookup } = await import('../../kube/client.js');
-    const { createLister } = await import('../../kube/lister.js');
-    const kc = loadKubeConfig({
+    const [{ connect, serviceAccountLookup }, { createLister }] = await Promise.all([import('../../kube/access.js'), import('../../kube/lister.js')]);
+    const cluster = await connect({
       ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
       ...(flags.context ? { context: flags.context } : {}),
+      env: io.env,
     });
     const report = await runAudit({
-      lister: createLister(kc),
+      lister: createLister(cluster),
       policy,
       now: () => new Date(),
       stuckAfterMs,
-      serviceAccountExists: serviceAccountLookup(kc),
+      serviceAccountExists: serviceAccountLookup(cluster),
       ...(onProgress ? { onProgress } : {}),
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       recordPasses: flags.output === 'policyreport',

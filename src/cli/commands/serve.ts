@@ -98,13 +98,13 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       ready: () => context.ready(),
     }, logger, metrics);
     if (auditIntervalMs !== undefined && policyInForce) {
-      const [{ serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
-        import('../../kube/client.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
-      const kc = await loadKubeConfig();
+      const [{ connect, serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
+        import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
+      const cluster = await connect({ ...(kubeconfig ? { kubeconfig } : {}), env: io.env });
       const first = policyInForce;
       audit = startBackgroundAudit({
         intervalMs: auditIntervalMs, stuckAfterMs, policy: () => policyInForce ?? first,
-        lister: createLister(kc), serviceAccountExists: serviceAccountLookup(kc), registry: metrics.registry, logger: logger.child({ component: 'audit' }),
+        lister: createLister(cluster), serviceAccountExists: serviceAccountLookup(cluster), registry: metrics.registry, logger: logger.child({ component: 'audit' }),
       });
     }
     await new Promise<void>((resolveSignal) => {
