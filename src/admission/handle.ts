@@ -20,10 +20,10 @@ export function denialMessage(denials: readonly Violation[]): string {
 }
 
 function warningsOf(decision: Decision): string[] {
-  return [
-    ...decision.notices.map((n) => n.warning),
-    ...decision.warnings.map((v) => `${v.rule}: ${v.message}`),
-  ];
+  const out: string[] = [];
+  for (const n of decision.notices) out.push(n.warning);
+  for (const v of decision.warnings) out.push(`${v.rule}: ${v.message}`);
+  return out;
 }
 
 /** auditAnnotations keys must be unique; several notices of one kind are numbered. */

@@ -42,7 +42,9 @@ export function allowed(extras: Extras = {}): AdmissionResult {
 }
 
 export function patched(patch: readonly PatchOperation[], extras: Extras = {}): AdmissionResult {
-  return { ...allowed(extras), ...(patch.length > 0 ? { patch } : {}) };
+  const result = allowed(extras);
+  if (patch.length > 0) result.patch = patch;
+  return result;
 }
 
 export function denied(message: string, extras: Extras = {}): AdmissionResult {

@@ -32,28 +32,29 @@ export function cloneJson<T>(value: T): T {
  * frozen input, where such a write throws.
  */
 export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly string[]>): KubeObject {
-  const copied = new Set<object>();
+  // The copies made so far: a few at most (one per write path step), so a list is cheaper than a Set.
+  const copied: object[] = [];
   const root = shallowCopy(obj);
-  copied.add(root);
+  copied.push(root);
   for (const path of writes) {
     let parent: Record<string, unknown> = root;
     for (let i = 0; i < path.length; i++) {
       const key = path[i] as string;
       const child = parent[key];
       if (i === path.length - 1) {
-        if (typeof child === 'object' && child !== null && !copied.has(child)) {
+        if (typeof child === 'object' && child !== null && !copied.includes(child)) {
           const deep = cloneJson(child);
           setOwn(parent, key, deep);
-          copied.add(deep);
+          copied.push(deep);
         }
         break;
       }
       // A missing or non-object step is replaced, never written into, by the rules (carrier.write).
       if (!isPlainObject(child)) break;
-      if (!copied.has(child)) {
+      if (!copied.includes(child)) {
         const next = shallowCopy(child);
         setOwn(parent, key, next);
-        copied.add(next);
+        copied.push(next);
         parent = next;
       } else {
         parent = child;

@@ -29,7 +29,8 @@ export interface ParentContextOptions {
 export interface ParentContext {
   /** The policy in force, at start and after each reload: starts caches for the parent kinds it names. */
   setPolicy(policy: Policy): void;
-  gather(input: ReviewInput): Promise<ReviewContext | undefined>;
+  /** The parents a review needs, or undefined at once when it needs none (most reviews: no promise to wait on). */
+  gather(input: ReviewInput): Promise<ReviewContext> | undefined;
   /**
    * False only at startup, while the caches of the first policy list (at most syncGraceMs): a reload never
    * makes a serving replica unready, and a kind that cannot be listed never keeps the hook rules offline.
@@ -97,16 +98,18 @@ export function createParentContext(options: ParentContextOptions): ParentContex
       pending++;
       applied = applied.then(() => apply(kinds));
     },
-    async gather(input) {
+    gather(input) {
       if (!policy) return undefined;
       const requests = parentRequests(policy, input);
       if (requests.length === 0) return undefined;
-      await applied;
-      if (!lookup) {
-        const fact: ParentFact = { found: false, reason: 'Error', message: unavailable };
-        return { parents: Object.fromEntries(requests.map((r) => [r.key, fact])) };
-      }
-      return { parents: await lookup.lookup(requests) };
+      return (async () => {
+        await applied;
+        if (!lookup) {
+          const fact: ParentFact = { found: false, reason: 'Error', message: unavailable };
+          return { parents: Object.fromEntries(requests.map((r) => [r.key, fact])) };
+        }
+        return { parents: await lookup.lookup(requests) };
+      })();
     },
     ready() {
       if (waitUntil === undefined) return true;

@@ -22,7 +22,7 @@ export interface AppDeps {
   /** True once policy and TLS are loaded (and, in serve, while not shutting down). */
   ready: () => boolean;
   /** Cluster facts some rules need (e.g. child resources' parents); looked up by the transport. */
-  gatherContext?: (input: ReviewInput) => Promise<ReviewContext | undefined>;
+  gatherContext?: (input: ReviewInput) => Promise<ReviewContext> | undefined;
   bodyLimit?: number;
 }
 
@@ -122,15 +122,18 @@ export function createApp(deps: AppDeps): RequestListener {
     let rules: string[] = [];
     let kind = 'other';
     try {
-      const context = deps.gatherContext ? await deps.gatherContext(input) : undefined;
+      // Awaited only when there is something to look up: an await costs every request a promise and a microtask.
+      const gathering = deps.gatherContext?.(input);
+      const context = gathering ? await gathering : undefined;
       const policy = deps.policy();
       kind = kindLabel(policy, input.kind);
       const outcome = handle(webhook, policy, context ? { ...input, context } : input);
       out = toAdmissionReview(uid, outcome.result);
       decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
-      rules = [...new Set([...outcome.decision.denials, ...outcome.decision.warnings].map((v) => v.rule))];
-      for (const v of outcome.decision.denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
-      for (const v of outcome.decision.warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
+      const { denials, warnings } = outcome.decision;
+      if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
+      for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
+      for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
       if (deps.logger.isLevelEnabled('debug')) log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch }, 'admission bodies');
     } catch (err) {
       // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
