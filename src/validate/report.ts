@@ -1,8 +1,11 @@
 // The result of `hookkeeper validate`: a stable, documented shape (the `--output json` document), from which
 // the text and JUnit outputs are rendered.
-import type { HookRef, Operation, PatchOperation } from '../core/types.js';
+import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
 
 export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
+
+/** Who `validate` judges changes as when --as is not given: a user no policy registers, so removals are checked. */
+export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-validate', groups: [] });
 
 /** `deny` fails the run (exit 1); `warn` is reported and does not. */
 export type Severity = 'deny' | 'warn';

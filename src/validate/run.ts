@@ -12,9 +12,6 @@ import type { InputFile } from './inputs.js';
 import { objectKey, subjectsOf, type Keys, type Manifest, type Subject } from './objects.js';
 import { fieldPathKeys, REPORT_API_VERSION, type DeletionResult, type Finding, type Location, type ObjectRef, type ObjectResult, type Severity, type ValidateReport } from './report.js';
 
-/** Who `validate` judges changes as when --as is not given: a user no policy registers, so removals are checked. */
-export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-validate', groups: [] });
-
 export interface ValidateOptions {
   policy: Policy;
   userInfo: UserInfo;

@@ -8,7 +8,8 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
 import { CrdSet } from '../../src/validate/crd.js';
-import { DEFAULT_USER, validateInputs } from '../../src/validate/run.js';
+import { DEFAULT_USER } from '../../src/validate/report.js';
+import { validateInputs } from '../../src/validate/run.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 
 const yaml = (...objects: KubeObject[]): string => objects.map((o) => YAML.stringify(o)).join('---\n');

@@ -3,10 +3,7 @@
 // 3 cluster: unreachable, unauthorized, CRDs not installed).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import YAML from 'yaml';
-import { policyReports } from '../../audit/policyreport.js';
-import { runAudit, type AuditProgress } from '../../audit/run.js';
-import { renderAudit } from '../../audit/table.js';
+import type { AuditProgress } from '../../audit/run.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { duration } from '../flags.js';
@@ -58,7 +55,8 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
     if (!(OUTPUTS as readonly string[]).includes(flags.output)) throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${flags.output}"`);
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
-    const [{ connect, serviceAccountLookup }, { createLister }] = await Promise.all([import('../../kube/access.js'), import('../../kube/lister.js')]);
+    const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, { renderAudit }] = await Promise.all([
+      import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/run.js'), import('../../audit/table.js')]);
     const cluster = await connect({
       ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
       ...(flags.context ? { context: flags.context } : {}),
@@ -76,8 +74,10 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
     });
     if (onProgress) io.stderr.write('\r\u001b[K');
     if (flags.output === 'json') write(io.stdout, JSON.stringify(report, null, 2));
-    else if (flags.output === 'policyreport') write(io.stdout, policyReports(report).map((r) => YAML.stringify(r)).join('---\n'));
-    else write(io.stdout, renderAudit(report, { tty: io.isTTY }));
+    else if (flags.output === 'policyreport') {
+      const [{ policyReports }, YAML] = await Promise.all([import('../../audit/policyreport.js'), import('yaml')]);
+      write(io.stdout, policyReports(report).map((r) => YAML.stringify(r)).join('---\n'));
+    } else write(io.stdout, renderAudit(report, { tty: io.isTTY }));
     return report.summary.fail > 0 ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
     if (onProgress) io.stderr.write('\r\u001b[K');

@@ -1,9 +1,7 @@
 // `hookkeeper review`: AdmissionReview JSON in on stdin, response AdmissionReview(s) out, through the same
 // parse -> handle -> respond path the server uses. For scripts, CI and debugging a live denial.
 import type { Command } from 'commander';
-import { handle, type Webhook } from '../../admission/handle.js';
-import { parseAdmissionReview } from '../../admission/parse.js';
-import { toAdmissionReview } from '../../admission/response.js';
+import type { Webhook } from '../../admission/handle.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { cliPolicy, readAll } from '../policy.js';
@@ -52,6 +50,8 @@ async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
     if (flags.mutate && flags.validate) throw new AppError('USAGE', 'choose one of --mutate and --validate');
     const webhook: Webhook = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'review';
     const policy = await cliPolicy(flags.config, io);
+    const [{ handle }, { parseAdmissionReview }, { toAdmissionReview }] = await Promise.all([
+      import('../../admission/handle.js'), import('../../admission/parse.js'), import('../../admission/response.js')]);
     const docs = splitDocuments(await readAll(io.stdin));
     if (docs.length === 0) throw new AppError('INPUT_INVALID', 'no AdmissionReview on stdin');
     let code: number = ExitCode.Ok;

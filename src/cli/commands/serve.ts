@@ -6,7 +6,6 @@ import type { AuditLoop } from '../../audit/background.js';
 import type { Policy } from '../../core/policy.js';
 import { AppError, describeError } from '../../errors.js';
 import { createParentContext, type ParentContext } from '../../kube/parent-context.js';
-import { createLogger } from '../../log.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { collect, duration, wholeNumber } from '../flags.js';
 
@@ -53,6 +52,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 }
 
 async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
+  const { createLogger } = await import('../../log.js');
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
   let parents: ParentContext | undefined;
   let audit: AuditLoop | undefined;

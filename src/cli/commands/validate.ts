@@ -4,12 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { CrdSet } from '../../validate/crd.js';
-import { readAtRef } from '../../validate/git.js';
-import { readInputs, STDIN, type InputFile } from '../../validate/inputs.js';
-import { renderJunit } from '../../validate/junit.js';
-import { DEFAULT_USER, validateInputs } from '../../validate/run.js';
-import { renderText } from '../../validate/text.js';
+import { STDIN, type InputFile } from '../../validate/inputs.js';
+import { DEFAULT_USER } from '../../validate/report.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
 import { cliPolicy, readAll } from '../policy.js';
@@ -55,10 +51,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: CliIO): Promise<InputFile[] | undefined> {
   if (flags.oldRef !== undefined && flags.old.length > 0) throw new AppError('USAGE', 'choose one of --old and --old-ref');
-  if (flags.oldRef !== undefined) return readAtRef(flags.oldRef, paths, io.cwd);
+  if (flags.oldRef !== undefined) return (await import('../../validate/git.js')).readAtRef(flags.oldRef, paths, io.cwd);
   if (flags.old.length === 0) return undefined;
   if (flags.old.includes(STDIN)) throw new AppError('USAGE', '--old cannot read stdin');
-  return readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve('') });
+  return (await import('../../validate/inputs.js')).readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve('') });
 }
 
 async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
@@ -66,7 +62,8 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     if (!(OUTPUTS as readonly string[]).includes(flags.output)) throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${flags.output}"`);
     if (paths.length === 0) throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin');
     const policy = await cliPolicy(flags.config, io);
-    const crds = flags.crd.length === 0 ? undefined : CrdSet.parse(await Promise.all(flags.crd.map(async (f) => ({
+    const [{ readInputs }, { validateInputs }] = await Promise.all([import('../../validate/inputs.js'), import('../../validate/run.js')]);
+    const crds = flags.crd.length === 0 ? undefined : (await import('../../validate/crd.js')).CrdSet.parse(await Promise.all(flags.crd.map(async (f) => ({
       file: f,
       text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => { throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause }); }),
     }))));
@@ -78,8 +75,8 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     });
     const showPatches = flags.showPatches === true;
     if (flags.output === 'json') write(io.stdout, JSON.stringify(report, null, 2));
-    else if (flags.output === 'junit') write(io.stdout, renderJunit(report, { showPatches }));
-    else write(io.stdout, renderText(report, { showPatches }));
+    else if (flags.output === 'junit') write(io.stdout, (await import('../../validate/junit.js')).renderJunit(report, { showPatches }));
+    else write(io.stdout, (await import('../../validate/text.js')).renderText(report, { showPatches }));
     if (report.results.length === 0 && report.deletions.length === 0) write(io.stderr, 'hookkeeper validate: no manifests found');
     const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
     return denied ? ExitCode.Violations : ExitCode.Ok;

@@ -2,9 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
 import { AppError, describeError } from '../../errors.js';
-import { renderWebhookConfigurations } from '../../deploy/render.js';
 import type { RenderOptions } from '../../deploy/render.js';
 import { ExitCode, write } from '../io.js';
 import type { CliIO } from '../io.js';
@@ -57,6 +55,7 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
       }),
       ...(flags.name !== undefined && { name: flags.name }),
     };
+    const [{ renderWebhookConfigurations }, { stringify }] = await Promise.all([import('../../deploy/render.js'), import('yaml')]);
     const configs = renderWebhookConfigurations(opts);
     write(io.stdout, flags.output === 'json'
       ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: configs }, null, 2)
