@@ -52,6 +52,12 @@ export interface AuditFigure {
   listMs: number[];
   /** Median audit time / median list time: the target is at most 1.2. */
   ratio: number;
+  /**
+   * The same audit with the kubeconfig's disable-compression: the floor asks for no gzip, and on loopback gzip only
+   * costs CPU (the API server's to compress, the audit's to inflate) on a machine both share.
+   */
+  plainMs: number[];
+  plainRatio: number;
   auditPeakMiB: number;
   listPeakMiB: number;
   /** Peak RSS of the same audit over fewer objects: flat memory means about the same. */
@@ -237,6 +243,11 @@ export async function clusterFigures(options: { samples: number; rounds: number;
     const noFindingsPolicy = join(dir, 'no-findings-policy.yaml');
     writeFileSync(noFindingsPolicy, NO_FINDINGS_POLICY);
     const auditArgs = [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), 'audit', '--kubeconfig', kubeconfig, '--output', 'json'];
+    const plainKubeconfig = join(dir, 'kubeconfig-no-gzip');
+    const exported = JSON.parse(plane.kubeConfig('admin').exportConfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+    for (const c of exported.clusters) c.cluster['disable-compression'] = true;
+    writeFileSync(plainKubeconfig, JSON.stringify(exported), { mode: 0o600 });
+    const plainArgs = auditArgs.map((a) => (a === kubeconfig ? plainKubeconfig : a));
     // The floor pages as the audit does: the lister's own page size.
     const listArgs = [process.execPath, floorFile, plane.server, join(dir, 'ca.crt'), join(dir, 'token'), String(PAGE_SIZE)];
     const runAudit = async (objects: number, args = auditArgs): Promise<{ ms: number; peakMiB: number; findings: number }> => {
@@ -275,10 +286,13 @@ export async function clusterFigures(options: { samples: number; rounds: number;
     await fill(options.objects);
     const auditRuns: Array<{ ms: number; peakMiB: number }> = [];
     const listRuns: Array<{ ms: number; peakMiB: number }> = [];
+    const plainRuns: Array<{ ms: number; peakMiB: number }> = [];
     await runList(options.objects); // warm the API server's watch cache and the page cache
     for (let r = 0; r < options.repeats; r++) {
       auditRuns.push(await runAudit(options.objects));
       listRuns.push(await runList(options.objects));
+      plainRuns.push(await runAudit(options.objects, plainArgs));
+      log(`audit: round ${r + 1}: audit ${round(auditRuns.at(-1)?.ms ?? 0, 0)} ms, list ${round(listRuns.at(-1)?.ms ?? 0, 0)} ms, audit without gzip ${round(plainRuns.at(-1)?.ms ?? 0, 0)} ms`);
     }
     await probe(options.objects);
     const show = (args: string[]): string => args.map((a) => a.replace(dir, '$TMP').replace(cache, 'node_modules/.cache/hookkeeper-bench').replace(`${REPO}/`, '').replace(process.execPath, 'node').replace(plane.server, 'https://127.0.0.1:$APISERVER')).join(' ');
@@ -286,10 +300,12 @@ export async function clusterFigures(options: { samples: number; rounds: number;
       objects: options.objects,
       auditMs: auditRuns.map((x) => round(x.ms, 0)), listMs: listRuns.map((x) => round(x.ms, 0)),
       ratio: round(median(auditRuns.map((x) => x.ms)) / median(listRuns.map((x) => x.ms)), 2),
+      plainMs: plainRuns.map((x) => round(x.ms, 0)),
+      plainRatio: round(median(plainRuns.map((x) => x.ms)) / median(listRuns.map((x) => x.ms)), 2),
       auditPeakMiB: median(auditRuns.map((x) => x.peakMiB)), listPeakMiB: median(listRuns.map((x) => x.peakMiB)),
       smaller: { objects: options.smaller, auditPeakMiB: small.peakMiB },
       liveHeap,
-      commands: [show(auditArgs), show(listArgs),
+      commands: [show(auditArgs), show(listArgs), `${show(plainArgs)}   # the kubeconfig with disable-compression: true`,
         `# live heap, in runs of their own at both sizes: HOOKKEEPER_HEAP_PROBE=$TMP/heap-probe.json node --expose-gc --import node_modules/.cache/hookkeeper-bench/heap-probe.mjs ${show(auditArgs.slice(1))} [--config $TMP/no-findings-policy.yaml]`],
     };
     return { admission, audit };

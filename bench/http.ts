@@ -14,6 +14,8 @@ export interface HttpOptions {
   rounds: number;
   connections: number;
   fixedSeconds: number;
+  /** Fixed-rate runs per contender, floor and webhook in turns: one run's p99 is at the mercy of the machine. */
+  fixedRounds: number;
   serverCpu?: number;
   loadCpu?: number;
 }
@@ -49,11 +51,13 @@ export interface ContenderResult {
 export interface FixedRateResult {
   label: string;
   offeredRps: number;
+  /** Medians over the rounds, but maxUs: the largest of any round. */
   achievedRps: number;
   p50Us: number;
   p99Us: number;
   maxUs: number;
   failed: number;
+  rounds: Array<{ achievedRps: number; p50Us: number; p99Us: number; maxUs: number }>;
   command: string;
 }
 
@@ -185,17 +189,32 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
       });
     });
 
-    // Latency where it matters: a steady load the webhook can carry (half its maximum), floor at the same rate.
+    // Latency where it matters: a steady load the webhook can carry (half its maximum), floor at the same rate,
+    // in alternating rounds.
     for (const [i, pair] of pairs.entries()) {
       const result = results[i] as PairResult;
       const rate = Math.round(((result.contenders.find((c) => c.label === 'webhook') as ContenderResult).maxRps) / 2);
-      for (const c of pair.contenders.filter((x) => x.label === 'floor' || x.label === 'webhook')) {
-        const run = await wrk(o, c, pair, o.fixedSeconds, rate);
-        assertNoFailures(run, `${c.label} at ${rate}/s`);
-        log(`http: fixed ${rate}/s ${pair.webhook} ${c.label}: p99 ${run.result.latencyUs.p99} µs`);
+      const contenders = pair.contenders.filter((x) => x.label === 'floor' || x.label === 'webhook');
+      const fixed = new Map<string, WrkRun[]>(contenders.map((c) => [c.label, []]));
+      for (let r = 0; r < o.fixedRounds; r++) {
+        for (const c of r % 2 === 0 ? contenders : [...contenders].reverse()) {
+          const run = await wrk(o, c, pair, o.fixedSeconds, rate);
+          assertNoFailures(run, `${c.label} at ${rate}/s`);
+          log(`http: fixed ${rate}/s round ${r + 1} ${pair.webhook} ${c.label}: p99 ${run.result.latencyUs.p99} µs`);
+          fixed.get(c.label)?.push(run);
+        }
+      }
+      for (const c of contenders) {
+        const mine = fixed.get(c.label) ?? [];
         result.fixedRate.push({
-          label: c.label, offeredRps: rate, achievedRps: Math.round(run.requestsPerSecond),
-          p50Us: run.result.latencyUs.p50, p99Us: run.result.latencyUs.p99, maxUs: run.result.latencyUs.max, failed: run.failed, command: run.command,
+          label: c.label, offeredRps: rate,
+          achievedRps: Math.round(median(mine.map((m) => m.requestsPerSecond))),
+          p50Us: median(mine.map((m) => m.result.latencyUs.p50)),
+          p99Us: median(mine.map((m) => m.result.latencyUs.p99)),
+          maxUs: Math.max(...mine.map((m) => m.result.latencyUs.max)),
+          failed: mine.reduce((n, m) => n + m.failed, 0),
+          rounds: mine.map((m) => ({ achievedRps: Math.round(m.requestsPerSecond), p50Us: m.result.latencyUs.p50, p99Us: m.result.latencyUs.p99, maxUs: m.result.latencyUs.max })),
+          command: (mine[0] as WrkRun).command,
         });
       }
     }

@@ -69,8 +69,8 @@ async function main(): Promise<void> {
       if (wanted('http')) {
         log('figure 2: webhook over HTTPS');
         const o = quick
-          ? { seconds: 2, rounds: 1, connections: 32, fixedSeconds: 3 }
-          : { seconds: 4, rounds: 5, connections: 32, fixedSeconds: 10 };
+          ? { seconds: 2, rounds: 1, connections: 32, fixedSeconds: 3, fixedRounds: 1 }
+          : { seconds: 4, rounds: 5, connections: 32, fixedSeconds: 10, fixedRounds: 3 };
         results.http = await httpFigure({ ...o, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) }, tls, floorFile, dir, log);
         commands.push('# servers (one process each):', ...results.http.serverCommands);
         commands.push('# load, 3 s warm-up each, then in alternating rounds:', ...new Set(results.http.pairs.flatMap((p) => p.contenders.map((c) => c.command))));
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       log('figures 4 and 5: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)');
       const cluster = await clusterFigures(quick
         ? { samples: 20, rounds: 1, objects: 600, smaller: 200, repeats: 1 }
-        : { samples: 200, rounds: 2, objects: 10_000, smaller: 2_000, repeats: 3 }, dir, log);
+        : { samples: 200, rounds: 2, objects: 10_000, smaller: 2_000, repeats: 5 }, dir, log);
       results.admission = cluster.admission;
       results.audit = cluster.audit;
       commands.push('# admission overhead: kube-apiserver + etcd and `hookkeeper serve` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
