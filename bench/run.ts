@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     }
     if (wanted('validate')) {
       log('figure 3: validate CLI');
-      results.validate = await validateFigure(dir, quick ? 1 : 3);
+      results.validate = await validateFigure(dir, quick ? 1 : 7);
       commands.push('# validate: 1,000 generated files of 10 Machine documents in $TMP/manifests (and one document in $TMP/one), each command timed by /usr/bin/time, in turns:', ...results.validate.commands);
     }
     if (wanted('cluster')) {
