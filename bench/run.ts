@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       log('figures 4 and 5: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)');
       const cluster = await clusterFigures(quick
         ? { samples: 20, rounds: 1, objects: 600, smaller: 200, repeats: 1 }
-        : { samples: 200, rounds: 2, objects: 10_000, smaller: 2_000, repeats: 5 }, dir, log);
+        : { samples: 500, rounds: 3, objects: 10_000, smaller: 2_000, repeats: 5 }, dir, log);
       results.admission = cluster.admission;
       results.audit = cluster.audit;
       commands.push('# admission overhead: kube-apiserver + etcd and `hookkeeper serve` started by test/e2e/harness; one POST, then one merge PATCH, at a time',

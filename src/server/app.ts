@@ -64,9 +64,11 @@ export function createApp(deps: AppDeps): RequestListener {
     res.status(404).json({ error: `no route for ${req.method} ${req.path}`, routes: ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
   });
 
-  async function admission(webhook: Webhook, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  type Refuse = (status: number, reason: string, body: Record<string, unknown>) => void;
+
+  function admission(webhook: Webhook, req: IncomingMessage, res: ServerResponse): void {
     const started = process.hrtime.bigint();
-    const refuse = (status: number, reason: string, body: Record<string, unknown>): void => {
+    const refuse: Refuse = (status, reason, body) => {
       deps.metrics.badRequests.inc({ reason });
       deps.logger.warn({ status, reason, error: body['error'] }, 'refused admission request');
       sendJson(res, status, body);
@@ -83,19 +85,27 @@ export function createApp(deps: AppDeps): RequestListener {
       refuse(415, 'content_type', { error: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type)}` });
       return;
     }
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, bodyLimit);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        res.setHeader('connection', 'close');
-        refuse(413, 'too_large', { error: `request body exceeds the ${bodyLimit}-byte limit` });
-      } else {
-        deps.logger.debug({ err }, 'request body aborted');
-        if (!res.headersSent) res.destroy();
+    readBody(req, bodyLimit, (err, raw) => {
+      if (err || !raw) {
+        if (err instanceof BodyTooLarge) {
+          res.setHeader('connection', 'close');
+          refuse(413, 'too_large', { error: `request body exceeds the ${bodyLimit}-byte limit` });
+        } else {
+          deps.logger.debug({ err }, 'request body aborted');
+          if (!res.headersSent) res.destroy();
+        }
+        return;
       }
-      return;
-    }
+      try {
+        review(webhook, raw, res, started, refuse);
+      } catch (fault) {
+        internalError(res, fault);
+      }
+    });
+  }
+
+  /** Parses and judges one AdmissionReview and answers it: in this turn, unless the review needs parents looked up. */
+  function review(webhook: Webhook, raw: Buffer, res: ServerResponse, started: bigint, refuse: Refuse): void {
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8'));
@@ -117,35 +127,51 @@ export function createApp(deps: AppDeps): RequestListener {
       uid, webhook, kind: `${input.kind.group}/${input.kind.kind}`, namespace: input.namespace, name: input.name,
       operation: input.operation, user: input.userInfo.username, dryRun: input.dryRun,
     }));
-    let out;
-    let decisionLabel: string;
-    let rules: string[] = [];
-    let kind = 'other';
-    try {
-      // Awaited only when there is something to look up: an await costs every request a promise and a microtask.
-      const gathering = deps.gatherContext?.(input);
-      const context = gathering ? await gathering : undefined;
-      const policy = deps.policy();
-      kind = kindLabel(policy, input.kind);
-      const outcome = handle(webhook, policy, context ? { ...input, context } : input);
-      out = toAdmissionReview(uid, outcome.result);
-      decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
-      const { denials, warnings } = outcome.decision;
-      if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
-      for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
-      for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
-      if (deps.logger.isLevelEnabled('debug')) log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch }, 'admission bodies');
-    } catch (err) {
-      // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
-      log().error({ err }, 'admission review failed');
-      out = toAdmissionReview(uid, errored(500, `hookkeeper could not evaluate the request: ${(err as Error).message}`));
-      decisionLabel = 'error';
+
+    const decide = (context: ReviewContext | undefined, gatherFailure?: unknown): void => {
+      let out;
+      let decisionLabel: string;
+      let rules: string[] = [];
+      let kind = 'other';
+      try {
+        const policy = deps.policy();
+        kind = kindLabel(policy, input.kind);
+        if (gatherFailure !== undefined) throw gatherFailure;
+        const outcome = handle(webhook, policy, context ? { ...input, context } : input);
+        out = toAdmissionReview(uid, outcome.result);
+        decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
+        const { denials, warnings } = outcome.decision;
+        if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
+        for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
+        for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
+        if (deps.logger.isLevelEnabled('debug')) log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch }, 'admission bodies');
+      } catch (err) {
+        // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
+        log().error({ err }, 'admission review failed');
+        out = toAdmissionReview(uid, errored(500, `hookkeeper could not evaluate the request: ${(err as Error).message}`));
+        decisionLabel = 'error';
+      }
+      sendJson(res, 200, out);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.duration.observe({ webhook }, seconds);
+      deps.metrics.requests.inc({ webhook, kind, operation: input.operation, decision: decisionLabel });
+      if (deps.logger.isLevelEnabled('info')) log().info({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+    };
+
+    // Most reviews need no parents: no promise, no wait.
+    const gathering = deps.gatherContext?.(input);
+    if (!gathering) {
+      decide(undefined);
+      return;
     }
-    sendJson(res, 200, out);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    deps.metrics.duration.observe({ webhook }, seconds);
-    deps.metrics.requests.inc({ webhook, kind, operation: input.operation, decision: decisionLabel });
-    if (deps.logger.isLevelEnabled('info')) log().info({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+    gathering.then((context) => decide(context), (err: unknown) => decide(undefined, err ?? new Error('parent lookup failed')))
+      .catch((fault: unknown) => internalError(res, fault));
+  }
+
+  /** A bug in the handler itself: logged, and answered 500 if nothing was sent yet. */
+  function internalError(res: ServerResponse, fault: unknown): void {
+    deps.logger.error({ err: fault }, 'unhandled error in admission handler');
+    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
   }
 
   return (req, res) => {
@@ -157,9 +183,10 @@ export function createApp(deps: AppDeps): RequestListener {
       probes(req, res);
       return;
     }
-    admission(webhook, req, res).catch((err: unknown) => {
-      deps.logger.error({ err }, 'unhandled error in admission handler');
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-    });
+    try {
+      admission(webhook, req, res);
+    } catch (fault) {
+      internalError(res, fault);
+    }
   };
 }

@@ -13,37 +13,40 @@ export class BodyTooLarge extends Error {
   }
 }
 
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume(); // drain, so the connection can answer
-      reject(new BodyTooLarge(limit));
+/**
+ * Calls `done` once: with the whole body, or with BodyTooLarge or the stream's error. A callback, not a promise:
+ * the answer is then written in the same turn as the body's last chunk, which saved 4 to 13 µs of CPU per request
+ * over awaiting a promise (a bare server measured both ways under wrk, BENCHMARKS.md).
+ */
+export function readBody(req: IncomingMessage, limit: number, done: (err: Error | undefined, body?: Buffer) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume(); // drain, so the connection can answer
+    done(new BodyTooLarge(limit));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  req.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > limit) {
+      finished = true;
+      chunks.length = 0;
+      done(new BodyTooLarge(limit));
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        reject(new BodyTooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    });
-    req.on('error', (err) => {
-      if (done) return;
-      done = true;
-      reject(err);
-    });
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (finished) return;
+    finished = true;
+    done(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+  });
+  req.on('error', (err) => {
+    if (finished) return;
+    finished = true;
+    done(err);
   });
 }

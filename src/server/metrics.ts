@@ -24,7 +24,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     duration: new Histogram({
       name: 'hookkeeper_admission_duration_seconds',
-      help: 'Time from request body received to response written.',
+      help: 'Time from the request reaching the handler to its answer written: body read, review, response.',
       labelNames: ['webhook'],
       // Admission must fit in a few seconds' timeout; most answers take well under a millisecond.
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],

@@ -6,6 +6,8 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { silentLogger } from '../../src/log.js';
 import { createApp, type AppDeps } from '../../src/server/app.js';
 import { createMetrics } from '../../src/server/metrics.js';
+import type { ParentFact } from '../../src/core/types.js';
+import { CHILD_USERS, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 
 function app(overrides: Partial<AppDeps> = {}) {
@@ -167,4 +169,41 @@ test('the metrics kind label is bounded: kinds hookkeeper does not handle count 
   const text = await metrics.registry.metrics();
   assert.match(text, /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="CREATE",decision="allowed"\} 2/);
   assert.doesNotMatch(text, /kind="(Gadget|Widget)"/);
+});
+
+describe('context gathered by the transport', () => {
+  const podCreate = admissionReview({
+    uid: 'c0ffee00-0000-4000-8000-000000000007', operation: 'CREATE', object: launcherPod(), user: CHILD_USERS.virtController,
+    group: '', version: 'v1', kind: 'Pod', resource: 'pods',
+  });
+  const found: ParentFact = { found: true, uid: VM_UID, deleting: false, namespaced: true };
+
+  test('parents looked up for the review decide it: the found VirtualMachine becomes an owner', async () => {
+    const asked: string[] = [];
+    const { listener } = app({
+      policy: () => VM_POLICY,
+      gatherContext: (input) => { asked.push(input.name ?? input.kind.kind); return Promise.resolve({ parents: { [VM_KEY]: found } }); },
+    });
+    const res = await request(listener).post('/mutate').send(podCreate).expect(200);
+    assert.equal(res.body.response.uid, 'c0ffee00-0000-4000-8000-000000000007');
+    const patch = JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()) as Array<{ op: string; path: string; value: unknown }>;
+    assert.ok(patch.some((op) => JSON.stringify(op.value).includes(VM_UID)), JSON.stringify(patch));
+    assert.deepEqual(asked, ['Pod']);
+  });
+
+  test('a failed lookup is never an allow: 500 inside the review, uid echoed, counted as an error', async () => {
+    const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext: () => Promise.reject(new Error('watch cache broken')) });
+    const res = await request(listener).post('/validate').send(podCreate).expect(200);
+    assert.deepEqual(res.body.response, {
+      uid: 'c0ffee00-0000-4000-8000-000000000007', allowed: false,
+      status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: watch cache broken' },
+    });
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
+  });
+
+  test('a review needing no parents is answered without waiting on anything', async () => {
+    const { listener } = app({ gatherContext: () => undefined });
+    const res = await request(listener).post('/validate').send(removeEtcdHook).expect(200);
+    assert.equal(res.body.response.allowed, false);
+  });
 });
