@@ -16,9 +16,15 @@ const DNS1123_SUBDOMAIN_ERR =
 
 const UTF8 = new TextEncoder();
 
-/** Go's len(): UTF-8 bytes, which is what the API server's limits count here. */
-function byteLength(value: string): number {
-  return UTF8.encode(value).length;
+/**
+ * Whether `value` is longer than `max` bytes in UTF-8, as Go's len() counts what the API server limits. A UTF-16
+ * code unit is one to three UTF-8 bytes (a surrogate pair, two units, is four), so the string's length settles
+ * most cases without encoding it.
+ */
+function longerThanBytes(value: string, max: number): boolean {
+  if (value.length > max) return true;
+  if (value.length * 3 <= max) return false;
+  return UTF8.encode(value).length > max;
 }
 
 /** apimachinery's RegexError, including its "'x',  or 'y', " spacing. */
@@ -31,7 +37,7 @@ const maxLenError = (n: number): string => `must be no more than ${n} bytes`;
 
 export function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (longerThanBytes(value, DNS1123_SUBDOMAIN_MAX_LENGTH)) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errs;
 }
@@ -53,7 +59,7 @@ export function qualifiedNameErrors(value: string): string[] {
       " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  else if (longerThanBytes(name, QUALIFIED_NAME_MAX_LENGTH)) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
   if (!QUALIFIED_NAME_RE.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }

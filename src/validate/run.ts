@@ -37,9 +37,11 @@ function inputError(problems: readonly Problem[]): AppError {
  * A copy of a string that does not keep its document's text alive. js-yaml's values are slices of its own copy
  * of each document, and V8 keeps the whole copy alive for any slice of 13 characters or more: 10,000 results
  * holding their object's name pinned 20 MB, which every garbage collection then had to copy (bench figure 3).
+ * Slicing a concatenation makes V8 flatten it into a string of its own: a quarter of the cost of a JSON round
+ * trip, and as detached (200 names cut from 1 MB strings kept 3.7 MiB of heap, against 194 MiB undetached).
  */
 function detached(s: string): string {
-  return JSON.parse(JSON.stringify(s)) as string;
+  return (` ${s}`).slice(1);
 }
 
 function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {

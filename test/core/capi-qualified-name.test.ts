@@ -34,6 +34,10 @@ describe('qualifiedNameErrors', () => {
   test('lengths are UTF-8 bytes, as Go counts them', () => {
     assert.deepEqual(qualifiedNameErrors(`${'a'.repeat(61)}é`), [NAME_SHAPE]);
     assert.deepEqual(qualifiedNameErrors(`${'a'.repeat(62)}é`), ['name part must be no more than 63 bytes', NAME_SHAPE]);
+    // Short enough that no encoding could pass the limit, and a surrogate pair (two UTF-16 units, four bytes).
+    assert.deepEqual(qualifiedNameErrors(`a${'é'.repeat(19)}a`), [NAME_SHAPE]);
+    assert.deepEqual(qualifiedNameErrors(`a${'😀'.repeat(15)}a`), [NAME_SHAPE]);
+    assert.deepEqual(qualifiedNameErrors(`a${'😀'.repeat(16)}`), ['name part must be no more than 63 bytes', NAME_SHAPE]);
   });
 
   test('annotation keys are checked lowercased, as ValidateAnnotations does', () => {
