@@ -200,7 +200,8 @@ export async function clusterFigures(options: { samples: number; rounds: number;
   const plane = await startControlPlane({ settings, crds: ownCrdSet(settings.repoRoot) });
   const api = new Api(plane);
   try {
-    const hookkeeper = await startHookkeeper(plane);
+    // The built CLI at the default log level, as the image runs it; the floor is built too.
+    const hookkeeper = await startHookkeeper(plane, { built: true });
     const tls = await prepareTls(dir);
     const floor = await startProcess({ kind: 'floor' }, tls, transpileFloor(dir), dir);
     // Figure 5: rounds with nothing, hookkeeper, and the floor registered, in turns.

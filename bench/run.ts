@@ -99,7 +99,7 @@ async function main(): Promise<void> {
         : { samples: 500, rounds: 3, objects: 10_000, smaller: 2_000, repeats: 5 }, dir, log);
       results.admission = cluster.admission;
       results.audit = cluster.audit;
-      commands.push('# admission overhead: kube-apiserver + etcd and `hookkeeper serve` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
+      commands.push('# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
         '# audit, in turns after one warm-up list:', ...cluster.audit.commands);
     }
   } finally {

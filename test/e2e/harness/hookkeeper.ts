@@ -23,6 +23,8 @@ export interface HookkeeperOptions {
   name?: string;
   /** Further `serve` flags, e.g. ['--kubeconfig', FILE]. */
   args?: readonly string[];
+  /** Run the built CLI (dist/, what the image runs; `npm run build` first) instead of src/ through tsx, as the bench does. */
+  built?: boolean;
 }
 
 export interface Hookkeeper {
@@ -70,8 +72,9 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
   let current: ManagedProcess | undefined;
   const launch = async (port: number): Promise<void> => {
     const t = Date.now();
+    const entry = options.built ? [join(plane.repoRoot, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts')];
     const child = spawnManaged(name, process.execPath, [
-      '--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts'), 'serve',
+      ...entry, 'serve',
       '--host', '127.0.0.1', '--port', String(port), '--tls-cert', certFile, '--tls-key', keyFile,
       '--shutdown-grace', '2', '--log-level', 'info',
       ...(configFile ? ['--config', configFile] : []),
