@@ -32,9 +32,12 @@ export function responseError(res: ApiResponse, at: Attempt): AppError {
   return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause });
 }
 
-/** The request never got an answer: connection refused, TLS failure, no answer in time. */
-export function clusterError(err: unknown, at: Attempt): AppError {
+/**
+ * The request never got an answer: connection refused, TLS failure, no answer in time. `timeout`: the request ran
+ * under a time limit, and `expired` says the limit, not the caller, aborted it.
+ */
+export function clusterError(err: unknown, at: Attempt, timeout?: { ms: number; expired: boolean }): AppError {
   if (err instanceof AppError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = timeout?.expired ? `no answer within ${timeout.ms / 1000} s` : err instanceof Error ? err.message : String(err);
   return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, { cause: err });
 }

@@ -102,7 +102,7 @@ export function accessGet(access: ClusterAccess): ApiGet {
 }
 
 export function kubeGet(kc: KubeConfig): ApiGet {
-  return async (path, signal) => accessGet(kubeConfigAccess(kc))(path, signal);
+  return accessGet(kubeConfigAccess(kc));
 }
 
 export interface PooledGet {

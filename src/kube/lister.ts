@@ -61,7 +61,7 @@ export function createLister(access: ClusterAccess, options: ListerOptions = {})
         try {
           res = await transport.get(listPath(resource, namespace, limit, token), signal);
         } catch (err) {
-          throw clusterError(signal.aborted && !done.signal.aborted ? new Error(`no answer within ${timeoutMs / 1000} s`) : err, at);
+          throw clusterError(err, at, { ms: timeoutMs, expired: signal.aborted && !done.signal.aborted });
         }
         // The continue token outlived its snapshot (410 Expired). The Status carries a token that continues after the
         // last key seen, from the current state: each object is still seen once, which is all an audit needs.
