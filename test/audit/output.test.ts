@@ -1,10 +1,11 @@
-// The audit's renderings: PolicyReports (checked against the v1alpha2 report schema), the terminal table and
-// the plain lines for pipes.
+// The audit's renderings: PolicyReports and OpenReports (each checked against its report schema), the terminal
+// table and the plain lines for pipes.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
+import { openReports } from '../../src/audit/openreports.js';
 import { policyReports } from '../../src/audit/policyreport.js';
 import { formatDuration, type AuditReport } from '../../src/audit/report.js';
 import { runAudit } from '../../src/audit/run.js';
@@ -32,7 +33,7 @@ async function sample(): Promise<AuditReport> {
     },
   };
   const report = await runAudit({ lister, policy: DEFAULT_POLICY, now: () => NOW, stuckAfterMs: 30 * 60_000, recordPasses: true });
-  // A cluster-scoped object's finding goes to the ClusterPolicyReport.
+  // A cluster-scoped object's finding goes to the ClusterPolicyReport (ClusterReport).
   report.findings.push({ rule: 'hook-naming', result: 'warn', object: { apiVersion: 'example.io/v1', kind: 'Thing', name: 'global' }, path: 'spec.x', message: 'spec.x: warned' });
   report.summary.warn++;
   return report;
@@ -73,6 +74,42 @@ describe('audit --output policyreport', () => {
     }
     const broken = { apiVersion: 'wgpolicyk8s.io/v1alpha2', kind: 'PolicyReport', metadata: {}, results: [{ result: 'bad', scored: 'yes' }] };
     assert.equal(crds.validate({ group: 'wgpolicyk8s.io', version: 'v1alpha2', kind: 'PolicyReport' }, broken).length, 3, 'the schema check can fail');
+  });
+});
+
+describe('audit --output openreports', () => {
+  test('one openreports.io Report per namespace, a ClusterReport for cluster-scoped objects, the same results as the PolicyReports', async () => {
+    const report = await sample();
+    const reports = openReports(report);
+    assert.deepEqual(reports.map((r) => [r['apiVersion'], r['kind'], (r['metadata'] as { namespace?: string }).namespace, r['summary']]), [
+      ['openreports.io/v1alpha1', 'Report', 'openshift-machine-api', { pass: 1, fail: 2, warn: 0, error: 0, skip: 0 }],
+      ['openreports.io/v1alpha1', 'Report', 'team-a', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
+      ['openreports.io/v1alpha1', 'ClusterReport', undefined, { pass: 0, fail: 0, warn: 1, error: 0, skip: 0 }],
+    ]);
+    const [first] = reports;
+    assert.deepEqual(first?.['metadata'], { name: 'hookkeeper', namespace: 'openshift-machine-api', labels: { 'app.kubernetes.io/managed-by': 'hookkeeper' } });
+    assert.equal(first?.['source'], 'hookkeeper', 'the report names its engine once, for all its results');
+    assert.deepEqual(reports.map((r) => r['results']), policyReports(report).map((r) => r['results']));
+    const pass = (reports[1]?.['results'] as Array<Record<string, unknown>>)[0];
+    assert.deepEqual(pass, {
+      source: 'hookkeeper', policy: 'hookkeeper', category: 'Machine lifecycle hooks', timestamp: { seconds: 1795262400, nanos: 250_000_000 },
+      result: 'pass', scored: true, resources: [{ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'team-a', name: 'worker-0', uid: '7c2f0a6e-3b1d-4c8e-9f5a-2d6b8e1c4a90' }],
+      message: 'no findings: Machine worker-0 meets every hookkeeper rule that applies to it',
+    });
+  });
+
+  test('every report is valid against the openreports.io/v1alpha1 schema', async () => {
+    const crds = CrdSet.parse([{ file: 'audit-openreports-crds.yaml', text: readFileSync(new URL('../fixtures/audit-openreports-crds.yaml', import.meta.url), 'utf8') }]);
+    for (const r of openReports(await sample())) {
+      assert.deepEqual(crds.validate({ group: 'openreports.io', version: 'v1alpha1', kind: String(r['kind']) }, r), []);
+    }
+    const broken = { apiVersion: 'openreports.io/v1alpha1', kind: 'ClusterReport', metadata: {}, source: 1, results: [{ policy: 'p', result: 'bad', scored: 'yes' }] };
+    assert.equal(crds.validate({ group: 'openreports.io', version: 'v1alpha1', kind: 'ClusterReport' }, broken).length, 3, 'the schema check can fail');
+  });
+
+  test('a clean audit of nothing writes no reports', async () => {
+    const empty = await runAudit({ lister: { async *list() { yield []; } }, policy: DEFAULT_POLICY, now: () => NOW, stuckAfterMs: 60_000, recordPasses: true });
+    assert.deepEqual([openReports(empty), policyReports(empty)], [[], []]);
   });
 });
 

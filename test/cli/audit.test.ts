@@ -84,6 +84,26 @@ describe('hookkeeper audit', () => {
     assert.deepEqual(results.map((x) => [x['policy'], x['rule'], x['result'], x['source'], x['scored']]), [['hookkeeper', 'stuck-deletion', 'fail', 'hookkeeper', true], ['hookkeeper', undefined, 'pass', 'hookkeeper', true]]);
   });
 
+  test('--output openreports: openreports.io Reports per namespace as a YAML stream, passes included', async () => {
+    const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'openreports']);
+    assert.equal(r.code, 1, r.stderr);
+    const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Record<string, unknown>);
+    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['source'], d['summary']]), [
+      ['openreports.io/v1alpha1', 'Report', 'openshift-machine-api', 'hookkeeper', { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 }],
+      ['openreports.io/v1alpha1', 'Report', 'team-a', 'hookkeeper', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
+    ]);
+    const results = docs[0]?.['results'] as Array<Record<string, unknown>>;
+    assert.deepEqual(results.map((x) => [x['policy'], x['rule'], x['result'], x['scored']]), [['hookkeeper', 'stuck-deletion', 'fail', true], ['hookkeeper', undefined, 'pass', true]]);
+  });
+
+  test('--help names every output format and the report APIs', async () => {
+    const r = await cli(['audit', '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    // Commander wraps the option's text to the terminal's width.
+    const help = r.stdout.replace(/\s+/g, ' ');
+    assert.ok(help.includes('--output <format> output format: text, json, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport), openreports (openreports.io/v1alpha1 Report and ClusterReport); reports as a YAML stream (default: "text")'), r.stdout);
+  });
+
   test('cluster errors -> exit 3 with a clear message: unauthorized, forbidden, unreachable, no CRD installed', async () => {
     fake.api.refuse = { code: 401, message: 'Unauthorized' };
     const unauthorized = await cli(['audit', '--kubeconfig', fake.kubeconfig]);

@@ -1,8 +1,9 @@
 // `hookkeeper audit`: the live cluster through the webhook's engine, plus stuck deletions and orphaned owners.
-// Flags -> kubeconfig -> runAudit -> table, JSON or PolicyReports -> exit code (0 clean, 1 findings, 2 usage,
-// 3 cluster: unreachable, unauthorized, CRDs not installed).
+// Flags -> kubeconfig -> runAudit -> table, JSON, PolicyReports or OpenReports -> exit code (0 clean, 1 findings,
+// 2 usage, 3 cluster: unreachable, unauthorized, CRDs not installed).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { AuditReport } from '../../audit/report.js';
 import type { AuditProgress } from '../../audit/run.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, write, type CliIO } from '../io.js';
@@ -18,7 +19,19 @@ interface AuditFlags {
   output: string;
 }
 
-const OUTPUTS = ['text', 'json', 'policyreport'] as const;
+const OUTPUTS = ['text', 'json', 'policyreport', 'openreports'] as const;
+type Output = (typeof OUTPUTS)[number];
+type ReportOutput = Exclude<Output, 'text' | 'json'>;
+
+/** The report formats: their API, for the help text, and their builder, loaded only when asked for. */
+const REPORT_OUTPUTS: Readonly<Record<ReportOutput, { api: string; build: () => Promise<(report: AuditReport) => Array<Record<string, unknown>>> }>> = {
+  policyreport: { api: 'wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport', build: async () => (await import('../../audit/policyreport.js')).policyReports },
+  openreports: { api: 'openreports.io/v1alpha1 Report and ClusterReport', build: async () => (await import('../../audit/openreports.js')).openReports },
+};
+
+function isReportOutput(output: string): output is ReportOutput {
+  return Object.hasOwn(REPORT_OUTPUTS, output);
+}
 
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
@@ -29,7 +42,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('-n, --namespace <ns>', 'audit one namespace (default: all namespaces)')
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option('--stuck-after <duration>', 'a deletion held by hooks for longer than this is stuck (e.g. 90s, 30m, 2h)', '30m')
-    .option('--output <format>', `output format: ${OUTPUTS.join(', ')} (wgpolicyk8s.io/v1alpha2 PolicyReports, as YAML)`, 'text')
+    .option('--output <format>', `output format: ${OUTPUTS.map((o) => (isReportOutput(o) ? `${o} (${REPORT_OUTPUTS[o].api})` : o)).join(', ')}; reports as a YAML stream`, 'text')
     .addHelpText('after', [
       '',
       'Lists Machines, MachineSets and ControlPlaneMachineSets (machine.openshift.io) and Cluster API Machines,',
@@ -70,13 +83,13 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
       serviceAccountExists: serviceAccountLookup(cluster),
       ...(onProgress ? { onProgress } : {}),
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
-      recordPasses: flags.output === 'policyreport',
+      recordPasses: isReportOutput(flags.output),
     });
     if (onProgress) io.stderr.write('\r\u001b[K');
     if (flags.output === 'json') write(io.stdout, JSON.stringify(report, null, 2));
-    else if (flags.output === 'policyreport') {
-      const [{ policyReports }, YAML] = await Promise.all([import('../../audit/policyreport.js'), import('yaml')]);
-      write(io.stdout, policyReports(report).map((r) => YAML.stringify(r)).join('---\n'));
+    else if (isReportOutput(flags.output)) {
+      const [reportObjects, YAML] = await Promise.all([REPORT_OUTPUTS[flags.output].build(), import('yaml')]);
+      write(io.stdout, reportObjects(report).map((r) => YAML.stringify(r)).join('---\n'));
     } else write(io.stdout, renderAudit(report, { tty: io.isTTY }));
     return report.summary.fail > 0 ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
