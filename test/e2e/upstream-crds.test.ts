@@ -1,5 +1,6 @@
-// End-to-end with upstream's CRDs (OpenShift -Default, Cluster API v1.10.10) from ../shared/crds: the same scenarios
-// against the schemas real clusters install. Skipped with a message when the copies are absent; CI must have them.
+// End-to-end with upstream's CRDs (OpenShift -Default, Cluster API v1.10.10, OpenReports and wgpolicyk8s.io reports)
+// from ../shared/crds: the same scenarios against the schemas real clusters install. Skipped with a message when the
+// copies are absent; CI must have them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { upstreamCrdSet } from './harness/crds.js';

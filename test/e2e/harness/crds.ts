@@ -1,5 +1,6 @@
 // The two CRD sets the scenarios run against (our small test CRDs, and upstream's when ../shared/crds is there),
-// and their installation: create, then wait for Established and for discovery to serve the resource.
+// each with the report CRDs the audit writes (our trimmed copies, or upstream's), and their installation: create,
+// then wait for Established and for discovery to serve the resource.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,16 +19,31 @@ export function ownCrdSet(repoRoot: string): CrdSet {
   const dir = join(repoRoot, 'test', 'e2e', 'crds');
   return {
     name: 'test CRDs',
-    files: ['machine.openshift.io_machines.yaml', 'machine.openshift.io_machinesets.yaml', 'cluster.x-k8s.io_machines.yaml'].map((f) => join(dir, f)),
+    files: [
+      ...['machine.openshift.io_machines.yaml', 'machine.openshift.io_machinesets.yaml', 'cluster.x-k8s.io_machines.yaml'].map((f) => join(dir, f)),
+      ...OWN_REPORT_CRD_FILES.map((f) => join(repoRoot, 'test', 'fixtures', f)),
+    ],
   };
 }
 
-/** OpenShift's -Default CRDs and Cluster API v1.10.10's (which stores v1beta1, the version the scenarios write). */
+/** The report schemas `audit --output policyreport|openreports` writes, trimmed to what it uses (test/fixtures). */
+const OWN_REPORT_CRD_FILES = ['audit-policyreport-crds.yaml', 'audit-openreports-crds.yaml'] as const;
+
+/** The report CRDs as published: OpenReports (openreports/reports-api) and wgpolicyk8s.io (wg-policy-prototypes). */
+export const UPSTREAM_REPORT_CRD_FILES = [
+  'reports/openreports.io_reports.yaml',
+  'reports/openreports.io_clusterreports.yaml',
+  'reports/wgpolicyk8s.io_policyreports.yaml',
+  'reports/wgpolicyk8s.io_clusterpolicyreports.yaml',
+] as const;
+
+/** OpenShift's -Default CRDs and Cluster API v1.10.10's (which stores v1beta1, the version the scenarios write), and the report CRDs. */
 export const UPSTREAM_CRD_FILES = [
   '0000_10_machine-api_01_machines-Default.crd.yaml',
   '0000_10_machine-api_01_machinesets-Default.crd.yaml',
   'cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml',
   'cluster-api-v1.10.10/cluster.x-k8s.io_machinesets.yaml',
+  ...UPSTREAM_REPORT_CRD_FILES,
 ] as const;
 
 /** The upstream set, or why it cannot be used. */

@@ -12,6 +12,7 @@ import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
+import { reportScenarios } from './reports.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { webhookConfigScenarios } from './webhook-config.js';
 
@@ -35,6 +36,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     capiScenarios,
     validateAgreementScenarios,
     auditScenarios,
+    reportScenarios,
     ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
     outageScenarios,
   ];
