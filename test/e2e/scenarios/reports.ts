@@ -1,7 +1,8 @@
 // The audit's report objects created in the real API server (server-side, fieldValidation=Strict, not a dry run)
 // against the suite's report CRDs: upstream's OpenReports and wgpolicyk8s.io CRDs, or the trimmed copies in
 // test/fixtures. What `audit --output policyreport|openreports` prints for a live namespace, and reports holding every
-// field the builders write (a cluster-scoped report included), are accepted as written and read back unchanged.
+// field the builders write (a cluster-scoped report included), are accepted as written and read back unchanged, and a
+// later audit's reports applied over them server-side replace their results.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -146,6 +147,25 @@ export const reportScenarios: Scenario = (env) => {
         const docs = format.build(everyField()) as Doc[];
         assert.deepEqual(docs.map((d) => [d.kind, d.metadata.namespace]), Object.keys(format.plurals).map((k, i) => [k, i === 0 ? FIELDS_NAMESPACE : undefined]));
         await createAndReadBack(env().plane, format, docs);
+      });
+
+      test(`${format.output}: applied again server-side (kubectl apply --server-side), a later audit's results replace the earlier`, async () => {
+        const { plane } = env();
+        const later = everyField();
+        later.findings = later.findings.filter((f) => f.result === 'warn');
+        later.passed = [];
+        const docs = format.build(later) as Doc[];
+        assert.ok(docs.length > 0);
+        for (const doc of docs) {
+          const url = `${plane.server}${collectionPath(format, doc)}/${doc.metadata.name}`;
+          const applied = await rawRequest({
+            url: `${url}?fieldManager=hookkeeper-audit&force=true&fieldValidation=Strict`, method: 'PATCH', ca: plane.caPem,
+            token: plane.identities.admin.token, body: doc, contentType: 'application/apply-patch+yaml', timeoutMs: 30_000,
+          });
+          assert.equal(applied.status, 200, applied.body);
+          const stored = JSON.parse((await rawRequest({ url, ca: plane.caPem, token: plane.identities.admin.token })).body) as Doc;
+          assert.deepEqual([stored['summary'], stored['results']], [doc['summary'], doc['results']], `${doc.kind}: results as the later audit wrote them`);
+        }
       });
 
       test(`${format.output}: a field the CRD does not define is refused, not pruned (the check can fail)`, async () => {
