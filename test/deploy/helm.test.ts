@@ -238,6 +238,12 @@ test('another release name and namespace: names, the service endpoint, the certi
   assert.deepEqual((one(docs, 'ClusterRoleBinding')['subjects'] as unknown[]), [{ kind: 'ServiceAccount', name: 'guard-hookkeeper', namespace: 'platform-guard' }]);
 });
 
+test('fullnameOverride names every object', { skip }, () => {
+  const docs = render(['--set', 'fullnameOverride=hk']);
+  assert.deepEqual([...new Set(docs.map((d) => d.metadata.name.replace(/-(policy|tls|ca|selfsigned)$/, '')))], ['hk']);
+  assert.equal(webhooks(one(docs, 'ValidatingWebhookConfiguration'))[0]?.clientConfig.service?.name, 'hk');
+});
+
 test('the policy value is the file serve loads: the default and an inline one pass hookkeeper\'s own policy checks', { skip }, async (t) => {
   const policyOf = (docs: Doc[]): string => (one(docs, 'ConfigMap', 'hookkeeper-policy')['data'] as Record<string, string>)['policy.yaml'] ?? '';
   const basePolicy = kustomizeBase().find((d) => d.kind === 'ConfigMap');
