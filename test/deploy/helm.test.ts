@@ -2,7 +2,7 @@
 // and no drift from webhook-config/base (the same webhook rules, RBAC, Deployment and PDB). Skips without helm unless CI=true.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { packageRoot } from '../../src/deploy/render.js';
+import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../helpers/helm.js';
 
 interface Doc {
@@ -73,7 +74,8 @@ test('helm lint --strict passes in every certificate mode', { skip }, async (t) 
 function kustomizeBase(): Doc[] {
   const dir = join(packageRoot(), 'webhook-config', 'base');
   const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(kustomization).sort(), ['apiVersion', 'images', 'kind', 'labels', 'namespace', 'resources'],
+  const plain = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'labels', 'images']);
+  assert.deepEqual(Object.keys(kustomization).filter((k) => !plain.has(k)), [],
     'webhook-config/base/kustomization.yaml does more than list files, set the namespace, labels and image: compare its build instead');
   assert.equal(kustomization['namespace'], 'hookkeeper');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
@@ -82,14 +84,15 @@ function kustomizeBase(): Doc[] {
 }
 
 /**
- * What must not differ between the chart and the base: every field but metadata labels and annotations (the chart
- * adds Helm's; each certificate mode its own), the container image (a value), and the pod labels, which the chart
- * widens with app.kubernetes.io/instance. Every label map equal to the object's own pod selector reads "<selector>".
+ * What must not differ between the chart and the base: every field but metadata labels (the chart adds Helm's),
+ * annotations unless asked for (each certificate mode adds its own), the container image (a value), and the pod
+ * labels, which the chart widens with app.kubernetes.io/instance. Every label map equal to the object's own pod
+ * selector reads "<selector>".
  */
-function comparable(doc: Doc): unknown {
+function comparable(doc: Doc, options: { annotations?: boolean } = {}): unknown {
   const copy = structuredClone(doc) as Doc & { spec?: { selector?: { matchLabels?: unknown } | Record<string, string> } };
   delete copy.metadata.labels;
-  delete copy.metadata.annotations;
+  if (!options.annotations) delete copy.metadata.annotations;
   const spec = copy.spec as Record<string, unknown> | undefined;
   const selector = doc.kind === 'Service' ? spec?.['selector'] : (spec?.['selector'] as { matchLabels?: unknown } | undefined)?.matchLabels;
   const walk = (value: unknown): unknown => {
@@ -99,6 +102,12 @@ function comparable(doc: Doc): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
   };
   const out = walk(copy) as Doc;
+  // base64 is base64 however it is wrapped (kustomize folds Secret data and the caBundle it copies from it).
+  const unwrap = (v: unknown): unknown => (typeof v === 'string' ? v.replace(/\s/g, '') : v);
+  if (out.kind === 'Secret') out['data'] = Object.fromEntries(Object.entries(out['data'] as Record<string, string>).map(([k, v]) => [k, unwrap(v)]));
+  for (const w of (out['webhooks'] as Webhook[] | undefined) ?? []) {
+    if (w.clientConfig.caBundle !== undefined) w.clientConfig.caBundle = unwrap(w.clientConfig.caBundle) as string;
+  }
   if (out.kind === 'Deployment') {
     for (const c of podSpec(out).containers) {
       delete c['image'];
@@ -122,6 +131,33 @@ test('the chart (release hookkeeper, namespace hookkeeper, default values) rende
   // The pods are still selected, spread and budgeted by the same label the base uses.
   const deployment = one(chartDocs, 'Deployment');
   assert.equal((deployment['spec'] as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels['app.kubernetes.io/name'], 'hookkeeper');
+});
+
+test('each certificate mode renders what its webhook-config/ overlay builds, annotations and certificates included', { skip: skip || (findKustomize() ? false : NO_KUSTOMIZE) }, async (t) => {
+  const kustomize = findKustomize() ?? [];
+  const copy = await mkdtemp(join(tmpdir(), 'hookkeeper-helm-overlays-'));
+  t.after(() => rm(copy, { recursive: true, force: true }));
+  await cp(join(packageRoot(), 'webhook-config'), copy, { recursive: true });
+  const certs = join(copy, 'overlays', 'self-managed', 'certs');
+  const { caBundle } = await runCerts({ out: certs, service: 'hookkeeper', namespace: 'hookkeeper', ips: [] });
+  const modes: Record<string, string[]> = {
+    'openshift': ['--set', 'certificates.mode=openshift'],
+    'cert-manager': ['--set', 'certificates.mode=cert-manager'],
+    'self-managed': ['--set', 'certificates.mode=self-managed', '--set', `certificates.selfManaged.caBundle=${caBundle}`,
+      '--set-file', `certificates.selfManaged.tlsCrt=${join(certs, 'tls.crt')}`, '--set-file', `certificates.selfManaged.tlsKey=${join(certs, 'tls.key')}`],
+  };
+  const key = (d: Doc): string => `${d.kind} ${d.metadata.namespace ?? ''}/${d.metadata.name}`;
+  for (const [mode, args] of Object.entries(modes)) {
+    const overlay = kustomizeBuild<Doc>(kustomize, join(copy, 'overlays', mode));
+    const chartDocs = render(['--set', 'namespace.create=true', ...args]);
+    assert.deepEqual(chartDocs.map(key).sort(), overlay.map(key).sort(), `${mode}: the same objects`);
+    for (const o of overlay) {
+      const c = chartDocs.find((d) => key(d) === key(o));
+      assert.ok(c);
+      // The base's Namespace is the one object whose annotations neither side sets.
+      assert.deepEqual(comparable(c, { annotations: true }), comparable(o, { annotations: true }), `${mode}: ${key(o)} differs from overlays/${mode}`);
+    }
+  }
 });
 
 test('cert-manager mode (the default): a private CA issues Secret hookkeeper-tls and the cainjector fills both caBundles', { skip }, () => {
