@@ -313,7 +313,9 @@ test('bad values fail the render with a message that names the value', { skip },
     [['--set', 'replicas=0'], /at '\/replicas': minimum: got 0, want 1/],
     [['--set', 'image.repository='], /at '\/image\/repository': minLength/],
     [['--set', 'imageName=x'], /additional properties 'imageName' not allowed/],
-    [['--set-file', `policy=${notYaml}`], /policy is not YAML/],
+    [['--set-file', `policy=${notYaml}`], /policy is not a YAML mapping/],
+    [['--set', 'policy=- a list'], /policy is not a YAML mapping/],
+    [['--kube-version', '1.29.0'], /chart requires kubeVersion: >=1\.30\.0-0/],
     [['--set-file', `policy=${notPolicy}`], /policy must be a YAML mapping with apiVersion: hookkeeper\.io\/v1alpha1 and kind: Policy/],
   ];
   for (const [args, message] of cases) assert.match(renderError(args), message, args.join(' '));
