@@ -88,3 +88,22 @@ export async function installCrds(admin: KubeConfig, server: string, caPem: stri
     }
   }
 }
+
+/** cert-manager's own Issuer and Certificate CRDs in ../shared/crds (strict schemas), used when present. */
+export const CERT_MANAGER_CRD_FILES = ['cert-manager/cert-manager.io_issuers.yaml', 'cert-manager/cert-manager.io_certificates.yaml'] as const;
+
+/**
+ * The cert-manager CRDs to check the cert-manager objects against: upstream's when the shared copies are there, else
+ * the repo's stand-ins (test/fixtures/crds), which check metadata, kind and scope only; `missing` says why upstream's
+ * could not be used (the caller fails under CI=true).
+ */
+export function certManagerCrdSet(sharedCrdDir: string, repoRoot: string): CrdSet & { missing?: string } {
+  const files = CERT_MANAGER_CRD_FILES.map((f) => join(sharedCrdDir, f));
+  const absent = files.filter((f) => !existsSync(f));
+  if (absent.length === 0) return { name: 'upstream cert-manager CRDs', files };
+  return {
+    name: 'stand-in cert-manager CRDs',
+    files: [join(repoRoot, 'test', 'fixtures', 'crds', 'cert-manager.io_stand-ins.yaml')],
+    missing: `cert-manager CRDs not found: ${absent.join(', ')}`,
+  };
+}

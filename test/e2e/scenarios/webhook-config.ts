@@ -1,20 +1,25 @@
-// Issue 5: every object of every webhook-config/ overlay, built with kustomize, is accepted by the real API server
-// (server-side apply with dryRun=All, as `kubectl apply --server-side --dry-run=server` sends it), without
-// warnings (so the Deployment meets the "restricted" Pod Security level the Namespace enforces), and nothing is stored.
-// cert-manager's Issuer and Certificate are checked against stand-in CRDs (test/fixtures/crds/cert-manager.io_stand-ins.yaml)
-// that accept any spec: their metadata, kind and scope are checked, their spec is not.
+// Issues 5 and 16: every object of every webhook-config/ overlay, built with kustomize, and of charts/hookkeeper in
+// each certificate mode, rendered with helm, is accepted by the real API server (server-side apply with dryRun=All
+// and strict field validation, as `kubectl apply --server-side --dry-run=server` sends it), without warnings (so the
+// Deployment meets the "restricted" Pod Security level the Namespace enforces), and nothing is stored.
+// cert-manager's Issuer and Certificate are checked against cert-manager's own CRDs from ../shared/crds when they are
+// there (required under CI=true), else against stand-ins (test/fixtures/crds/cert-manager.io_stand-ins.yaml) that
+// check their metadata, kind and scope, not their spec.
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
 import { runCerts } from '../../../src/certs/store.js';
+import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm } from '../../helpers/helm.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../../helpers/kustomize.js';
 import type { ControlPlane } from '../harness/control-plane.js';
-import { installCrds, readCrds } from '../harness/crds.js';
+import { certManagerCrdSet, installCrds, readCrds } from '../harness/crds.js';
 import { rawRequest } from '../harness/http.js';
 import { parseWarnings } from '../harness/kube.js';
 import { flatHeaders, groupVersionPath } from '../harness/objects.js';
+import { readSettings } from '../harness/settings.js';
 import type { Scenario } from '../harness/suite.js';
 
 interface Manifest {
@@ -48,7 +53,7 @@ interface Applied {
   warnings: string[];
 }
 
-/** Server-side apply as the suite's admin; dryRun unless told otherwise. */
+/** Server-side apply as the suite's admin, unknown or duplicate fields an error (as kubectl's default); dryRun unless told otherwise. */
 async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolean }): Promise<Applied> {
   const object = `${m.kind} ${m.metadata.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata.name}`;
   const resource = await discover(plane, m.apiVersion, m.kind);
@@ -56,7 +61,7 @@ async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolea
   if (resource.namespaced && !m.metadata.namespace) return { object, status: 0, message: 'namespaced, but has no metadata.namespace', warnings: [] };
   const [group, version] = m.apiVersion.includes('/') ? m.apiVersion.split('/') as [string, string] : ['', m.apiVersion];
   const where = resource.namespaced ? `/namespaces/${m.metadata.namespace}` : '';
-  const query = `fieldManager=hookkeeper-e2e&force=true${options.dryRun ? '&dryRun=All' : ''}`;
+  const query = `fieldManager=hookkeeper-e2e&force=true&fieldValidation=Strict${options.dryRun ? '&dryRun=All' : ''}`;
   const res = await rawRequest({
     url: `${plane.server}${groupVersionPath(group, version)}${where}/${resource.plural}/${m.metadata.name}?${query}`,
     method: 'PATCH', ca: plane.caPem, token: plane.identities.admin.token,
@@ -74,47 +79,91 @@ async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolea
   return { object, status: res.status, message, warnings };
 }
 
-export const webhookConfigScenarios: Scenario = (env) => {
-  const kustomize = findKustomize();
-  describe('webhook-config/ overlays: every object accepted by the API server (server-side dry-run apply)', { skip: kustomize ? false : NO_KUSTOMIZE }, () => {
-    const built = new Map<string, Manifest[]>();
-    let copy = '';
+/** Every object applied with dryRun=All must be accepted without warnings, and the main ones must not be stored. */
+async function assertDryRunAccepted(plane: ControlPlane, manifests: readonly Manifest[]): Promise<void> {
+  const results: Applied[] = [];
+  for (const m of manifests) results.push(await apply(plane, m, { dryRun: true }));
+  assert.deepEqual(results.filter((r) => r.message !== undefined || r.warnings.length > 0), []);
+  for (const path of ['/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/hookkeeper', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/hookkeeper`]) {
+    const res = await rawRequest({ url: `${plane.server}${path}`, ca: plane.caPem, token: plane.identities.admin.token });
+    assert.equal(res.status, 404, `${path} exists`);
+  }
+}
 
+export const webhookConfigScenarios: Scenario = (env) => {
+  const settings = readSettings();
+  const certManager = certManagerCrdSet(settings.sharedCrdDir, settings.repoRoot);
+  const kustomize = findKustomize();
+  const helm = findHelm();
+
+  describe(`install manifests: every object accepted by the API server (server-side dry-run apply; ${certManager.name})`, () => {
     before(async () => {
       const { plane } = env();
-      // The self-managed overlay needs `hookkeeper certs` output beside it: build it from a copy.
-      copy = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-webhook-config-'));
-      await cp(join(plane.repoRoot, 'webhook-config'), copy, { recursive: true });
-      await runCerts({ out: join(copy, 'overlays', 'self-managed', 'certs'), service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
-      for (const overlay of OVERLAYS) built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
-      const crds = await readCrds([join(plane.repoRoot, 'test', 'fixtures', 'crds', 'cert-manager.io_stand-ins.yaml')]);
+      if (certManager.missing && settings.ci) assert.fail(`${certManager.missing} (CI=true needs them; set HOOKKEEPER_E2E_SHARED_CRDS)`);
+      const crds = await readCrds(certManager.files);
       await installCrds(plane.kubeConfig('admin'), plane.server, plane.caPem, plane.identities.admin.token, crds);
       // The namespace must exist for the namespaced objects' dry runs; created as shipped, so that the Deployment
       // is checked against the Pod Security level its labels enforce.
-      const namespace = built.get('openshift')?.find((m) => m.kind === 'Namespace' && m.metadata.name === NAMESPACE);
-      assert.ok(namespace, `the overlays have no Namespace ${NAMESPACE}`);
+      const namespace = parse(await readFile(join(plane.repoRoot, 'webhook-config', 'base', 'namespace.yaml'), 'utf8')) as Manifest;
+      assert.equal(namespace.metadata.name, NAMESPACE);
       const created = await apply(plane, namespace, { dryRun: false });
       assert.equal(created.message, undefined, created.message);
     });
 
-    after(async () => {
-      if (copy) await rm(copy, { recursive: true, force: true });
+    describe('webhook-config/ overlays, built with kustomize', { skip: kustomize ? false : NO_KUSTOMIZE }, () => {
+      const built = new Map<string, Manifest[]>();
+      let copy = '';
+
+      before(async () => {
+        const { plane } = env();
+        // The self-managed overlay needs `hookkeeper certs` output beside it: build it from a copy.
+        copy = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-webhook-config-'));
+        await cp(join(plane.repoRoot, 'webhook-config'), copy, { recursive: true });
+        await runCerts({ out: join(copy, 'overlays', 'self-managed', 'certs'), service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
+        for (const overlay of OVERLAYS) built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
+      });
+
+      after(async () => {
+        if (copy) await rm(copy, { recursive: true, force: true });
+      });
+
+      for (const overlay of OVERLAYS) {
+        test(`overlays/${overlay}: every object accepted without warnings, nothing stored`, async () => {
+          const manifests = built.get(overlay) ?? [];
+          assert.ok(manifests.length >= 10, `overlays/${overlay} built ${manifests.length} objects`);
+          await assertDryRunAccepted(env().plane, manifests);
+        });
+      }
     });
 
-    for (const overlay of OVERLAYS) {
-      test(`overlays/${overlay}: every object accepted without warnings, nothing stored`, async () => {
-        const { plane } = env();
-        const manifests = built.get(overlay) ?? [];
-        assert.ok(manifests.length >= 10, `overlays/${overlay} built ${manifests.length} objects`);
-        const results: Applied[] = [];
-        for (const m of manifests) results.push(await apply(plane, m, { dryRun: true }));
-        assert.deepEqual(results.filter((r) => r.message !== undefined || r.warnings.length > 0), []);
-        // Dry run: the webhook configurations and the Deployment were not created.
-        for (const path of ['/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/hookkeeper', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/hookkeeper`]) {
-          const res = await rawRequest({ url: `${plane.server}${path}`, ca: plane.caPem, token: plane.identities.admin.token });
-          assert.equal(res.status, 404, `${path} exists`);
-        }
+    describe('charts/hookkeeper, rendered with helm template in each certificate mode', { skip: helmSkip(helm) }, () => {
+      let certs = '';
+
+      before(async () => {
+        certs = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-helm-'));
+        await runCerts({ out: certs, service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
       });
-    }
+
+      after(async () => {
+        if (certs) await rm(certs, { recursive: true, force: true });
+      });
+
+      const modes: Record<(typeof OVERLAYS)[number], () => Promise<string[]>> = {
+        // The Namespace object too, as the chart renders it with namespace.create.
+        'openshift': async () => ['--set', 'certificates.mode=openshift', '--set', 'namespace.create=true'],
+        'cert-manager': async () => ['--set', 'certificates.mode=cert-manager'],
+        'self-managed': async () => ['--set', 'certificates.mode=self-managed',
+          '--set', `certificates.selfManaged.caBundle=${(await readFile(join(certs, 'ca.crt'))).toString('base64')}`,
+          '--set-file', `certificates.selfManaged.tlsCrt=${join(certs, 'tls.crt')}`, '--set-file', `certificates.selfManaged.tlsKey=${join(certs, 'tls.key')}`],
+      };
+      for (const mode of OVERLAYS) {
+        test(`certificates.mode=${mode}: every object accepted without warnings, nothing stored`, async () => {
+          const { plane } = env();
+          const manifests = helmTemplate<Manifest>(requireHelm(helm), chartDir(plane.repoRoot), { release: 'hookkeeper', namespace: NAMESPACE, args: await modes[mode]() });
+          assert.ok(manifests.length >= 10, `certificates.mode=${mode} rendered ${manifests.length} objects`);
+          await assertDryRunAccepted(plane, manifests);
+        });
+      }
+    });
   });
 };
