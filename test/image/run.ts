@@ -65,7 +65,8 @@ export async function startContainer(opts: { rootfs: string; config: ImageConfig
   // The runtime creates mount points, as containerd does for volumes; the root is still writable at this point.
   for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))]) mkdirSync(join(opts.rootfs, dir), { recursive: true });
   const env = opts.config.Env ?? [];
-  const child: ChildProcess = spawn('unshare', ['--mount', '--net', '--pid', '--fork', '--kill-child', '--', 'bash', '-c', SETUP, 'setup',
+  // pdeathsig and --kill-child: if the test process dies, unshare dies with it, and the container with unshare.
+  const child: ChildProcess = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', 'unshare', '--mount', '--net', '--pid', '--fork', '--kill-child', '--', 'bash', '-c', SETUP, 'setup',
     opts.rootfs, opts.config.WorkingDir || '/', String(uid), String(gid), String(env.length), ...env, ...opts.argv], {
     env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HK_VOLUMES: opts.volumes.map((v) => `${v.hostPath}\t${v.mountPath}\t${v.readOnly ? 'ro' : 'rw'}`).join('\n') },
     stdio: ['ignore', 'pipe', 'pipe'],
