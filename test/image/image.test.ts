@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { packageRoot } from '../../src/deploy/render.js';
+import { forgetDir, removeIfAborted } from '../e2e/harness/processes.js';
 import { ensureImage } from './build.js';
 import { unpackImage, type Image } from './oci.js';
 import { missingTools, startContainer, type Container, type Volume } from './run.js';
@@ -31,11 +32,14 @@ before(async () => {
   const { archive, built } = ensureImage(root, process.env, (line) => process.stderr.write(`${line}\n`));
   process.stderr.write(`image: ${archive}${built ? ' (built now)' : ' (cached)'}\n`);
   work = mkdtempSync(join(tmpdir(), 'hookkeeper-image-'));
+  removeIfAborted(work);
   image = unpackImage(archive, join(work, 'image'));
 }, { timeout: 30 * 60_000 });
 
 after(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (!work) return;
+  rmSync(work, { recursive: true, force: true });
+  forgetDir(work);
 });
 
 /** A fresh writable directory, as the kubelet makes for an emptyDir (mode 0777). */
@@ -131,7 +135,7 @@ test('the image\'s own entrypoint and command start read-only as 65532, writing 
   const devCertDir = argv[argv.indexOf('--dev-cert-dir') + 1] ?? '';
   assert.match(devCertDir, /^\/tmp\//, 'the default command writes its development certificate under /tmp');
   const tmp = emptyDir('tmp-default');
-  const c = await startContainer({ rootfs: image.rootfs, config: image.config, argv, volumes: [{ hostPath: tmp, mountPath: '/tmp', readOnly: false }] });
+  const c = await startContainer({ rootfs: image.rootfs, config: image.config, argv, volumes: [{ hostPath: tmp, mountPath: '/tmp', readOnly: false }], logFile: join(work, 'default.log') });
   try {
     assert.equal(readFileSync(`/proc/${c.pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '), argv.join(' '));
     // The harness's root really is read-only: root itself cannot write there inside the container's mounts.
@@ -139,7 +143,7 @@ test('the image\'s own entrypoint and command start read-only as 65532, writing 
     assert.match(probe.stderr, /Read-only file system/);
     await exercise(c, 'https://127.0.0.1:8443', join(tmp, relative('/tmp', devCertDir), 'ca.crt'));
   } finally {
-    c.kill();
+    await c.kill();
   }
 });
 
@@ -185,10 +189,10 @@ test('the Deployment\'s args and volumes run on the image (policy ConfigMap and 
   const port = container.ports[0]?.containerPort ?? 0;
   // Kubernetes: args replace the image's command, the entrypoint stays.
   const argv = [...(image.config.Entrypoint ?? []), ...container.args];
-  const c = await startContainer({ rootfs: image.rootfs, config: image.config, argv, volumes });
+  const c = await startContainer({ rootfs: image.rootfs, config: image.config, argv, volumes, logFile: join(work, 'deployment.log') });
   try {
     await exercise(c, `https://${service.metadata.name}.${service.metadata.namespace}.svc:${port}`, join(pair, 'ca.crt'));
   } finally {
-    c.kill();
+    await c.kill();
   }
 });

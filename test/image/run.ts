@@ -1,10 +1,11 @@
 // Starts an unpacked image's root filesystem as a container runtime would under a restricted pod securityContext,
 // with util-linux only (no docker or podman here): own mount, PID and network namespaces, the root filesystem
 // read-only, the given volumes bind-mounted, the image's user, no capabilities, no_new_privs, the image's Env only.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnManaged } from '../e2e/harness/processes.js';
 import type { ImageConfig } from './oci.js';
 
 export interface Volume { hostPath: string; mountPath: string; readOnly: boolean }
@@ -16,7 +17,7 @@ export interface Container {
   exited: Promise<number | null>;
   /** HTTPS request from inside the container's network namespace: [status, body]. */
   request: (url: string, options: { caFile: string; jsonFile?: string }) => [number, string];
-  kill: () => void;
+  kill: () => Promise<void>;
 }
 
 // Runs as root in fresh namespaces, then execs (setpriv -> unshare --root) into the image's entrypoint. The chroot
@@ -60,25 +61,24 @@ export function missingTools(): string[] {
   return missing;
 }
 
-export async function startContainer(opts: { rootfs: string; config: ImageConfig; argv: string[]; volumes: Volume[] }): Promise<Container> {
+export async function startContainer(opts: { rootfs: string; config: ImageConfig; argv: string[]; volumes: Volume[]; logFile: string }): Promise<Container> {
   const { uid, gid } = imageUser(opts.config, opts.rootfs);
   // The runtime creates mount points, as containerd does for volumes; the root is still writable at this point.
   for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))]) mkdirSync(join(opts.rootfs, dir), { recursive: true });
   const env = opts.config.Env ?? [];
-  // pdeathsig and --kill-child: if the test process dies, unshare dies with it, and the container with unshare.
-  const child: ChildProcess = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', 'unshare', '--mount', '--net', '--pid', '--fork', '--kill-child', '--', 'bash', '-c', SETUP, 'setup',
+  // The e2e harness's process management: its own process group (the container's processes stay in it through
+  // unshare, chroot and the change of user), killed at exit or by the reaper if the test process dies.
+  const logFile = opts.logFile;
+  const managed = spawnManaged('container', 'unshare', ['--mount', '--net', '--pid', '--fork', '--kill-child', '--', 'bash', '-c', SETUP, 'setup',
     opts.rootfs, opts.config.WorkingDir || '/', String(uid), String(gid), String(env.length), ...env, ...opts.argv], {
+    logFile,
     env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HK_VOLUMES: opts.volumes.map((v) => `${v.hostPath}\t${v.mountPath}\t${v.readOnly ? 'ro' : 'rw'}`).join('\n') },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const output = (): string => readFileSync(logFile, 'utf8');
+  const exited = managed.exited.then((e) => e.code);
   let done = false;
   void exited.then(() => { done = true; });
-  const outer = child.pid;
-  if (outer === undefined) throw new Error('unshare did not start');
+  const outer = managed.pid;
   const entrypoint = join(opts.rootfs, opts.argv[0] ?? '');
   // The container's first process is unshare's only child; it is ours once it has exec'd the entrypoint.
   let pid: number | undefined;
@@ -95,17 +95,16 @@ export async function startContainer(opts: { rootfs: string; config: ImageConfig
     if (pid === undefined) await sleep(50);
   }
   if (pid === undefined) {
-    child.kill('SIGKILL');
-    await exited;
-    throw new Error(`the container did not exec ${opts.argv[0]}:\n${output}`);
+    await managed.stop(0);
+    throw new Error(`the container did not exec ${opts.argv[0]}:\n${output()}`);
   }
   const netns = `/proc/${pid}/ns/net`;
   return {
     pid,
-    output: () => output,
+    output,
     exited,
     request: (url, { caFile, jsonFile }) => {
-      if (!existsSync(netns)) throw new Error(`container exited:\n${output}`);
+      if (!existsSync(netns)) throw new Error(`container exited:\n${output()}`);
       // A service name resolves to the container's loopback, as cluster DNS resolves it to the pod.
       const { hostname, port } = new URL(url);
       const resolve = /^[\d.]+$/.test(hostname) ? [] : ['--resolve', `${hostname}:${port}:127.0.0.1`];
@@ -115,6 +114,6 @@ export async function startContainer(opts: { rootfs: string; config: ImageConfig
       const cut = out.lastIndexOf('\n');
       return [Number(out.slice(cut + 1)), out.slice(0, cut)];
     },
-    kill: () => { if (!done) child.kill('SIGKILL'); },
+    kill: async () => { await managed.stop(0); },
   };
 }
