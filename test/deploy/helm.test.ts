@@ -247,7 +247,7 @@ test('values: image, replicas, resources, scheduling, failurePolicy per webhook,
   assert.deepEqual(failurePolicies('MutatingWebhookConfiguration'), { 'machines.hookkeeper.io': 'Fail' });
   // The default tag is the chart's appVersion, which is the package's version.
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
-  assert.equal(podSpec(one(render(), 'Deployment')).containers[0]?.image, `ghcr.io/hookkeeper/hookkeeper:${pkg.version}`);
+  assert.equal(podSpec(one(render(), 'Deployment')).containers[0]?.image, `registry.invalid/hookkeeper:${pkg.version}`);
 });
 
 test('one replica gets no PodDisruptionBudget (minAvailable 1 would block every drain of its node)', { skip }, () => {
