@@ -26,10 +26,14 @@ interface PolicyFile {
   children?: ChildRuleFile[];
 }
 
-export async function loadPolicyFile(file: string): Promise<Policy> {
+/**
+ * Reads and checks a policy file. `read` is how the file is read: on a hot reload, the content the watcher's two
+ * agreeing reads saw (src/server/watch.ts), so a file being rewritten in place is never half-loaded.
+ */
+export async function loadPolicyFile(file: string, read: (file: string) => Promise<Buffer> = readFile): Promise<Policy> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await read(file)).toString('utf8');
   } catch (cause) {
     throw new AppError('CONFIG_INVALID', `cannot read policy file ${file}: ${(cause as Error).message}`, { cause, problems: [{ file, message: (cause as Error).message }] });
   }

@@ -7,7 +7,7 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
-import { watchFiles, type FileWatch } from './watch.js';
+import { watchFiles, type FileWatch, type ReadFile } from './watch.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -21,15 +21,18 @@ export interface LoadedTls {
   notAfter: Date;
 }
 
-/** Reads and checks a pair; throws AppError TLS_INVALID naming the files when they do not form a usable pair. */
-export async function loadTls(files: TlsFiles): Promise<LoadedTls> {
+/**
+ * Reads and checks a pair; throws AppError TLS_INVALID naming the files when they do not form a usable pair.
+ * `read`: on a reload, what the watcher's two agreeing reads saw (src/server/watch.ts).
+ */
+export async function loadTls(files: TlsFiles, read: ReadFile = readFile): Promise<LoadedTls> {
   let cert: Buffer;
   let key: Buffer;
   let ca: Buffer | undefined;
   try {
     [cert, key, ca] = await Promise.all([
-      readFile(files.certFile), readFile(files.keyFile),
-      files.clientCaFile ? readFile(files.clientCaFile) : Promise.resolve(undefined),
+      read(files.certFile), read(files.keyFile),
+      files.clientCaFile ? read(files.clientCaFile) : Promise.resolve(undefined),
     ]);
   } catch (cause) {
     throw new AppError('TLS_INVALID', `cannot read TLS files: ${(cause as Error).message}`, { cause });
@@ -45,11 +48,11 @@ export async function loadTls(files: TlsFiles): Promise<LoadedTls> {
   return { options, notAfter };
 }
 
-export async function watchTls(server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics): Promise<FileWatch> {
+export async function watchTls(server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics, read: ReadFile = readFile): Promise<FileWatch> {
   const paths = [files.certFile, files.keyFile, ...(files.clientCaFile ? [files.clientCaFile] : [])];
-  return watchFiles(paths, intervalMs, async () => {
+  return watchFiles(paths, intervalMs, async (agreed) => {
     try {
-      const loaded = await loadTls(files);
+      const loaded = await loadTls(files, agreed);
       server.setSecureContext(loaded.options);
       metrics.reloads.inc({ source: 'tls', result: 'success' });
       metrics.certificateExpiry.set(loaded.notAfter.getTime() / 1000);
@@ -58,5 +61,5 @@ export async function watchTls(server: Server, files: TlsFiles, intervalMs: numb
       metrics.reloads.inc({ source: 'tls', result: 'failure' });
       logger.error({ err }, 'refused new TLS certificate; keeping the one in use');
     }
-  });
+  }, read);
 }

@@ -10,36 +10,54 @@ export interface FileWatch {
 /** How the files are read; tests pass one that swaps content between two reads. */
 export type ReadFile = (file: string) => Promise<Buffer>;
 
-async function fingerprint(files: readonly string[], read: ReadFile): Promise<string> {
+/** What one pass read of each file: its content, or the error reading it gave. */
+type Snapshot = ReadonlyMap<string, Buffer | Error>;
+
+async function snapshot(files: readonly string[], read: ReadFile): Promise<{ snap: Snapshot; fingerprint: string }> {
   const hash = createHash('sha256');
+  const snap = new Map<string, Buffer | Error>();
   for (const f of files) {
     try {
-      hash.update(await read(f));
+      const content = await read(f);
+      snap.set(f, content);
+      hash.update(content);
     } catch (err) {
+      snap.set(f, err as Error);
       hash.update(`missing:${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     hash.update('\u0000');
   }
-  return hash.digest('hex');
+  return { snap, fingerprint: hash.digest('hex') };
+}
+
+/** A ReadFile that answers from a snapshot: the content read then, or that read's error. */
+function fromSnapshot(snap: Snapshot): ReadFile {
+  return (file) => {
+    const got = snap.get(file);
+    if (got === undefined) return Promise.reject(new Error(`${file} is not watched`));
+    return got instanceof Error ? Promise.reject(got) : Promise.resolve(got);
+  };
 }
 
 /**
  * Calls onChange (never concurrently) whenever the combined content of `files` changes. The files are read one
- * after another, so a swap between two reads shows a mix of old and new (an old certificate with a new key): a
- * change counts only when a second read agrees with the first, and a torn read waits for the next poll.
+ * after another, so a swap between two reads shows a mix of old and new (an old certificate with a new key), and a
+ * file rewritten in place can be caught half-written: a change counts only when a second read agrees with the
+ * first, and a torn read waits for the next poll. onChange gets exactly what the agreeing reads saw, as a ReadFile
+ * to load from, so a write that starts after the reads agreed is not half-loaded by reading the file a third time.
  */
-export async function watchFiles(files: readonly string[], intervalMs: number, onChange: () => Promise<void>, read: ReadFile = readFile): Promise<FileWatch> {
-  let last = await fingerprint(files, read);
+export async function watchFiles(files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void>, read: ReadFile = readFile): Promise<FileWatch> {
+  let last = (await snapshot(files, read)).fingerprint;
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     void (async () => {
       try {
-        const seen = await fingerprint(files, read);
-        if (seen !== last && (await fingerprint(files, read)) === seen) {
-          last = seen;
-          await onChange();
+        const seen = await snapshot(files, read);
+        if (seen.fingerprint !== last && (await snapshot(files, read)).fingerprint === seen.fingerprint) {
+          last = seen.fingerprint;
+          await onChange(fromSnapshot(seen.snap));
         }
       } finally {
         busy = false;

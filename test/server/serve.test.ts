@@ -95,6 +95,33 @@ describe('serve over TLS', () => {
     assert.equal(await decide(), true);
   });
 
+  test('a policy reload applies what two reads agreed on; a file left half-written is refused and the last good one kept', async () => {
+    const pki = await makePki();
+    const config = join(pki.dir, 'policy.yaml');
+    const header = 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n';
+    await writeFile(config, header);
+    // The policy file as a reader sees it while a writer rewrites it in place: the new version for exactly two
+    // reads, then the writer starts again and stops halfway.
+    const script: string[] = [];
+    let thereafter: string | undefined;
+    const read = async (file: string): Promise<Buffer> => {
+      if (file !== config) return readFile(file);
+      const next = script.shift() ?? thereafter;
+      return next === undefined ? readFile(file) : Buffer.from(next);
+    };
+    const applied: string[] = [];
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, configFile: config, readFile: read,
+      onPolicy: (p) => applied.push(p.enforcement['owner-only-removal']) });
+    const decide = async () => JSON.parse((await httpsRequest({ port: s.port, path: '/validate', method: 'POST', body: removeEtcd, ca: pki.ca.certPem })).body).response.allowed as boolean;
+    assert.equal(await decide(), false);
+
+    script.push(`${header}enforcement: {owner-only-removal: warn}\n`, `${header}enforcement: {owner-only-removal: warn}\n`);
+    thereafter = `${header}enforcement: {owner-only-removal: wa`;
+    await eventually(async () => /hookkeeper_reloads_total\{source="policy",result="failure"\} 1/.test(await s.metrics.registry.metrics()));
+    assert.deepEqual(applied, ['deny', 'warn']);
+    assert.equal(await decide(), true);
+  });
+
   test('mTLS: only clients with a certificate from the client CA (and an allowed CN) get through', async () => {
     const pki = await makePki();
     const clientCa = await createCertificateAuthority({ commonName: 'apiserver-client-ca', days: 1 });

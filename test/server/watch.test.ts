@@ -47,4 +47,40 @@ describe('watchFiles', () => {
       watch.stop();
     }
   });
+
+  test('the handler loads the content both reads agreed on, never a later read of a file being rewritten', async () => {
+    const pair = new Pair();
+    const loaded: string[] = [];
+    const watch = await watchFiles(['cert', 'key'], 5, async (agreed) => {
+      // A writer starts rewriting the files in place right after the two reads agreed.
+      pair.version = 'half-written';
+      loaded.push(`${String(await agreed('cert'))} ${String(await agreed('key'))}`);
+    }, pair.read);
+    try {
+      pair.version = 'new';
+      await settle(60);
+      assert.deepEqual(loaded.slice(0, 1), ['cert:new key:new']);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  test('a file that cannot be read is passed on as its read error', async () => {
+    let missing = false;
+    const errors: string[] = [];
+    const read = async (file: string): Promise<Buffer> => {
+      if (missing) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT' });
+      return Buffer.from(file);
+    };
+    const watch = await watchFiles(['policy.yaml'], 5, async (agreed) => {
+      await agreed('policy.yaml').catch((err: NodeJS.ErrnoException) => { errors.push(err.code ?? ''); });
+    }, read);
+    try {
+      missing = true;
+      await settle(40);
+      assert.deepEqual(errors, ['ENOENT']);
+    } finally {
+      watch.stop();
+    }
+  });
 });
