@@ -103,10 +103,10 @@ describe('serve over TLS', () => {
     // The policy file as a reader sees it while a writer rewrites it in place: the new version for exactly two
     // reads, then the writer starts again and stops halfway.
     const script: string[] = [];
-    let thereafter: string | undefined;
+    const writer: { stopped?: string } = {};
     const read = async (file: string): Promise<Buffer> => {
       if (file !== config) return readFile(file);
-      const next = script.shift() ?? thereafter;
+      const next = script.shift() ?? writer.stopped;
       return next === undefined ? readFile(file) : Buffer.from(next);
     };
     const applied: string[] = [];
@@ -116,7 +116,7 @@ describe('serve over TLS', () => {
     assert.equal(await decide(), false);
 
     script.push(`${header}enforcement: {owner-only-removal: warn}\n`, `${header}enforcement: {owner-only-removal: warn}\n`);
-    thereafter = `${header}enforcement: {owner-only-removal: wa`;
+    writer.stopped = `${header}enforcement: {owner-only-removal: wa`;
     await eventually(async () => /hookkeeper_reloads_total\{source="policy",result="failure"\} 1/.test(await s.metrics.registry.metrics()));
     assert.deepEqual(applied, ['deny', 'warn']);
     assert.equal(await decide(), true);
