@@ -4,7 +4,8 @@ export type ErrorCode =
   | 'CONFIG_INVALID'      // a policy/config file failed its schema: exit 2 at start, refused on reload
   | 'INPUT_INVALID'       // a CLI input (YAML/JSON) cannot be read: exit 2
   | 'USAGE'               // wrong flags: exit 2
-  | 'TLS_INVALID'         // certificate/key pair cannot be loaded
+  | 'TLS_INVALID'         // certificate/key pair cannot be loaded, or the certificate has expired
+  | 'TLS_NOT_YET_VALID'   // the certificate's validity starts later: refused now, usable later
   | 'CLUSTER'             // the API server is unreachable, refuses us, or lacks a CRD: exit 3
   | 'LOOKUP_TIMEOUT'      // a live lookup did not answer within its budget
   | 'INTERNAL';

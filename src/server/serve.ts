@@ -45,6 +45,8 @@ export interface ServeOptions {
   ready?: () => boolean;
   /** How policy and certificate files are read (default: from disk); tests pass one that shows a file mid-write. */
   readFile?: ReadFile;
+  /** The clock certificates' validity is checked against (default: the system clock). */
+  now?: () => Date;
 }
 
 export interface RunningServer {
@@ -75,7 +77,8 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
     tlsFiles = { certFile: dev.certFile, keyFile: dev.keyFile };
   }
   if (options.clientCaFile) tlsFiles.clientCaFile = options.clientCaFile;
-  const tls = await loadTls(tlsFiles, read);
+  const now = options.now ?? (() => new Date());
+  const tls = await loadTls(tlsFiles, read, now());
   metrics.certificateExpiry.set(tls.notAfter.getTime() / 1000);
 
   let shuttingDown = false;
@@ -121,7 +124,7 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   });
   const port = (server.address() as AddressInfo).port;
 
-  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, read)];
+  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, read, now)];
   if (options.configFile) {
     const file = options.configFile;
     watches.push(await watchFiles([file], options.reloadIntervalMs, async (agreed) => {

@@ -45,8 +45,9 @@ function fromSnapshot(snap: Snapshot): ReadFile {
  * file rewritten in place can be caught half-written: a change counts only when a second read agrees with the
  * first, and a torn read waits for the next poll. onChange gets exactly what the agreeing reads saw, as a ReadFile
  * to load from, so a write that starts after the reads agreed is not half-loaded by reading the file a third time.
+ * A handler that answers 'retry' is called again at the next poll while the content stays the same.
  */
-export async function watchFiles(files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void>, read: ReadFile = readFile): Promise<FileWatch> {
+export async function watchFiles(files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void | 'retry'>, read: ReadFile = readFile): Promise<FileWatch> {
   let last = (await snapshot(files, read)).fingerprint;
   let busy = false;
   const timer = setInterval(() => {
@@ -56,8 +57,8 @@ export async function watchFiles(files: readonly string[], intervalMs: number, o
       try {
         const seen = await snapshot(files, read);
         if (seen.fingerprint !== last && (await snapshot(files, read)).fingerprint === seen.fingerprint) {
-          last = seen.fingerprint;
-          await onChange(fromSnapshot(seen.snap));
+          // 'retry': content that may be accepted later (a certificate not valid yet) is offered again next poll.
+          if ((await onChange(fromSnapshot(seen.snap))) !== 'retry') last = seen.fingerprint;
         }
       } finally {
         busy = false;

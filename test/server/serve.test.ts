@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/certs/pki.js';
+import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
@@ -21,6 +22,8 @@ async function start(options: Partial<ServeOptions>): Promise<RunningServer> {
   running.push(s);
   return s;
 }
+
+const DAY = 86_400_000;
 
 const removeEtcd = JSON.stringify(admissionReview({ uid: 'uid-tls', operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice }));
 
@@ -77,6 +80,49 @@ describe('serve over TLS', () => {
     const still = await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem });
     assert.equal(still.peer.subject.CN, 'rotated');
     assert.equal(still.status, 200);
+  });
+
+  test('an expired or not yet valid certificate stops serve at start, naming the file and the dates', async () => {
+    const pki = await makePki();
+    const ca = await createCertificateAuthority({ commonName: 'long-lived-ca', days: 30, now: new Date(Date.now() - 10 * DAY) });
+    const leaf = (days: number, from: number) => issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: [], ips: ['127.0.0.1'], days, now: new Date(Date.now() + from) });
+    for (const [pair, code, reason] of [
+      [await leaf(1, -3 * DAY), 'TLS_INVALID', /has expired: valid until .*Z, now .*Z/],
+      [await leaf(5, DAY), 'TLS_NOT_YET_VALID', /is not valid yet: valid from .*Z, now .*Z/],
+    ] as const) {
+      await Promise.all([writeFile(pki.certFile, pair.certPem), writeFile(pki.keyFile, pair.keyPem)]);
+      await assert.rejects(start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile }), (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, code);
+        assert.match(err.message, new RegExp(`^${pki.certFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${reason.source}`));
+        return true;
+      });
+    }
+  });
+
+  test('a rotated certificate that has expired, or is not valid yet, is refused and counted; the good pair stays', async () => {
+    const pki = await makePki();
+    const mounted = new MountedPair(pki.certFile, pki.keyFile);
+    await mounted.adopt();
+    let clock = Date.now();
+    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, now: () => new Date(clock) });
+    const served = async () => (await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).peer.subject.CN;
+    const count = async (result: string) => Number(new RegExp(`hookkeeper_reloads_total\\{source="tls",result="${result}"\\} (\\d+)`).exec(await s.metrics.registry.metrics())?.[1] ?? 0);
+    const failures = () => count('failure');
+    const ca = await createCertificateAuthority({ commonName: 'long-lived-ca', days: 30, now: new Date(clock - 10 * DAY) });
+
+    await mounted.publish(await issueServingCertificate(ca, { commonName: 'expired', dnsNames: [], ips: ['127.0.0.1'], days: 1, now: new Date(clock - 3 * DAY) }));
+    await eventually(async () => (await failures()) === 1);
+    assert.equal(await served(), '127.0.0.1');
+
+    // Not valid yet: refused while it is not; tried again at each check, so it is served once it becomes valid.
+    await mounted.publish(await issueServingCertificate(ca, { commonName: 'tomorrow', dnsNames: [], ips: ['127.0.0.1'], days: 5, now: new Date(clock + DAY) }));
+    await eventually(async () => (await failures()) >= 2);
+    assert.equal(await served(), '127.0.0.1');
+    assert.equal(await count('success'), 0);
+    clock += 2 * DAY;
+    // (A client here checks its own clock, which has not moved: the reload counter shows the switch.)
+    await eventually(async () => (await count('success')) === 1);
   });
 
   test('a changed policy file is applied; an invalid one is refused and the last good one kept', async () => {
