@@ -13,8 +13,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createApp } from './app.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { loadTls, watchTls, type TlsFiles } from './tls.js';
-import { watchFiles, type FileWatch, type ReadFile } from './watch.js';
+import { loadTls, tlsPaths, watchTls, type TlsFiles } from './tls.js';
+import { readAgreed, watchFiles, type FileWatch, type ReadFile } from './watch.js';
 
 export interface ServeOptions {
   host: string;
@@ -62,7 +62,9 @@ const DRAIN_MS = 1_000;
 
 export async function startServer(options: ServeOptions, logger: Logger, metrics: Metrics = createMetrics({ defaultMetrics: true })): Promise<RunningServer> {
   const read = options.readFile ?? readFile;
-  let policy: Policy = options.configFile ? await loadPolicyFile(options.configFile, read) : DEFAULT_POLICY;
+  // Policy and certificate are loaded from what two agreeing reads saw, and watched from there (src/server/watch.ts).
+  const policyStart = options.configFile ? await readAgreed([options.configFile], read) : undefined;
+  let policy: Policy = options.configFile && policyStart ? await loadPolicyFile(options.configFile, policyStart.read) : DEFAULT_POLICY;
   logger.info({ config: options.configFile ?? '(embedded default)' }, 'policy loaded');
   options.onPolicy?.(policy);
 
@@ -78,7 +80,8 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   }
   if (options.clientCaFile) tlsFiles.clientCaFile = options.clientCaFile;
   const now = options.now ?? (() => new Date());
-  const tls = await loadTls(tlsFiles, read, now());
+  const tlsStart = await readAgreed(tlsPaths(tlsFiles), read);
+  const tls = await loadTls(tlsFiles, tlsStart.read, now());
   metrics.certificateExpiry.set(tls.notAfter.getTime() / 1000);
 
   let shuttingDown = false;
@@ -124,8 +127,8 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   });
   const port = (server.address() as AddressInfo).port;
 
-  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, read, now)];
-  if (options.configFile) {
+  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, { read, now, since: tlsStart.fingerprint })];
+  if (options.configFile && policyStart) {
     const file = options.configFile;
     watches.push(await watchFiles([file], options.reloadIntervalMs, async (agreed) => {
       try {
@@ -137,7 +140,7 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
         metrics.reloads.inc({ source: 'policy', result: 'failure' });
         logger.error({ config: file, problems: describeError(err) }, 'refused invalid policy; keeping the last good one');
       }
-    }, read));
+    }, read, policyStart.fingerprint));
   }
   logger.info({ host: options.host, port, mtls }, 'hookkeeper is serving');
 

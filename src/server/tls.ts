@@ -55,9 +55,18 @@ export async function loadTls(files: TlsFiles, read: ReadFile = readFile, now: D
   return { options, notAfter };
 }
 
-export async function watchTls(server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics, read: ReadFile = readFile, now: () => Date = () => new Date()): Promise<FileWatch> {
-  const paths = [files.certFile, files.keyFile, ...(files.clientCaFile ? [files.clientCaFile] : [])];
-  return watchFiles(paths, intervalMs, async (agreed) => {
+/** The files a TLS setup is read from, in a fixed order (what the watcher fingerprints). */
+export function tlsPaths(files: TlsFiles): string[] {
+  return [files.certFile, files.keyFile, ...(files.clientCaFile ? [files.clientCaFile] : [])];
+}
+
+/** `since`: the fingerprint of the pair in use (readAgreed's at start). */
+export async function watchTls(
+  server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics,
+  options: { read?: ReadFile; now?: () => Date; since?: string } = {},
+): Promise<FileWatch> {
+  const now = options.now ?? (() => new Date());
+  return watchFiles(tlsPaths(files), intervalMs, async (agreed) => {
     try {
       const loaded = await loadTls(files, agreed, now());
       server.setSecureContext(loaded.options);
@@ -71,5 +80,5 @@ export async function watchTls(server: Server, files: TlsFiles, intervalMs: numb
       if (err instanceof AppError && err.code === 'TLS_NOT_YET_VALID') return 'retry';
     }
     return undefined;
-  }, read);
+  }, options.read, options.since);
 }

@@ -39,16 +39,39 @@ function fromSnapshot(snap: Snapshot): ReadFile {
   };
 }
 
+/** Content that two reads in a row agreed on, to load from, and its fingerprint, for the watch to start from. */
+export interface Agreed {
+  read: ReadFile;
+  fingerprint: string;
+}
+
+/**
+ * The start-up read: the files are read until two reads in a row agree (at most `attempts` reads), so start-up is
+ * not half-loaded either; files that never settle give the last read, which the loader then checks.
+ */
+export async function readAgreed(files: readonly string[], read: ReadFile = readFile, attempts = 5): Promise<Agreed> {
+  let seen = await snapshot(files, read);
+  for (let i = 1; i < attempts; i++) {
+    const again = await snapshot(files, read);
+    if (again.fingerprint === seen.fingerprint) break;
+    seen = again;
+  }
+  return { read: fromSnapshot(seen.snap), fingerprint: seen.fingerprint };
+}
+
 /**
  * Calls onChange (never concurrently) whenever the combined content of `files` changes. The files are read one
  * after another, so a swap between two reads shows a mix of old and new (an old certificate with a new key), and a
  * file rewritten in place can be caught half-written: a change counts only when a second read agrees with the
  * first, and a torn read waits for the next poll. onChange gets exactly what the agreeing reads saw, as a ReadFile
  * to load from, so a write that starts after the reads agreed is not half-loaded by reading the file a third time.
- * A handler that answers 'retry' is called again at the next poll while the content stays the same.
+ * A handler that answers 'retry' is called again at the next poll while the content stays the same. `since`: the
+ * fingerprint of what is in use (readAgreed's), so a change between that load and this call is not missed.
  */
-export async function watchFiles(files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void | 'retry'>, read: ReadFile = readFile): Promise<FileWatch> {
-  let last = (await snapshot(files, read)).fingerprint;
+export async function watchFiles(
+  files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void | 'retry'>, read: ReadFile = readFile, since?: string,
+): Promise<FileWatch> {
+  let last = since ?? (await snapshot(files, read)).fingerprint;
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
