@@ -48,6 +48,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--lookup-budget <ms>', 'how long a parent lookup may take before the rule\'s onMissingParent decides (default: 1500)')
     .option('--audit-interval <duration>', 'also audit the cluster in the background this often (e.g. 10m) and export the findings as hookkeeper_audit_* metrics')
     .option('--stuck-after <duration>', 'with --audit-interval: a deletion held by hooks for longer than this is stuck', '30m')
+    .addHelpText('after', '\nExit codes: 0 stopped by SIGTERM or SIGINT (also during start-up), 2 cannot start (flags, policy,\n'
+      + 'certificate, port), 3 the background audit cannot reach the cluster.')
     .action(async (flags: ServeFlags) => {
       done(await serve(flags, io));
     });
@@ -89,7 +91,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
 async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<typeof stopSignal>): Promise<number> {
   const { createLogger } = await import('../../log.js');
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
-  logger.info({ pid: process.pid }, 'starting');
+  logger.info('starting');
   let parents: ParentContext | undefined;
   let audit: AuditLoop | undefined;
   let running: RunningServer | undefined;
