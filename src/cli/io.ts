@@ -1,14 +1,8 @@
 // The streams and environment a command runs with: injected so CLI tests can assert output and exit codes.
 import type { Readable, Writable } from 'node:stream';
 
-/** Documented exit codes, shared by every command (README: "Exit codes"). */
-export const ExitCode = {
-  Ok: 0,
-  Violations: 1,
-  Usage: 2,
-  Cluster: 3,
-} as const;
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+/** The exit codes live with the errors that carry them (src/errors.ts); commands import them from here too. */
+export { ExitCode, exitCodeFor } from '../errors.js';
 
 export interface CliIO {
   stdin: Readable;

@@ -8,7 +8,8 @@ import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
 import { register as validate } from './commands/validate.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
-import { ExitCode, write, type CliIO } from './io.js';
+import { describeError } from '../errors.js';
+import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
@@ -36,8 +37,8 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
       // --help and --version end with exit code 0; every other parse failure is a usage error.
       return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
-    write(io.stderr, `hookkeeper: ${(err as Error).message}`);
-    return ExitCode.Usage;
+    write(io.stderr, `hookkeeper: ${describeError(err)}`);
+    return exitCodeFor(err);
   }
   if (code === undefined) {
     write(io.stderr, program.helpInformation());

@@ -18,18 +18,25 @@ export interface ChildRuleFile {
   finalizerRemovers?: string[];
 }
 
-/** Problems as [JSON pointer, message]; `owners` are the owner registry keys in force (file or default). */
-export function childRuleProblems(rules: readonly ChildRuleFile[], owners: readonly string[]): Array<[string, string]> {
+/**
+ * Problems as [JSON pointer, message]; `owners` are the owner registry keys in force (file or default), undefined
+ * when unknown (the owners section is invalid). `sound(pointer)` says whether a field is present and passed the
+ * schema: only such fields are checked here, so a schema error elsewhere in a rule does not hide these problems.
+ */
+export function childRuleProblems(rules: readonly ChildRuleFile[], owners: readonly string[] | undefined, sound: (pointer: string) => boolean = () => true): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const names = new Set<string>();
   rules.forEach((r, i) => {
     const at = `/children/${i}`;
-    if (names.has(r.name)) out.push([`${at}/name`, `duplicate child rule name ${r.name}`]);
-    names.add(r.name);
-    const from = r.parent.nameFrom;
-    if ('label' in from) for (const e of qualifiedNameErrors(from.label)) out.push([`${at}/parent/nameFrom/label`, `label key: ${e}`]);
-    if ('annotation' in from) for (const e of annotationKeyErrors(from.annotation)) out.push([`${at}/parent/nameFrom/annotation`, `annotation key: ${e}`]);
-    if ('template' in from) {
+    if (typeof r !== 'object' || r === null) return;
+    if (sound(`${at}/name`)) {
+      if (names.has(r.name)) out.push([`${at}/name`, `duplicate child rule name ${r.name}`]);
+      names.add(r.name);
+    }
+    const from = sound(`${at}/parent/nameFrom`) ? r.parent.nameFrom : undefined;
+    if (from && 'label' in from) for (const e of qualifiedNameErrors(from.label)) out.push([`${at}/parent/nameFrom/label`, `label key: ${e}`]);
+    if (from && 'annotation' in from) for (const e of annotationKeyErrors(from.annotation)) out.push([`${at}/parent/nameFrom/annotation`, `annotation key: ${e}`]);
+    if (from && 'template' in from) {
       const parsed = parseNameTemplate(from.template);
       if ('error' in parsed) out.push([`${at}/parent/nameFrom/template`, parsed.error]);
       else for (const p of parsed.parts) {
@@ -37,7 +44,11 @@ export function childRuleProblems(rules: readonly ChildRuleFile[], owners: reado
         if ('annotation' in p) for (const e of annotationKeyErrors(p.annotation)) out.push([`${at}/parent/nameFrom/template`, `annotation key ${JSON.stringify(p.annotation)}: ${e}`]);
       }
     }
-    if (r.finalizer !== undefined) {
+    // Absent, or present and valid: what the finalizer checks below may read.
+    const usable = (field: 'finalizer' | 'finalizerRemovers'): boolean => r[field] === undefined || sound(`${at}/${field}`);
+    if (!usable('finalizer') || !usable('finalizerRemovers')) {
+      // checked once the schema problems of these fields are fixed
+    } else if (r.finalizer !== undefined) {
       // The API server's ValidateFinalizerName: a qualified name, and one with a domain unless it is a
       // built-in finalizer (which hookkeeper has no business managing).
       for (const e of qualifiedNameErrors(r.finalizer)) out.push([`${at}/finalizer`, e]);
@@ -48,7 +59,8 @@ export function childRuleProblems(rules: readonly ChildRuleFile[], owners: reado
     } else if ((r.finalizerRemovers ?? []).length > 0) {
       out.push([`${at}/finalizerRemovers`, 'finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers']);
     }
-    (r.finalizerRemovers ?? []).forEach((key, j) => {
+    if (owners === undefined || !sound(`${at}/finalizerRemovers`)) return;
+    r.finalizerRemovers?.forEach((key, j) => {
       if (!owners.includes(key)) out.push([`${at}/finalizerRemovers/${j}`, `${JSON.stringify(key)} is not registered under "owners"`]);
     });
   });

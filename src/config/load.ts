@@ -11,7 +11,7 @@ import { AppError, type Problem } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { POLICY_SCHEMA } from './schema.js';
-import { parseYamlDocuments, type YamlDocument } from './yaml.js';
+import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 const validateSchema = ajv.compile(POLICY_SCHEMA);
@@ -26,10 +26,14 @@ interface PolicyFile {
   children?: ChildRuleFile[];
 }
 
-export async function loadPolicyFile(file: string): Promise<Policy> {
+/**
+ * Reads and checks a policy file. `read` is how the file is read: on a hot reload, the content the watcher's two
+ * agreeing reads saw (src/server/watch.ts), so a file being rewritten in place is never half-loaded.
+ */
+export async function loadPolicyFile(file: string, read: (file: string) => Promise<Buffer> = readFile): Promise<Policy> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await read(file)).toString('utf8');
   } catch (cause) {
     throw new AppError('CONFIG_INVALID', `cannot read policy file ${file}: ${(cause as Error).message}`, { cause, problems: [{ file, message: (cause as Error).message }] });
   }
@@ -39,7 +43,7 @@ export async function loadPolicyFile(file: string): Promise<Policy> {
 export function parsePolicy(text: string, file: string): Policy {
   let docs: YamlDocument[];
   try {
-    docs = parseYamlDocuments(text, file);
+    docs = parseYamlDocuments(text, file, { lines: 'key' });
   } catch (err) {
     if (err instanceof AppError) throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { cause: err, problems: err.problems });
     throw err;
@@ -54,48 +58,83 @@ export function parsePolicy(text: string, file: string): Policy {
     return { file, path: path || '/', message, ...(line === undefined ? {} : { line }) };
   };
 
+  // Schema problems first, but they do not hide the semantic ones: each semantic check runs on the fields it reads
+  // when those passed the schema (present, no schema error at or below them), so every problem is fixed in one go.
+  const schemaPaths: string[] = [];
   if (!validateSchema(doc.value)) {
     for (const e of validateSchema.errors ?? []) {
-      const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params['additionalProperty'])})`
+      // An unknown or badly named key is reported at the key itself, not at the object holding it.
+      const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
+      const key = unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
+      const path = key === undefined ? e.instancePath : `${e.instancePath}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const extra = unknown !== undefined ? ` (${unknown})`
         : e.keyword === 'enum' ? `: ${(e.params['allowedValues'] as unknown[]).join(', ')}` : '';
-      problems.push(at(e.instancePath, `${e.message ?? 'is invalid'}${extra}`));
+      schemaPaths.push(path);
+      problems.push(at(path, `${e.message ?? 'is invalid'}${extra}`));
     }
-    throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems });
   }
-  const raw = doc.value as PolicyFile;
+  const sound = (path: string): boolean => valueAt(doc.value, path) !== undefined
+    && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`));
+  const items = <T>(path: string): Array<[number, T]> => {
+    const list = valueAt(doc.value, path);
+    return Array.isArray(list) && !schemaPaths.includes(path) ? list.map((v, i): [number, T] => [i, v as T]) : [];
+  };
+  const raw = (typeof doc.value === 'object' && doc.value !== null ? doc.value : {}) as PolicyFile;
+  const reservedHooks = items<{ name: string; owner: string }>('/reservedHooks');
+  const defaultHooks = items<NonNullable<PolicyFile['defaultHooks']>[number]>('/defaultHooks');
 
   // Hooks written in the policy obey the same naming rules as hooks in a Machine.
-  const hookChecks: Array<[string, { name: string; owner: string }]> = [
-    ...(raw.reservedHooks ?? []).map((h, i): [string, { name: string; owner: string }] => [`/reservedHooks/${i}`, h]),
-    ...(raw.defaultHooks ?? []).map((r, i): [string, { name: string; owner: string }] => [`/defaultHooks/${i}/hook`, r.hook]),
+  const hookFields: Array<[string, string]> = [
+    ...reservedHooks.flatMap(([i]) => ['name', 'owner'].map((f): [string, string] => [`/reservedHooks/${i}/${f}`, f])),
+    ...defaultHooks.flatMap(([i]) => ['name', 'owner'].map((f): [string, string] => [`/defaultHooks/${i}/hook/${f}`, f])),
   ];
-  for (const [path, h] of hookChecks) {
-    for (const [field, limits] of [['name', { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } }], ['owner', { min: 3, max: 512 }]] as const) {
-      for (const p of checkString(`${path}/${field}`, h[field], limits)) problems.push(at(`${path}/${field}`, p.message.replace(`${path}/${field}: `, '')));
-    }
+  for (const [path, field] of hookFields) {
+    if (!sound(path)) continue;
+    const limits = field === 'name' ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } } : { min: 3, max: 512 };
+    for (const p of checkString(path, valueAt(doc.value, path) as string, limits)) problems.push(at(path, p.message.replace(`${path}: `, '')));
   }
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
-  (raw.defaultHooks ?? []).forEach((r, i) => {
-    if (!r.match.kinds.some((k) => carrierFor({ ...k, version: '' })?.format === 'annotations')) return;
+  for (const [i, r] of defaultHooks) {
+    const base = `/defaultHooks/${i}`;
+    if (!sound(`${base}/match/kinds`) || !sound(`${base}/stage`) || !sound(`${base}/hook/name`)) continue;
+    if (!r.match.kinds.some((k) => carrierFor({ ...k, version: '' })?.format === 'annotations')) continue;
     const key = hookAnnotationKey(r.stage, r.hook.name);
-    for (const e of annotationKeyErrors(key)) problems.push(at(`/defaultHooks/${i}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
-  });
+    for (const e of annotationKeyErrors(key)) problems.push(at(`${base}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
+  }
   const seen = new Map<string, string>();
-  (raw.reservedHooks ?? []).forEach((h, i) => {
+  for (const [i, h] of reservedHooks) {
+    if (!sound(`/reservedHooks/${i}/name`) || !sound(`/reservedHooks/${i}/owner`)) continue;
     const other = seen.get(h.name);
     if (other !== undefined && other !== h.owner) problems.push(at(`/reservedHooks/${i}`, `hook ${h.name} is reserved twice with different owners`));
     seen.set(h.name, h.owner);
-  });
+  }
   const ruleNames = new Set<string>();
-  (raw.defaultHooks ?? []).forEach((r, i) => {
+  for (const [i, r] of defaultHooks) {
+    if (!sound(`/defaultHooks/${i}/name`)) continue;
     if (ruleNames.has(r.name)) problems.push(at(`/defaultHooks/${i}/name`, `duplicate default hook rule name ${r.name}`));
     ruleNames.add(r.name);
-  });
-  const ownerKeys = Object.keys(raw.owners ?? DEFAULT_POLICY.owners);
-  for (const [path, message] of childRuleProblems(raw.children ?? [], ownerKeys)) problems.push(at(path, message));
-  if (problems.length > 0) throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems });
+  }
+  // With an owners section that failed the schema, which owners are registered is unknown: not checked.
+  const ownerKeys = raw.owners === undefined ? Object.keys(DEFAULT_POLICY.owners) : sound('/owners') ? Object.keys(raw.owners) : undefined;
+  const children = items<ChildRuleFile>('/children').map(([, r]) => r);
+  for (const [path, message] of childRuleProblems(children, ownerKeys, sound)) problems.push(at(path, message));
+  if (problems.length > 0) {
+    // In file order (a problem without a line, e.g. a missing top-level field, first), so the list reads like the file.
+    const ordered = problems.map((p, i) => ({ p, i })).sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || a.i - b.i).map(({ p }) => p);
+    throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems: ordered });
+  }
 
   return deepFreeze(mergeWithDefaults(raw));
+}
+
+/** The value at a JSON pointer, or undefined when a step is missing or not a container. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const key of toKeys(pointer)) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
 }
 
 /** A field given in the file replaces the default field as a whole; enforcement merges rule by rule. */

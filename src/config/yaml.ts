@@ -19,7 +19,10 @@ export interface YamlDocument {
   /** 1-based line where the document starts. */
   line: number;
   value: unknown;
-  /** 1-based line of the node at a JSON pointer ("/spec/lifecycleHooks/preDrain/0/name") or dotted path, if known. */
+  /**
+   * 1-based line of the node at a JSON pointer ("/spec/lifecycleHooks/preDrain/0/name") or dotted path, if known;
+   * with `lines: 'key'`, a mapping entry's line is that of its key (a block value starts on a later line).
+   */
   lineOf(path: string | readonly (string | number)[]): number | undefined;
 }
 
@@ -31,9 +34,14 @@ export function toKeys(path: string | readonly (string | number)[]): (string | n
   return raw.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
 }
 
+export interface ParseOptions {
+  /** Where lineOf points for a mapping entry: its value (default) or its key, where a config problem is fixed. */
+  lines?: 'value' | 'key';
+}
+
 /** Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line. */
-export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
-  const { LineCounter, isNode, parseAllDocuments } = yamlPackage();
+export function parseYamlDocuments(text: string, file: string, options: ParseOptions = {}): YamlDocument[] {
+  const { LineCounter, isMap, isNode, isScalar, parseAllDocuments } = yamlPackage();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
@@ -55,7 +63,14 @@ export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
       line: lineCounter.linePos(doc.range[0]).line,
       value: doc.toJS({ maxAliasCount: 100 }) as unknown,
       lineOf(path) {
-        const node = doc.getIn(toKeys(path), true);
+        const keys = toKeys(path);
+        if (options.lines === 'key' && keys.length > 0) {
+          const parent = doc.getIn(keys.slice(0, -1), true);
+          const last = String(keys[keys.length - 1]);
+          const pair = isMap(parent) ? parent.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === last) : undefined;
+          if (pair && isNode(pair.key) && pair.key.range) return lineCounter.linePos(pair.key.range[0]).line;
+        }
+        const node = doc.getIn(keys, true);
         if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
         return undefined;
       },

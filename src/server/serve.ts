@@ -1,5 +1,6 @@
 // `hookkeeper serve`: composes policy, TLS, logger and metrics into an HTTPS server, with hot reload of
 // certificate and policy, optional mTLS, and a graceful drain on shutdown.
+import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,8 +13,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createApp } from './app.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { loadTls, watchTls, type TlsFiles } from './tls.js';
-import { watchFiles, type FileWatch } from './watch.js';
+import { loadTls, tlsPaths, watchTls, type TlsFiles } from './tls.js';
+import { readAgreed, watchFiles, type FileWatch, type ReadFile } from './watch.js';
 
 export interface ServeOptions {
   host: string;
@@ -42,6 +43,10 @@ export interface ServeOptions {
   onPolicy?: (policy: Policy) => void;
   /** An extra readiness condition (e.g. parent caches synced at startup). */
   ready?: () => boolean;
+  /** How policy and certificate files are read (default: from disk); tests pass one that shows a file mid-write. */
+  readFile?: ReadFile;
+  /** The clock certificates' validity is checked against (default: the system clock). */
+  now?: () => Date;
 }
 
 export interface RunningServer {
@@ -56,7 +61,10 @@ export interface RunningServer {
 const DRAIN_MS = 1_000;
 
 export async function startServer(options: ServeOptions, logger: Logger, metrics: Metrics = createMetrics({ defaultMetrics: true })): Promise<RunningServer> {
-  let policy: Policy = options.configFile ? await loadPolicyFile(options.configFile) : DEFAULT_POLICY;
+  const read = options.readFile ?? readFile;
+  // Policy and certificate are loaded from what two agreeing reads saw, and watched from there (src/server/watch.ts).
+  const policyStart = options.configFile ? await readAgreed([options.configFile], read) : undefined;
+  let policy: Policy = options.configFile && policyStart ? await loadPolicyFile(options.configFile, policyStart.read) : DEFAULT_POLICY;
   logger.info({ config: options.configFile ?? '(embedded default)' }, 'policy loaded');
   options.onPolicy?.(policy);
 
@@ -71,7 +79,9 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
     tlsFiles = { certFile: dev.certFile, keyFile: dev.keyFile };
   }
   if (options.clientCaFile) tlsFiles.clientCaFile = options.clientCaFile;
-  const tls = await loadTls(tlsFiles);
+  const now = options.now ?? (() => new Date());
+  const tlsStart = await readAgreed(tlsPaths(tlsFiles), read);
+  const tls = await loadTls(tlsFiles, tlsStart.read, now());
   metrics.certificateExpiry.set(tls.notAfter.getTime() / 1000);
 
   let shuttingDown = false;
@@ -117,12 +127,12 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   });
   const port = (server.address() as AddressInfo).port;
 
-  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics)];
-  if (options.configFile) {
+  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, { read, now, since: tlsStart.fingerprint })];
+  if (options.configFile && policyStart) {
     const file = options.configFile;
-    watches.push(await watchFiles([file], options.reloadIntervalMs, async () => {
+    watches.push(await watchFiles([file], options.reloadIntervalMs, async (agreed) => {
       try {
-        policy = await loadPolicyFile(file);
+        policy = await loadPolicyFile(file, agreed);
         options.onPolicy?.(policy);
         metrics.reloads.inc({ source: 'policy', result: 'success' });
         logger.info({ config: file }, 'reloaded policy');
@@ -130,7 +140,7 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
         metrics.reloads.inc({ source: 'policy', result: 'failure' });
         logger.error({ config: file, problems: describeError(err) }, 'refused invalid policy; keeping the last good one');
       }
-    }));
+    }, read, policyStart.fingerprint));
   }
   logger.info({ host: options.host, port, mtls }, 'hookkeeper is serving');
 

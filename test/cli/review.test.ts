@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
+import { answerDocuments, splitDocuments } from '../../src/cli/commands/review.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 
@@ -50,6 +52,20 @@ describe('hookkeeper review', () => {
     assert.equal(r.stdout.trim().split('\n').length, 1);
     assert.match(r.stderr, /stdin line 2: not JSON/);
     assert.match(r.stderr, /stdin line 3: invalid AdmissionReview.*request/);
+  });
+
+  test('a line that fails to evaluate is reported with its line number; the lines after it are still answered', () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const docs = splitDocuments(['{"n":1}', '', '{"n":2}', '{"n":3}', '{"n":4}'].join('\n'));
+    const code = answerDocuments(docs, (value) => {
+      const n = (value as { n: number }).n;
+      if (n === 2) throw new RangeError('Maximum call stack size exceeded');
+      return { ok: true, response: `answer ${n}`, allowed: n !== 4 };
+    }, { stdout, stderr });
+    assert.equal(code, 2);
+    assert.equal(String(stdout.read()), 'answer 1\nanswer 3\nanswer 4\n');
+    assert.equal(String(stderr.read()), 'hookkeeper review: stdin line 3: cannot evaluate: RangeError: Maximum call stack size exceeded\n');
   });
 
   test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {

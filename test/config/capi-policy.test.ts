@@ -30,8 +30,8 @@ describe('policy for Cluster API', () => {
 
   test('an empty owner cannot be registered', () => {
     assert.deepEqual(problems('owners:\n  "": {users: [alice]}\n'), [
-      '4: /owners: must NOT have fewer than 1 characters',
-      '4: /owners: property name must be valid',
+      '4: /owners/: must NOT have fewer than 1 characters',
+      '4: /owners/: property name must be valid',
     ]);
   });
 

@@ -33,6 +33,8 @@ export interface HttpsResult {
 export function httpsRequest(options: {
   port: number; path: string; method?: string; body?: string; ca: string | Buffer;
   cert?: string; key?: string; maxVersion?: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'; minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2'; agent?: false;
+  /** OpenSSL cipher string, e.g. "DEFAULT@SECLEVEL=0" so that OpenSSL 3 lets the client offer TLS 1.0/1.1. */
+  ciphers?: string;
 }): Promise<HttpsResult> {
   return new Promise((resolve, reject) => {
     const req = request({
@@ -41,6 +43,7 @@ export function httpsRequest(options: {
       ...(options.cert ? { cert: options.cert, key: options.key } : {}),
       ...(options.maxVersion ? { maxVersion: options.maxVersion } : {}),
       ...(options.minVersion ? { minVersion: options.minVersion } : {}),
+      ...(options.ciphers ? { ciphers: options.ciphers } : {}),
     }, (res) => {
       const chunks: Buffer[] = [];
       const peer = (res.socket as TLSSocket).getPeerCertificate();

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { AuditReport } from '../../audit/report.js';
 import type { AuditProgress } from '../../audit/run.js';
 import { AppError, describeError } from '../../errors.js';
-import { ExitCode, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 
@@ -95,6 +95,6 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
   } catch (err) {
     if (onProgress) io.stderr.write('\r\u001b[K');
     write(io.stderr, `hookkeeper audit: ${describeError(err)}`);
-    return err instanceof AppError && err.code === 'CLUSTER' ? ExitCode.Cluster : ExitCode.Usage;
+    return exitCodeFor(err);
   }
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { ExitCode, write } from '../io.js';
+import { ExitCode, exitCodeFor, write } from '../io.js';
 import type { CliIO } from '../io.js';
 import { collect, wholeNumber } from '../flags.js';
 
@@ -67,6 +67,6 @@ async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper certs: ${describeError(err)}`);
-    return ExitCode.Usage;
+    return exitCodeFor(err);
   }
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { Webhook } from '../../admission/handle.js';
 import { AppError, describeError } from '../../errors.js';
-import { ExitCode, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { cliPolicy, readAll } from '../policy.js';
 
 interface ReviewFlags {
@@ -20,7 +20,9 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--mutate', 'answer as the mutating webhook (/mutate) only')
     .option('--validate', 'answer as the validating webhook (/validate) only')
     .addHelpText('after', '\nWithout --mutate or --validate, the object is mutated and the mutated object validated;\n'
-      + 'the response carries the patch and the final decision.\n\nExit codes: 0 all allowed, 1 something denied, 2 usage or input error.')
+      + 'the response carries the patch and the final decision.\n\nExit codes: 0 all allowed, 1 something denied, 2 usage or input error\n'
+      + '(a line that is not an AdmissionReview, or cannot be evaluated, is reported with its line number; the others are\n'
+      + 'still answered).')
     .action(async (flags: ReviewFlags) => {
       done(await review(flags, io));
     });
@@ -45,6 +47,36 @@ export function splitDocuments(text: string): Array<{ line: number; value?: unkn
   return docs;
 }
 
+/** One document's answer: its response line and whether it allowed, or why it is not an AdmissionReview. */
+export type Answer = (value: unknown) => { ok: true; response: string; allowed: boolean } | { ok: false; why: string };
+
+/**
+ * Answers each document in turn. A document that is not JSON or not an AdmissionReview, or whose evaluation throws,
+ * is reported on stderr with its line number and makes the exit code 2; the documents after it are still answered.
+ */
+export function answerDocuments(docs: ReturnType<typeof splitDocuments>, answer: Answer, io: Pick<CliIO, 'stdout' | 'stderr'>): ExitCode {
+  let code: ExitCode = ExitCode.Ok;
+  for (const doc of docs) {
+    let why = doc.error;
+    if (why === undefined) {
+      try {
+        const out = answer(doc.value);
+        if (out.ok) {
+          write(io.stdout, out.response);
+          if (!out.allowed && code === ExitCode.Ok) code = ExitCode.Violations;
+          continue;
+        }
+        why = out.why;
+      } catch (err) {
+        why = `cannot evaluate: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
+      }
+    }
+    write(io.stderr, `hookkeeper review: stdin line ${doc.line}: ${why}`);
+    code = ExitCode.Usage;
+  }
+  return code;
+}
+
 async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
   try {
     if (flags.mutate && flags.validate) throw new AppError('USAGE', 'choose one of --mutate and --validate');
@@ -54,22 +86,14 @@ async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
       import('../../admission/handle.js'), import('../../admission/parse.js'), import('../../admission/response.js')]);
     const docs = splitDocuments(await readAll(io.stdin));
     if (docs.length === 0) throw new AppError('INPUT_INVALID', 'no AdmissionReview on stdin');
-    let code: number = ExitCode.Ok;
-    for (const doc of docs) {
-      const parsed = doc.error === undefined ? parseAdmissionReview(doc.value) : undefined;
-      if (!parsed || !parsed.ok) {
-        const why = parsed && !parsed.ok ? `${parsed.error}: ${parsed.problems.join('; ')}` : doc.error;
-        write(io.stderr, `hookkeeper review: stdin line ${doc.line}: ${why}`);
-        code = ExitCode.Usage;
-        continue;
-      }
+    return answerDocuments(docs, (value) => {
+      const parsed = parseAdmissionReview(value);
+      if (!parsed.ok) return { ok: false, why: `${parsed.error}: ${parsed.problems.join('; ')}` };
       const { result } = handle(webhook, policy, parsed.review.input);
-      write(io.stdout, JSON.stringify(toAdmissionReview(parsed.review.uid, result)));
-      if (!result.allowed && code === ExitCode.Ok) code = ExitCode.Violations;
-    }
-    return code;
+      return { ok: true, response: JSON.stringify(toAdmissionReview(parsed.review.uid, result)), allowed: result.allowed };
+    }, io);
   } catch (err) {
     write(io.stderr, `hookkeeper review: ${describeError(err)}`);
-    return ExitCode.Usage;
+    return exitCodeFor(err);
   }
 }

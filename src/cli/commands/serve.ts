@@ -1,12 +1,14 @@
-// `hookkeeper serve`: the webhook. Flags -> startServer; SIGTERM/SIGINT -> drain and exit 0.
+// `hookkeeper serve`: the webhook. Flags -> startServer; SIGTERM/SIGINT (even during start-up) -> drain and exit 0;
+// cannot start (policy, TLS, flags, port) -> exit 2.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { AuditLoop } from '../../audit/background.js';
+import type { RunningServer } from '../../server/serve.js';
 import type { Policy } from '../../core/policy.js';
 import { AppError, describeError } from '../../errors.js';
 import { createParentContext, type ParentContext } from '../../kube/parent-context.js';
-import { ExitCode, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect, duration, wholeNumber } from '../flags.js';
 
 interface ServeFlags {
@@ -46,16 +48,53 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--lookup-budget <ms>', 'how long a parent lookup may take before the rule\'s onMissingParent decides (default: 1500)')
     .option('--audit-interval <duration>', 'also audit the cluster in the background this often (e.g. 10m) and export the findings as hookkeeper_audit_* metrics')
     .option('--stuck-after <duration>', 'with --audit-interval: a deletion held by hooks for longer than this is stuck', '30m')
+    .addHelpText('after', '\nExit codes: 0 stopped by SIGTERM or SIGINT (also during start-up), 2 cannot start (flags, policy,\n'
+      + 'certificate, port), 3 the background audit cannot reach the cluster.')
     .action(async (flags: ServeFlags) => {
       done(await serve(flags, io));
     });
 }
 
+/**
+ * SIGTERM/SIGINT, listened for from the first moment: a signal during start-up (a pod deleted while it starts) must
+ * not kill the process half-started. Start-up finishes, then the server drains and the command exits 0.
+ */
+function stopSignal(): { received: Promise<NodeJS.Signals>; signal: () => NodeJS.Signals | undefined; dispose: () => void } {
+  let signal: NodeJS.Signals | undefined;
+  let resolveSignal: (s: NodeJS.Signals) => void = () => undefined;
+  const received = new Promise<NodeJS.Signals>((resolve) => { resolveSignal = resolve; });
+  const onSignal = (s: NodeJS.Signals): void => {
+    signal ??= s;
+    resolveSignal(s);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return {
+    received,
+    signal: () => signal,
+    dispose: () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    },
+  };
+}
+
 async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
+  const stop = stopSignal();
+  try {
+    return await serveUntilStopped(flags, io, stop);
+  } finally {
+    stop.dispose();
+  }
+}
+
+async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<typeof stopSignal>): Promise<number> {
   const { createLogger } = await import('../../log.js');
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
+  logger.info('starting');
   let parents: ParentContext | undefined;
   let audit: AuditLoop | undefined;
+  let running: RunningServer | undefined;
   try {
     if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) throw new AppError('USAGE', '--tls-cert and --tls-key go together');
     if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
@@ -79,7 +118,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     const [{ createMetrics }, { startServer }] = await Promise.all([import('../../server/metrics.js'), import('../../server/serve.js')]);
     const metrics = createMetrics({ defaultMetrics: true });
     let policyInForce: Policy | undefined;
-    const running = await startServer({
+    running = await startServer({
       host: flags.host,
       port: wholeNumber('--port', flags.port),
       ...(configFile ? { configFile: resolve(io.cwd, configFile) } : {}),
@@ -97,7 +136,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       gatherContext: (input) => context.gather(input),
       ready: () => context.ready(),
     }, logger, metrics);
-    if (auditIntervalMs !== undefined && policyInForce) {
+    if (auditIntervalMs !== undefined && policyInForce && stop.signal() === undefined) {
       const [{ connect, serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
         import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
       const cluster = await connect({ ...(kubeconfig ? { kubeconfig } : {}), env: io.env });
@@ -107,14 +146,8 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
         lister: createLister(cluster), serviceAccountExists: serviceAccountLookup(cluster), registry: metrics.registry, logger: logger.child({ component: 'audit' }),
       });
     }
-    await new Promise<void>((resolveSignal) => {
-      const onSignal = (signal: NodeJS.Signals): void => {
-        logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-        resolveSignal();
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-    });
+    const signal = await stop.received;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     audit?.stop();
     await running.shutdown();
     context.stop();
@@ -123,7 +156,10 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   } catch (err) {
     parents?.stop();
     audit?.stop();
+    // Started, then failed (the background audit cannot reach the cluster): close, or the listener keeps us alive.
+    await running?.shutdown();
+    logger.error({ problems: describeError(err) }, 'cannot start');
     write(io.stderr, `hookkeeper serve: ${describeError(err)}`);
-    return err instanceof AppError && ['CONFIG_INVALID', 'USAGE', 'TLS_INVALID'].includes(err.code) ? ExitCode.Usage : 1;
+    return exitCodeFor(err);
   }
 }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { STDIN, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER } from '../../validate/report.js';
-import { ExitCode, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
 import { cliPolicy, readAll } from '../policy.js';
 
@@ -82,6 +82,6 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     return denied ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper validate: ${describeError(err)}`);
-    return ExitCode.Usage;
+    return exitCodeFor(err);
   }
 }

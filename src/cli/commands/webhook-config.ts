@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import type { RenderOptions } from '../../deploy/render.js';
-import { ExitCode, write } from '../io.js';
+import { ExitCode, exitCodeFor, write } from '../io.js';
 import type { CliIO } from '../io.js';
 import { wholeNumber } from '../flags.js';
 
@@ -64,7 +64,7 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
-    return ExitCode.Usage;
+    return exitCodeFor(err);
   }
 }
 
