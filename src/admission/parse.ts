@@ -40,6 +40,10 @@ export function parseAdmissionReview(body: unknown): ParseResult {
     return { ok: false, error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request', problems, ...(uid ? { uid } : {}) };
   }
   const req = body.request;
+  const missing = missingObjects(req.operation, req.object, req.oldObject);
+  if (missing.length > 0) {
+    return { ok: false, error: `invalid AdmissionReview: a ${req.operation} request carries ${(REQUIRED_OBJECTS[req.operation] ?? []).join(' and ')}`, problems: missing, uid: req.uid };
+  }
   return {
     ok: true,
     review: {
@@ -60,6 +64,24 @@ export function parseAdmissionReview(body: unknown): ParseResult {
       },
     },
   };
+}
+
+/**
+ * The objects the API server always sends with each operation (admission.k8s.io/v1 AdmissionRequest: `object`
+ * is null for DELETE, `oldObject` is populated for UPDATE and DELETE only; CONNECT's object is its options).
+ * Without them, the rules would have nothing to judge and the request would be allowed unchecked.
+ */
+const REQUIRED_OBJECTS: Readonly<Record<string, readonly ('object' | 'oldObject')[]>> = {
+  CREATE: ['object'],
+  UPDATE: ['object', 'oldObject'],
+  DELETE: ['oldObject'],
+  CONNECT: [],
+};
+
+function missingObjects(operation: string, object: unknown, oldObject: unknown): string[] {
+  const sent = { object, oldObject };
+  return (REQUIRED_OBJECTS[operation] ?? []).filter((f) => sent[f] === undefined || sent[f] === null)
+    .map((f) => `request.${f} is required for ${operation}`);
 }
 
 /** The request uid, when one can be read from an otherwise invalid body, so the error can name it. */
