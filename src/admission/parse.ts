@@ -3,7 +3,7 @@
 import { Ajv } from 'ajv';
 import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
 import { isRecord } from '../core/guards.js';
-import { ADMISSION_REVIEW_SCHEMA } from './schema.js';
+import { ADMISSION_REVIEW_SCHEMA, MAX_UID_LENGTH } from './schema.js';
 
 const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(ADMISSION_REVIEW_SCHEMA);
 let compiled: ReturnType<typeof compile> | undefined;
@@ -88,5 +88,5 @@ function missingObjects(operation: string, object: unknown, oldObject: unknown):
 export function readUid(body: unknown): string | undefined {
   const req = isRecord(body) ? body['request'] : undefined;
   const uid = isRecord(req) ? req['uid'] : undefined;
-  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+  return typeof uid === 'string' && uid !== '' && uid.length <= MAX_UID_LENGTH ? uid : undefined;
 }

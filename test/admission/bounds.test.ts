@@ -101,6 +101,15 @@ describe('the answer is bounded', () => {
     assertBounded(JSON.parse(r.stdout) as ReturnType<typeof toAdmissionReview>, 'review');
   });
 
+  test('a uid longer than any the API server makes is refused, and not echoed', async () => {
+    const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+    const body = massRemoval(1);
+    (body['request'] as Record<string, unknown>)['uid'] = 'u'.repeat(100_000);
+    const res = await request(listener).post('/validate').send(body).expect(400);
+    assert.deepEqual(res.body.problems, ['request.uid must NOT have more than 256 characters']);
+    assert.equal(res.body.uid, undefined);
+  });
+
   test('a patch too large to answer with is an error, never a cut patch', () => {
     const ops = Array.from({ length: 5000 }, (_, i) => ({ op: 'add' as const, path: `/metadata/labels/l${i}`, value: 'v'.repeat(20) }));
     const out = toAdmissionReview('u', patched(ops));
