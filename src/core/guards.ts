@@ -32,11 +32,32 @@ export function isDeleting(obj: KubeObject | null): boolean {
   return typeof ts === 'string' && ts !== '';
 }
 
+/**
+ * Nesting printed in full by quote(); deeper values are named, not printed. JSON.stringify recurses and gives up at
+ * a few thousand levels, and the API server accepts 10,000 (where no schema types the field).
+ */
+export const MAX_QUOTED_DEPTH = 100;
+
 /** Go's %q-like quoting, as field.Invalid prints string values. */
 export function quote(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === undefined) return 'null';
+  if (typeof value === 'object' && value !== null && nestedDeeperThan(value, MAX_QUOTED_DEPTH)) {
+    return `(${jsonType(value)} nested more than ${MAX_QUOTED_DEPTH} levels)`;
+  }
   return JSON.stringify(value) ?? String(value);
+}
+
+/** Whether a JSON value nests deeper than `limit` levels; a loop, visiting each container once. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, depth] = next;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The JSON type name the API server's OpenAPI validation reports ("must be of type string: \"integer\""). */
