@@ -5,6 +5,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** value[key] when `key` is value's own property: what Object.prototype holds never stands in for a missing key. */
+export function ownValue<T>(value: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return value !== undefined && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
 /** Follows a key path through nested records; undefined as soon as a step is missing or not a record. */
 export function dig(value: unknown, keys: readonly string[]): unknown {
   let current: unknown = value;
@@ -20,9 +25,13 @@ export function metadata(obj: KubeObject | null): Record<string, unknown> {
   return isRecord(meta) ? meta : {};
 }
 
+/**
+ * The string entries of a label or annotation map, in a map without a prototype: a key named "constructor" or
+ * "toString" finds only what the object holds, and a "__proto__" key (an own key when JSON.parse makes it) stays one.
+ */
 export function stringMap(value: unknown): Record<string, string> {
-  if (!isRecord(value)) return {};
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
+  if (!isRecord(value)) return out;
   for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
   return out;
 }
