@@ -74,3 +74,6 @@ export function clip(text: string, maxBytes: number, maxChars = Number.POSITIVE_
   if (cut > 0 && high >= 0xd800 && high <= 0xdbff) cut--;
   return `${text.slice(0, cut)}...`;
 }
+
+/** Problems listed in a 400 answer; the rest are counted (ajv reports one per wrong item of a list). */
+export const MAX_PROBLEMS_SHOWN = 10;

@@ -3,6 +3,7 @@
 import { Ajv } from 'ajv';
 import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
 import { isRecord } from '../core/guards.js';
+import { clip, MAX_ERROR_BYTES, MAX_PROBLEMS_SHOWN } from './limits.js';
 import { ADMISSION_REVIEW_SCHEMA, MAX_UID_LENGTH } from './schema.js';
 
 const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(ADMISSION_REVIEW_SCHEMA);
@@ -29,13 +30,15 @@ export type ParseResult =
 export function parseAdmissionReview(body: unknown): ParseResult {
   const validateEnvelope = envelopeCheck();
   if (!validateEnvelope(body)) {
-    const problems = (validateEnvelope.errors ?? []).map((e) => {
+    const errors = validateEnvelope.errors ?? [];
+    const problems = errors.slice(0, MAX_PROBLEMS_SHOWN).map((e) => {
       const where = e.instancePath === '' ? 'body' : e.instancePath.slice(1).replace(/\//g, '.');
       const detail = e.keyword === 'const' ? `must be ${JSON.stringify(e.params['allowedValue'])}`
         : e.keyword === 'enum' ? `must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`
           : e.message ?? 'is invalid';
-      return `${where} ${detail}`;
+      return clip(`${where} ${detail}`, MAX_ERROR_BYTES);
     });
+    if (errors.length > problems.length) problems.push(`and ${errors.length - problems.length} more problems`);
     const uid = readUid(body);
     return { ok: false, error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request', problems, ...(uid ? { uid } : {}) };
   }

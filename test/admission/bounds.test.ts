@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import request from 'supertest';
 import { denialMessage, handle, type Webhook } from '../../src/admission/handle.js';
 import {
-  MAX_AUDIT_ANNOTATIONS, MAX_DENIALS_SHOWN, MAX_RESPONSE_BYTES, MAX_WARNINGS, MAX_WARNINGS_BYTES,
+  MAX_AUDIT_ANNOTATIONS, MAX_DENIALS_SHOWN, MAX_PROBLEMS_SHOWN, MAX_RESPONSE_BYTES, MAX_WARNINGS, MAX_WARNINGS_BYTES,
 } from '../../src/admission/limits.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { patched, toAdmissionReview } from '../../src/admission/response.js';
@@ -108,6 +108,17 @@ describe('the answer is bounded', () => {
     const res = await request(listener).post('/validate').send(body).expect(400);
     assert.deepEqual(res.body.problems, ['request.uid must NOT have more than 256 characters']);
     assert.equal(res.body.uid, undefined);
+  });
+
+  test('a body with a hundred thousand wrong values gets a short 400 that counts them', async () => {
+    const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+    const body = massRemoval(1);
+    (body['request'] as Record<string, Record<string, unknown>>)['userInfo']!['groups'] = Array.from({ length: 100_000 }, (_, i) => i);
+    const res = await request(listener).post('/validate').send(body).expect(400);
+    assert.ok(Buffer.byteLength(res.text) <= MAX_RESPONSE_BYTES, `${Buffer.byteLength(res.text)} bytes`);
+    assert.equal(res.body.problems.length, MAX_PROBLEMS_SHOWN + 1);
+    assert.equal(res.body.problems[0], 'request.userInfo.groups.0 must be string');
+    assert.equal(res.body.problems[MAX_PROBLEMS_SHOWN], `and ${100_000 - MAX_PROBLEMS_SHOWN} more problems`);
   });
 
   test('a patch too large to answer with is an error, never a cut patch', () => {
