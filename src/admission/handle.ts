@@ -2,6 +2,9 @@
 import { evaluate, mutate, type EvaluateOptions } from '../core/engine.js';
 import type { Policy } from '../core/policy.js';
 import type { Decision, Mutation, ReviewInput, Violation } from '../core/types.js';
+import {
+  clip, MAX_AUDIT_ANNOTATIONS, MAX_AUDIT_VALUE_BYTES, MAX_DENIALS_SHOWN, MAX_VIOLATION_BYTES, MAX_WARNINGS, OMITTED_AUDIT_KEY,
+} from './limits.js';
 import { type AdmissionResult, denied, patched } from './response.js';
 
 export type Webhook = 'validate' | 'mutate' | 'review';
@@ -14,25 +17,46 @@ export interface Outcome {
 
 const NO_MUTATION: Mutation = { mutated: null, patch: [], changes: [] };
 
-/** The denial text a client sees after "admission webhook ... denied the request: ". */
+/**
+ * The denial text a client sees after "admission webhook ... denied the request: ": the first few violations,
+ * each cut to a bounded length, then how many more there are (the server logs them all at debug level).
+ */
 export function denialMessage(denials: readonly Violation[]): string {
-  return denials.map((v) => v.message).join('; ');
+  const shown = denials.slice(0, MAX_DENIALS_SHOWN).map((v) => clip(v.message, MAX_VIOLATION_BYTES));
+  const more = denials.length - shown.length;
+  if (more > 0) shown.push(`and ${more} more violation${more === 1 ? '' : 's'}`);
+  return shown.join('; ');
 }
 
+/** Notices' warnings, then warned violations: at most MAX_WARNINGS, the last counting the rest. */
 function warningsOf(decision: Decision): string[] {
+  const total = decision.notices.length + decision.warnings.length;
+  const room = total > MAX_WARNINGS ? MAX_WARNINGS - 1 : total;
   const out: string[] = [];
-  for (const n of decision.notices) out.push(n.warning);
-  for (const v of decision.warnings) out.push(`${v.rule}: ${v.message}`);
+  for (const n of decision.notices.slice(0, room)) out.push(n.warning);
+  for (const v of decision.warnings.slice(0, room - out.length)) out.push(`${v.rule}: ${v.message}`);
+  if (total > room) out.push(`and ${total - room} more warnings`);
   return out;
 }
 
-/** auditAnnotations keys must be unique; several notices of one kind are numbered. */
+/**
+ * auditAnnotations keys must be unique; several notices of one kind are numbered (key, key-2, key-3...). At most
+ * MAX_AUDIT_ANNOTATIONS entries: past that, the last one counts the omitted entries by key.
+ */
 function auditAnnotationsOf(decision: Decision): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const n of decision.notices) {
-    let key = n.audit.key;
-    for (let i = 2; Object.hasOwn(out, key); i++) key = `${n.audit.key}-${i}`;
-    out[key] = n.audit.value;
+  const room = decision.notices.length > MAX_AUDIT_ANNOTATIONS ? MAX_AUDIT_ANNOTATIONS - 1 : decision.notices.length;
+  const seen = new Map<string, number>();
+  decision.notices.forEach((n, i) => {
+    const count = (seen.get(n.audit.key) ?? 0) + 1;
+    seen.set(n.audit.key, count);
+    if (i < room) out[count === 1 ? n.audit.key : `${n.audit.key}-${count}`] = clip(n.audit.value, MAX_AUDIT_VALUE_BYTES);
+  });
+  if (room < decision.notices.length) {
+    const omitted: Record<string, number> = {};
+    for (const [key, count] of seen) omitted[key] = count;
+    decision.notices.slice(0, room).forEach((n) => { omitted[n.audit.key] = (omitted[n.audit.key] ?? 0) - 1; });
+    out[OMITTED_AUDIT_KEY] = JSON.stringify({ omitted: decision.notices.length - room, byKey: omitted });
   }
   return out;
 }

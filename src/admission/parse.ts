@@ -3,7 +3,8 @@
 import { Ajv } from 'ajv';
 import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
 import { isRecord } from '../core/guards.js';
-import { ADMISSION_REVIEW_SCHEMA } from './schema.js';
+import { clip, MAX_ERROR_BYTES, MAX_PROBLEMS_SHOWN } from './limits.js';
+import { ADMISSION_REVIEW_SCHEMA, MAX_UID_LENGTH } from './schema.js';
 
 const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(ADMISSION_REVIEW_SCHEMA);
 let compiled: ReturnType<typeof compile> | undefined;
@@ -29,17 +30,23 @@ export type ParseResult =
 export function parseAdmissionReview(body: unknown): ParseResult {
   const validateEnvelope = envelopeCheck();
   if (!validateEnvelope(body)) {
-    const problems = (validateEnvelope.errors ?? []).map((e) => {
+    const errors = validateEnvelope.errors ?? [];
+    const problems = errors.slice(0, MAX_PROBLEMS_SHOWN).map((e) => {
       const where = e.instancePath === '' ? 'body' : e.instancePath.slice(1).replace(/\//g, '.');
       const detail = e.keyword === 'const' ? `must be ${JSON.stringify(e.params['allowedValue'])}`
         : e.keyword === 'enum' ? `must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`
           : e.message ?? 'is invalid';
-      return `${where} ${detail}`;
+      return clip(`${where} ${detail}`, MAX_ERROR_BYTES);
     });
+    if (errors.length > problems.length) problems.push(`and ${errors.length - problems.length} more problems`);
     const uid = readUid(body);
     return { ok: false, error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request', problems, ...(uid ? { uid } : {}) };
   }
   const req = body.request;
+  const missing = missingObjects(req.operation, req.object, req.oldObject);
+  if (missing.length > 0) {
+    return { ok: false, error: `invalid AdmissionReview: a ${req.operation} request carries ${(REQUIRED_OBJECTS[req.operation] ?? []).join(' and ')}`, problems: missing, uid: req.uid };
+  }
   return {
     ok: true,
     review: {
@@ -62,9 +69,27 @@ export function parseAdmissionReview(body: unknown): ParseResult {
   };
 }
 
+/**
+ * The objects the API server always sends with each operation (admission.k8s.io/v1 AdmissionRequest: `object`
+ * is null for DELETE, `oldObject` is populated for UPDATE and DELETE only; CONNECT's object is its options).
+ * Without them, the rules would have nothing to judge and the request would be allowed unchecked.
+ */
+const REQUIRED_OBJECTS: Readonly<Record<string, readonly ('object' | 'oldObject')[]>> = {
+  CREATE: ['object'],
+  UPDATE: ['object', 'oldObject'],
+  DELETE: ['oldObject'],
+  CONNECT: [],
+};
+
+function missingObjects(operation: string, object: unknown, oldObject: unknown): string[] {
+  const sent = { object, oldObject };
+  return (REQUIRED_OBJECTS[operation] ?? []).filter((f) => sent[f] === undefined || sent[f] === null)
+    .map((f) => `request.${f} is required for ${operation}`);
+}
+
 /** The request uid, when one can be read from an otherwise invalid body, so the error can name it. */
 export function readUid(body: unknown): string | undefined {
   const req = isRecord(body) ? body['request'] : undefined;
   const uid = isRecord(req) ? req['uid'] : undefined;
-  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+  return typeof uid === 'string' && uid !== '' && uid.length <= MAX_UID_LENGTH ? uid : undefined;
 }

@@ -1,12 +1,9 @@
 // AdmissionReview out: named constructors for every outcome, and one function that finishes the envelope
 // (uid echoed, patch base64-encoded, empty fields omitted).
 import type { PatchOperation } from '../core/types.js';
+import { clip, MAX_ERROR_BYTES, MAX_PATCH_BYTES, MAX_WARNING_LENGTH } from './limits.js';
 
-/**
- * Kubernetes recommends short warnings; longer ones may be truncated by clients. Warnings travel in an HTTP
- * header, so the cut is marked with ASCII "..." (a non-ASCII character arrives garbled in many clients).
- */
-export const MAX_WARNING_LENGTH = 120;
+export { MAX_WARNING_LENGTH } from './limits.js';
 
 export interface AdmissionResult {
   allowed: boolean;
@@ -61,15 +58,20 @@ export function errored(code: number, message: string): AdmissionResult {
   return { allowed: false, status: { code, reason: code >= 500 ? 'InternalError' : 'BadRequest', message }, warnings: [], auditAnnotations: {} };
 }
 
+/** Warnings travel in an HTTP header: kept to the recommended length (src/admission/limits.ts). */
 export function shortWarning(text: string): string {
-  return text.length <= MAX_WARNING_LENGTH ? text : `${text.slice(0, MAX_WARNING_LENGTH - 3)}...`;
+  return clip(text, Number.POSITIVE_INFINITY, MAX_WARNING_LENGTH);
 }
 
 export function toAdmissionReview(uid: string, result: AdmissionResult): AdmissionReviewOut {
   const response: AdmissionResponse = { uid, allowed: result.allowed };
-  if (result.status) response.status = { ...result.status };
+  if (result.status) response.status = { ...result.status, message: result.allowed || result.status.code === 403 ? result.status.message : clip(result.status.message, MAX_ERROR_BYTES) };
   if (result.patch && result.patch.length > 0) {
-    response.patch = Buffer.from(JSON.stringify(result.patch)).toString('base64');
+    const patch = Buffer.from(JSON.stringify(result.patch));
+    if (patch.length > MAX_PATCH_BYTES) {
+      return toAdmissionReview(uid, errored(500, `hookkeeper's patch of ${patch.length} bytes exceeds the ${MAX_PATCH_BYTES}-byte limit of its answer; the object was not changed`));
+    }
+    response.patch = patch.toString('base64');
     response.patchType = 'JSONPatch';
   }
   if (result.warnings.length > 0) response.warnings = result.warnings.map(shortWarning);

@@ -1,6 +1,8 @@
 // The parts of admission.k8s.io/v1 AdmissionReview that hookkeeper relies on. Anything else may be present.
 // https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request
 
+export const MAX_UID_LENGTH = 256;
+
 export const ADMISSION_REVIEW_SCHEMA = {
   type: 'object',
   required: ['apiVersion', 'kind', 'request'],
@@ -11,7 +13,8 @@ export const ADMISSION_REVIEW_SCHEMA = {
       type: 'object',
       required: ['uid', 'kind', 'operation', 'userInfo'],
       properties: {
-        uid: { type: 'string', minLength: 1 },
+        // The API server sends a UUID (36 characters) and every answer echoes it: a longer one cannot be real.
+        uid: { type: 'string', minLength: 1, maxLength: MAX_UID_LENGTH },
         kind: {
           type: 'object',
           required: ['group', 'version', 'kind'],

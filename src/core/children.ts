@@ -56,9 +56,11 @@ export function evaluateChildren(policy: Policy, input: ReviewInput, mode: Child
     const enforcement = policy.enforcement[id];
     if (enforcement === 'off') continue;
     const found = rule(policy, input, mode);
-    (enforcement === 'warn' ? out.warnings : out.denials).push(...found.denials);
-    out.warnings.push(...found.warnings);
-    out.notices.push(...found.notices);
+    // Loops, not push(...list): a long list would not fit in a call's arguments.
+    const denials = enforcement === 'warn' ? out.warnings : out.denials;
+    for (const v of found.denials) denials.push(v);
+    for (const v of found.warnings) out.warnings.push(v);
+    for (const n of found.notices) out.notices.push(n);
   }
   return out;
 }

@@ -71,7 +71,8 @@ function evaluateHooks(policy: Policy, input: ReviewInput, options: EvaluateOpti
     const enforcement = policy.enforcement[id];
     if (enforcement === 'off') continue;
     const result = rule(ctx);
-    notices.push(...(result.notices ?? []));
+    // A loop, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
+    for (const n of result.notices ?? []) notices.push(n);
     // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
     const existing = oldCtx && RATCHETED.has(id) && result.violations.length > 0 ? new Set(rule(oldCtx).violations.map((v) => v.key)) : undefined;
     for (const v of result.violations) {

@@ -19,15 +19,27 @@ export function isFinalizerOnlyRemoval(object: KubeObject | null, oldObject: Kub
   return deepEqual(withoutVolatile(object), withoutVolatile(oldObject));
 }
 
+/**
+ * Structural equality of two JSON values. A loop over a list of pairs still to compare, not recursion: the API
+ * server stores objects nested 10,000 levels deep (a providerSpec), deeper than a call stack goes.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  const pending: Array<[unknown, unknown]> = [[a, b]];
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    const [x, y] = pair;
+    if (x === y) continue;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push([x[i], y[i]]);
+      continue;
+    }
+    if (!isRecord(x) || !isRecord(y)) return false;
+    const keys = Object.keys(x);
+    if (keys.length !== Object.keys(y).length) return false;
+    for (const k of keys) {
+      if (!Object.hasOwn(y, k)) return false;
+      pending.push([x[k], y[k]]);
+    }
   }
-  if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
+  return true;
 }

@@ -3,33 +3,50 @@ import jsonpatch from 'fast-json-patch';
 import type { KubeObject, PatchOperation } from './types.js';
 
 /**
- * A deep copy of a JSON value for rules to change. About six times faster than structuredClone on a full
- * Machine (BENCHMARKS.md, engine figure), which made the copy cost more than parsing the request. A "__proto__"
- * key (JSON.parse makes it an own key) is copied as an own key, never as the prototype. Values JSON cannot
- * hold (a Date from a YAML or client library) are shared, not copied: rules only replace them.
+ * A deep copy of a JSON value (tests and the engine benchmark copy whole objects with it; the engine itself copies
+ * only what rules write, see copyForWrites). A "__proto__" key (JSON.parse makes it an own key) is copied as an
+ * own key, never as the prototype. Values JSON cannot hold (a Date from a YAML or client library) are shared.
+ * A loop over a list of containers still to fill, not recursion: the API server accepts 10,000 levels of nesting.
  */
 export function cloneJson<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    // A loop, not map(): one stack frame per level, so nesting as deep as structuredClone takes still copies.
-    const items: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) items[i] = cloneJson(value[i] as unknown);
-    return items as T;
+  const root = emptyLike(value);
+  if (root === value) return value;
+  const pending: Array<[unknown, unknown]> = [[value, root]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [from, to] = next;
+    if (Array.isArray(from)) {
+      for (let i = 0; i < from.length; i++) {
+        const item = emptyLike(from[i] as unknown);
+        (to as unknown[])[i] = item;
+        if (item !== from[i]) pending.push([from[i], item]);
+      }
+      continue;
+    }
+    for (const key of Object.keys(from as object)) {
+      const source = (from as Record<string, unknown>)[key];
+      const item = emptyLike(source);
+      setOwn(to as Record<string, unknown>, key, item);
+      if (item !== source) pending.push([source, item]);
+    }
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, cloneJson((value as Record<string, unknown>)[key]));
-  return out as T;
+  return root;
+}
+
+/** An empty array or plain object to copy `value` into; `value` itself when it is not copied (primitives, Dates). */
+function emptyLike<T>(value: T): T {
+  if (Array.isArray(value)) return new Array(value.length) as T;
+  return isPlainObject(value) ? ({} as T) : value;
 }
 
 /**
  * A copy of `obj` for rules that write only at `writes` (key paths such as ["metadata", "finalizers"]): the
- * value at each path is a deep copy, the objects on the way to it are shallow copies, and everything else is
- * shared with the original. Both the copy and the diff then cost in proportion to what rules may change, not
- * to the object (a stored Machine's managedFields and providerSpec are most of it; diff skips shared subtrees
- * at once). A rule writing anywhere else would change the original: tests run every mutation on a deeply
- * frozen input, where such a write throws.
+ * value at each path and the objects on the way to it are shallow copies, and everything else, the entries of
+ * those values included, is shared with the original. Rules replace, add or remove entries there, never change
+ * one in place. The copy and the diff then cost in proportion to what rules change, not to the object (a stored
+ * Machine's managedFields and providerSpec are most of it), and go no deeper than the write paths: diff skips
+ * shared subtrees at once, so a value nested 10,000 levels deep, which the API server accepts, is never walked
+ * (fast-json-patch's compare recurses). A rule writing anywhere else would change the original: tests run every
+ * mutation on a deeply frozen input, where such a write throws.
  */
 export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly string[]>): KubeObject {
   // The copies made so far: a few at most (one per write path step), so a list is cheaper than a Set.
@@ -43,9 +60,11 @@ export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly st
       const child = parent[key];
       if (i === path.length - 1) {
         if (typeof child === 'object' && child !== null && !copied.includes(child)) {
-          const deep = cloneJson(child);
-          setOwn(parent, key, deep);
-          copied.push(deep);
+          const own = Array.isArray(child) ? [...(child as unknown[])] : isPlainObject(child) ? shallowCopy(child) : undefined;
+          if (own) {
+            setOwn(parent, key, own);
+            copied.push(own);
+          }
         }
         break;
       }

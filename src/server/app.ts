@@ -144,7 +144,10 @@ export function createApp(deps: AppDeps): RequestListener {
         if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
         for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
         for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
-        if (deps.logger.isLevelEnabled('debug')) log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch }, 'admission bodies');
+        if (deps.logger.isLevelEnabled('debug')) {
+          // The answer names a few violations (src/admission/limits.ts); the log keeps every one.
+          log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch, denials, warnings, notices: outcome.decision.notices }, 'admission bodies');
+        }
       } catch (err) {
         // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
         log().error({ err }, 'admission review failed');

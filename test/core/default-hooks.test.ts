@@ -21,6 +21,15 @@ describe('default-hooks', () => {
     assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain/1', value: ETCD }]);
   });
 
+  test('a stage holding a hook without a string name or owner is left alone: validation reports it, mutation never drops it', () => {
+    for (const odd of [{ name: 42, owner: 'team/x' }, { name: 'Team', owner: { deep: [1] } }, { owner: 'team/x' }]) {
+      const obj = machine({ role: 'master' });
+      (obj['spec'] as Record<string, unknown>)['lifecycleHooks'] = { preDrain: [odd, { name: 'storage.example.com/Migrate', owner: 'storage-operator' }] };
+      const m = mutate(DEFAULT_POLICY, create(obj));
+      assert.deepEqual(m.patch, [], JSON.stringify(odd));
+    }
+  });
+
   test('a Machine without spec.lifecycleHooks gets the whole stanza', () => {
     const obj = machine({ role: 'master' });
     delete (obj['spec'] as Record<string, unknown>)['lifecycleHooks'];

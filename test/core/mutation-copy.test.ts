@@ -89,13 +89,15 @@ describe('mutation copies only what rules may change', () => {
 });
 
 describe('copyForWrites', () => {
-  test('deep-copies each written path, shallow-copies the way there, shares the rest', () => {
-    const original = { a: { b: { c: [1] }, keep: { x: 1 } }, other: { y: [2] } };
-    const copy = copyForWrites(original, [['a', 'b'], ['a', 'missing', 'deeper']]) as typeof original;
+  test('shallow-copies each written path and the way there, shares the rest (the entries of written values too)', () => {
+    const original = { a: { b: { c: [1] }, keep: { x: 1 } }, other: { y: [2] }, list: [{ z: 1 }] };
+    const copy = copyForWrites(original, [['a', 'b'], ['a', 'missing', 'deeper'], ['list']]) as typeof original;
     assert.deepEqual(copy, original);
     assert.notEqual(copy.a, original.a);
     assert.notEqual(copy.a.b, original.a.b);
-    assert.notEqual(copy.a.b.c, original.a.b.c);
+    assert.equal(copy.a.b.c, original.a.b.c);
+    assert.notEqual(copy.list, original.list);
+    assert.equal(copy.list[0], original.list[0]);
     assert.equal(copy.a.keep, original.a.keep);
     assert.equal(copy.other, original.other);
   });

@@ -1,7 +1,7 @@
 // Rule child-owner-reference. Mutating: on CREATE a child gets an ownerReference to its parent and the rule's
 // finalizer, idempotently, and never a second controller. Validating: a created child that still lacks them
 // is refused, as is one controlled by another owner when the policy says onExistingController: deny.
-import { isRecord, quote } from '../guards.js';
+import { isRecord, ownValue, quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import type { KubeObject, Notice, ParentFact, ReviewInput, Violation } from '../types.js';
 import {
@@ -24,7 +24,7 @@ export function applyChildOwnerReferences(policy: Policy, input: ReviewInput, co
   if (!isRecord(meta)) return [];
   const changes: string[] = [];
   for (const b of childBindings(policy, input, copy)) {
-    const fact = usableParent(b, input.context?.parents?.[b.key]);
+    const fact = usableParent(b, ownValue(input.context?.parents, b.key));
     const refs = ownerRefs(copy);
     if (!fact || !refs) continue;
     if (!findParentRef(refs, b, fact.uid)) {
@@ -61,7 +61,7 @@ export function childOwnerReference(policy: Policy, input: ReviewInput, mode: Ch
   const child = describeChild(input, obj);
   for (const b of childBindings(policy, input, obj)) {
     if (b.problem) continue; // child-parent explains why there can be no parent
-    const fact = input.context?.parents?.[b.key];
+    const fact = ownValue(input.context?.parents, b.key);
     if (fact === undefined) {
       // Offline review has no facts to compare with; the audit still checks the names it can read.
       if (mode === 'admission') continue;

@@ -1,6 +1,6 @@
 // Rule child-parent: a child's parent must be able to own it (Kubernetes' scope rule), exist (onMissingParent)
 // and not be deleting (onDeletingParent), judged from the facts the transport looked up.
-import { quote } from '../guards.js';
+import { ownValue, quote } from '../guards.js';
 import type { ParentAction, Policy } from '../policy.js';
 import type { ReviewInput, Violation } from '../types.js';
 import { type ChildBinding, childBindings, describeChild, describeParent, groupOf, ownerRefs } from './children-bind.js';
@@ -36,7 +36,7 @@ export function childParent(policy: Policy, input: ReviewInput, mode: ChildMode)
         `set ${b.source} to the name of the child's ${rule.parent.kind}`, 'name'));
       continue;
     }
-    const fact = input.context?.parents?.[b.key];
+    const fact = ownValue(input.context?.parents, b.key);
     if (fact === undefined) continue; // offline: existence cannot be known
     if (!fact.found) {
       if (fact.reason === 'NotFound') {

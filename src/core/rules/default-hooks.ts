@@ -16,7 +16,10 @@ export function applyDefaultHooks(policy: Policy, input: ReviewInput, carrier: H
 
     const reading = carrier.read(copy);
     if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
-    const stage = wellFormed(reading.hooks).filter((h) => h.stage === rule.stage);
+    // Likewise a hook without a string name and owner: a rewrite of the stage would drop or change it.
+    const raw = reading.hooks.filter((h) => h.stage === rule.stage);
+    if (raw.some((h) => typeof h.name !== 'string' || typeof h.owner !== 'string')) continue;
+    const stage = wellFormed(raw);
     const existing = stage.find((h) => h.name === rule.hook.name);
     if (existing && existing.owner === rule.hook.owner) continue;
 

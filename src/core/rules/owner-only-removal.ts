@@ -42,6 +42,7 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
   const after = byStageAndName(wellFormed(hooks.hooks));
+  const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
   for (const old of byStageAndName(wellFormed(oldHooks.hooks)).values()) {
     const now = after.get(`${old.stage}\u0000${old.name}`);
     if (now && now.owner === old.owner) continue;
@@ -62,7 +63,6 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
       continue;
     }
     const allowed = [...describeIdentities(ids)];
-    const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
     violations.push({
       rule: 'owner-only-removal',
       path: old.path,

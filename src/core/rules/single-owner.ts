@@ -41,8 +41,12 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
     }
   }
 
+  // A map, not a search of the policy's list per hook: the cost stays one lookup per hook.
+  const reservedOwner = new Map<string, string>();
+  for (const r of policy.reservedHooks) if (!reservedOwner.has(r.name)) reservedOwner.set(r.name, r.owner);
   for (const h of all) {
-    const reserved = policy.reservedHooks.find((r) => r.name === h.name);
+    const owner = reservedOwner.get(h.name);
+    const reserved = owner === undefined ? undefined : { name: h.name, owner };
     if (reserved && reserved.owner !== h.owner) {
       violations.push({
         rule: 'single-owner',
