@@ -3,12 +3,18 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import request from 'supertest';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { createApp, type AppDeps } from '../../src/server/app.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import type { ParentFact } from '../../src/core/types.js';
 import { CHILD_USERS, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+
+/** What a fault answers: a metav1.Status, which the API server quotes in the error it returns, plus the request's uid. */
+const FAULT_STATUS = (uid: string, fault: string): Record<string, unknown> => ({
+  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500,
+  message: `hookkeeper could not evaluate request ${uid}: ${fault}`, uid,
+});
 
 function app(overrides: Partial<AppDeps> = {}) {
   const metrics = createMetrics();
@@ -134,9 +140,28 @@ describe('bad input', () => {
     assert.ok(res.body.routes.includes('POST /validate'));
   });
 
-  test('a fault inside evaluation answers a 500 status, never an allow', async () => {
-    const res = await request(app({ policy: () => { throw new Error('policy unavailable'); } }).listener).post('/validate').send(removeEtcdHook).expect(200);
-    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: false, status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: policy unavailable' } });
+  test('a fault inside evaluation answers HTTP 500 with a Status naming uid and fault, logged at error with the stack', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
+    const res = await request(listener).post('/validate').send(removeEtcdHook).expect(500).expect('content-type', 'application/json');
+    assert.deepEqual(res.body, FAULT_STATUS('a1b2c3d4-0000-4000-8000-000000000001', 'policy unavailable'));
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="UPDATE",decision="error"\} 1/);
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; uid?: string; err?: { stack?: string } });
+    const fault = logged.find((l) => l.msg === 'admission review failed');
+    assert.equal(fault?.level, 50);
+    assert.equal(fault.uid, 'a1b2c3d4-0000-4000-8000-000000000001');
+    assert.match(fault.err?.stack ?? '', /^Error: policy unavailable\n\s+at /);
+  });
+
+  test('a fault in the handler outside a review is answered HTTP 500 as well, and counted', async () => {
+    // The fault is logged through the request's child logger; a broken one leaves only the handler's own catch.
+    const logger = silentLogger();
+    logger.child = () => { throw new Error('logger broken'); };
+    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
+    const res = await request(listener).post('/mutate').send(removeEtcdHook).expect(500);
+    assert.deepEqual(res.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'hookkeeper could not evaluate the request: logger broken' });
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="mutate",kind="other",operation="unknown",decision="error"\} 1/);
   });
 });
 
@@ -191,15 +216,17 @@ describe('context gathered by the transport', () => {
     assert.deepEqual(asked, ['Pod']);
   });
 
-  test('a failed lookup is never an allow: 500 inside the review, uid echoed, counted as an error', async () => {
-    const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext: () => Promise.reject(new Error('watch cache broken')) });
-    const res = await request(listener).post('/validate').send(podCreate).expect(200);
-    assert.deepEqual(res.body.response, {
-      uid: 'c0ffee00-0000-4000-8000-000000000007', allowed: false,
-      status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: watch cache broken' },
+  for (const [how, gatherContext] of [
+    ['rejects', () => Promise.reject(new Error('watch cache broken'))],
+    ['throws', () => { throw new Error('watch cache broken'); }],
+  ] as const) {
+    test(`a lookup that ${how} is never an allow: HTTP 500 naming the uid, counted as an error`, async () => {
+      const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext });
+      const res = await request(listener).post('/validate').send(podCreate).expect(500);
+      assert.deepEqual(res.body, FAULT_STATUS('c0ffee00-0000-4000-8000-000000000007', 'watch cache broken'));
+      assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
     });
-    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
-  });
+  }
 
   test('a review needing no parents is answered without waiting on anything', async () => {
     const { listener } = app({ gatherContext: () => undefined });

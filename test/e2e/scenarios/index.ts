@@ -7,6 +7,7 @@ import { childrenScenarios } from './children.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
+import { faultScenarios } from './faults.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
@@ -36,6 +37,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     validateAgreementScenarios,
     auditScenarios,
     ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
+    faultScenarios,
     outageScenarios,
   ];
 }
