@@ -234,3 +234,46 @@ describe('context gathered by the transport', () => {
     assert.equal(res.body.response.allowed, false);
   });
 });
+
+describe('decision lines at the default level', () => {
+  /** The "admission decision" lines written at info, one review after another, each labelled by its decision. */
+  async function decisionLines(send: (listener: ReturnType<typeof app>['listener']) => Promise<unknown>): Promise<Array<{ level: number; decision: string; uid: string }>> {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    await send(app({ logger }).listener);
+    return lines.map((l) => JSON.parse(l) as { level: number; msg: string; decision: string; uid: string }).filter((l) => l.msg === 'admission decision')
+      .map(({ level, decision, uid }) => ({ level, decision, uid }));
+  }
+  const as = (user: unknown, uid: string): Record<string, unknown> => {
+    const body = structuredClone(removeEtcdHook);
+    const req = body['request'] as Record<string, unknown>;
+    req['userInfo'] = user;
+    req['uid'] = uid;
+    return body;
+  };
+
+  test('an allowed, unchanged review writes no line at info; it is still counted', async () => {
+    let metricsText = '';
+    const lines = await decisionLines(async (listener) => {
+      await request(listener).post('/validate').send(as(USERS.etcdOperator, 'allowed-0')).expect(200);
+      await request(listener).post('/mutate').send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) })).expect(200);
+      metricsText = (await request(listener).get('/metrics').expect(200)).text;
+    });
+    assert.deepEqual(lines, []);
+    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="allowed"\} 1/);
+    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="allowed"\} 1/);
+  });
+
+  test('denials, warnings and patches each write their line at info', async () => {
+    const lines = await decisionLines(async (listener) => {
+      await request(listener).post('/validate').send(as(USERS.alice, 'denied-0')).expect(200);
+      await request(listener).post('/validate').send(as(USERS.admin, 'warned-0')).expect(200);
+      await request(listener).post('/mutate').send(admissionReview({ uid: 'patched-0', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi })).expect(200);
+    });
+    assert.deepEqual(lines, [
+      { level: 30, decision: 'denied', uid: 'denied-0' },
+      { level: 30, decision: 'allowed', uid: 'warned-0' },
+      { level: 30, decision: 'patched', uid: 'patched-0' },
+    ]);
+  });
+});
