@@ -59,7 +59,8 @@ function httpSection(h: HttpFigure): string {
     parts.push(`At a fixed rate: ${pair.fixedRate[0]?.rounds.length ?? 0} runs of each, floor and webhook in turns; p50, p99 and achieved rate are medians over the runs, max the largest of any run.`);
     parts.push('');
   }
-  parts.push(`Default \`info\` log line per decision: **${h.infoLog.usPerDecision} µs** of server CPU (CPU per request at info less at warn), ${h.infoLog.bytesPerLine} bytes per line, written to a file as a container runtime would.`);
+  parts.push(`Logging at the default level (\`info\`; lines written to a file as a container runtime would), server CPU per request at the default less at \`--log-level warn\`: ${h.defaultLog.map((d) =>
+    `/${d.webhook} **${d.usPerRequest} µs** (${d.linesPerRequest} lines per request${d.linesPerRequest > 0 ? `, ${d.bytesPerLine} bytes each` : ''})`).join(', ')}.`);
   parts.push(`\nWebhook memory after the load: RSS ${h.afterLoadMemory.rssMiB} MiB, peak ${h.afterLoadMemory.peakMiB} MiB.`);
   return parts.join('\n');
 }

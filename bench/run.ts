@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       if (wanted('startup')) {
         log('figure 6: start-up');
         results.startup = await startupFigure({ repeats: quick ? 1 : 5, settleMs: quick ? 500 : 2000, ...(serverCpu === undefined ? {} : { cpu: serverCpu }) }, tls, floorFile, dir);
-        commands.push('# start-up: each command above with --log-level warn, spawn until GET /readyz answers 200 (polled every 5 ms), 5 times in turns');
+        commands.push('# start-up: each command above at the default log level, spawn until GET /readyz answers 200 (polled every 5 ms), 5 times in turns');
       }
     }
     if (wanted('validate')) {

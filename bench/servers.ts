@@ -50,6 +50,7 @@ export type ServerKind = 'floor' | 'webhook' | 'webhook-tsx';
 
 export interface ServerSpec {
   kind: ServerKind;
+  /** --log-level; none: no flag, the level a user gets by default. */
   logLevel?: 'warn' | 'info';
   /** Pin to this CPU with taskset (all of the process's threads). */
   cpu?: number;
@@ -75,7 +76,7 @@ export interface RunningProcess {
 
 function argv(spec: ServerSpec, port: number, tls: Tls, floorFile: string, dir: string): string[] {
   const serve = ['serve', '--host', '127.0.0.1', '--port', String(port), '--tls-cert', tls.certFile, '--tls-key', tls.keyFile,
-    '--log-level', spec.logLevel ?? 'warn', '--dev-cert-dir', join(dir, 'dev-certs')];
+    ...(spec.logLevel === undefined ? [] : ['--log-level', spec.logLevel]), '--dev-cert-dir', join(dir, 'dev-certs')];
   const node = [process.execPath, ...(spec.nodeFlags ?? [])];
   switch (spec.kind) {
     case 'floor': return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];
@@ -115,7 +116,7 @@ export async function startProcess(spec: ServerSpec, tls: Tls, floorFile: string
   const port = await freePort();
   const args = argv(spec, port, tls, floorFile, dir);
   const full = spec.cpu === undefined ? args : ['taskset', '-c', String(spec.cpu), ...args];
-  const logFile = join(dir, `${spec.kind}-${spec.logLevel ?? 'warn'}-${port}.log`);
+  const logFile = join(dir, `${spec.kind}-${spec.logLevel ?? 'default'}-${port}.log`);
   const fd = openSync(logFile, 'w');
   // The child's level comes from its flags alone.
   const env = { ...process.env };

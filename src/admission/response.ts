@@ -53,9 +53,16 @@ export function denied(message: string, extras: Extras = {}): AdmissionResult {
   };
 }
 
-/** The webhook could not decide (a bug or a fault): never an allow; the API server applies failurePolicy. */
-export function errored(code: number, message: string): AdmissionResult {
-  return { allowed: false, status: { code, reason: code >= 500 ? 'InternalError' : 'BadRequest', message }, warnings: [], auditAnnotations: {} };
+/**
+ * A patch too large to send: a fault, not an answer. Cutting it would be a different mutation, and an
+ * `allowed: false` review would be a rejection the API server never weighs against failurePolicy; the server
+ * answers a fault with HTTP 500, which it does.
+ */
+export class PatchTooLarge extends Error {
+  constructor(readonly bytes: number) {
+    super(`hookkeeper's patch of ${bytes} bytes exceeds the ${MAX_PATCH_BYTES}-byte limit of its answer; the object was not changed`);
+    this.name = 'PatchTooLarge';
+  }
 }
 
 /** Warnings travel in an HTTP header: kept to the recommended length (src/admission/limits.ts). */
@@ -69,7 +76,7 @@ export function toAdmissionReview(uid: string, result: AdmissionResult): Admissi
   if (result.patch && result.patch.length > 0) {
     const patch = Buffer.from(JSON.stringify(result.patch));
     if (patch.length > MAX_PATCH_BYTES) {
-      return toAdmissionReview(uid, errored(500, `hookkeeper's patch of ${patch.length} bytes exceeds the ${MAX_PATCH_BYTES}-byte limit of its answer; the object was not changed`));
+      throw new PatchTooLarge(patch.length);
     }
     response.patch = patch.toString('base64');
     response.patchType = 'JSONPatch';

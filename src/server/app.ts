@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { handle, type Webhook } from '../admission/handle.js';
 import { envelopeCheck, parseAdmissionReview } from '../admission/parse.js';
-import { errored, toAdmissionReview } from '../admission/response.js';
+import { toAdmissionReview } from '../admission/response.js';
 import { carrierFor } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, ReviewContext, ReviewInput } from '../core/types.js';
@@ -43,6 +43,20 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * A fault is answered HTTP 500, never inside a well-formed AdmissionReview: the API server takes every
+ * AdmissionReview with allowed: false as a rejection, and applies the webhook's failurePolicy only when the call
+ * itself fails (transport error, non-2xx status, malformed answer), so Ignore admits and Fail refuses. The body is
+ * a metav1.Status because the API server then quotes its message in the error it returns: "failed calling webhook
+ * "NAME": failed to call webhook: hookkeeper could not evaluate request UID: FAULT" (for any other body it says
+ * "unknown"). uid is an extra field it ignores.
+ */
+function sendFault(res: ServerResponse, uid: string | undefined, fault: unknown): void {
+  const cause = fault instanceof Error ? fault.message : String(fault);
+  const message = `hookkeeper could not evaluate ${uid === undefined ? 'the request' : `request ${uid}`}: ${cause}`;
+  sendJson(res, 500, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message, ...(uid === undefined ? {} : { uid }) });
 }
 
 export function createApp(deps: AppDeps): RequestListener {
@@ -99,7 +113,7 @@ export function createApp(deps: AppDeps): RequestListener {
       try {
         review(webhook, raw, res, started, refuse);
       } catch (fault) {
-        internalError(res, fault);
+        internalError(res, webhook, fault);
       }
     });
   }
@@ -133,13 +147,16 @@ export function createApp(deps: AppDeps): RequestListener {
       let decisionLabel: string;
       let rules: string[] = [];
       let kind = 'other';
+      let quiet = false;
       try {
         const policy = deps.policy();
         kind = kindLabel(policy, input.kind);
         if (gatherFailure !== undefined) throw gatherFailure;
         const outcome = handle(webhook, policy, context ? { ...input, context } : input);
         out = toAdmissionReview(uid, outcome.result);
-        decisionLabel = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
+        const { result } = outcome;
+        decisionLabel = !result.allowed ? 'denied' : result.patch ? 'patched' : 'allowed';
+        quiet = decisionLabel === 'allowed' && result.warnings.length === 0 && Object.keys(result.auditAnnotations).length === 0;
         const { denials, warnings } = outcome.decision;
         if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
         for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
@@ -149,32 +166,50 @@ export function createApp(deps: AppDeps): RequestListener {
           log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch, denials, warnings, notices: outcome.decision.notices }, 'admission bodies');
         }
       } catch (err) {
-        // A fault is never an allow: the API server applies the webhook's failurePolicy to this answer.
         log().error({ err }, 'admission review failed');
-        out = toAdmissionReview(uid, errored(500, `hookkeeper could not evaluate the request: ${(err as Error).message}`));
-        decisionLabel = 'error';
+        sendFault(res, uid, err);
+        finish(kind, 'error');
+        return;
       }
       sendJson(res, 200, out);
+      const seconds = finish(kind, decisionLabel);
+      // What someone may need to explain later (a denial, a warning, a patch) is logged at info; the allowed,
+      // unchanged review, most of the traffic, at debug: it is counted anyway, and its line cost a tenth of the
+      // throughput (BENCHMARKS.md).
+      const level = quiet ? 'debug' : 'info';
+      if (deps.logger.isLevelEnabled(level)) log()[level]({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+    };
+
+    /** Observes the duration and counts the decision; returns the seconds taken. */
+    const finish = (kind: string, decision: string): number => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       deps.metrics.duration.observe({ webhook }, seconds);
-      deps.metrics.requests.inc({ webhook, kind, operation: input.operation, decision: decisionLabel });
-      if (deps.logger.isLevelEnabled('info')) log().info({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+      deps.metrics.requests.inc({ webhook, kind, operation: input.operation, decision });
+      return seconds;
     };
 
     // Most reviews need no parents: no promise, no wait.
-    const gathering = deps.gatherContext?.(input);
+    let gathering: Promise<ReviewContext> | undefined;
+    try {
+      gathering = deps.gatherContext?.(input);
+    } catch (err) {
+      decide(undefined, err ?? new Error('parent lookup failed'));
+      return;
+    }
     if (!gathering) {
       decide(undefined);
       return;
     }
     gathering.then((context) => decide(context), (err: unknown) => decide(undefined, err ?? new Error('parent lookup failed')))
-      .catch((fault: unknown) => internalError(res, fault));
+      .catch((fault: unknown) => internalError(res, webhook, fault));
   }
 
-  /** A bug in the handler itself: logged, and answered 500 if nothing was sent yet. */
-  function internalError(res: ServerResponse, fault: unknown): void {
+  /** A bug in the handler itself, outside one review's evaluation: logged, and answered as a fault if nothing was sent yet. */
+  function internalError(res: ServerResponse, webhook: Webhook, fault: unknown): void {
     deps.logger.error({ err: fault }, 'unhandled error in admission handler');
-    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+    if (res.headersSent) return;
+    deps.metrics.requests.inc({ webhook, kind: 'other', operation: 'unknown', decision: 'error' });
+    sendFault(res, undefined, fault);
   }
 
   return (req, res) => {
@@ -189,7 +224,7 @@ export function createApp(deps: AppDeps): RequestListener {
     try {
       admission(webhook, req, res);
     } catch (fault) {
-      internalError(res, fault);
+      internalError(res, webhook, fault);
     }
   };
 }

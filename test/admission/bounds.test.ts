@@ -9,7 +9,7 @@ import {
   MAX_AUDIT_ANNOTATIONS, MAX_DENIALS_SHOWN, MAX_PROBLEMS_SHOWN, MAX_RESPONSE_BYTES, MAX_WARNINGS, MAX_WARNINGS_BYTES,
 } from '../../src/admission/limits.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
-import { patched, toAdmissionReview } from '../../src/admission/response.js';
+import { patched, PatchTooLarge, toAdmissionReview } from '../../src/admission/response.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, Violation } from '../../src/core/types.js';
@@ -121,13 +121,9 @@ describe('the answer is bounded', () => {
     assert.equal(res.body.problems[MAX_PROBLEMS_SHOWN], `and ${100_000 - MAX_PROBLEMS_SHOWN} more problems`);
   });
 
-  test('a patch too large to answer with is an error, never a cut patch', () => {
+  test('a patch too large to answer with is a fault, never a cut patch nor an allowed: false answer', () => {
     const ops = Array.from({ length: 5000 }, (_, i) => ({ op: 'add' as const, path: `/metadata/labels/l${i}`, value: 'v'.repeat(20) }));
-    const out = toAdmissionReview('u', patched(ops));
-    assert.equal(out.response.allowed, false);
-    assert.equal(out.response.status?.code, 500);
-    assert.match(out.response.status?.message ?? '', /patch of \d+ bytes exceeds/);
-    assert.ok(bytes(out) <= MAX_RESPONSE_BYTES);
+    assert.throws(() => toAdmissionReview('u', patched(ops)), (err: unknown) => err instanceof PatchTooLarge && /patch of \d+ bytes exceeds/.test(err.message));
   });
 });
 

@@ -1,7 +1,7 @@
 // Exact values of every response constructor and the finished AdmissionReview envelope.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { allowed, denied, errored, patched, shortWarning, toAdmissionReview } from '../../src/admission/response.js';
+import { allowed, denied, patched, shortWarning, toAdmissionReview } from '../../src/admission/response.js';
 
 const UID = '705ab4f5-6393-11e8-b7cc-42010a800002';
 
@@ -37,8 +37,3 @@ test('warnings are kept short; audit annotations are carried', () => {
   assert.deepEqual(out.response.auditAnnotations, { 'break-glass-hook-removal': '{"hook":"X"}' });
 });
 
-test('errored: never allowed, carries the code', () => {
-  assert.deepEqual(toAdmissionReview(UID, errored(500, 'boom')).response, {
-    uid: UID, allowed: false, status: { code: 500, reason: 'InternalError', message: 'boom' },
-  });
-});

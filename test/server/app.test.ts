@@ -3,12 +3,18 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import request from 'supertest';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { createApp, type AppDeps } from '../../src/server/app.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import type { ParentFact } from '../../src/core/types.js';
 import { CHILD_USERS, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
+
+/** What a fault answers: a metav1.Status, which the API server quotes in the error it returns, plus the request's uid. */
+const FAULT_STATUS = (uid: string, fault: string): Record<string, unknown> => ({
+  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500,
+  message: `hookkeeper could not evaluate request ${uid}: ${fault}`, uid,
+});
 
 function app(overrides: Partial<AppDeps> = {}) {
   const metrics = createMetrics();
@@ -134,9 +140,40 @@ describe('bad input', () => {
     assert.ok(res.body.routes.includes('POST /validate'));
   });
 
-  test('a fault inside evaluation answers a 500 status, never an allow', async () => {
-    const res = await request(app({ policy: () => { throw new Error('policy unavailable'); } }).listener).post('/validate').send(removeEtcdHook).expect(200);
-    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: false, status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: policy unavailable' } });
+  test('a fault inside evaluation answers HTTP 500 with a Status naming uid and fault, logged at error with the stack', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
+    const res = await request(listener).post('/validate').send(removeEtcdHook).expect(500).expect('content-type', 'application/json');
+    assert.deepEqual(res.body, FAULT_STATUS('a1b2c3d4-0000-4000-8000-000000000001', 'policy unavailable'));
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="UPDATE",decision="error"\} 1/);
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; uid?: string; err?: { stack?: string } });
+    const fault = logged.find((l) => l.msg === 'admission review failed');
+    assert.equal(fault?.level, 50);
+    assert.equal(fault.uid, 'a1b2c3d4-0000-4000-8000-000000000001');
+    assert.match(fault.err?.stack ?? '', /^Error: policy unavailable\n\s+at /);
+  });
+
+  test('a patch too large to answer with is a fault: HTTP 500, so failurePolicy applies, not an allow-false review', async () => {
+    // 400 default hooks with long names: the add of the whole list is well over the 16 KiB a patch may take.
+    const rule = DEFAULT_POLICY.defaultHooks[0]!;
+    const defaultHooks = Array.from({ length: 400 }, (_, i) => ({ ...rule, name: `d${i}`, hook: { name: `Hook${i}${'x'.repeat(40)}`, owner: rule.hook.owner } }));
+    const { listener, metrics } = app({ policy: () => ({ ...DEFAULT_POLICY, defaultHooks }) });
+    const create = admissionReview({ uid: 'uid-big-patch', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi });
+    const res = await request(listener).post('/mutate').send(create).expect(500);
+    assert.equal(res.body.uid, 'uid-big-patch');
+    assert.match(res.body.message, /^hookkeeper could not evaluate request uid-big-patch: hookkeeper's patch of \d+ bytes exceeds the 16384-byte limit/);
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="mutate",kind="machine.openshift.io\/Machine",operation="CREATE",decision="error"\} 1/);
+  });
+
+  test('a fault in the handler outside a review is answered HTTP 500 as well, and counted', async () => {
+    // The fault is logged through the request's child logger; a broken one leaves only the handler's own catch.
+    const logger = silentLogger();
+    logger.child = () => { throw new Error('logger broken'); };
+    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
+    const res = await request(listener).post('/mutate').send(removeEtcdHook).expect(500);
+    assert.deepEqual(res.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'hookkeeper could not evaluate the request: logger broken' });
+    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="mutate",kind="other",operation="unknown",decision="error"\} 1/);
   });
 });
 
@@ -191,19 +228,64 @@ describe('context gathered by the transport', () => {
     assert.deepEqual(asked, ['Pod']);
   });
 
-  test('a failed lookup is never an allow: 500 inside the review, uid echoed, counted as an error', async () => {
-    const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext: () => Promise.reject(new Error('watch cache broken')) });
-    const res = await request(listener).post('/validate').send(podCreate).expect(200);
-    assert.deepEqual(res.body.response, {
-      uid: 'c0ffee00-0000-4000-8000-000000000007', allowed: false,
-      status: { code: 500, reason: 'InternalError', message: 'hookkeeper could not evaluate the request: watch cache broken' },
+  for (const [how, gatherContext] of [
+    ['rejects', () => Promise.reject(new Error('watch cache broken'))],
+    ['throws', () => { throw new Error('watch cache broken'); }],
+  ] as const) {
+    test(`a lookup that ${how} is never an allow: HTTP 500 naming the uid, counted as an error`, async () => {
+      const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext });
+      const res = await request(listener).post('/validate').send(podCreate).expect(500);
+      assert.deepEqual(res.body, FAULT_STATUS('c0ffee00-0000-4000-8000-000000000007', 'watch cache broken'));
+      assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
     });
-    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
-  });
+  }
 
   test('a review needing no parents is answered without waiting on anything', async () => {
     const { listener } = app({ gatherContext: () => undefined });
     const res = await request(listener).post('/validate').send(removeEtcdHook).expect(200);
     assert.equal(res.body.response.allowed, false);
+  });
+});
+
+describe('decision lines at the default level', () => {
+  /** The "admission decision" lines written at info, one review after another, each labelled by its decision. */
+  async function decisionLines(send: (listener: ReturnType<typeof app>['listener']) => Promise<unknown>): Promise<Array<{ level: number; decision: string; uid: string }>> {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    await send(app({ logger }).listener);
+    return lines.map((l) => JSON.parse(l) as { level: number; msg: string; decision: string; uid: string }).filter((l) => l.msg === 'admission decision')
+      .map(({ level, decision, uid }) => ({ level, decision, uid }));
+  }
+  const as = (user: unknown, uid: string): Record<string, unknown> => {
+    const body = structuredClone(removeEtcdHook);
+    const req = body['request'] as Record<string, unknown>;
+    req['userInfo'] = user;
+    req['uid'] = uid;
+    return body;
+  };
+
+  test('an allowed, unchanged review writes no line at info; it is still counted', async () => {
+    let metricsText = '';
+    const lines = await decisionLines(async (listener) => {
+      await request(listener).post('/validate').send(as(USERS.etcdOperator, 'allowed-0')).expect(200);
+      await request(listener).post('/mutate').send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) })).expect(200);
+      metricsText = (await request(listener).get('/metrics').expect(200)).text;
+    });
+    assert.deepEqual(lines, []);
+    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="allowed"\} 1/);
+    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="allowed"\} 1/);
+  });
+
+  test('denials, warnings and patches each write their line at info', async () => {
+    const lines = await decisionLines(async (listener) => {
+      await request(listener).post('/validate').send(as(USERS.alice, 'denied-0')).expect(200);
+      await request(listener).post('/validate').send(as(USERS.admin, 'warned-0')).expect(200);
+      await request(listener).post('/mutate').send(admissionReview({ uid: 'patched-0', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi })).expect(200);
+    });
+    assert.deepEqual(lines, [
+      { level: 30, decision: 'denied', uid: 'denied-0' },
+      { level: 30, decision: 'allowed', uid: 'warned-0' },
+      { level: 30, decision: 'patched', uid: 'patched-0' },
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { childrenScenarios } from './children.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
+import { faultScenarios } from './faults.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
@@ -38,6 +39,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     auditScenarios,
     reportScenarios,
     ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
+    faultScenarios,
     outageScenarios,
   ];
 }
