@@ -31,11 +31,22 @@ export function toKeys(path: string | readonly (string | number)[]): (string | n
   return raw.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
 }
 
-/** Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line. */
-export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
+export interface YamlOptions {
+  /** Merge keys (`<<: *anchor`), a YAML 1.1 feature kubectl's YAML reader (go-yaml) applies. */
+  merge?: boolean;
+}
+
+/** How many alias expansions a document may make before it counts as a resource-exhaustion attack. */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line,
+ * also for a document whose aliases expand beyond MAX_ALIAS_COUNT (a "billion laughs" bomb).
+ */
+export function parseYamlDocuments(text: string, file: string, options: YamlOptions = {}): YamlDocument[] {
   const { LineCounter, isNode, parseAllDocuments } = yamlPackage();
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: options.merge === true });
   const list = Array.isArray(docs) ? docs : [docs];
   const problems: Problem[] = [];
   for (const doc of list) {
@@ -53,11 +64,22 @@ export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
     .map((doc, index) => ({
       index,
       line: lineCounter.linePos(doc.range[0]).line,
-      value: doc.toJS({ maxAliasCount: 100 }) as unknown,
+      value: toJS(doc, file, lineCounter.linePos(doc.contents?.range?.[0] ?? doc.range[0]).line),
       lineOf(path) {
         const node = doc.getIn(toKeys(path), true);
         if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
         return undefined;
       },
     }));
+}
+
+/** A document's value; the `yaml` package throws a ReferenceError when aliases expand too far. */
+function toJS(doc: Yaml.Document, file: string, line: number): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    const message = `aliases expand beyond ${MAX_ALIAS_COUNT} nodes (a YAML alias bomb?): ${err.message}`;
+    throw new AppError('INPUT_INVALID', `${file}:${line}: cannot parse YAML: ${message}`, { problems: [{ file, line, message }] });
+  }
 }

@@ -52,6 +52,13 @@ describe('hookkeeper review', () => {
     assert.match(r.stderr, /stdin line 3: invalid AdmissionReview.*request/);
   });
 
+  test('a line longer than the webhook accepts (7 MiB) is reported with its number, not buffered; the rest are answered', async () => {
+    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n"${'x'.repeat(8 * 1024 * 1024)}"\n${JSON.stringify(removeEtcd)}\n` });
+    assert.equal(r.code, 2);
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l).response.uid), ['uid-create', 'uid-remove']);
+    assert.match(r.stderr, /^hookkeeper review: stdin line 2: longer than 7 MiB, the webhook's request limit/);
+  });
+
   test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-review-'));
     const warnOnly = join(dir, 'warn.yaml');
