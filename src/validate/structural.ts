@@ -16,7 +16,10 @@ export const LIST_KEYWORD = 'k8sListUnique';
 export type ListRule = { type: 'map'; keys: string[] } | { type: 'set' };
 
 export interface ConvertOptions {
-  /** Skip `status` at the root: with the status subresource, create and update ignore it. */
+  /**
+   * With the status subresource, create and update drop `status` after decoding: its values are not validated,
+   * but strict decoding has refused its unknown fields by then.
+   */
   statusSubresource: boolean;
   /** Formats that are checked (the caller implements them); any other `format` is ignored. */
   formats: readonly string[];
@@ -46,11 +49,54 @@ export function convertCrdSchema(root: Schema, options: ConvertOptions): Convert
   const schema = convert(root, true, state, '');
   const props = { ...(schema['properties'] as Record<string, Schema> | undefined) };
   // ObjectMeta is validated by the API server itself; a CRD schema may not constrain more than name.
-  props['metadata'] = {};
+  props['metadata'] = OBJECT_META;
   props['apiVersion'] = { type: 'string' };
   props['kind'] = { type: 'string' };
-  if (options.statusSubresource) props['status'] = {};
+  if (options.statusSubresource && isRecord(props['status'])) props['status'] = fieldsOnly(props['status']);
   return { schema: { ...schema, properties: props }, celRules: state.celRules, patternNotes: state.patternNotes };
+}
+
+const nullable = (type: string, more: Schema = {}): Schema => ({ type: [type, 'null'], ...more });
+const strings = nullable('object', { additionalProperties: { type: 'string' } });
+
+/**
+ * ObjectMeta as the API server decodes it (a CRD's schema may not constrain more than its name, which the API
+ * server checks itself): its fields, their JSON types (Go's decoder takes null for any of them), and no others, as
+ * strict field validation refuses unknown ones ("strict decoding error: unknown field "metadata.x"").
+ */
+const OBJECT_META: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...Object.fromEntries(['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'].map((k) => [k, nullable('string')])),
+    generation: nullable('integer'),
+    deletionGracePeriodSeconds: nullable('integer'),
+    labels: strings,
+    annotations: strings,
+    finalizers: nullable('array', { items: { type: 'string' } }),
+    ownerReferences: nullable('array', {
+      items: {
+        type: 'object', additionalProperties: false,
+        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, uid: { type: 'string' }, controller: nullable('boolean'), blockOwnerDeletion: nullable('boolean') },
+      },
+    }),
+    managedFields: nullable('array', {
+      items: {
+        type: 'object', additionalProperties: false,
+        properties: { manager: { type: 'string' }, operation: { type: 'string' }, apiVersion: { type: 'string' }, time: nullable('string'), fieldsType: { type: 'string' }, fieldsV1: {}, subresource: { type: 'string' } },
+      },
+    }),
+  },
+};
+
+/** Only a converted schema's unknown-field checks: its shape (properties, items, closed maps), no value validation. */
+function fieldsOnly(s: Schema): Schema {
+  const out: Schema = {};
+  if (isRecord(s['properties'])) out['properties'] = Object.fromEntries(Object.entries(s['properties']).map(([k, v]) => [k, isRecord(v) ? fieldsOnly(v) : {}]));
+  if (isRecord(s['additionalProperties'])) out['additionalProperties'] = fieldsOnly(s['additionalProperties']);
+  else if (s['additionalProperties'] === false) out['additionalProperties'] = false;
+  if (isRecord(s['items'])) out['items'] = fieldsOnly(s['items']);
+  return out;
 }
 
 function typesOf(s: Schema): string[] | undefined {
@@ -102,7 +148,7 @@ function convert(s: Schema, closed: boolean, state: State, at: string): Schema {
     const p = { ...(out['properties'] as Record<string, Schema> | undefined) };
     p['apiVersion'] ??= { type: 'string' };
     p['kind'] ??= { type: 'string' };
-    p['metadata'] = {};
+    p['metadata'] = OBJECT_META;
     out['properties'] = p;
     out['required'] = [...new Set([...(Array.isArray(out['required']) ? out['required'] as string[] : []), 'apiVersion', 'kind'])];
   }

@@ -18,16 +18,26 @@ function widget(spec: Record<string, unknown>, extra: Record<string, unknown> = 
 const messages = (o: KubeObject, gvk = V1): string[] => widgets.validate(gvk, o).map((f) => f.message);
 
 describe('CRD schema: the small test CRD', () => {
-  test('a valid object has no findings; metadata is the API server\'s business, status is ignored with the subresource', () => {
+  test('a valid object has no findings; status values are not validated with the subresource', () => {
     const o = widget({
       size: 'small', port: 'http', replicas: 3, owner: null, since: '2026-11-20T08:14:02Z',
       hooks: [{ name: 'one', owner: 'a' }, { name: 'two' }], tags: ['a', 'b'],
       settings: { mode: 'x', anything: { goes: true } }, labels: { a: 'b' },
-      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 }, spec: { containers: [] } },
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { containers: [] } },
       rules: ['r1'],
-    }, { status: { phase: 'Running', unknownStatusField: 1 } });
+    }, { status: { phase: 5 } });
     assert.deepEqual(widgets.validate(V1, o), []);
     assert.deepEqual(messages(widget({ size: 'large', port: 8080 })), []);
+  });
+
+  test('unknown fields in metadata (an embedded resource\'s too) and in status are refused, as strict decoding refuses them', () => {
+    const o = widget({ size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 } } }, { status: { phase: 'Running', unknownStatusField: 1 } });
+    (o['metadata'] as Record<string, unknown>)['clusterName'] = 'x';
+    assert.deepEqual(messages(o), [
+      'strict decoding error: unknown field "metadata.clusterName"',
+      'strict decoding error: unknown field "spec.template.metadata.whatever"',
+      'strict decoding error: unknown field "status.unknownStatusField"',
+    ]);
   });
 
   test('required fields, unknown fields, enums, patterns: in the API server\'s words', () => {
@@ -88,8 +98,8 @@ describe('CRD schema: the small test CRD', () => {
     ]);
   });
 
-  test('x-kubernetes-embedded-resource: apiVersion and kind are required, metadata is free', () => {
-    assert.deepEqual(messages(widget({ size: 'small', template: { metadata: { anything: 1 }, spec: {} } })), [
+  test('x-kubernetes-embedded-resource: apiVersion and kind are required, metadata is an ObjectMeta', () => {
+    assert.deepEqual(messages(widget({ size: 'small', template: { metadata: { name: 'x', labels: { a: 'b' } }, spec: {} } })), [
       'spec.template.apiVersion: Required value',
       'spec.template.kind: Required value',
     ]);

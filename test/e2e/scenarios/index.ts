@@ -13,6 +13,7 @@ import { namingScenarios } from './naming.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
+import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
 
 export interface ScenarioOptions {
@@ -35,7 +36,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     capiScenarios,
     validateAgreementScenarios,
     auditScenarios,
-    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
+    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios, validateDifferentialScenarios] : []),
     outageScenarios,
   ];
 }
