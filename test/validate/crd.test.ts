@@ -84,6 +84,9 @@ describe('CRD schema: the small test CRD', () => {
       'spec.code: Invalid value: "ABC\\n": spec.code in body should match \'^[[:upper:]]+\\z\'',
     ]);
     assert.deepEqual(messages(widget({ size: 'small', code: 'abc' })).length, 1);
+    // (?i) has no JavaScript form; RE2's \S is ASCII, so a no-break space is not white space to it.
+    assert.deepEqual(messages(widget({ size: 'small', greeting: 'HeLLo', word: 'a\u00a0b' })), []);
+    assert.deepEqual(messages(widget({ size: 'small', greeting: 'bye', word: 'a b' })).map((f) => f.split(':')[0]), ['spec.word', 'spec.greeting']);
   });
 
   test('x-kubernetes-list-type map and set: one item per key', () => {

@@ -49,6 +49,11 @@ const CORPUS: readonly Case[] = [
   { title: 'RE2-only pattern, trailing newline (\\z is the very end)', spec: { size: 'small', code: 'ABC\n' }, allowed: false },
   { title: 'RE2-only pattern, lower case', spec: { size: 'small', code: 'abc' }, allowed: false },
   { title: 'ordinary pattern, not matching', spec: { size: 'small', owner: 'Nope' }, allowed: false },
+  { title: 'inline flag (?i), matching', spec: { size: 'small', greeting: 'HeLLo' }, allowed: true },
+  { title: 'inline flag (?i), not matching', spec: { size: 'small', greeting: 'bye' }, allowed: false },
+  // The same syntax, another meaning: RE2's \S is ASCII, so a no-break space is not white space to it.
+  { title: '\\S against a no-break space (white space to JavaScript, not to RE2)', spec: { size: 'small', word: 'a\u00a0b' }, allowed: true },
+  { title: '\\S against an ASCII space', spec: { size: 'small', word: 'a b' }, allowed: false },
   // int-or-string.
   { title: 'int-or-string as integer', spec: { size: 'small', port: 8080 }, allowed: true },
   { title: 'int-or-string as string', spec: { size: 'small', port: 'http' }, allowed: true },
