@@ -5,15 +5,9 @@ import jsyaml from 'js-yaml';
 import type { Document, LineCounter } from 'yaml';
 import { parseYamlDocuments, toKeys, yamlPackage, type YamlDocument } from '../config/yaml.js';
 import { AppError } from '../errors.js';
+import { MAX_DOCUMENT_BYTES } from './inputs.js';
 
 type Keys = readonly (string | number)[];
-
-/**
- * The largest document (and line) `validate` reads: 3 MiB, the API server's limit on a request body (its
- * MaxRequestBodyBytes default), so no object it would accept is refused, and a runaway input is refused before
- * a parser spends memory on it. A List larger than this must be split into documents (kubectl reads them alike).
- */
-export const MAX_DOCUMENT_BYTES = 3 * 1024 * 1024;
 
 /** js-yaml's core schema plus merge keys (`<<`), which kubectl's YAML reader (go-yaml) applies. */
 const SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge] }); // @types/js-yaml omits `types`

@@ -1,5 +1,6 @@
 // `hookkeeper validate` as CI runs it: inputs, every output format, UPDATE simulation and exit codes.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +84,13 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     const r = await cli(['validate', '-'], { cwd: dir, stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: ${'z'.repeat(4 * 1024 * 1024)}}\n` });
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^hookkeeper validate: <stdin>:4: line 4 is longer than 3 MiB/);
+    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n');
+  });
+
+  test('an endless input that is not a regular file (/dev/zero) -> exit 2 at its first 3 MiB, naming it', { skip: existsSync('/dev/zero') ? false : 'no /dev/zero' }, async () => {
+    const r = await cli(['validate', '/dev/zero'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n');
   });
 
   test('a YAML alias bomb -> exit 2, naming file and line', async () => {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Webhook } from '../../admission/handle.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, write, type CliIO } from '../io.js';
-import { readLines, type Lines } from '../lines.js';
+import { readLines, type Lines } from '../../lines.js';
 import { cliPolicy } from '../policy.js';
 import { MAX_BODY_BYTES } from '../../server/body.js';
 

@@ -4,11 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
+import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER } from '../../validate/report.js';
 import { ExitCode, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
-import { readLines } from '../lines.js';
 import { cliPolicy } from '../policy.js';
 
 interface ValidateFlags {
@@ -68,7 +67,7 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
       file: f,
       text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => { throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause }); }),
     }))));
-    const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readManifestStdin(io.stdin) });
+    const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
     const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
       policy,
       userInfo: { username: flags.as, groups: flags.asGroup },
@@ -87,14 +86,3 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
   }
 }
 
-/**
- * stdin for "-", refused at its first line longer than a document may be (3 MiB, the API server's request limit,
- * as documents.ts bounds files) without buffering that line.
- */
-async function readManifestStdin(stdin: NodeJS.ReadableStream): Promise<string> {
-  const { MAX_DOCUMENT_BYTES } = await import('../../validate/documents.js');
-  const { lines } = await readLines(stdin, MAX_DOCUMENT_BYTES);
-  const long = lines.indexOf(null);
-  if (long !== -1) throw new AppError('INPUT_INVALID', `${STDIN_NAME}:${long + 1}: line ${long + 1} is longer than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, more than the API server accepts in one request`);
-  return lines.join('\n');
-}

@@ -1,5 +1,5 @@
-// Reads a stream as lines without ever holding more than a bounded line: an endless line on stdin is skipped and
-// reported, not buffered until the process runs out of memory.
+// Reads a stream as lines without ever holding more than a bounded line: an endless line (stdin, a device, a pipe)
+// is skipped and reported, or ends the read, rather than being buffered until the process runs out of memory.
 import { Buffer } from 'node:buffer';
 
 export interface Lines {
@@ -9,8 +9,11 @@ export interface Lines {
   bytes: number;
 }
 
-/** Splits `stream` on "\n" (never inside a UTF-8 sequence), dropping any line longer than `maxLineBytes`. */
-export async function readLines(stream: NodeJS.ReadableStream, maxLineBytes: number): Promise<Lines> {
+/**
+ * Splits `stream` on "\n" (never inside a UTF-8 sequence), dropping any line longer than `maxLineBytes`; with
+ * `stopAtLongLine`, the read ends at the first such line (it is the last entry, null), leaving the rest unread.
+ */
+export async function readLines(stream: NodeJS.ReadableStream, maxLineBytes: number, options: { stopAtLongLine?: boolean } = {}): Promise<Lines> {
   const lines: Array<string | null> = [];
   let parts: Buffer[] = [];
   let size = 0;
@@ -36,10 +39,16 @@ export async function readLines(stream: NodeJS.ReadableStream, maxLineBytes: num
     let from = 0;
     for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, from)) {
       add(buf.subarray(from, nl));
+      if (dropping && options.stopAtLongLine) break;
       end();
       from = nl + 1;
     }
     add(buf.subarray(from));
+    // Leaving the loop ends the stream's iteration: nothing more is read.
+    if (dropping && options.stopAtLongLine) {
+      end();
+      return { lines, bytes };
+    }
   }
   if (size > 0 || dropping) end();
   return { lines, bytes };
