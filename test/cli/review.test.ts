@@ -59,6 +59,14 @@ describe('hookkeeper review', () => {
     assert.match(r.stderr, /^hookkeeper review: stdin line 2: longer than 7 MiB, the webhook's request limit/);
   });
 
+  test('one pretty-printed document larger than 7 MiB: one error, not one per line', async () => {
+    const big = { ...createMaster, padding: Array.from({ length: 8 * 1024 }, () => 'y'.repeat(1024)) };
+    const r = await cli(['review'], { stdin: JSON.stringify(big, null, 2) });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^hookkeeper review: stdin line 1: stdin holds \d+ bytes, more than the 7 MiB a single AdmissionReview may have, and is not one AdmissionReview per line\n$/);
+  });
+
   test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-review-'));
     const warnOnly = join(dir, 'warn.yaml');

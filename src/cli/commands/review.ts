@@ -41,6 +41,12 @@ function splitDocuments(input: Lines): Array<{ line: number; value?: unknown; er
     }
   }
   const docs: Array<{ line: number; value?: unknown; error?: string }> = [];
+  const first = input.lines.findIndex((l) => l === null || l.trim() !== '');
+  const head = first === -1 ? undefined : input.lines[first];
+  if (input.bytes > MAX_BODY_BYTES && typeof head === 'string' && !isJson(head)) {
+    // Not JSON Lines, and too large to be one document: one error, not one per line of a pretty-printed document.
+    return [{ line: first + 1, error: `stdin holds ${input.bytes} bytes, more than the ${MAX_BODY_BYTES / 1024 / 1024} MiB a single AdmissionReview may have, and is not one AdmissionReview per line` }];
+  }
   input.lines.forEach((raw, i) => {
     if (raw === null) {
       docs.push({ line: i + 1, error: `longer than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the webhook's request limit (an AdmissionReview holds two objects of at most 3 MiB each)` });
@@ -54,6 +60,15 @@ function splitDocuments(input: Lines): Array<{ line: number; value?: unknown; er
     }
   });
   return docs;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
