@@ -11,9 +11,3 @@ export async function cliPolicy(config: string | undefined, io: CliIO): Promise<
   const { loadPolicyFile } = await import('../config/load.js');
   return loadPolicyFile(resolve(io.cwd, file));
 }
-
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}

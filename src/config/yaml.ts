@@ -37,13 +37,21 @@ export function toKeys(path: string | readonly (string | number)[]): (string | n
 export interface ParseOptions {
   /** Where lineOf points for a mapping entry: its value (default) or its key, where a config problem is fixed. */
   lines?: 'value' | 'key';
+  /** Merge keys (`<<: *anchor`), a YAML 1.1 feature kubectl's YAML reader (go-yaml) applies. */
+  merge?: boolean;
 }
 
-/** Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line. */
+/** How many alias expansions a document may make before it counts as a resource-exhaustion attack. */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line,
+ * also for a document whose aliases expand beyond MAX_ALIAS_COUNT (a "billion laughs" bomb).
+ */
 export function parseYamlDocuments(text: string, file: string, options: ParseOptions = {}): YamlDocument[] {
   const { LineCounter, isMap, isNode, isScalar, parseAllDocuments } = yamlPackage();
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: options.merge === true });
   const list = Array.isArray(docs) ? docs : [docs];
   const problems: Problem[] = [];
   for (const doc of list) {
@@ -61,7 +69,7 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
     .map((doc, index) => ({
       index,
       line: lineCounter.linePos(doc.range[0]).line,
-      value: doc.toJS({ maxAliasCount: 100 }) as unknown,
+      value: toJS(doc, file, lineCounter.linePos(doc.contents?.range?.[0] ?? doc.range[0]).line),
       lineOf(path) {
         const keys = toKeys(path);
         if (options.lines === 'key' && keys.length > 0) {
@@ -75,4 +83,15 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
         return undefined;
       },
     }));
+}
+
+/** A document's value; the `yaml` package throws a ReferenceError when aliases expand too far. */
+function toJS(doc: Yaml.Document, file: string, line: number): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    const message = `aliases expand beyond ${MAX_ALIAS_COUNT} nodes (a YAML alias bomb?): ${err.message}`;
+    throw new AppError('INPUT_INVALID', `${file}:${line}: cannot parse YAML: ${message}`, { problems: [{ file, line, message }] });
+  }
 }

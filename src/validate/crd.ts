@@ -1,13 +1,17 @@
 // `validate --crd FILE`: checks each object against its CustomResourceDefinition's openAPIV3Schema for the
-// object's version, as the API server will. Schemas compile on first use (Cluster API's are large).
+// object's version, as the API server will: nulls pruned and defaults applied before validation, patterns with
+// RE2 semantics (Go's regexp). Schemas compile on first use (Cluster API's are large).
 import { createRequire } from 'node:module';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Ajv, ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
+import { RE2JS } from 're2js';
 import { isRecord } from '../core/guards.js';
 import type { GroupVersionKind, KubeObject } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { describeSchemaErrors, type SchemaFinding } from './crd-errors.js';
 import { parseManifests } from './documents.js';
+import { pruneNulls } from './nulls.js';
 import { convertCrdSchema, LIST_KEYWORD, type ListRule } from './structural.js';
 
 interface CrdVersion {
@@ -45,11 +49,43 @@ function listKey(rule: ListRule, item: unknown): string {
   return JSON.stringify(rule.keys.map((k) => (isRecord(item) ? item[k] : undefined)));
 }
 
+function compilesAsRe2(pattern: string): boolean {
+  try {
+    RE2JS.compile(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function compilesAsJs(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The API server compiles `pattern` with Go's regexp (RE2 syntax); a CRD it could not compile, it refuses. */
+function patternProblem(pattern: string): { checked: boolean; reason: string } | undefined {
+  if (compilesAsRe2(pattern)) return undefined;
+  if (compilesAsJs(pattern)) return { checked: true, reason: 'is not RE2 syntax (the API server would refuse this CRD): checked as a JavaScript regular expression' };
+  return { checked: false, reason: 'not checked: it compiles neither as RE2 (the API server\'s syntax) nor as a JavaScript regular expression' };
+}
+
+/**
+ * ajv's regular-expression engine: RE2 (re2js, linear time, Go's syntax and semantics: `\z`, `[[:alpha:]]`, `(?i)`),
+ * or JavaScript's for a pattern only it compiles (patternProblem has noted it); ajv calls `test`, an unanchored search.
+ */
+const regExp: RegExpEngine = Object.assign((pattern: string) => (compilesAsRe2(pattern) ? RE2JS.compile(pattern) : new RegExp(pattern, 'u')), { code: 're2js' });
+
 function createAjv(): Ajv {
   // Loaded here, not imported: ajv takes ~35 ms to load, and only a run with --crd needs it (its build is
   // CommonJS, so this is the instance an `import` gets).
   const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
-  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true });
+  // useDefaults: the API server applies a schema's defaults before it validates, so `required` sees them.
+  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true, useDefaults: true, code: { regExp } });
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
   ajv.addKeyword({
     keyword: LIST_KEYWORD,
@@ -112,13 +148,19 @@ export class CrdSet {
         fix: `use a version ${entry.name} serves: ${served.join(', ') || '(none)'}`,
       }];
     }
-    if (!version.schema) return [];
+    const schema = version.schema;
+    if (!schema) return [];
     if (!version.compiled) {
-      const { schema, celRules } = convertCrdSchema(version.schema, { statusSubresource: version.statusSubresource, formats: Object.keys(FORMATS) });
-      version.compiled = this.ajv.compile(schema);
-      if (celRules > 0) this.notes.push(`${entry.name} ${gvk.version}: ${celRules} x-kubernetes-validations (CEL) rule(s) not checked; the API server will evaluate them`);
+      const converted = convertCrdSchema(schema, { statusSubresource: version.statusSubresource, formats: Object.keys(FORMATS), patternProblem });
+      version.compiled = this.ajv.compile(converted.schema);
+      for (const note of converted.patternNotes) this.notes.push(`${entry.name} ${gvk.version}: ${note}`);
+      if (converted.celRules > 0) this.notes.push(`${entry.name} ${gvk.version}: ${converted.celRules} x-kubernetes-validations (CEL) rule(s) not checked; the API server will evaluate them`);
     }
-    return version.compiled(object) ? [] : describeSchemaErrors(version.compiled.errors ?? [], object);
+    // What the API server validates: the object with non-nullable nulls pruned and defaults applied (by ajv, in
+    // place: on a copy, so the caller's object and the findings' line lookups are unchanged).
+    const decoded = structuredClone(object);
+    pruneNulls(decoded, schema);
+    return version.compiled(decoded) ? [] : describeSchemaErrors(version.compiled.errors ?? [], decoded);
   }
 }
 

@@ -4,8 +4,13 @@
 import jsyaml from 'js-yaml';
 import type { Document, LineCounter } from 'yaml';
 import { parseYamlDocuments, toKeys, yamlPackage, type YamlDocument } from '../config/yaml.js';
+import { AppError } from '../errors.js';
+import { MAX_DOCUMENT_BYTES } from './inputs.js';
 
 type Keys = readonly (string | number)[];
+
+/** js-yaml's core schema plus merge keys (`<<`), which kubectl's YAML reader (go-yaml) applies. */
+const SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge] }); // @types/js-yaml omits `types`
 
 /** A document marker at column 0 ends any scalar (YAML 1.2 §9.1.4), so splitting lines on it is exact. */
 const MARKER = /^(---|\.\.\.)(?=\s|$)/;
@@ -77,6 +82,27 @@ function splitDocuments(text: string): Chunk[] {
   return chunks;
 }
 
+/** UTF-8 size over `limit`: a string's UTF-8 size is at most 3 bytes per UTF-16 unit, so most need no count. */
+function over(text: string, limit: number): boolean {
+  return text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit);
+}
+
+/** Refuses a chunk over MAX_DOCUMENT_BYTES, naming its longest-offending line when one line alone is too long. */
+function checkSize(chunk: Chunk, document: number, file: string): void {
+  if (!over(chunk.text, MAX_DOCUMENT_BYTES)) return;
+  const fail = (line: number, message: string): never => {
+    throw new AppError('INPUT_INVALID', `${file}:${line}: ${message}`, { problems: [{ file, line, message }] });
+  };
+  let line = chunk.firstLine;
+  for (let at = 0; at < chunk.text.length; at = nextLine(chunk.text, at), line++) {
+    if (over(chunk.text.slice(at, nextLine(chunk.text, at) - 1), MAX_DOCUMENT_BYTES)) fail(line, `line ${line} is longer than 3 MiB, more than the API server accepts in one request`);
+  }
+  const content = firstContent(chunk.text, 0, chunk.text.length);
+  let first = chunk.firstLine;
+  for (let nl = chunk.text.indexOf('\n'); content > 0 && nl !== -1 && nl < content; nl = chunk.text.indexOf('\n', nl + 1)) first++;
+  fail(first, `document ${document} is larger than 3 MiB, more than the API server accepts in one request (split a large List into documents)`);
+}
+
 /** A document as the `yaml` package reads it, with positions. */
 interface Positions {
   doc: Document;
@@ -116,7 +142,7 @@ function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
     if (cache === null) {
       const { LineCounter, parseDocument } = yamlPackage();
       const lines = new LineCounter();
-      const doc = parseDocument(chunk.text, { lineCounter: lines });
+      const doc = parseDocument(chunk.text, { lineCounter: lines, merge: true });
       cache = doc.errors.length === 0 ? { doc, lines } : undefined;
     }
     return cache;
@@ -141,16 +167,20 @@ export function parseManifests(text: string, file: string): YamlDocument[] {
   const docs: YamlDocument[] = [];
   // Most files have no "*" at all: one indexOf spares the alias pattern a pass over each document.
   const mayAlias = text.includes('*');
-  for (const chunk of splitDocuments(text)) {
+  const chunks = splitDocuments(text);
+  // Sizes first, so that no parser (nor the fallback below, which parses the whole text) sees a runaway document.
+  let document = 0;
+  for (const chunk of chunks) if (firstContent(chunk.text, 0, chunk.text.length) !== -1) checkSize(chunk, ++document, file);
+  for (const chunk of chunks) {
     let value: unknown;
     try {
       value = mayAlias && ALIAS.test(chunk.text)
-        ? parseYamlDocuments(chunk.text, file)[0]?.value
-        : jsyaml.load(chunk.text, { schema: jsyaml.CORE_SCHEMA, filename: file });
+        ? parseYamlDocuments(chunk.text, file, { merge: true })[0]?.value
+        : jsyaml.load(chunk.text, { schema: SCHEMA, filename: file });
     } catch {
       // The project's parser has the last word on a document either parser refuses: its error names the file
       // and the line (counted in the whole file), and js-yaml and `yaml` disagree on a few edge cases.
-      return parseYamlDocuments(text, file)
+      return parseYamlDocuments(text, file, { merge: true })
         .filter((d) => d.value !== null && d.value !== undefined)
         .map((d, index) => ({ ...d, index }));
     }

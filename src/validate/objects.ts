@@ -12,7 +12,7 @@ export interface Origin {
   file: string;
   /** 1-based position of the YAML document among the file's non-empty documents. */
   document: number;
-  /** Position in the List's items, from 0, when the object came from a List. */
+  /** Position in the List's items, from 0, when the object came from a List (the outer List's, for nested Lists). */
   item?: number;
   /** 1-based line of the document (of the item, once it has findings). */
   line: number;
@@ -75,20 +75,40 @@ export function subjectsOf(file: string, docs: readonly YamlDocument[], problems
       else out.push({ type: 'review', origin: origin(), doc, pointer: ['request', 'object'], uid: parsed.review.uid, input: parsed.review.input });
       continue;
     }
-    const items = value['items'];
-    if (kind !== undefined && kind.endsWith('List') && Array.isArray(items)) {
-      // A typed list (MachineList) may leave apiVersion/kind off its items; `kind: List` items carry their own.
-      const defaults = kind === 'List' ? {} : { apiVersion: value['apiVersion'], kind: kind.slice(0, -'List'.length) };
-      items.forEach((item: unknown, i) => {
-        const m = manifest(isRecord(item) ? { ...defaults, ...item } : item, file, origin(i), doc, ['items', i], problems);
-        if (m) out.push(m);
-      });
+    const items = listItems(value);
+    if (items) {
+      items.forEach((item, i) => flatten(item, ['items', i], i));
       continue;
     }
     const m = manifest(value, file, origin(), doc, [], problems);
     if (m) out.push(m);
+
+    /** A List's item, or the items of a List inside it, as kubectl flattens them (each reported under the outer item). */
+    function flatten(item: unknown, pointer: Keys, top: number): void {
+      const nested = listItems(item);
+      if (nested) {
+        nested.forEach((inner, i) => flatten(inner, [...pointer, 'items', i], top));
+        return;
+      }
+      const m = manifest(item, file, origin(top), doc, pointer, problems);
+      if (m) out.push(m);
+    }
   }
   return out;
+}
+
+/**
+ * The items of a list object (kind ending in List, with an items array), with apiVersion and kind filled in from
+ * a typed list (MachineList may leave them off its items; `kind: List` items carry their own); else undefined.
+ */
+function listItems(value: unknown): unknown[] | undefined {
+  if (!isRecord(value)) return undefined;
+  const kind = str(value['kind']);
+  const items = value['items'];
+  if (kind === undefined || !kind.endsWith('List') || !Array.isArray(items)) return undefined;
+  if (kind === 'List') return items as unknown[];
+  const defaults = { apiVersion: value['apiVersion'], kind: kind.slice(0, -'List'.length) };
+  return (items as unknown[]).map((item) => (isRecord(item) ? { ...defaults, ...item } : item));
 }
 
 function manifest(value: unknown, file: string, origin: Origin, doc: YamlDocument, pointer: Keys, problems: Problem[]): Manifest | undefined {

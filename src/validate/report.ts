@@ -34,7 +34,7 @@ export interface Location {
   file: string;
   /** 1-based position of the document among the file's non-empty YAML documents. */
   document: number;
-  /** 0-based position in a List's items. */
+  /** 0-based position in a List's items (the outer List's, for a List inside a List). */
   item?: number;
   /** 1-based line of the document, or of the List item. */
   line: number;

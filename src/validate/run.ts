@@ -109,7 +109,7 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
   const patch = [...outcome.mutation.patch];
   const { file, document, item } = s.origin;
   // A List item's own line costs a positional parse of its document: only items with something to show pay it.
-  const at = item !== undefined && (findings.length > 0 || patch.length > 0) ? s.doc.lineOf(['items', item]) ?? s.origin.line : s.origin.line;
+  const at = item !== undefined && (findings.length > 0 || patch.length > 0) ? s.doc.lineOf(s.pointer) ?? s.origin.line : s.origin.line;
   // Field by field, not {...origin, ...}: V8 builds a literal that starts with a spread on a slow path, which
   // cost more per document than the rules (bench figure 3).
   return {

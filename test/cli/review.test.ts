@@ -62,7 +62,8 @@ describe('hookkeeper review', () => {
   test('a line that fails to evaluate is reported with its line number; the lines after it are still answered', () => {
     const stdout = collector();
     const stderr = collector();
-    const docs = splitDocuments(['{"n":1}', '', '{"n":2}', '{"n":3}', '{"n":4}'].join('\n'));
+    const lines = ['{"n":1}', '', '{"n":2}', '{"n":3}', '{"n":4}'];
+    const docs = splitDocuments({ lines, bytes: lines.join('\n').length });
     const code = answerDocuments(docs, (value) => {
       const n = (value as { n: number }).n;
       if (n === 2) throw new RangeError('Maximum call stack size exceeded');
@@ -71,6 +72,21 @@ describe('hookkeeper review', () => {
     assert.equal(code, 2);
     assert.equal(stdout.text, 'answer 1\nanswer 3\nanswer 4\n');
     assert.equal(stderr.text, 'hookkeeper review: stdin line 3: cannot evaluate: RangeError: Maximum call stack size exceeded\n');
+  });
+
+  test('a line longer than the webhook accepts (7 MiB) is reported with its number, not buffered; the rest are answered', async () => {
+    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n"${'x'.repeat(8 * 1024 * 1024)}"\n${JSON.stringify(removeEtcd)}\n` });
+    assert.equal(r.code, 2);
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l).response.uid), ['uid-create', 'uid-remove']);
+    assert.match(r.stderr, /^hookkeeper review: stdin line 2: longer than 7 MiB, the webhook's request limit/);
+  });
+
+  test('one pretty-printed document larger than 7 MiB: one error, not one per line', async () => {
+    const big = { ...createMaster, padding: Array.from({ length: 8 * 1024 }, () => 'y'.repeat(1024)) };
+    const r = await cli(['review'], { stdin: JSON.stringify(big, null, 2) });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^hookkeeper review: stdin line 1: stdin holds \d+ bytes, more than the 7 MiB a single AdmissionReview may have, and is not one AdmissionReview per line\n$/);
   });
 
   test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {

@@ -1,5 +1,6 @@
 // `hookkeeper validate` as CI runs it: inputs, every output format, UPDATE simulation and exit codes.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,26 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     assert.match(r.stderr, /^hookkeeper validate: cannot validate: an input is unreadable or not Kubernetes objects\n {2}invalid\.yaml:5: Flow sequence/);
   });
 
+  test('a stdin line longer than the API server accepts (3 MiB) -> exit 2, naming it, without reading on', async () => {
+    const r = await cli(['validate', '-'], { cwd: dir, stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: ${'z'.repeat(4 * 1024 * 1024)}}\n` });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n');
+  });
+
+  test('an endless input that is not a regular file (/dev/zero) -> exit 2 at its first 3 MiB, naming it', { skip: existsSync('/dev/zero') ? false : 'no /dev/zero' }, async () => {
+    const r = await cli(['validate', '/dev/zero'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n');
+  });
+
+  test('a YAML alias bomb -> exit 2, naming file and line', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)];
+    const r = await cli(['validate', '-'], { cwd: dir, stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n` });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /\n {2}<stdin>:5: aliases expand beyond 100 nodes/);
+  });
+
   test('usage errors -> exit 2', async () => {
     for (const args of [
       ['validate'],
@@ -132,6 +153,23 @@ describe('hookkeeper validate: UPDATE simulation', () => {
     assert.match(r.stdout, /removal\.yaml:1 \(document 1\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\]/);
     assert.match(r.stdout, /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/);
     assert.match(r.stdout, /old\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-2 \[DELETE\]: deleted from the manifests: informational/);
+  });
+
+  test('a removal inside a List inside a List is reviewed, as kubectl flattens it: denied', async () => {
+    const nested = { apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'List', items: [machine({ name: 'master-0', preDrain: [] })] }] };
+    const r = await cli(['validate', '--old', 'old', '-'], { cwd: dir, stdin: YAML.stringify(nested) });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^<stdin>:\d+ \(document 1, item 0\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/);
+  });
+
+  test('a bad hook under a YAML merge key (<<: *anchor) is merged, as kubectl merges it: denied', async () => {
+    const text = [
+      'apiVersion: machine.openshift.io/v1beta1', 'kind: Machine', 'metadata: {name: worker-8, namespace: openshift-machine-api}',
+      'spec:', '  <<: &spec', '    lifecycleHooks:', '      preDrain: [{name: bad name, owner: ops-team}]',
+    ].join('\n');
+    const r = await cli(['validate', '-'], { cwd: dir, stdin: text });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /deny hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name/);
   });
 
   test('--as the etcd operator: allowed; --as-group system:masters: allowed as break-glass, with a notice', async () => {

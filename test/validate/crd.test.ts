@@ -18,16 +18,26 @@ function widget(spec: Record<string, unknown>, extra: Record<string, unknown> = 
 const messages = (o: KubeObject, gvk = V1): string[] => widgets.validate(gvk, o).map((f) => f.message);
 
 describe('CRD schema: the small test CRD', () => {
-  test('a valid object has no findings; metadata is the API server\'s business, status is ignored with the subresource', () => {
+  test('a valid object has no findings; status values are not validated with the subresource', () => {
     const o = widget({
       size: 'small', port: 'http', replicas: 3, owner: null, since: '2026-11-20T08:14:02Z',
       hooks: [{ name: 'one', owner: 'a' }, { name: 'two' }], tags: ['a', 'b'],
       settings: { mode: 'x', anything: { goes: true } }, labels: { a: 'b' },
-      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 }, spec: { containers: [] } },
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { containers: [] } },
       rules: ['r1'],
-    }, { status: { phase: 'Running', unknownStatusField: 1 } });
+    }, { status: { phase: 5 } });
     assert.deepEqual(widgets.validate(V1, o), []);
     assert.deepEqual(messages(widget({ size: 'large', port: 8080 })), []);
+  });
+
+  test('unknown fields in metadata (an embedded resource\'s too) and in status are refused, as strict decoding refuses them', () => {
+    const o = widget({ size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 } } }, { status: { phase: 'Running', unknownStatusField: 1 } });
+    (o['metadata'] as Record<string, unknown>)['clusterName'] = 'x';
+    assert.deepEqual(messages(o), [
+      'strict decoding error: unknown field "metadata.clusterName"',
+      'strict decoding error: unknown field "spec.template.metadata.whatever"',
+      'strict decoding error: unknown field "status.unknownStatusField"',
+    ]);
   });
 
   test('required fields, unknown fields, enums, patterns: in the API server\'s words', () => {
@@ -48,8 +58,35 @@ describe('CRD schema: the small test CRD', () => {
     ]);
     assert.deepEqual(messages(widget({ size: 'small', replicas: 11, tags: null })), [
       'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
-      'spec.tags: Invalid value: "null": spec.tags in body must be of type array: "null"',
     ]);
+  });
+
+  test('null in a field that is not nullable is dropped, as the API server prunes it: absent, so Required when required', () => {
+    assert.deepEqual(messages(widget({ size: 'small', tags: null, hooks: null, labels: { a: null }, owner: null })), []);
+    assert.deepEqual(messages(widget({ size: null })), ['spec.size: Required value']);
+    assert.deepEqual(messages({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec: null }), ['spec: Required value']);
+    // Inside a list, an item cannot be dropped: null stays, and is the wrong type.
+    assert.deepEqual(messages(widget({ size: 'small', tags: ['a', null] })), ['spec.tags[1]: Invalid value: "null": spec.tags[1] in body must be of type string: "null"']);
+  });
+
+  test('schema defaults are applied before required is checked, nested defaults included; the caller\'s object is untouched', () => {
+    const o = widget({ size: 'small' });
+    assert.deepEqual(messages(o), []);
+    assert.deepEqual(o['spec'], { size: 'small' });
+    assert.deepEqual(messages(widget({ size: 'small', mode: null })), []);
+    assert.deepEqual(messages(widget({ size: 'small', mode: 'slow' })), ['spec.mode: Unsupported value: "slow": supported values: "standard", "fast"']);
+    assert.deepEqual(messages(widget({ size: 'small', limits: { memory: 0 } })), ['spec.limits.memory: Invalid value: 0: spec.limits.memory in body should be greater than or equal to 1']);
+  });
+
+  test('pattern is evaluated with RE2 semantics, as the API server (Go regexp) evaluates it', () => {
+    assert.deepEqual(messages(widget({ size: 'small', code: 'ABC' })), []);
+    assert.deepEqual(messages(widget({ size: 'small', code: 'ABC\n' })), [
+      'spec.code: Invalid value: "ABC\\n": spec.code in body should match \'^[[:upper:]]+\\z\'',
+    ]);
+    assert.deepEqual(messages(widget({ size: 'small', code: 'abc' })).length, 1);
+    // (?i) has no JavaScript form; RE2's \S is ASCII, so a no-break space is not white space to it.
+    assert.deepEqual(messages(widget({ size: 'small', greeting: 'HeLLo', word: 'a\u00a0b' })), []);
+    assert.deepEqual(messages(widget({ size: 'small', greeting: 'bye', word: 'a b' })).map((f) => f.split(':')[0]), ['spec.word', 'spec.greeting']);
   });
 
   test('x-kubernetes-list-type map and set: one item per key', () => {
@@ -64,8 +101,8 @@ describe('CRD schema: the small test CRD', () => {
     ]);
   });
 
-  test('x-kubernetes-embedded-resource: apiVersion and kind are required, metadata is free', () => {
-    assert.deepEqual(messages(widget({ size: 'small', template: { metadata: { anything: 1 }, spec: {} } })), [
+  test('x-kubernetes-embedded-resource: apiVersion and kind are required, metadata is an ObjectMeta', () => {
+    assert.deepEqual(messages(widget({ size: 'small', template: { metadata: { name: 'x', labels: { a: 'b' } }, spec: {} } })), [
       'spec.template.apiVersion: Required value',
       'spec.template.kind: Required value',
     ]);
@@ -82,6 +119,27 @@ describe('CRD schema: the small test CRD', () => {
   test('kinds no given CRD defines are not checked; CEL rules are noted, not evaluated', () => {
     assert.deepEqual(widgets.validate({ group: 'apps', version: 'v1', kind: 'Deployment' }, { spec: 'anything' }), []);
     assert.deepEqual(widgets.notes, ['widgets.example.hookkeeper.io v1: 1 x-kubernetes-validations (CEL) rule(s) not checked; the API server will evaluate them']);
+  });
+
+  test('a pattern neither RE2 nor JavaScript can compile is a note naming the field, not an abort; the rest is checked', () => {
+    const crd = (pattern: string): string => [
+      'apiVersion: apiextensions.k8s.io/v1', 'kind: CustomResourceDefinition', 'metadata: {name: gadgets.example.hookkeeper.io}',
+      'spec:', '  group: example.hookkeeper.io', '  names: {kind: Gadget, plural: gadgets}', '  scope: Namespaced', '  versions:',
+      '    - name: v1', '      served: true', '      storage: true', '      schema:', '        openAPIV3Schema:', '          type: object', '          properties:',
+      '            spec:', '              type: object', '              properties:',
+      `                name: {type: string, pattern: ${JSON.stringify(pattern)}}`, '                size: {type: integer}',
+    ].join('\n');
+    const gvk = { group: 'example.hookkeeper.io', version: 'v1', kind: 'Gadget' };
+    const gadget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Gadget', metadata: { name: 'g' }, spec });
+    const broken = CrdSet.parse([{ file: 'gadgets.yaml', text: crd('a{2,1}(') }]);
+    assert.deepEqual(broken.validate(gvk, gadget({ name: 'anything', size: 'x' })).map((f) => f.message), ['spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"']);
+    assert.equal(broken.notes.length, 1);
+    assert.match(broken.notes[0] ?? '', /^gadgets\.example\.hookkeeper\.io v1: spec\.name: pattern "a\{2,1\}\(" not checked: it compiles neither as RE2 .* nor as a JavaScript/);
+    // JavaScript-only syntax (lookahead): the API server refuses such a CRD; validate checks it the JavaScript way, and says so.
+    const lookahead = CrdSet.parse([{ file: 'gadgets.yaml', text: crd('^(?=a)[a-z]+$') }]);
+    assert.deepEqual(lookahead.validate(gvk, gadget({ name: 'abc' })), []);
+    assert.equal(lookahead.validate(gvk, gadget({ name: 'bcd' })).length, 1);
+    assert.match(lookahead.notes[0] ?? '', /spec\.name: pattern "\^\(\?=a\)\[a-z\]\+\$" is not RE2 syntax/);
   });
 
   test('a --crd file without a CRD, or a CRD given twice, is a usage error', () => {

@@ -90,6 +90,28 @@ describe('parseManifests', () => {
     assert.throws(() => parseManifests(bomb, 'bomb.yaml'));
   });
 
+  test('an alias bomb is an input error naming file and line, not a crash', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\n${bomb}\n`;
+    assert.throws(() => parseManifests(text, 'bomb.yaml'), (e: unknown) => e instanceof AppError && e.code === 'INPUT_INVALID'
+      && /^bomb\.yaml:5: /.test(e.message) && /alias/.test(e.message) && e.problems[0]?.line === 5 && e.problems[0]?.file === 'bomb.yaml');
+  });
+
+  test('merge keys (<<) are merged as kubectl\'s YAML reader merges them, with and without aliases', () => {
+    const [viaAlias] = parseManifests('base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n', 'a.yaml');
+    assert.deepEqual(viaAlias?.value, { base: { x: 1, y: 2 }, other: { x: 1, y: 3 } });
+    const [inline] = parseManifests('other:\n  <<: [{x: 1}, {z: 2}]\n  y: 3\n', 'a.yaml');
+    assert.deepEqual(inline?.value, { other: { x: 1, z: 2, y: 3 } });
+  });
+
+  test('a document or line larger than the API server accepts (3 MiB) is refused with file and line', () => {
+    const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${Array.from({ length: 4096 }, (_, i) => `  k${i}: ${'x'.repeat(1024)}`).join('\n')}\n`;
+    assert.throws(() => parseManifests(big, 'big.yaml'), (e: unknown) => e instanceof AppError && e.code === 'INPUT_INVALID'
+      && /^big\.yaml:5: document 2 is larger than 3 MiB/.test(e.message) && e.problems[0]?.line === 5);
+    const line = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: long}\ndata: {k: ${'y'.repeat(4 * 1024 * 1024)}}\n`;
+    assert.throws(() => parseManifests(line, 'line.yaml'), (e: unknown) => e instanceof AppError && /^line\.yaml:4: line 4 is longer than 3 MiB/.test(e.message));
+  });
+
   test('splits as the `yaml` package does: same documents, values and lines, whatever the markers, comments and directives', () => {
     // Lines both parsers read alike ("----" and a lone CR at the end are read differently, before any splitting).
     const lines = ['---', '--- ', '---\t# c', '---  # x', '---\r', '...', '... # y', '...\r', '# comment', ' # indented', '', '  ', '%YAML 1.2',
@@ -144,6 +166,22 @@ describe('subjectsOf', () => {
     assert.deepEqual(subjects.map((s) => s.type === 'manifest' && [s.gvk, s.namespace, s.name, s.origin.document, s.origin.item, s.pointer]), [
       [{ group: '', version: 'v1', kind: 'ConfigMap' }, 'x', 'a', 1, 0, ['items', 0]],
       [{ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, undefined, 'm', 2, 0, ['items', 0]],
+    ]);
+  });
+
+  test('a List inside a List is flattened, as kubectl flattens it: every object is reviewed', () => {
+    const { subjects, problems } = parse([
+      'apiVersion: v1', 'kind: List', 'items:',
+      '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}',
+      '  - apiVersion: v1', '    kind: List', '    items:',
+      '      - {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}',
+      '      - {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}]}',
+    ].join('\n'));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(subjects.map((s) => s.type === 'manifest' && [s.gvk.kind, s.name, s.origin.item, s.pointer, s.doc.lineOf(s.pointer)]), [
+      ['ConfigMap', 'a', 0, ['items', 0], 4],
+      ['ConfigMap', 'b', 1, ['items', 1, 'items', 0], 8],
+      ['ConfigMap', 'c', 1, ['items', 1, 'items', 1, 'items', 0], 9],
     ]);
   });
 

@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import type { Webhook } from '../../admission/handle.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
-import { cliPolicy, readAll } from '../policy.js';
+import { readLines, type Lines } from '../../lines.js';
+import { cliPolicy } from '../policy.js';
+import { MAX_BODY_BYTES } from '../../server/body.js';
 
 interface ReviewFlags {
   config?: string;
@@ -28,15 +30,30 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     });
 }
 
-/** Splits stdin into JSON documents: the whole text if it is one document, else one per non-empty line. */
-export function splitDocuments(text: string): Array<{ line: number; value?: unknown; error?: string }> {
-  try {
-    return [{ line: 1, value: JSON.parse(text) as unknown }];
-  } catch {
-    // not one document: try JSON Lines
+/**
+ * Splits stdin into JSON documents: the whole text if it is one document, else one per non-empty line. A line
+ * (or the whole text, read as one document) may be at most MAX_BODY_BYTES, the webhook's own request limit.
+ */
+export function splitDocuments(input: Lines): Array<{ line: number; value?: unknown; error?: string }> {
+  if (input.bytes <= MAX_BODY_BYTES) {
+    try {
+      return [{ line: 1, value: JSON.parse(input.lines.join('\n')) as unknown }];
+    } catch {
+      // not one document: try JSON Lines
+    }
   }
   const docs: Array<{ line: number; value?: unknown; error?: string }> = [];
-  text.split('\n').forEach((raw, i) => {
+  const first = input.lines.findIndex((l) => l === null || l.trim() !== '');
+  const head = first === -1 ? undefined : input.lines[first];
+  if (input.bytes > MAX_BODY_BYTES && typeof head === 'string' && !isJson(head)) {
+    // Not JSON Lines, and too large to be one document: one error, not one per line of a pretty-printed document.
+    return [{ line: first + 1, error: `stdin holds ${input.bytes} bytes, more than the ${MAX_BODY_BYTES / 1024 / 1024} MiB a single AdmissionReview may have, and is not one AdmissionReview per line` }];
+  }
+  input.lines.forEach((raw, i) => {
+    if (raw === null) {
+      docs.push({ line: i + 1, error: `longer than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the webhook's request limit (an AdmissionReview holds two objects of at most 3 MiB each)` });
+      return;
+    }
     if (raw.trim() === '') return;
     try {
       docs.push({ line: i + 1, value: JSON.parse(raw) as unknown });
@@ -45,6 +62,15 @@ export function splitDocuments(text: string): Array<{ line: number; value?: unkn
     }
   });
   return docs;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One document's answer: its response line and whether it allowed, or why it is not an AdmissionReview. */
@@ -84,7 +110,7 @@ async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
     const policy = await cliPolicy(flags.config, io);
     const [{ handle }, { parseAdmissionReview }, { toAdmissionReview }] = await Promise.all([
       import('../../admission/handle.js'), import('../../admission/parse.js'), import('../../admission/response.js')]);
-    const docs = splitDocuments(await readAll(io.stdin));
+    const docs = splitDocuments(await readLines(io.stdin, MAX_BODY_BYTES));
     if (docs.length === 0) throw new AppError('INPUT_INVALID', 'no AdmissionReview on stdin');
     return answerDocuments(docs, (value) => {
       const parsed = parseAdmissionReview(value);

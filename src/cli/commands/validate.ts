@@ -4,11 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { STDIN, type InputFile } from '../../validate/inputs.js';
+import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER } from '../../validate/report.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
-import { cliPolicy, readAll } from '../policy.js';
+import { cliPolicy } from '../policy.js';
 
 interface ValidateFlags {
   config?: string;
@@ -67,7 +67,7 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
       file: f,
       text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => { throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause }); }),
     }))));
-    const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readAll(io.stdin) });
+    const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
     const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
       policy,
       userInfo: { username: flags.as, groups: flags.asGroup },
@@ -85,3 +85,4 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     return exitCodeFor(err);
   }
 }
+

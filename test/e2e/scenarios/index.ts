@@ -15,6 +15,7 @@ import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
+import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
 
 export interface ScenarioOptions {
@@ -38,7 +39,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     validateAgreementScenarios,
     auditScenarios,
     reportScenarios,
-    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios] : []),
+    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios, validateDifferentialScenarios] : []),
     faultScenarios,
     outageScenarios,
   ];
