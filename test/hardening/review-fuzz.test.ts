@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { handle, type Webhook } from '../../src/admission/handle.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
+import { MAX_UID_LENGTH } from '../../src/admission/schema.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { ETCD } from '../fixtures/openshift.js';
 import { createMasterReview, removeEtcdHookReview, statusUpdateReview } from '../fixtures/hardening-machine.js';
@@ -35,10 +36,10 @@ function answer(webhook: Webhook, body: unknown): Answer {
   return { status: 200, uid: out.response.uid, allowed: out.response.allowed, ...(out.response.patch ? { patch: out.response.patch } : {}) };
 }
 
-/** The uid an answer must carry: request.uid when it is a non-empty string. */
+/** The uid an answer must carry: request.uid when it is a non-empty string the API server could have sent. */
 function readableUid(body: unknown): string | undefined {
   const uid = valueAt(body, ['request', 'uid']);
-  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+  return typeof uid === 'string' && uid !== '' && uid.length <= MAX_UID_LENGTH ? uid : undefined;
 }
 
 function checkAll(body: unknown): void {
@@ -46,6 +47,8 @@ function checkAll(body: unknown): void {
     const a = answer(webhook, body);
     const uid = readableUid(body);
     if (uid !== undefined) assert.equal(a.uid, uid, `${webhook}: uid not echoed`);
+    // A longer one is refused and never echoed: answers stay bounded.
+    else if (typeof valueAt(body, ['request', 'uid']) === 'string') assert.equal(a.uid, undefined, `${webhook}: an over-long uid echoed`);
   }
 }
 
