@@ -98,7 +98,7 @@ function fieldError(type: ErrorType, path: PathLike, value: unknown, detail: str
 
 /** field.Required(path, detail): "<path>: Required value[: detail]". */
 export function required(path: PathLike, detail = ''): FieldError {
-  return fieldError(ERROR_TYPES.required, path, OMIT_VALUE, detail);
+  return fieldError(ERROR_TYPES.required, path, null, detail);
 }
 
 /** field.Invalid(path, value, detail): "<path>: Invalid value: <value>: detail"; OMIT_VALUE drops the value. */
@@ -118,7 +118,7 @@ export function typeInvalid(path: PathLike, value: unknown, expected: string): F
 
 /** field.Forbidden(path, detail): "<path>: Forbidden: detail". */
 export function forbidden(path: PathLike, detail: string): FieldError {
-  return fieldError(ERROR_TYPES.forbidden, path, OMIT_VALUE, detail);
+  return fieldError(ERROR_TYPES.forbidden, path, '', detail);
 }
 
 /** field.Duplicate(path, value): "<path>: Duplicate value: <value>". */
@@ -164,5 +164,5 @@ export function tooMany(path: PathLike, actualQuantity: number, maxQuantity: num
 
 /** field.InternalError(path, err): "<path>: Internal error: <err>". */
 export function internalError(path: PathLike, detail: string): FieldError {
-  return fieldError(ERROR_TYPES.internal, path, OMIT_VALUE, detail);
+  return fieldError(ERROR_TYPES.internal, path, null, detail);
 }
