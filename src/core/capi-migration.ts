@@ -3,6 +3,7 @@
 // Advisory only: `hookkeeper validate` reports it so CI catches such hooks before a migration does.
 import { hookAnnotationKey } from './capi.js';
 import type { HookCarrier, HookReading } from './carriers.js';
+import { invalid } from './field-errors.js';
 import { quote } from './guards.js';
 import { annotationKeyErrors } from './qualified-name.js';
 import { checkString, NAME_LIMITS } from './rules/naming.js';
@@ -26,7 +27,7 @@ export function capiMigrationWarnings(carrier: HookCarrier, reading: HookReading
     out.push({
       rule: 'capi-migration',
       path: h.namePath,
-      message: `${h.namePath}: Invalid value: ${quote(h.name)}: cannot become the Cluster API hook annotation ${quote(key)}: ${errors.join('; ')}`,
+      message: invalid(h.namePath, h.name, `cannot become the Cluster API hook annotation ${quote(key)}: ${errors.join('; ')}`).message,
       fix: `before migrating to Cluster API, rename the hook to a name without '/' of at most 63 characters${suggestion}, and update ${typeof h.owner === 'string' ? quote(h.owner) : 'its owner'}, which removes it by name`,
       hook: { stage: h.stage, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '' },
       key: `capi-migration:${h.stage}:${quote(h.name)}`,

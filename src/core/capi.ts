@@ -1,7 +1,8 @@
 // Cluster API keeps deletion hooks as annotations ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>:
 // <owner>") rather than {name, owner} lists; these carriers read and write them so every rule applies unchanged.
 import type { HookCarrier, HookReading, RawHook } from './carriers.js';
-import { dig, isRecord, jsonType, quote } from './guards.js';
+import { typeInvalid } from './field-errors.js';
+import { dig, isRecord, quote } from './guards.js';
 import type { Stage, Violation } from './types.js';
 
 export const CAPI_GROUP = 'cluster.x-k8s.io';
@@ -42,11 +43,10 @@ export function parseHookAnnotationKey(key: string): ParsedHookKey | undefined {
 }
 
 function notAnObject(path: string, value: unknown): Violation {
-  const got = jsonType(value);
   return {
     rule: 'hook-naming',
     path,
-    message: `${path}: Invalid value: "${got}": ${path} in body must be of type object: "${got}"`,
+    message: typeInvalid(path, value, 'object').message,
     fix: `make ${path} a map of string keys to string values`,
     key: `structure:${path}`,
   };

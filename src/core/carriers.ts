@@ -1,6 +1,7 @@
 // Where each handled kind keeps its lifecycle hooks. Rules see hooks, never kind-specific field layouts.
 import { CAPI_CARRIERS } from './capi.js';
-import { dig, isRecord, jsonType } from './guards.js';
+import { typeInvalid } from './field-errors.js';
+import { dig, isRecord } from './guards.js';
 import type { GroupVersionKind, KubeObject, Stage, Violation } from './types.js';
 
 export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
@@ -95,11 +96,10 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
 }
 
 function structural(path: string, expected: string, value: unknown): Violation {
-  const got = jsonType(value);
   return {
     rule: 'hook-naming',
     path,
-    message: `${path}: Invalid value: "${got}": ${path} in body must be of type ${expected}: "${got}"`,
+    message: typeInvalid(path, value, expected).message,
     fix: `make ${path} an ${expected}`,
     key: `structure:${path}`,
   };

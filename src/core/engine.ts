@@ -3,6 +3,7 @@
 import { CARRIERS, carrierFor, type HookCarrier } from './carriers.js';
 import { applyChildren, CHILD_WRITES, evaluateChildren, hasChildRules } from './children.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
+import { required } from './field-errors.js';
 import { quote } from './guards.js';
 import { copyForWrites, diff } from './patch.js';
 import type { Policy } from './policy.js';
@@ -88,7 +89,7 @@ function evaluateHooks(policy: Policy, input: ReviewInput, options: EvaluateOpti
       const v: Violation = {
         rule: 'default-hooks',
         path,
-        message: `${path}: Required value: default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`,
+        message: required(path, `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`).message,
         fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
         hook: { stage, name: m.name, owner: m.owner },
         key: `default:${m.rule}`,

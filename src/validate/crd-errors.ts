@@ -2,6 +2,7 @@
 // turns kube-openapi errors into field.Required, field.NotSupported, field.TooMany, ... and prints them as
 // "<path>: <type>: <detail>"), with field paths in its notation: spec.list[0].name.
 import type { ErrorObject } from 'ajv';
+import { duplicate, formatValue, invalid, notSupported, required, tooLong, tooMany, typeInvalid } from '../core/field-errors.js';
 import { isRecord } from '../core/guards.js';
 
 export interface SchemaFinding {
@@ -36,20 +37,6 @@ function locate(data: unknown, raw: readonly string[]): { path: string; keys: Ar
   return { path, keys, value };
 }
 
-/** Values as field errors print them: strings quoted, numbers and booleans bare, the rest as JSON. */
-export function fieldValue(value: unknown): string {
-  if (value === undefined || value === null) return 'null';
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-function kubeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
 const JUNCTOR_WORDS: Readonly<Record<string, string>> = {
   anyOf: 'must validate at least one schema (anyOf)',
   oneOf: 'must validate one and only one schema (oneOf)',
@@ -60,13 +47,13 @@ function describe(e: ErrorObject, data: unknown): SchemaFinding {
   const { path: at, keys, value } = locate(data, tokens(e.instancePath));
   const p = at === '' ? '<root>' : at;
   const child = (name: string): { path: string; keys: Array<string | number> } => ({ path: at === '' ? name : `${at}.${name}`, keys: [...keys, name] });
-  const invalid = (detail: string, fix: string): SchemaFinding => ({ path: p, keys, message: `${p}: Invalid value: ${fieldValue(value)}: ${p} in body ${detail}`, fix });
+  const inBody = (detail: string, fix: string): SchemaFinding => ({ path: p, keys, message: invalid(p, value, `${p} in body ${detail}`).message, fix });
   const params = e.params as Record<string, unknown>;
   const limit = String(params['limit']);
   switch (e.keyword) {
     case 'required': {
       const c = child(String(params['missingProperty']));
-      return { ...c, message: `${c.path}: Required value`, fix: `set ${c.path}` };
+      return { ...c, message: required(c.path).message, fix: `set ${c.path}` };
     }
     case 'additionalProperties': {
       const c = child(String(params['additionalProperty']));
@@ -78,35 +65,34 @@ function describe(e: ErrorObject, data: unknown): SchemaFinding {
     case 'type': {
       const want = (Array.isArray(params['type']) ? (params['type'] as string[]) : String(params['type']).split(',')).filter((t) => t !== 'null');
       const wanted = want.length === 2 && want.includes('integer') && want.includes('string') ? 'integer-or-string' : want.join(' or ');
-      const got = kubeType(value);
-      return { path: p, keys, message: `${p}: Invalid value: "${got}": ${p} in body must be of type ${wanted}: "${got}"`, fix: `make ${p} ${/^[aeiou]/.test(wanted) ? 'an' : 'a'} ${wanted}` };
+      return { path: p, keys, message: typeInvalid(p, value, wanted).message, fix: `make ${p} ${/^[aeiou]/.test(wanted) ? 'an' : 'a'} ${wanted}` };
     }
     case 'enum': {
-      const allowed = (params['allowedValues'] as unknown[]).map(fieldValue).join(', ');
-      return { path: p, keys, message: `${p}: Unsupported value: ${fieldValue(value)}: supported values: ${allowed}`, fix: `use one of ${allowed}` };
+      const values = params['allowedValues'] as unknown[];
+      return { path: p, keys, message: notSupported(p, value, values).message, fix: `use one of ${values.map(formatValue).join(', ')}` };
     }
-    case 'pattern': return invalid(`should match '${String(params['pattern'])}'`, `make ${p} match ${String(params['pattern'])}`);
-    case 'minLength': return invalid(`should be at least ${limit} chars long`, `make ${p} at least ${limit} characters long`);
-    case 'maxLength': return { path: p, keys, message: `${p}: Too long: may not be more than ${limit} bytes`, fix: `shorten ${p} to at most ${limit} characters` };
-    case 'minItems': return { ...invalid(`should have at least ${limit} items`, `give ${p} at least ${limit} items`), message: `${p}: Invalid value: ${Array.isArray(value) ? value.length : 0}: ${p} in body should have at least ${limit} items` };
-    case 'maxItems': return { path: p, keys, message: `${p}: Too many: ${Array.isArray(value) ? value.length : 0}: must have at most ${limit} items`, fix: `keep at most ${limit} items in ${p}` };
-    case 'maxProperties': return { path: p, keys, message: `${p}: Too many: ${isRecord(value) ? Object.keys(value).length : 0}: must have at most ${limit} items`, fix: `keep at most ${limit} entries in ${p}` };
-    case 'minProperties': return { ...invalid(`should have at least ${limit} properties`, `give ${p} at least ${limit} entries`), message: `${p}: Invalid value: ${isRecord(value) ? Object.keys(value).length : 0}: ${p} in body should have at least ${limit} properties` };
-    case 'minimum': return invalid(`should be greater than or equal to ${limit}`, `make ${p} at least ${limit}`);
-    case 'exclusiveMinimum': return invalid(`should be greater than ${limit}`, `make ${p} greater than ${limit}`);
-    case 'maximum': return invalid(`should be less than or equal to ${limit}`, `make ${p} at most ${limit}`);
-    case 'exclusiveMaximum': return invalid(`should be less than ${limit}`, `make ${p} less than ${limit}`);
-    case 'multipleOf': return invalid(`should be a multiple of ${String(params['multipleOf'])}`, `make ${p} a multiple of ${String(params['multipleOf'])}`);
+    case 'pattern': return inBody(`should match '${String(params['pattern'])}'`, `make ${p} match ${String(params['pattern'])}`);
+    case 'minLength': return inBody(`should be at least ${limit} chars long`, `make ${p} at least ${limit} characters long`);
+    case 'maxLength': return { path: p, keys, message: tooLong(p, value, Number(params['limit'])).message, fix: `shorten ${p} to at most ${limit} characters` };
+    case 'minItems': return { path: p, keys, message: invalid(p, Array.isArray(value) ? value.length : 0, `${p} in body should have at least ${limit} items`).message, fix: `give ${p} at least ${limit} items` };
+    case 'maxItems': return { path: p, keys, message: tooMany(p, Array.isArray(value) ? value.length : 0, Number(params['limit'])).message, fix: `keep at most ${limit} items in ${p}` };
+    case 'maxProperties': return { path: p, keys, message: tooMany(p, isRecord(value) ? Object.keys(value).length : 0, Number(params['limit'])).message, fix: `keep at most ${limit} entries in ${p}` };
+    case 'minProperties': return { path: p, keys, message: invalid(p, isRecord(value) ? Object.keys(value).length : 0, `${p} in body should have at least ${limit} properties`).message, fix: `give ${p} at least ${limit} entries` };
+    case 'minimum': return inBody(`should be greater than or equal to ${limit}`, `make ${p} at least ${limit}`);
+    case 'exclusiveMinimum': return inBody(`should be greater than ${limit}`, `make ${p} greater than ${limit}`);
+    case 'maximum': return inBody(`should be less than or equal to ${limit}`, `make ${p} at most ${limit}`);
+    case 'exclusiveMaximum': return inBody(`should be less than ${limit}`, `make ${p} less than ${limit}`);
+    case 'multipleOf': return inBody(`should be a multiple of ${String(params['multipleOf'])}`, `make ${p} a multiple of ${String(params['multipleOf'])}`);
     case 'format': {
       const format = String(params['format']);
-      return { path: p, keys, message: `${p}: Invalid value: ${fieldValue(value)}: ${p} in body must be of type ${format}: ${fieldValue(value)}`, fix: `write ${p} as a valid ${format}` };
+      return { path: p, keys, message: invalid(p, value, `${p} in body must be of type ${format}: ${formatValue(value)}`).message, fix: `write ${p} as a valid ${format}` };
     }
     case 'uniqueItems': {
       const dup = locate(data, [...tokens(e.instancePath), String(params['i'])]);
-      return { path: dup.path, keys: dup.keys, message: `${dup.path}: Duplicate value: ${fieldValue(dup.value)}`, fix: `remove the duplicate item from ${p}` };
+      return { path: dup.path, keys: dup.keys, message: duplicate(dup.path, dup.value).message, fix: `remove the duplicate item from ${p}` };
     }
-    case 'k8sListUnique': return { path: p, keys, message: `${p}: Duplicate value: ${JSON.stringify(params['value'])}`, fix: String(params['fix']) };
-    default: return invalid(JUNCTOR_WORDS[e.keyword] ?? e.message ?? `fails ${e.keyword}`, `make ${p} match the CRD's schema`);
+    case 'k8sListUnique': return { path: p, keys, message: duplicate(p, params['value']).message, fix: String(params['fix']) };
+    default: return inBody(JUNCTOR_WORDS[e.keyword] ?? e.message ?? `fails ${e.keyword}`, `make ${p} match the CRD's schema`);
   }
 }
 

@@ -1,5 +1,6 @@
 // Rule child-finalizer: a finalizer hookkeeper manages on children may only be removed by the identities registered
 // for the rule's finalizerRemovers (the parent's controller); break-glass may, with a warning and an audit entry.
+import { forbidden } from '../field-errors.js';
 import { quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import { describeIdentities, type OwnerIdentities, type Policy } from '../policy.js';
@@ -44,9 +45,9 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
     out.denials.push({
       rule: 'child-finalizer',
       path: 'metadata.finalizers',
-      message: `metadata.finalizers: Forbidden: ${quote(user.username)} may not remove finalizer ${quote(finalizer)} from ${child}; ` +
+      message: forbidden('metadata.finalizers', `${quote(user.username)} may not remove finalizer ${quote(finalizer)} from ${child}; ` +
         `only its parent's controller may: ${allowed.join(', ') || '(no identity registered)'}` +
-        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
+        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : '')).message,
       fix: `leave finalizer ${quote(finalizer)} in place: ${[...keys].join(', ')} removes it once the parent's cleanup has run`,
       key: `child-finalizer:${finalizer}`,
     });

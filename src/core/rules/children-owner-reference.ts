@@ -1,6 +1,7 @@
 // Rule child-owner-reference. Mutating: on CREATE a child gets an ownerReference to its parent and the rule's
 // finalizer, idempotently, and never a second controller. Validating: a created child that still lacks them
 // is refused, as is one controlled by another owner when the policy says onExistingController: deny.
+import { forbidden, newPath, required } from '../field-errors.js';
 import { isRecord, ownValue, quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import type { KubeObject, Notice, ParentFact, ReviewInput, Violation } from '../types.js';
@@ -73,11 +74,11 @@ export function childOwnerReference(policy: Policy, input: ReviewInput, mode: Ch
     const ref = findParentRef(refs, b, uid);
     const other = refs.find((r) => r.controller && r !== ref);
     if (!ref && b.rule.controller && other && b.rule.onExistingController === 'deny') {
-      const path = `metadata.ownerReferences[${other.index}]`;
+      const path = String(newPath('metadata', 'ownerReferences').index(other.index));
       out.denials.push({
         rule: 'child-owner-reference',
         path,
-        message: `${path}: Forbidden: ${child} is already controlled by ${other.kind} ${quote(other.name)}; ${where} would make ${describeParent(b)} its controller (onExistingController: deny)`,
+        message: forbidden(path, `${child} is already controlled by ${other.kind} ${quote(other.name)}; ${where} would make ${describeParent(b)} its controller (onExistingController: deny)`).message,
         fix: `create the child without that controller reference, or set onExistingController: nonController (or controller: false) in ${where}`,
         key: `child-controller:${b.rule.name}:${other.kind}/${other.name}`,
       });
@@ -88,7 +89,7 @@ export function childOwnerReference(policy: Policy, input: ReviewInput, mode: Ch
       out.denials.push({
         rule: 'child-owner-reference',
         path: 'metadata.ownerReferences',
-        message: `metadata.ownerReferences: Required value: ${child} has no owner reference to its parent ${describeParent(b)} (${where}); hookkeeper's mutating webhook adds it on create`,
+        message: required('metadata.ownerReferences', `${child} has no owner reference to its parent ${describeParent(b)} (${where}); hookkeeper's mutating webhook adds it on create`).message,
         fix: `add ${child}'s kind to the rules of hookkeeper's mutating webhook, or set ownerReferences: [${refText}]`,
         key: `child-reference:${b.rule.name}:${b.key}`,
       });
@@ -115,7 +116,7 @@ function missingFinalizer(b: ChildBinding, child: string, finalizer: string): Vi
   return {
     rule: 'child-owner-reference',
     path: 'metadata.finalizers',
-    message: `metadata.finalizers: Required value: ${child} lacks finalizer ${quote(finalizer)} of policy rule ${quote(b.rule.name)}; hookkeeper's mutating webhook adds it on create`,
+    message: required('metadata.finalizers', `${child} lacks finalizer ${quote(finalizer)} of policy rule ${quote(b.rule.name)}; hookkeeper's mutating webhook adds it on create`).message,
     fix: `add ${child}'s kind to the rules of hookkeeper's mutating webhook, or add ${quote(finalizer)} to metadata.finalizers`,
     key: `child-finalizer-missing:${b.rule.name}:${finalizer}`,
   };

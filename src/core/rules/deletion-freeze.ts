@@ -1,6 +1,7 @@
 // Rule deletion-freeze: once a Machine is marked for deletion its hooks may only be removed, never added or
 // changed. Mirrors machine-api-operator's Machine webhook check and message, stanza by stanza.
 import { wellFormed, type Hook } from '../carriers.js';
+import { forbidden } from '../field-errors.js';
 import { isDeleting } from '../guards.js';
 import type { Stage, Violation } from '../types.js';
 import type { Rule } from './context.js';
@@ -25,7 +26,7 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
     violations.push({
       rule: 'deletion-freeze',
       path,
-      message: `${path}: Forbidden: ${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`,
+      message: forbidden(path, `${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`).message,
       fix: 'the machine is deleting: hooks can only be removed now; add hooks before deleting the machine',
       key: `freeze:${stage}:${changed.map((h) => `${h.name}/${h.owner}`).join(',')}`,
     });

@@ -2,8 +2,9 @@
 // API hook annotation keys, in the API server's words, so `hookkeeper validate` in CI, the webhook and the
 // cluster all say the same thing.
 import { HOOK_ANNOTATION_PREFIX, parseHookAnnotationKey } from '../capi.js';
-import { jsonType, quote } from '../guards.js';
+import { quote } from '../guards.js';
 import type { HookCarrier, RawHook } from '../carriers.js';
+import { invalid, required, tooLong, typeInvalid } from '../field-errors.js';
 import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
 import type { Rule } from './context.js';
@@ -24,21 +25,20 @@ const OWNER_LIMITS: StringLimits = { min: 3, max: 512 };
 
 /** Checks one string field as OpenAPI v3 validation in the API server does (lengths count characters). */
 export function checkString(path: string, value: unknown, limits: StringLimits): Array<{ message: string; check: string }> {
-  if (value === undefined || value === null) return [{ message: `${path}: Required value`, check: 'required' }];
+  if (value === undefined || value === null) return [{ message: required(path).message, check: 'required' }];
   if (typeof value !== 'string') {
-    const got = jsonType(value);
-    return [{ message: `${path}: Invalid value: "${got}": ${path} in body must be of type string: "${got}"`, check: 'type' }];
+    return [{ message: typeInvalid(path, value, 'string').message, check: 'type' }];
   }
   const out: Array<{ message: string; check: string }> = [];
   const length = [...value].length;
   if (length < limits.min) {
-    out.push({ message: `${path}: Invalid value: ${quote(value)}: ${path} in body should be at least ${limits.min} chars long`, check: 'min' });
+    out.push({ message: invalid(path, value, `${path} in body should be at least ${limits.min} chars long`).message, check: 'min' });
   }
   if (length > limits.max) {
-    out.push({ message: `${path}: Too long: may not be more than ${limits.max} bytes`, check: 'max' });
+    out.push({ message: tooLong(path, value, limits.max).message, check: 'max' });
   }
   if (limits.pattern && !limits.pattern.re.test(value)) {
-    out.push({ message: `${path}: Invalid value: ${quote(value)}: ${path} in body should match '${limits.pattern.source}'`, check: 'pattern' });
+    out.push({ message: invalid(path, value, `${path} in body should match '${limits.pattern.source}'`).message, check: 'pattern' });
   }
   return out;
 }
@@ -92,18 +92,17 @@ export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHo
       out.push({
         rule: 'hook-naming',
         path: at,
-        message: `${at}: Invalid value: ${quote(key)}: ${p.detail}`,
+        message: invalid(at, key, p.detail).message,
         fix: `name the hook with 1-63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, and no '/' (the annotation key is ${prefix}/<name>)`,
         ...ref,
         key: `naming:${h.stage}:${quote(key)}:${p.check}`,
       });
     }
     if (typeof h.owner !== 'string') {
-      const got = jsonType(h.owner);
       out.push({
         rule: 'hook-naming',
         path: h.ownerPath,
-        message: `${h.ownerPath}: Invalid value: "${got}": ${h.ownerPath} in body must be of type string: "${got}"`,
+        message: typeInvalid(h.ownerPath, h.owner, 'string').message,
         fix: `make the value of annotation ${key} a string naming the hook's owner (it may be empty)`,
         key: `naming:${h.stage}:${quote(key)}:owner:type`,
       });

@@ -1,6 +1,7 @@
 // Rule owner-only-removal: a hook that disappears, or changes owner, must be removed by an identity
 // registered for its owner; break-glass identities may do it too, with a warning and an audit annotation.
 import { wellFormed, type Hook } from '../carriers.js';
+import { forbidden, invalid } from '../field-errors.js';
 import { quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import { describeIdentities } from '../policy.js';
@@ -31,7 +32,7 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
       violations.push({
         rule: 'owner-only-removal',
         path: h.ownerPath,
-        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`,
+        message: invalid(h.ownerPath, h.owner, `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`).message,
         fix: `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, or use a registered owner`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
@@ -66,10 +67,10 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
     violations.push({
       rule: 'owner-only-removal',
       path: old.path,
-      message:
-        `${old.path}: Forbidden: ${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} owned by ${quote(old.owner)}; ` +
+      message: forbidden(old.path,
+        `${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} owned by ${quote(old.owner)}; ` +
         `only its owner may: ${allowed.join(', ') || '(no identity registered)'}` +
-        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
+        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : '')).message,
       fix: `leave hook ${quote(old.name)} in place: ${old.owner} removes it when its work is done`,
       hook: hookRef,
       key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,

@@ -1,5 +1,6 @@
 // Rule owner-references: at most one controller reference, as the API server enforces on write; checked here
 // so offline CI (`hookkeeper validate`) sees it too.
+import { invalid, OMIT_VALUE } from '../field-errors.js';
 import { isRecord, metadata, quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { Rule } from './context.js';
@@ -21,7 +22,8 @@ export const ownerReferences: Rule = ({ input }) => {
     violations.push({
       rule: 'owner-references',
       path: 'metadata.ownerReferences',
-      message: `metadata.ownerReferences: Invalid value: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
+      // The API server prints the whole list (Go's %#v of []OwnerReference); hookkeeper has always left it out.
+      message: invalid('metadata.ownerReferences', OMIT_VALUE, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`).message,
       fix: `keep controller: true on one owner reference only (${controller} or ${current})`,
       key: `controller:${controller}:${current}`,
     });

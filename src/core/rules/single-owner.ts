@@ -1,5 +1,6 @@
 // Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner.
 import { wellFormed } from '../carriers.js';
+import { duplicate, invalid } from '../field-errors.js';
 import { quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { Rule } from './context.js';
@@ -16,7 +17,7 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.path,
-        message: `${h.path}: Duplicate value: ${JSON.stringify({ name: h.name })}`,
+        message: duplicate(h.path, { name: h.name }).message,
         fix: `hook ${quote(h.name)} appears twice in ${h.stage} (at ${first.path} and ${h.path}): keep one entry, owned by one controller`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `duplicate:${h.stage}:${quote(h.name)}`,
@@ -33,7 +34,7 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
+        message: invalid(h.ownerPath, h.owner, `hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`).message,
         fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `cross-stage:${quote(h.name)}:${quote(drain.owner)}:${quote(h.owner)}`,
@@ -51,7 +52,7 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: `${h.ownerPath}: Invalid value: ${quote(h.owner)}: hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
+        message: invalid(h.ownerPath, h.owner, `hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`).message,
         fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `reserved:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
