@@ -44,12 +44,16 @@ function engineSection(rows: EngineRow[]): string {
   return `### 1. Engine per review, in process\n\n${main}\n\nEngine = \`handle(webhook, policy, input)\` (src/admission/handle.ts) on an input already parsed; envelope check = \`parseAdmissionReview\` (ajv). Each figure is the median of 9 samples taken in turns.\n\nWhere a mutation's time goes:\n${mut.join('\n')}\n`;
 }
 
+/** Throughput targets at the default settings: /mutate's body is a third of /validate's, so fixed costs weigh more. */
+const THROUGHPUT_TARGET: Record<HttpFigure['pairs'][number]['webhook'], number> = { validate: 0.85, mutate: 0.8 };
+
 function httpSection(h: HttpFigure): string {
   const parts: string[] = ['### 2. Webhook over HTTPS keep-alive, against the floor\n'];
   for (const pair of h.pairs) {
+    const target = THROUGHPUT_TARGET[pair.webhook];
     parts.push(`**/${pair.webhook}** (${pair.bodyBytes}-byte AdmissionReview)\n`);
-    parts.push(table(['server', 'max req/s (median)', 'ratio to floor', 'target ≥ 0.8', 'server CPU µs per request', 'CPU ratio (floor / this)', 'per round: req/s, CPU µs/req (p50 / p99 ms at saturation)'],
-      pair.contenders.map((c) => [c.label, c.maxRps, c.label === 'floor' ? 1 : c.ratio, c.label === 'floor' ? '' : yes(c.ratio >= 0.8), c.cpuUsPerRequest, c.label === 'floor' ? 1 : c.cpuRatio,
+    parts.push(table(['server', 'max req/s (median)', 'ratio to floor', `target ≥ ${target}`, 'server CPU µs per request', 'CPU ratio (floor / this)', 'per round: req/s, CPU µs/req (p50 / p99 ms at saturation)'],
+      pair.contenders.map((c) => [c.label, c.maxRps, c.label === 'floor' ? 1 : c.ratio, c.label === 'floor' ? '' : yes(c.ratio >= target), c.cpuUsPerRequest, c.label === 'floor' ? 1 : c.cpuRatio,
         c.rounds.map((r) => `${r.rps}, ${r.cpuUs} (${ms(r.p50Us)} / ${ms(r.p99Us)})`).join('; ')])));
     parts.push('');
     parts.push(table(['server', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'target p99 < 5 ms', 'per round: p50 / p99 / max ms'],
