@@ -44,7 +44,7 @@ export function engineFigure(): EngineRow[] {
     const outcome = handle(webhook, DEFAULT_POLICY, input);
     const decision = !outcome.result.allowed ? 'denied' : outcome.result.patch ? 'patched' : 'allowed';
     const fns: Record<string, () => unknown> = {
-      parse: () => JSON.parse(text),
+      parse: (): unknown => JSON.parse(text),
       envelope: () => parseAdmissionReview(body),
       engine: () => handle(webhook, DEFAULT_POLICY, input),
     };

@@ -87,7 +87,7 @@ function post(port: number, path: string, body: string, caPem: string): Promise<
         try {
           resolve(JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>);
         } catch (err) {
-          reject(err as Error);
+          reject(err);
         }
       });
     });

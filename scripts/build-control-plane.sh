@@ -7,8 +7,13 @@
 # kube-apiserver, and the project commits no Kubernetes source. So both
 # binaries are compiled from their published Go modules (via the Go module
 # proxy, with the machine's own Go toolchain) in throw-away helper modules
-# outside the repo, and cached by version. See the team notes
-# (real-apiserver.md, sections 2, 3 and 8) for the technique.
+# outside the repo, and cached by version. The technique: k8s.io/kubernetes
+# cannot be built as a dependency as it is (its go.mod points each k8s.io
+# staging module at ./staging/...), so the kube-apiserver helper module replaces
+# every staging module with its published v0.Y.Z release and keeps upstream's
+# GODEBUG default; etcd gets a helper module of its own, so that its dependency
+# graph is not bent by the apiserver's. Both are checked with --version before
+# the cache directory is published atomically.
 #
 # Usage: scripts/build-control-plane.sh        -> prints e.g. ~/.cache/hookkeeper-e2e/k8s-v1.35.8-etcd-v3.6.5
 #

@@ -1,12 +1,27 @@
 // AdmissionReview in: checks the envelope once with ajv and turns it into the engine's ReviewInput.
 // A body that fails here is a client error (HTTP 400), never a policy decision.
 import { Ajv } from 'ajv';
-import type { KubeObject, Operation, ReviewInput } from '../core/types.js';
+import type { Operation, ReviewInput } from '../core/types.js';
 import { isRecord } from '../core/guards.js';
 import { clip, MAX_ERROR_BYTES, MAX_PROBLEMS_SHOWN } from './limits.js';
 import { ADMISSION_REVIEW_SCHEMA, MAX_UID_LENGTH } from './schema.js';
 
-const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(ADMISSION_REVIEW_SCHEMA);
+/** What ADMISSION_REVIEW_SCHEMA guarantees about a body that passes it. */
+interface Envelope {
+  request: {
+    uid: string;
+    kind: { group: string; version: string; kind: string };
+    namespace?: string;
+    name?: string;
+    operation: Operation;
+    userInfo: { username?: string; uid?: string; groups?: string[] };
+    object?: Record<string, unknown> | null;
+    oldObject?: Record<string, unknown> | null;
+    dryRun?: boolean;
+  };
+}
+
+const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile<Envelope>(ADMISSION_REVIEW_SCHEMA);
 let compiled: ReturnType<typeof compile> | undefined;
 
 /**
@@ -52,12 +67,12 @@ export function parseAdmissionReview(body: unknown): ParseResult {
     review: {
       uid: req.uid,
       input: {
-        operation: req.operation as Operation,
+        operation: req.operation,
         kind: { group: req.kind.group, version: req.kind.version, kind: req.kind.kind },
         ...(req.namespace === undefined ? {} : { namespace: req.namespace }),
         ...(req.name === undefined ? {} : { name: req.name }),
-        object: (req.object ?? null) as KubeObject | null,
-        oldObject: (req.oldObject ?? null) as KubeObject | null,
+        object: req.object ?? null,
+        oldObject: req.oldObject ?? null,
         userInfo: {
           username: req.userInfo.username ?? '',
           ...(req.userInfo.uid === undefined ? {} : { uid: req.userInfo.uid }),

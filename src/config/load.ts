@@ -91,7 +91,7 @@ export function parsePolicy(text: string, file: string): Policy {
   for (const [path, field] of hookFields) {
     if (!sound(path)) continue;
     const limits = field === 'name' ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } } : { min: 3, max: 512 };
-    for (const p of checkString(path, valueAt(doc.value, path) as string, limits)) problems.push(at(path, p.message.replace(`${path}: `, '')));
+    for (const p of checkString(path, valueAt(doc.value, path), limits)) problems.push(at(path, p.message.replace(`${path}: `, '')));
   }
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
   for (const [i, r] of defaultHooks) {
@@ -143,7 +143,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
   const owners = raw.owners === undefined ? d.owners : Object.fromEntries(Object.entries(raw.owners).map(([owner, ids]) => [
     owner, { users: ids.users ?? [], groups: ids.groups ?? [], serviceAccounts: ids.serviceAccounts ?? [] },
   ]));
-  return structuredClone({
+  return structuredClone<Policy>({
     enforcement: { ...d.enforcement, ...raw.enforcement },
     reservedHooks: raw.reservedHooks ?? d.reservedHooks,
     owners,
@@ -152,5 +152,5 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     defaultHooks: raw.defaultHooks === undefined ? d.defaultHooks
       : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
-  }) as Policy;
+  });
 }

@@ -54,6 +54,7 @@ export function quote(value: unknown): string {
   if (typeof value === 'object' && value !== null && nestedDeeperThan(value, MAX_QUOTED_DEPTH)) {
     return `(${jsonType(value)} nested more than ${MAX_QUOTED_DEPTH} levels)`;
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- reached only by what JSON cannot write (a function, a symbol)
   return JSON.stringify(value) ?? String(value);
 }
 

@@ -151,6 +151,7 @@ export function createApp(deps: AppDeps): RequestListener {
       try {
         const policy = deps.policy();
         kind = kindLabel(policy, input.kind);
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the lookup's failure, as caught, into the fault path below
         if (gatherFailure !== undefined) throw gatherFailure;
         const outcome = handle(webhook, policy, context ? { ...input, context } : input);
         out = toAdmissionReview(uid, outcome.result);

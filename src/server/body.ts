@@ -42,7 +42,7 @@ export function readBody(req: IncomingMessage, limit: number, done: (err: Error 
   req.on('end', () => {
     if (finished) return;
     finished = true;
-    done(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    done(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
   });
   req.on('error', (err) => {
     if (finished) return;

@@ -22,7 +22,7 @@ import { cli } from '../helpers/cli.js';
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
-/** The issue's case: 20,000 etcd-owned hooks removed in one UPDATE by someone who may not. */
+/** A mass removal: 20,000 etcd-owned hooks removed in one UPDATE by someone who may not. */
 function massRemoval(n: number): Record<string, unknown> {
   const hooks = Array.from({ length: n }, (_, i) => ({ name: `EtcdQuorumOperator${i}`, owner: ETCD.owner }));
   return admissionReview({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks }), user: USERS.alice });

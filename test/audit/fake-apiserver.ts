@@ -79,8 +79,8 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     const start = Number((token ?? '0').replace(/^fresh-/, ''));
     const page = items.slice(start, start + limit);
     const next = start + limit < items.length ? String(start + limit) : undefined;
-    const kind = page[0]?.['kind'] ?? 'Object';
-    const body = JSON.stringify({ apiVersion: `${list[1]}/${list[2]}`, kind: `${String(kind)}List`, metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items: page });
+    const kind = page[0]?.['kind'];
+    const body = JSON.stringify({ apiVersion: `${list[1]}/${list[2]}`, kind: `${typeof kind === 'string' ? kind : 'Object'}List`, metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items: page });
     if (fake.listDelayMs > 0) setTimeout(() => send(200, body), fake.listDelayMs);
     else send(200, body);
   });

@@ -18,7 +18,7 @@ async function serve(serving: CertKeyPem, mtlsCa?: string): Promise<Served> {
     { key: serving.keyPem, cert: serving.certPem, ...(mtlsCa && { ca: mtlsCa, requestCert: true, rejectUnauthorized: true }) },
     (req, res) => {
       const peer = (req.socket as TLSSocket).getPeerCertificate();
-      res.end(mtlsCa ? `hello ${peer.subject.CN}` : 'hello');
+      res.end(mtlsCa ? `hello ${String(peer.subject.CN)}` : 'hello');
     },
   );
   server.listen(0, '127.0.0.1');

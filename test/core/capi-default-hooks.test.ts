@@ -25,7 +25,7 @@ describe('default-hooks for Cluster API Machines', () => {
       const patch = wirePatch(out.result);
       assert.deepEqual(patch, [{ op: 'add', path: ETCD_PATH, value: 'clusteroperator/etcd' }]);
       assert.deepEqual(out.mutation.changes, ['capi-control-plane-etcd-quorum: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
-      const patched = jsonpatch.applyPatch(structuredClone(obj), patch as jsonpatch.Operation[]).newDocument as KubeObject;
+      const patched = jsonpatch.applyPatch(structuredClone(obj), patch as jsonpatch.Operation[]).newDocument;
       const meta = patched['metadata'] as Record<string, Record<string, string>>;
       assert.equal(meta['annotations']?.[KCP_CLEANUP], '');
       assert.deepEqual(meta['annotations'], {

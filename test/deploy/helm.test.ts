@@ -271,7 +271,7 @@ test('another release name and namespace: names, the service endpoint, the certi
   }
   assert.equal(one(docs, 'MutatingWebhookConfiguration').metadata.annotations?.['cert-manager.io/inject-ca-from'], 'platform-guard/guard-hookkeeper-tls');
   assert.ok((one(docs, 'Certificate', 'guard-hookkeeper-tls')['spec'] as { dnsNames: string[] }).dnsNames.includes('guard-hookkeeper.platform-guard.svc'));
-  assert.deepEqual((one(docs, 'ClusterRoleBinding')['subjects'] as unknown[]), [{ kind: 'ServiceAccount', name: 'guard-hookkeeper', namespace: 'platform-guard' }]);
+  assert.deepEqual(one(docs, 'ClusterRoleBinding')['subjects'], [{ kind: 'ServiceAccount', name: 'guard-hookkeeper', namespace: 'platform-guard' }]);
 });
 
 test('fullnameOverride names every object', { skip }, () => {

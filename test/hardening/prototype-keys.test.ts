@@ -89,7 +89,7 @@ describe('label selectors read own labels only', () => {
       (object['metadata'] as Record<string, unknown>)['labels'] = fromJson(entries);
       const labels = fromJson(entries);
       const has = Object.hasOwn(labels, key);
-      const expected = operator === 'Exists' ? has : operator === 'DoesNotExist' ? !has : has && ['a', 'b'].includes(labels[key] as string);
+      const expected = operator === 'Exists' ? has : operator === 'DoesNotExist' ? !has : has && ['a', 'b'].includes(labels[key as string] ?? '');
       const m = mutate(policy, reviewInput({ operation: 'CREATE', object, user: USERS.machineApi }));
       assert.equal(m.patch.length > 0, expected, `${operator} ${key} in ${JSON.stringify(entries)}`);
     }), { numRuns: 300 });

@@ -78,7 +78,7 @@ describe('connect: kubeconfigs read without client-node', () => {
     const access = await connect({ kubeconfig: file, env: {} });
     assert.deepEqual([access.server, access.compress], ['https://api.example:6443', false]);
     const options = await access.requestOptions();
-    assert.deepEqual([String(options.ca), String(options.cert), String(options.key), options.servername, options.rejectUnauthorized, options.headers],
+    assert.deepEqual([String(options.ca), String(options.cert), String(options.key as string | Buffer), options.servername, options.rejectUnauthorized, options.headers],
       ['CA PEM', 'CERT PEM', 'KEY PEM', 'api.internal', undefined, {}]);
   });
 

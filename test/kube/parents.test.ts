@@ -105,7 +105,7 @@ describe('createParentLookup', () => {
   });
 
   test('a cache hit needs no GET; a miss falls back to GET', async () => {
-    const cached = new Map<string, KubernetesObject>([['vms/testvm', vmObject() as KubernetesObject]]);
+    const cached = new Map<string, KubernetesObject>([['vms/testvm', vmObject()]]);
     const caches: CacheFactory = () => ({ get: (name, ns) => cached.get(`${ns}/${name}`), synced: () => true, stop: () => undefined });
     const get = fakeGet({ [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } } });
     const lookup = lookupWith(get, 200, caches);

@@ -3,9 +3,10 @@
 // 2 usage, 3 cluster: unreachable, unauthorized, CRDs not installed).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { AuditReport } from '../../audit/report.js';
+import { AUDIT_FORMATS } from '../../audit/formats.js';
 import type { AuditProgress } from '../../audit/run.js';
 import { AppError, describeError } from '../../errors.js';
+import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
@@ -19,20 +20,6 @@ interface AuditFlags {
   output: string;
 }
 
-const OUTPUTS = ['text', 'json', 'policyreport', 'openreports'] as const;
-type Output = (typeof OUTPUTS)[number];
-type ReportOutput = Exclude<Output, 'text' | 'json'>;
-
-/** The report formats: their API, for the help text, and their builder, loaded only when asked for. */
-const REPORT_OUTPUTS: Readonly<Record<ReportOutput, { api: string; build: () => Promise<(report: AuditReport) => Array<Record<string, unknown>>> }>> = {
-  policyreport: { api: 'wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport', build: async () => (await import('../../audit/policyreport.js')).policyReports },
-  openreports: { api: 'openreports.io/v1alpha1 Report and ClusterReport', build: async () => (await import('../../audit/openreports.js')).openReports },
-};
-
-function isReportOutput(output: string): output is ReportOutput {
-  return Object.hasOwn(REPORT_OUTPUTS, output);
-}
-
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
     .command('audit')
@@ -42,7 +29,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('-n, --namespace <ns>', 'audit one namespace (default: all namespaces)')
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option('--stuck-after <duration>', 'a deletion held by hooks for longer than this is stuck (e.g. 90s, 30m, 2h)', '30m')
-    .option('--output <format>', `output format: ${OUTPUTS.map((o) => (isReportOutput(o) ? `${o} (${REPORT_OUTPUTS[o].api})` : o)).join(', ')}; reports as a YAML stream`, 'text')
+    .option('--output <format>', `output format: ${describeFormats(AUDIT_FORMATS)}; reports as a YAML stream`, 'text')
     .addHelpText('after', [
       '',
       'Lists Machines, MachineSets and ControlPlaneMachineSets (machine.openshift.io) and Cluster API Machines,',
@@ -65,11 +52,13 @@ function progress(io: CliIO): ((p: AuditProgress) => void) | undefined {
 async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
   const onProgress = progress(io);
   try {
-    if (!(OUTPUTS as readonly string[]).includes(flags.output)) throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${flags.output}"`);
+    const output = flags.output;
+    if (!isFormat(AUDIT_FORMATS, output)) throw new AppError('USAGE', `--output must be one of ${formatNames(AUDIT_FORMATS).join(', ')}, got "${output}"`);
+    const format = AUDIT_FORMATS[output];
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
-    const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, { renderAudit }] = await Promise.all([
-      import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/run.js'), import('../../audit/table.js')]);
+    const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, render] = await Promise.all([
+      import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/run.js'), format.load()]);
     const cluster = await connect({
       ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
       ...(flags.context ? { context: flags.context } : {}),
@@ -83,14 +72,10 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
       serviceAccountExists: serviceAccountLookup(cluster),
       ...(onProgress ? { onProgress } : {}),
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
-      recordPasses: isReportOutput(flags.output),
+      recordPasses: format.recordsPasses,
     });
     if (onProgress) io.stderr.write('\r\u001b[K');
-    if (flags.output === 'json') write(io.stdout, JSON.stringify(report, null, 2));
-    else if (isReportOutput(flags.output)) {
-      const [reportObjects, YAML] = await Promise.all([REPORT_OUTPUTS[flags.output].build(), import('yaml')]);
-      write(io.stdout, reportObjects(report).map((r) => YAML.stringify(r)).join('---\n'));
-    } else write(io.stdout, renderAudit(report, { tty: io.isTTY }));
+    write(io.stdout, render(report, { tty: io.isTTY }));
     return report.summary.fail > 0 ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
     if (onProgress) io.stderr.write('\r\u001b[K');

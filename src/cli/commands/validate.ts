@@ -4,6 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
+import { describeFormats, formatNames, isFormat } from '../../format.js';
+import { VALIDATE_FORMATS } from '../../validate/formats.js';
 import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER } from '../../validate/report.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
@@ -21,8 +23,6 @@ interface ValidateFlags {
   showPatches?: boolean;
 }
 
-const OUTPUTS = ['text', 'json', 'junit'] as const;
-
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
     .command('validate')
@@ -34,7 +34,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--as <user>', 'the username the changes will be applied as', DEFAULT_USER.username)
     .option('--as-group <group>', 'a group of that user (repeatable)', collect, [])
     .option('--crd <file>', 'also check objects against this CustomResourceDefinition\'s schema, as the API server will (repeatable)', collect, [])
-    .option('--output <format>', `output format: ${OUTPUTS.join(', ')}`, 'text')
+    .option('--output <format>', `output format: ${describeFormats(VALIDATE_FORMATS)}`, 'text')
     .option('--show-patches', 'show the mutation the webhook would apply (JSON Patch and the change in words)')
     .addHelpText('after', [
       '',
@@ -59,7 +59,8 @@ async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: Cli
 
 async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
   try {
-    if (!(OUTPUTS as readonly string[]).includes(flags.output)) throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${flags.output}"`);
+    const output = flags.output;
+    if (!isFormat(VALIDATE_FORMATS, output)) throw new AppError('USAGE', `--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${output}"`);
     if (paths.length === 0) throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin');
     const policy = await cliPolicy(flags.config, io);
     const [{ readInputs }, { validateInputs }] = await Promise.all([import('../../validate/inputs.js'), import('../../validate/run.js')]);
@@ -73,10 +74,8 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
       userInfo: { username: flags.as, groups: flags.asGroup },
       ...(crds ? { crds } : {}),
     });
-    const showPatches = flags.showPatches === true;
-    if (flags.output === 'json') write(io.stdout, JSON.stringify(report, null, 2));
-    else if (flags.output === 'junit') write(io.stdout, (await import('../../validate/junit.js')).renderJunit(report, { showPatches }));
-    else write(io.stdout, (await import('../../validate/text.js')).renderText(report, { showPatches }));
+    const render = await VALIDATE_FORMATS[output].load();
+    write(io.stdout, render(report, { showPatches: flags.showPatches === true }));
     if (report.results.length === 0 && report.deletions.length === 0) write(io.stderr, 'hookkeeper validate: no manifests found');
     const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
     return denied ? ExitCode.Violations : ExitCode.Ok;

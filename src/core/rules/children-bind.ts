@@ -140,7 +140,7 @@ export function ownerRefs(obj: KubeObject): OwnerRef[] | undefined {
   const out: OwnerRef[] = [];
   refs.forEach((r: unknown, index) => {
     if (!isRecord(r)) return;
-    const str = (k: string): string => (typeof r[k] === 'string' ? (r[k] as string) : '');
+    const str = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
     out.push({ index, apiVersion: str('apiVersion'), kind: str('kind'), name: str('name'), uid: str('uid'), controller: r['controller'] === true });
   });
   return out;

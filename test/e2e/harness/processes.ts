@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
 import type { Writable } from 'node:stream';
 
 export interface ExitInfo {
@@ -137,7 +138,7 @@ export async function pollUntil<T>(what: string, timeoutMs: number, condition: (
       last = err;
     }
     if (Date.now() > deadline) {
-      const why = last instanceof Error ? `: ${last.message}` : last === undefined ? '' : `: ${String(last)}`;
+      const why = last instanceof Error ? `: ${last.message}` : last === undefined ? '' : `: ${inspect(last)}`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await new Promise((r) => setTimeout(r, intervalMs));

@@ -12,9 +12,9 @@ export interface E2EEnv {
   crds: CrdSet;
   plane: ControlPlane;
   hookkeeper: Hookkeeper;
-  machines(as: IdentityName): ResourceClient;
-  machineSets(as: IdentityName): ResourceClient;
-  capiMachines(as: IdentityName): ResourceClient;
+  machines: (as: IdentityName) => ResourceClient;
+  machineSets: (as: IdentityName) => ResourceClient;
+  capiMachines: (as: IdentityName) => ResourceClient;
 }
 
 /** A scenario group registers its tests; it reads the environment only when they run (after `before`). */

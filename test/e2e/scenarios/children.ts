@@ -1,4 +1,4 @@
-// Child resources (issue 6): both README worked examples end to end, each with a hookkeeper of its own started
+// Child resources: both README worked examples end to end, each with a hookkeeper of its own started
 // side by side (the default-policy hookkeeper and its webhooks stay as they are), removed again afterwards.
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';

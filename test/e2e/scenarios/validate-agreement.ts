@@ -115,7 +115,7 @@ export const validateAgreementScenarios: Scenario = (env) => {
       const machine = openshiftMachine({ name: 'validate-control-plane', role: 'master' });
       const { report } = await validate(e, 'machineApi', ['--show-patches', await file('validate-control-plane.yaml', [machine])]);
       const result = only(report);
-      const patched = jsonpatch.applyPatch(structuredClone(machine), jsonpatch.deepClone(result.patch) as jsonpatch.Operation[]).newDocument as KubeObject;
+      const patched = jsonpatch.applyPatch(structuredClone(machine), jsonpatch.deepClone(result.patch) as jsonpatch.Operation[]).newDocument;
       const live = await liveVerdict(() => e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }), CREATE_DENIAL_PREFIX);
       assert.ok(live.object);
       assert.deepEqual(hooksOf(live.object, 'preDrain'), [ETCD_HOOK]);

@@ -92,7 +92,7 @@ function widget(c: Case, i: number): KubeObject {
     apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget',
     metadata: { name: `differential-${i}`, namespace: NAMESPACE, ...c.metadata },
     spec: c.spec, ...c.extra,
-  } as KubeObject;
+  };
 }
 
 export const validateDifferentialScenarios: Scenario = (env) => {

@@ -1,0 +1,17 @@
+// `validate --output`: every format, once. A new format is one renderer file plus one line here; the CLI's choices,
+// its help and its check of --output all come from this registry, so no branch can fall through to another format.
+import { renderJson, type OutputFormat } from '../format.js';
+import type { ValidateReport } from './report.js';
+
+export interface ValidateRenderOptions {
+  /** Also print the mutation the webhook would apply. */
+  showPatches: boolean;
+}
+
+export const VALIDATE_FORMATS = {
+  text: { load: async () => (await import('./text.js')).renderText },
+  json: { load: () => Promise.resolve(renderJson) },
+  junit: { load: async () => (await import('./junit.js')).renderJunit },
+} as const satisfies Record<string, OutputFormat<ValidateReport, ValidateRenderOptions>>;
+
+export type ValidateFormat = keyof typeof VALIDATE_FORMATS;
