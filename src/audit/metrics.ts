@@ -1,7 +1,7 @@
 // The background audit's findings as Prometheus gauges on the server's registry (Metrics.registry), so alerts
 // can fire on a stuck deletion or a new violation without anyone running `hookkeeper audit`.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { RULE_IDS } from '../core/types.js';
+import { RULE_IDS } from '../core/registry.js';
 import { AUDIT_ONLY_RULES, type AuditReport } from './report.js';
 
 export interface AuditMetrics {

@@ -1,5 +1,5 @@
 // runAudit: every object of every hook-carrying resource, page by page through an injected lister, through
-// the engine (evaluate in audit mode, as a CREATE by a neutral user), plus stuck deletions and orphaned owners.
+// the engine (evaluate with source audit, as a CREATE by a neutral user), plus stuck deletions and orphaned owners.
 // Only findings are kept, so memory stays flat in the number of objects.
 import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
@@ -120,9 +120,9 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
             const ref = refOf(obj, r);
             const input: ReviewInput = {
               operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
-              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false,
+              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false, source: 'audit',
             };
-            const decision = evaluate(deps.policy, input, { mode: 'audit', carriers });
+            const decision = evaluate(deps.policy, input, { carriers });
             const found: AuditFinding[] = [...decision.denials.map((v) => ['fail', v] as const), ...decision.warnings.map((v) => ['warn', v] as const)]
               .map(([result, v]) => ({ rule: v.rule, result, object: ref, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) }));
             if (carrier) {

@@ -1,4 +1,5 @@
 // The one input shape every transport builds (webhook, audit, CLI) and the decision values the engine returns.
+import type { RULES } from './registry.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -37,24 +38,17 @@ export interface ReviewInput {
   userInfo: UserInfo;
   dryRun: boolean;
   context?: ReviewContext;
+  /**
+   * Who asks, as Gatekeeper's augmented review says it: the webhook (absent means admission), the audit of stored
+   * objects, or `hookkeeper validate` on manifests. Each rule declares the sources it runs for.
+   */
+  source?: Source;
 }
 
-export const RULE_IDS = [
-  'hook-naming',
-  'single-owner',
-  'owner-only-removal',
-  'deletion-freeze',
-  'owner-references',
-  'default-hooks',
-  // Advisory, never run by the webhook: `validate` reports Machine API hooks that cannot become Cluster API annotations.
-  'capi-migration',
-  // Child resources (src/core/children.ts): the parent's ownerReference and finalizer, the parent's existence,
-  // and who may remove the finalizer.
-  'child-owner-reference',
-  'child-parent',
-  'child-finalizer',
-] as const;
-export type RuleId = (typeof RULE_IDS)[number];
+export type Source = 'admission' | 'audit' | 'validate';
+
+/** Every rule's id, from the one registry (src/core/registry.ts). */
+export type RuleId = (typeof RULES)[number]['id'];
 
 export type Enforcement = 'deny' | 'warn' | 'off';
 

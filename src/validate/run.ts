@@ -1,9 +1,8 @@
 // `hookkeeper validate` as a library: manifests in, ValidateReport out, through the webhook's own path
 // (handle('review'): mutate, then validate the mutated object), plus the CRD schema when given.
 import { handle } from '../admission/handle.js';
-import { capiMigrationWarnings } from '../core/capi-migration.js';
-import { carrierFor } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
+import { VALIDATE_ONLY } from '../core/registry.js';
 import type { Decision, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
@@ -58,17 +57,18 @@ function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => n
   return { rule: v.rule, severity, path: v.path, ...(at === undefined ? {} : { line: at }), message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) };
 }
 
+/** The webhook's rules' findings first (denials, then warnings), then those of the rules only `validate` runs. */
 function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
-  return [...d.denials.map((v) => fromViolation(v, 'deny', line)), ...d.warnings.map((v) => fromViolation(v, 'warn', line))];
+  const out: Finding[] = [];
+  for (const late of [false, true]) {
+    for (const v of d.denials) if (VALIDATE_ONLY.has(v.rule) === late) out.push(fromViolation(v, 'deny', line));
+    for (const v of d.warnings) if (VALIDATE_ONLY.has(v.rule) === late) out.push(fromViolation(v, 'warn', line));
+  }
+  return out;
 }
 
 function extraFindings(input: ReviewInput, final: KubeObject, options: ValidateOptions, line: (keys: Keys) => number | undefined): Finding[] {
   const out: Finding[] = [];
-  const carrier = carrierFor(input.kind);
-  const migration = options.policy.enforcement['capi-migration'] ?? 'off';
-  if (carrier && migration !== 'off') {
-    out.push(...capiMigrationWarnings(carrier, carrier.read(final)).map((v) => fromViolation(v, migration === 'deny' ? 'deny' : 'warn', line)));
-  }
   if (options.crds) {
     // The API server ratchets CRD validation on UPDATE: a problem the stored object already has does not block.
     const before = input.oldObject ? new Set(options.crds.validate(input.kind, input.oldObject).map((f) => f.message)) : new Set<string>();
@@ -85,7 +85,7 @@ function extraFindings(input: ReviewInput, final: KubeObject, options: ValidateO
 }
 
 function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
-  const input: ReviewInput = s.type === 'review' ? s.input : {
+  const input: ReviewInput = s.type === 'review' ? { ...s.input, source: 'validate' } : {
     operation: old ? 'UPDATE' : 'CREATE',
     kind: s.gvk,
     ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
@@ -95,6 +95,7 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
     userInfo: options.userInfo,
     // Judged as the real apply will be, not as a server-side dry run.
     dryRun: false,
+    source: 'validate',
   };
   const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
@@ -131,7 +132,7 @@ function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult
     operation: 'DELETE', kind: old.gvk,
     ...(old.namespace === undefined ? {} : { namespace: old.namespace }),
     ...(old.name === undefined ? {} : { name: old.name }),
-    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false,
+    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false, source: 'validate',
   };
   const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) => old.doc.lineOf([...old.pointer, ...keys]));
   const { file, document, item, line } = old.origin;
