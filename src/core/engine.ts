@@ -6,7 +6,7 @@ import { hasChildRules } from './rules/children-bind.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
 import { copyForWrites, diff } from './patch.js';
 import type { Policy } from './policy.js';
-import { MUTATING, VALIDATING } from './registry.js';
+import { MUTATING, SELECTS_OBJECTS, VALIDATING } from './registry.js';
 import type { InputContext, RuleContext, RuleModule, RuleResult } from './rules/context.js';
 import type { Decision, KubeObject, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
 
@@ -16,6 +16,7 @@ export interface EvaluateOptions {
 }
 
 export const ALLOWED: Decision = Object.freeze({ allowed: true, denials: [], warnings: [], notices: [] });
+const MUTATES_OBJECTS = MUTATING.some((r) => r.selects === 'objects');
 const NO_HOOKS: HookReading = Object.freeze({ hooks: [], problems: [] });
 
 /**
@@ -84,14 +85,15 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
   const carrier = input.object === null ? undefined : carrierFor(input.kind, options.carriers ?? CARRIERS);
   // Child rules select kinds by policy, carrier or not, and judge finalizer removals the hook rules skip.
   const children = hasChildRules(policy, input);
-  if (!carrier && !children) return ALLOWED;
+  const source = input.source ?? 'admission';
+  if (!carrier && !children && !(SELECTS_OBJECTS[source] && input.object !== null)) return ALLOWED;
   const finalizerOnly = carrier !== undefined && input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject);
   const scope = new Scope({ policy, input }, carrier, finalizerOnly, children);
 
   const denials: Violation[] = [];
   const warnings: Violation[] = [];
   const notices: Notice[] = [];
-  for (const rule of VALIDATING[input.source ?? 'admission']) {
+  for (const rule of VALIDATING[source]) {
     const enforcement = policy.enforcement[rule.id];
     if (enforcement === 'off') continue;
     let result: RuleResult;
@@ -99,7 +101,7 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
       if (!carrier || !rule.validate || (finalizerOnly && !rule.judgesFinalizerRemovals)) continue;
       result = rule.validate(scope.hooks(carrier));
     } else {
-      if (!children || !rule.validate) continue;
+      if (!rule.validate || (rule.selects === 'children' ? !children : input.object === null)) continue;
       result = rule.validate(scope.ctx);
     }
     // Loops, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
@@ -108,8 +110,9 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
       // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
       const existing = rule.ratchets && enforcement === 'deny' ? scope.existing(rule) : undefined;
       for (const v of result.violations) {
-        if (enforcement === 'warn' || existing?.has(v.key)) warnings.push(v);
-        else denials.push(v);
+        if (enforcement === 'warn') warnings.push(v);
+        else if (!existing?.has(v.key)) denials.push(v);
+        else warnings.push(rule.ratchetNote && v.fix ? { ...v, fix: `${v.fix} (${rule.ratchetNote})` } : v);
       }
     }
     if (result.warnings) for (const v of result.warnings) warnings.push(v);
@@ -125,7 +128,7 @@ export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOpti
   if (object === null) return none;
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
   const children = hasChildRules(policy, input);
-  if (!carrier && !children) return none;
+  if (!carrier && !children && !MUTATES_OBJECTS) return none;
   let writes: Array<readonly string[]> | undefined;
   for (const rule of MUTATING) {
     if (!applies(rule, policy, carrier, children)) continue;
@@ -147,5 +150,6 @@ export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOpti
 }
 
 function applies(rule: RuleModule<RuleId>, policy: Policy, carrier: HookCarrier | undefined, children: boolean): boolean {
-  return policy.enforcement[rule.id] !== 'off' && (rule.selects === 'carriers' ? carrier !== undefined : children);
+  // Objects are not null here: mutate returns before any rule runs on a DELETE.
+  return policy.enforcement[rule.id] !== 'off' && (rule.selects === 'carriers' ? carrier !== undefined : rule.selects === 'children' ? children : true);
 }

@@ -5,6 +5,7 @@ import { capiMigrationRule } from './rules/capi-migration.js';
 import { childFinalizerRule } from './rules/children-finalizer.js';
 import { childOwnerReferenceRule } from './rules/children-owner-reference.js';
 import { childParentRule } from './rules/children-parent.js';
+import { crdSchemaRule } from './rules/crd-schema.js';
 import { defaultHooksRule } from './rules/default-hooks.js';
 import { deletionFreezeRule } from './rules/deletion-freeze.js';
 import { hookNamingRule } from './rules/naming.js';
@@ -25,6 +26,7 @@ export const RULES = [
   childOwnerReferenceRule,
   childParentRule,
   childFinalizerRule,
+  crdSchemaRule,
 ] as const satisfies readonly RuleModule[];
 
 export const RULE_IDS: readonly RuleId[] = RULES.map((r) => r.id);
@@ -41,6 +43,13 @@ export const VALIDATING: Readonly<Record<Source, readonly RuleModule<RuleId>[]>>
   admission: RULES.filter((r) => r.validate && r.sources.includes('admission')),
   audit: RULES.filter((r) => r.validate && r.sources.includes('audit')),
   validate: RULES.filter((r) => r.validate && r.sources.includes('validate')),
+};
+
+/** Whether any rule of a source selects every object (so no request of that source is skipped by kind). */
+export const SELECTS_OBJECTS: Readonly<Record<Source, boolean>> = {
+  admission: VALIDATING.admission.some((r) => r.selects === 'objects'),
+  audit: VALIDATING.audit.some((r) => r.selects === 'objects'),
+  validate: VALIDATING.validate.some((r) => r.selects === 'objects'),
 };
 
 /** The rules with a mutate function, in registry order. */

@@ -22,6 +22,20 @@ export type KubeObject = Record<string, unknown>;
 export interface ReviewContext {
   /** Parents found for child-resource rules, keyed by "<apiVersion>/<kind>/<namespace>/<name>". */
   parents?: Readonly<Record<string, ParentFact>>;
+  /**
+   * The object's schema as a check the transport compiled (a CRD's openAPIV3Schema through ajv, which generates
+   * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
+   */
+  schema?: (object: KubeObject) => readonly FieldError[];
+}
+
+/** A field error found by a transport's check, in the API server's words. */
+export interface FieldError {
+  path: string;
+  /** The path as keys from the object root (a map key may contain dots), for line lookup. */
+  keys: ReadonlyArray<string | number>;
+  message: string;
+  fix: string;
 }
 
 export type ParentFact =
@@ -69,6 +83,8 @@ export interface Violation {
   /** How to fix it, for people reading CLI output. */
   fix?: string;
   hook?: HookRef;
+  /** The path as keys from the object root, when its text is ambiguous (a map key with dots); for line lookup. */
+  keys?: ReadonlyArray<string | number>;
   /**
    * Identity of the problem independent of list positions, so an UPDATE can tell a problem it
    * introduced from one the stored object already had (validation ratcheting).

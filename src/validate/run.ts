@@ -3,7 +3,7 @@
 import { handle } from '../admission/handle.js';
 import type { Policy } from '../core/policy.js';
 import { VALIDATE_ONLY } from '../core/registry.js';
-import type { Decision, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
+import type { Decision, FieldError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
@@ -53,39 +53,46 @@ function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
 }
 
 function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => number | undefined): Finding {
-  const at = line(fieldPathKeys(v.path));
+  const at = line(v.keys ? [...v.keys] : fieldPathKeys(v.path));
   return { rule: v.rule, severity, path: v.path, ...(at === undefined ? {} : { line: at }), message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) };
 }
 
-/** The webhook's rules' findings first (denials, then warnings), then those of the rules only `validate` runs. */
+/** The webhook's rules' findings (denials, then warnings). */
 function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
   const out: Finding[] = [];
-  for (const late of [false, true]) {
-    for (const v of d.denials) if (VALIDATE_ONLY.has(v.rule) === late) out.push(fromViolation(v, 'deny', line));
-    for (const v of d.warnings) if (VALIDATE_ONLY.has(v.rule) === late) out.push(fromViolation(v, 'warn', line));
+  for (const v of d.denials) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'deny', line));
+  for (const v of d.warnings) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'warn', line));
+  return out;
+}
+
+/**
+ * The findings of the rules only `validate` runs (capi-migration, crd-schema), rule by rule in registry order,
+ * each in the order its check found them: the schema's errors as the check listed them (messages are unique
+ * there), though ratcheting filed some of them under warnings.
+ */
+function validateOnlyFindings(d: Decision, line: (keys: Keys) => number | undefined, schemaOrder: ReadonlyMap<string, number> | undefined): Finding[] {
+  const out: Finding[] = [];
+  for (const id of VALIDATE_ONLY) {
+    const own: Finding[] = [];
+    for (const v of d.denials) if (v.rule === id) own.push(fromViolation(v, 'deny', line));
+    for (const v of d.warnings) if (v.rule === id) own.push(fromViolation(v, 'warn', line));
+    if (id === 'crd-schema' && schemaOrder) own.sort((a, b) => (schemaOrder.get(a.message) ?? 0) - (schemaOrder.get(b.message) ?? 0));
+    for (const f of own) out.push(f);
   }
   return out;
 }
 
-function extraFindings(input: ReviewInput, final: KubeObject, options: ValidateOptions, line: (keys: Keys) => number | undefined): Finding[] {
-  const out: Finding[] = [];
-  if (options.crds) {
-    // The API server ratchets CRD validation on UPDATE: a problem the stored object already has does not block.
-    const before = input.oldObject ? new Set(options.crds.validate(input.kind, input.oldObject).map((f) => f.message)) : new Set<string>();
-    for (const f of options.crds.validate(input.kind, final)) {
-      const at = line(f.keys);
-      const ratcheted = before.has(f.message);
-      out.push({
-        rule: 'crd-schema', severity: ratcheted ? 'warn' : 'deny', path: f.path, ...(at === undefined ? {} : { line: at }), message: f.message,
-        fix: ratcheted ? `${f.fix} (the current object has this problem already, so the API server lets the update through)` : f.fix,
-      });
-    }
-  }
-  return out;
+/** The `schema` fact for `--crd`: the CRD check of the object's kind, remembering the order it found errors in `object`. */
+function schemaFact(crds: CrdSet, input: ReviewInput, order: Map<string, number>): (object: KubeObject) => readonly FieldError[] {
+  return (object) => {
+    const found = crds.validate(input.kind, object);
+    if (object !== input.oldObject) found.forEach((f, i) => order.set(f.message, i));
+    return found;
+  };
 }
 
 function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
-  const input: ReviewInput = s.type === 'review' ? { ...s.input, source: 'validate' } : {
+  const base: ReviewInput = s.type === 'review' ? { ...s.input, source: 'validate' } : {
     operation: old ? 'UPDATE' : 'CREATE',
     kind: s.gvk,
     ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
@@ -97,11 +104,13 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
     dryRun: false,
     source: 'validate',
   };
+  // --crd: the crd-schema rule gets the object's schema check as a fact (the API server's CRD validation).
+  const schemaOrder = new Map<string, number>();
+  const input: ReviewInput = options.crds ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } } : base;
   const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
-  const final = outcome.mutation.mutated ?? input.object;
   const findings = decisionFindings(outcome.decision, line);
-  const extra = final ? extraFindings(input, final, options, line) : [];
+  const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
     // The hook rules word CRD violations as the API server does: one problem, reported once.
     const said = new Set(findings.map((f) => f.message));

@@ -28,7 +28,7 @@ export interface RuleResult {
 export type Rule = (ctx: RuleContext) => RuleResult;
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
-export type Fact = 'parents';
+export type Fact = 'parents' | 'schema';
 
 interface RuleCommon<Id extends string> {
   id: Id;
@@ -42,6 +42,8 @@ interface RuleCommon<Id extends string> {
   /** Where the validate function runs (ReviewInput.source); a mutate function runs wherever a mutation is made. */
   sources: readonly Source[];
   facts: readonly Fact[];
+  /** Appended to the fix of a violation ratcheting turned into a warning, in parentheses. */
+  ratchetNote?: string;
   /** Also judge an UPDATE that only removes finalizers (hook rules skip those, as machine-api-operator does). */
   judgesFinalizerRemovals?: boolean;
   /** One line for the README's rule table and the CLI's help. */
@@ -60,9 +62,12 @@ export interface CarrierRuleModule<Id extends string = string> extends RuleCommo
   };
 }
 
-/** A rule about child resources: runs for every kind a policy `children` rule selects, carrier or not. */
+/**
+ * A rule that needs no hooks read: `children` runs for every kind a policy `children` rule selects, carrier or
+ * not; `objects` runs for every request with an object (not DELETE).
+ */
 export interface ChildRuleModule<Id extends string = string> extends RuleCommon<Id> {
-  selects: 'children';
+  selects: 'children' | 'objects';
   validate?: (ctx: InputContext) => RuleResult;
   mutate?: {
     writes: ReadonlyArray<readonly string[]>;
