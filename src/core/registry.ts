@@ -9,9 +9,11 @@ import { crdSchemaRule } from './rules/crd-schema.js';
 import { defaultHooksRule } from './rules/default-hooks.js';
 import { deletionFreezeRule } from './rules/deletion-freeze.js';
 import { hookNamingRule } from './rules/naming.js';
+import { orphanedOwnerRule } from './rules/orphaned-owner.js';
 import { ownerOnlyRemovalRule } from './rules/owner-only-removal.js';
 import { ownerReferencesRule } from './rules/owner-references.js';
 import { singleOwnerRule } from './rules/single-owner.js';
+import { stuckDeletionRule } from './rules/stuck-deletion.js';
 import type { Enforcement, RuleId, Source } from './types.js';
 
 /** In evaluation order: a decision lists violations rule by rule in this order. */
@@ -27,6 +29,8 @@ export const RULES = [
   childParentRule,
   childFinalizerRule,
   crdSchemaRule,
+  stuckDeletionRule,
+  orphanedOwnerRule,
 ] as const satisfies readonly RuleModule[];
 
 export const RULE_IDS: readonly RuleId[] = RULES.map((r) => r.id);
@@ -57,6 +61,12 @@ export const MUTATING: readonly RuleModule<RuleId>[] = RULES.filter((r) => r.mut
 
 /** Rules `hookkeeper validate` runs that the webhook does not: reported after the webhook's own findings. */
 export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.sources.includes('validate') && !r.sources.includes('admission')).map((r) => r.id));
+
+/**
+ * Rules about the cluster's state rather than the object's content (they need facts only the audit gathers): the
+ * audit reports their findings after the object's own.
+ */
+export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id));
 
 /** Rules that need a kind of cluster fact, for transports deciding what to look up. */
 export function rulesNeeding(fact: RuleModule['facts'][number]): readonly RuleId[] {

@@ -27,6 +27,13 @@ export interface ReviewContext {
    * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
    */
   schema?: (object: KubeObject) => readonly FieldError[];
+  /** The audit's clock, read by the transport: how long the object has been deleting, and when that is stuck. */
+  deletion?: { forMs: number; stuckAfterMs: number };
+  /**
+   * Whether each service account a hook owner acts through exists, keyed "<namespace>/<name>" (the audit looks
+   * them up; a lookup that failed counts as existing). Absent: not looked up, so no owner is judged orphaned.
+   */
+  serviceAccounts?: Readonly<Record<string, boolean>>;
 }
 
 /** A field error found by a transport's check, in the API server's words. */
@@ -83,6 +90,8 @@ export interface Violation {
   /** How to fix it, for people reading CLI output. */
   fix?: string;
   hook?: HookRef;
+  /** stuck-deletion: when deletion was requested and how long ago. */
+  deletion?: { deletionTimestamp: string; deletingForSeconds: number };
   /** The path as keys from the object root, when its text is ambiguous (a map key with dots); for line lookup. */
   keys?: ReadonlyArray<string | number>;
   /**
