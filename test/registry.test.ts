@@ -4,6 +4,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
+import { runAudit } from '../src/audit/run.js';
+import type { Policy } from '../src/core/policy.js';
+import type { Enforcement, KubeObject, RuleId } from '../src/core/types.js';
+import { resourceName, type Lister, type ResourceRef } from '../src/kube/types.js';
+import { CrdSet } from '../src/validate/crd.js';
+import { DEFAULT_USER } from '../src/validate/report.js';
+import { validateInputs } from '../src/validate/run.js';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_POLICY } from '../src/config/defaults.js';
@@ -15,7 +23,7 @@ import { RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
 import { packageRoot } from '../src/deploy/render.js';
 import { carrierResources, KNOWN_RESOURCES } from '../src/kube/resources.js';
 import { reviewInput } from './fixtures/input.js';
-import { machine } from './fixtures/openshift.js';
+import { ETCD, machine } from './fixtures/openshift.js';
 
 const root = packageRoot();
 
@@ -110,5 +118,50 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
       const verbs = r.resources.includes('serviceaccounts') ? ['get', 'list'] : ['get', 'list', 'watch'];
       assert.deepEqual(r.verbs, verbs, r.resources.join(','));
     }
+  });
+});
+
+function withEnforcement(id: RuleId, e: Enforcement): Policy {
+  return { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, [id]: e } };
+}
+
+describe('the rules that were special cases of one transport are configurable like the others', () => {
+  const severities = (policy: Policy, text: string, old?: string, crds?: CrdSet): string[][] =>
+    validateInputs([{ file: 'n.yaml', text }], old === undefined ? undefined : [{ file: 'o.yaml', text: old }], { policy, userInfo: DEFAULT_USER, ...(crds ? { crds } : {}) })
+      .results.flatMap((r) => r.findings.map((f) => [f.rule, f.severity]));
+
+  test('capi-migration: a warning by default, a denial under deny, nothing under off', () => {
+    const text = YAML.stringify(machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] }));
+    assert.deepEqual(severities(DEFAULT_POLICY, text), [['capi-migration', 'warn']]);
+    assert.deepEqual(severities(withEnforcement('capi-migration', 'deny'), text), [['capi-migration', 'deny']]);
+    assert.deepEqual(severities(withEnforcement('capi-migration', 'off'), text), []);
+  });
+
+  test('crd-schema: denials by default, ratcheted on UPDATE with a note in the fix; warn and off as for any rule', () => {
+    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('./fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
+    const widget = (spec: Record<string, unknown>): string => YAML.stringify({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec });
+    const text = widget({ size: 'huge', replicas: 99 });
+    const old = widget({ size: 'huge' });
+    assert.deepEqual(severities(DEFAULT_POLICY, text, old, crds), [['crd-schema', 'warn'], ['crd-schema', 'deny']]);
+    const [ratcheted] = validateInputs([{ file: 'n.yaml', text }], [{ file: 'o.yaml', text: old }], { policy: DEFAULT_POLICY, userInfo: DEFAULT_USER, crds }).results[0]?.findings ?? [];
+    assert.match(ratcheted?.fix ?? '', / \(the current object has this problem already, so the API server lets the update through\)$/);
+    assert.deepEqual(severities(withEnforcement('crd-schema', 'warn'), text, old, crds), [['crd-schema', 'warn'], ['crd-schema', 'warn']]);
+    assert.deepEqual(severities(withEnforcement('crd-schema', 'off'), text, old, crds), []);
+  });
+
+  test('stuck-deletion and orphaned-owner: failures by default, warnings under warn, nothing under off', async () => {
+    const now = new Date('2026-11-21T12:00:00Z');
+    const stuck: KubeObject = machine({ name: 'stuck', preDrain: [ETCD], deletionTimestamp: '2026-11-21T10:00:00Z' });
+    const lister: Lister = {
+      async *list(resource: ResourceRef) {
+        if (resourceName(resource) === 'machines.machine.openshift.io') yield [stuck];
+      },
+    };
+    const audit = async (policy: Policy): Promise<string[][]> => (await runAudit({
+      lister, policy, now: () => now, stuckAfterMs: 30 * 60_000, serviceAccountExists: () => Promise.resolve(false),
+    })).findings.map((f) => [f.rule, f.result]);
+    assert.deepEqual(await audit(DEFAULT_POLICY), [['stuck-deletion', 'fail'], ['orphaned-owner', 'fail']]);
+    assert.deepEqual(await audit(withEnforcement('stuck-deletion', 'warn')), [['orphaned-owner', 'fail'], ['stuck-deletion', 'warn']]);
+    assert.deepEqual(await audit({ ...withEnforcement('stuck-deletion', 'off'), enforcement: { ...DEFAULT_POLICY.enforcement, 'stuck-deletion': 'off', 'orphaned-owner': 'off' } }), []);
   });
 });

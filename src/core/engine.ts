@@ -19,64 +19,14 @@ export const ALLOWED: Decision = Object.freeze({ allowed: true, denials: [], war
 const MUTATES_OBJECTS = MUTATING.some((r) => r.selects === 'objects');
 const NO_HOOKS: HookReading = Object.freeze({ hooks: [], problems: [] });
 
-/**
- * What one request's rules see, built at most once per request and only when a rule of that kind runs: the
- * hooks of both objects, and for ratcheting the stored object judged as if it were created.
- */
-class Scope {
-  private hookCtx: RuleContext | undefined;
-  private oldHookCtx: RuleContext | undefined;
-  private oldInputCtx: InputContext | undefined;
+/** What a hook rule sees of one request: the hooks read from both objects. */
+function hookContext(policy: Policy, input: ReviewInput, carrier: HookCarrier): RuleContext {
+  return { policy, input, carrier, hooks: carrier.read(input.object), oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null) };
+}
 
-  constructor(
-    readonly ctx: InputContext,
-    readonly carrier: HookCarrier | undefined,
-    /** An UPDATE that only removes finalizers: hook rules skip it unless they judge such updates. */
-    readonly finalizerOnly: boolean,
-    readonly children: boolean,
-  ) {}
-
-  hooks(carrier: HookCarrier): RuleContext {
-    if (!this.hookCtx) {
-      const { policy, input } = this.ctx;
-      this.hookCtx = {
-        policy, input, carrier,
-        hooks: carrier.read(input.object),
-        oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null),
-      };
-    }
-    return this.hookCtx;
-  }
-
-  /** The stored object as a CREATE, or undefined when there is none (only UPDATE ratchets). */
-  private oldInput(): ReviewInput | undefined {
-    const { input } = this.ctx;
-    return input.operation === 'UPDATE' && input.oldObject ? { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null } : undefined;
-  }
-
-  /** The keys of the violations `rule` finds in the stored object; undefined when nothing is stored. */
-  existing(rule: RuleModule<RuleId>): Set<string> | undefined {
-    let result: RuleResult | undefined;
-    if (rule.selects === 'carriers') {
-      if (!rule.validate || !this.carrier) return undefined;
-      if (!this.oldHookCtx) {
-        const old = this.oldInput();
-        if (!old) return undefined;
-        const now = this.hooks(this.carrier);
-        this.oldHookCtx = { ...now, input: old, hooks: now.oldHooks, oldHooks: NO_HOOKS };
-      }
-      result = rule.validate(this.oldHookCtx);
-    } else {
-      if (!rule.validate) return undefined;
-      if (!this.oldInputCtx) {
-        const old = this.oldInput();
-        if (!old) return undefined;
-        this.oldInputCtx = { policy: this.ctx.policy, input: old };
-      }
-      result = rule.validate(this.oldInputCtx);
-    }
-    return new Set(result.violations.map((v) => v.key));
-  }
+/** The stored object of an UPDATE judged as if it were created (what ratcheting compares with), or undefined. */
+function storedInput(input: ReviewInput): ReviewInput | undefined {
+  return input.operation === 'UPDATE' && input.oldObject ? { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null } : undefined;
 }
 
 /** Runs the validating rules of the input's source, each under its enforcement. */
@@ -87,9 +37,14 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
   const children = hasChildRules(policy, input);
   const source = input.source ?? 'admission';
   if (!carrier && !children && !(SELECTS_OBJECTS[source] && input.object !== null)) return ALLOWED;
+  // An UPDATE that only removes finalizers: hook rules skip it unless they judge such updates.
   const finalizerOnly = carrier !== undefined && input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject);
-  const scope = new Scope({ policy, input }, carrier, finalizerOnly, children);
 
+  // Contexts are built once per request, and only when a rule of their kind runs.
+  let hookCtx: RuleContext | undefined;
+  let inputCtx: InputContext | undefined;
+  let storedHookCtx: RuleContext | null | undefined;
+  let storedInputCtx: InputContext | null | undefined;
   const denials: Violation[] = [];
   const warnings: Violation[] = [];
   const notices: Notice[] = [];
@@ -99,16 +54,34 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
     let result: RuleResult;
     if (rule.selects === 'carriers') {
       if (!carrier || !rule.validate || (finalizerOnly && !rule.judgesFinalizerRemovals)) continue;
-      result = rule.validate(scope.hooks(carrier));
+      result = rule.validate(hookCtx ??= hookContext(policy, input, carrier));
     } else {
       if (!rule.validate || (rule.selects === 'children' ? !children : input.object === null)) continue;
-      result = rule.validate(scope.ctx);
+      result = rule.validate(inputCtx ??= { policy, input });
     }
     // Loops, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
     if (result.notices) for (const n of result.notices) notices.push(n);
     if (result.violations.length > 0) {
       // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
-      const existing = rule.ratchets && enforcement === 'deny' ? scope.existing(rule) : undefined;
+      let existing: Set<string> | undefined;
+      if (rule.ratchets && enforcement === 'deny') {
+        let stored: RuleResult | undefined;
+        if (rule.selects === 'carriers') {
+          if (storedHookCtx === undefined) {
+            const old = storedInput(input);
+            const now = hookCtx as RuleContext;
+            storedHookCtx = old ? { ...now, input: old, hooks: now.oldHooks, oldHooks: NO_HOOKS } : null;
+          }
+          if (storedHookCtx) stored = rule.validate?.(storedHookCtx);
+        } else {
+          if (storedInputCtx === undefined) {
+            const old = storedInput(input);
+            storedInputCtx = old ? { policy, input: old } : null;
+          }
+          if (storedInputCtx) stored = rule.validate?.(storedInputCtx);
+        }
+        if (stored) existing = new Set(stored.violations.map((v) => v.key));
+      }
       for (const v of result.violations) {
         if (enforcement === 'warn') warnings.push(v);
         else if (!existing?.has(v.key)) denials.push(v);

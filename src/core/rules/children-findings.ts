@@ -6,14 +6,17 @@ import type { RuleResult } from './context.js';
 /** `audit` judges stored objects: no operation to react to, and facts may be absent. */
 export type ChildMode = 'admission' | 'audit';
 
-export interface ChildFindings {
+export interface ChildFindings extends RuleResult {
   denials: Violation[];
+  /** The same list as `denials`, under the name the engine reads (so no result is copied per rule). */
+  violations: Violation[];
   warnings: Violation[];
   notices: Notice[];
 }
 
 export function noFindings(): ChildFindings {
-  return { denials: [], warnings: [], notices: [] };
+  const denials: Violation[] = [];
+  return { denials, violations: denials, warnings: [], notices: [] };
 }
 
 /** The audit judges stored objects; admission and `validate` judge a request. */
@@ -21,7 +24,3 @@ export function childMode(input: ReviewInput): ChildMode {
   return input.source === 'audit' ? 'audit' : 'admission';
 }
 
-/** A child rule's findings as the engine takes them: its denials under the rule's enforcement, its warnings as they are. */
-export function childResult(found: ChildFindings): RuleResult {
-  return { violations: found.denials, warnings: found.warnings, notices: found.notices };
-}

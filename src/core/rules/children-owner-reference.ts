@@ -7,7 +7,7 @@ import type { KubeObject, Notice, ParentFact, ReviewInput, Violation } from '../
 import {
   type ChildBinding, childBindings, describeChild, describeParent, finalizersOf, findParentRef, ownerRefs,
 } from './children-bind.js';
-import { type ChildFindings, type ChildMode, childMode, childResult, noFindings } from './children-findings.js';
+import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
 import type { ChildRuleModule } from './context.js';
 
 export const AUDIT_KEY_NON_CONTROLLER = 'child-non-controller-owner';
@@ -128,6 +128,6 @@ export const CHILD_WRITES: ReadonlyArray<readonly string[]> = [['metadata', 'own
 export const childOwnerReferenceRule: ChildRuleModule<'child-owner-reference'> = {
   id: 'child-owner-reference', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: ['parents'],
   summary: 'a child gets an ownerReference to its parent and the rule\'s finalizer on create; one lacking them is refused',
-  validate: ({ policy, input }) => childResult(childOwnerReference(policy, input, childMode(input))),
+  validate: ({ policy, input }) => childOwnerReference(policy, input, childMode(input)),
   mutate: { writes: CHILD_WRITES, apply: ({ policy, input }, copy) => applyChildOwnerReferences(policy, input, copy) },
 };

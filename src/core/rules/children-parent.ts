@@ -4,7 +4,7 @@ import { ownValue, quote } from '../guards.js';
 import type { ParentAction, Policy } from '../policy.js';
 import type { ReviewInput, Violation } from '../types.js';
 import { type ChildBinding, childBindings, describeChild, describeParent, groupOf, ownerRefs } from './children-bind.js';
-import { type ChildFindings, type ChildMode, childMode, childResult, noFindings } from './children-findings.js';
+import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
 import type { ChildRuleModule } from './context.js';
 
 function file(out: ChildFindings, action: ParentAction, v: Violation): void {
@@ -72,5 +72,5 @@ export function childParent(policy: Policy, input: ReviewInput, mode: ChildMode)
 export const childParentRule: ChildRuleModule<'child-parent'> = {
   id: 'child-parent', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: ['parents'],
   summary: "a child's parent can own it, exists (onMissingParent) and is not deleting (onDeletingParent)",
-  validate: ({ policy, input }) => childResult(childParent(policy, input, childMode(input))),
+  validate: ({ policy, input }) => childParent(policy, input, childMode(input)),
 };
