@@ -1,5 +1,6 @@
 // runAudit: every object of every hook-carrying resource, page by page through an injected lister, through
-// the engine (evaluate with source audit, as a CREATE by a neutral user), plus stuck deletions and orphaned owners.
+// the engine (evaluate with source audit, as a CREATE by a neutral user), with the facts of the audit's own rules
+// (stuck deletions: the clock; orphaned owners: service accounts).
 // Only findings are kept, so memory stays flat in the number of objects.
 import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';

@@ -1,6 +1,6 @@
 // The one list of rules. Everything that names rules is derived from it: the RuleId type, the policy schema's
 // enforcement properties and default enforcement, the engine's loops, the metrics' series, the validate report.
-import type { RuleModule } from './rules/context.js';
+import type { Fact, RuleModule } from './rules/context.js';
 import { capiMigrationRule } from './rules/capi-migration.js';
 import { childFinalizerRule } from './rules/children-finalizer.js';
 import { childOwnerReferenceRule } from './rules/children-owner-reference.js';
@@ -40,8 +40,6 @@ export function defaultEnforcement(): Record<RuleId, Enforcement> {
   return Object.fromEntries(RULES.map((r) => [r.id, r.enforcement])) as Record<RuleId, Enforcement>;
 }
 
-export const SOURCES: readonly Source[] = ['admission', 'audit', 'validate'];
-
 /** The rules whose validate function runs for a source, in registry order (computed once: the engine's hot path). */
 export const VALIDATING: Readonly<Record<Source, readonly RuleModule<RuleId>[]>> = {
   admission: RULES.filter((r) => r.validate && r.sources.includes('admission')),
@@ -69,6 +67,6 @@ export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.
 export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id));
 
 /** Rules that need a kind of cluster fact, for transports deciding what to look up. */
-export function rulesNeeding(fact: RuleModule['facts'][number]): readonly RuleId[] {
+export function rulesNeeding(fact: Fact): readonly RuleId[] {
   return RULES.filter((r) => r.facts.includes(fact)).map((r) => r.id);
 }
