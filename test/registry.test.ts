@@ -19,10 +19,11 @@ import { parsePolicy } from '../src/config/load.js';
 import { POLICY_SCHEMA } from '../src/config/schema.js';
 import { CARRIERS } from '../src/core/carriers.js';
 import { evaluate } from '../src/core/engine.js';
-import { RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
+import { MUTATING, RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
 import { packageRoot } from '../src/deploy/render.js';
 import { carrierResources, KNOWN_RESOURCES } from '../src/kube/resources.js';
 import { reviewInput } from './fixtures/input.js';
+import { cli } from './helpers/cli.js';
 import { ETCD, machine } from './fixtures/openshift.js';
 
 const root = packageRoot();
@@ -74,6 +75,13 @@ describe('the rule registry', () => {
       assert.ok(r.sources.length > 0 || 'mutate' in r, r.id);
     }
     assert.deepEqual(VALIDATING.admission.map((r) => r.id), RULES.filter((r) => r.sources.includes('admission')).map((r) => r.id));
+  });
+
+  test('audit --help and validate --help list the rules each runs, from the registry', async () => {
+    const listed = (help: string): string[] => [...help.matchAll(/^ {2}([a-z-]+) +\[(?:deny|warn|off)\] /gm)].map((m) => m[1] ?? '');
+    assert.deepEqual(listed((await cli(['audit', '--help'])).stdout), VALIDATING.audit.map((r) => r.id));
+    const validate = VALIDATING.validate.map((r) => r.id);
+    assert.deepEqual(listed((await cli(['validate', '--help'])).stdout), [...validate, ...MUTATING.map((r) => r.id).filter((id) => !validate.includes(id))]);
   });
 
   test('enforcement is applied by the engine for every rule: off silences it, warn turns its denial into a warning', () => {
