@@ -1,43 +1,26 @@
-// What only an audit can see: Machines deleting for too long because a hook is still there, and hooks whose
-// owner can no longer remove them because every service account registered for that owner is gone.
-import type { Hook, HookCarrier } from '../core/carriers.js';
-import { metadata, quote } from '../core/guards.js';
-import { describeIdentities, type Policy } from '../core/policy.js';
-import type { KubeObject } from '../core/types.js';
-import { formatDuration, objectLabel, type AuditFinding, type AuditObjectRef } from './report.js';
+// The facts only an audit gathers for its rules (src/core/rules/stuck-deletion.ts, orphaned-owner.ts): how long a
+// Machine has been deleting, by the audit's clock, and whether the service accounts of hook owners still exist.
+import type { Hook } from '../core/carriers.js';
+import { metadata } from '../core/guards.js';
+import type { Policy } from '../core/policy.js';
+import { serviceAccountRequests } from '../core/rules/orphaned-owner.js';
+import type { KubeObject, ReviewContext } from '../core/types.js';
 
-function breakGlassText(policy: Policy): string {
-  const ids = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  return ids.length > 0 ? `a break-glass identity (${ids.join(', ')})` : 'a break-glass identity (none is configured in the policy)';
-}
-
-/** One finding per hook still present on a live carrier deleting for longer than stuckAfterMs. */
-export function stuckDeletions(object: KubeObject, ref: AuditObjectRef, carrier: HookCarrier, hooks: readonly Hook[], policy: Policy, nowMs: number, stuckAfterMs: number): AuditFinding[] {
+/** The `deletion` fact: how long the object has been deleting at the audit's start; undefined when it is not. */
+export function deletionFact(object: KubeObject, nowMs: number, stuckAfterMs: number): ReviewContext['deletion'] {
   const since = metadata(object)['deletionTimestamp'];
-  if (!carrier.live || typeof since !== 'string' || hooks.length === 0) return [];
+  if (typeof since !== 'string') return undefined;
   const started = Date.parse(since);
-  if (Number.isNaN(started) || nowMs - started <= stuckAfterMs) return [];
-  const age = nowMs - started;
-  return hooks.map((h) => ({
-    rule: 'stuck-deletion',
-    result: 'fail',
-    object: ref,
-    path: h.path,
-    message: `${objectLabel(ref)} has been deleting for ${formatDuration(age)} (since ${since}): ${h.stage} hook ${quote(h.name)} owned by ${quote(h.owner)} is still there`,
-    fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as ${breakGlassText(policy)}`,
-    hook: { stage: h.stage, name: h.name, owner: h.owner },
-    deletionTimestamp: since,
-    deletingForSeconds: Math.floor(age / 1000),
-  }));
+  return Number.isNaN(started) ? undefined : { forMs: nowMs - started, stuckAfterMs };
 }
 
 export type ServiceAccountExists = (namespace: string, name: string) => Promise<boolean>;
 
 /**
- * Finds hooks whose registered owner acts only through service accounts that no longer exist. Lookups are
- * cached for the run; a lookup that fails is noted once and the owner given the benefit of the doubt.
+ * The `serviceAccounts` fact for an object's hooks. Lookups are cached for the run; a lookup that fails is noted
+ * once and the owner given the benefit of the doubt (the account counts as existing).
  */
-export function orphanFinder(policy: Policy, exists: ServiceAccountExists, notes: string[]): (ref: AuditObjectRef, hooks: readonly Hook[]) => Promise<AuditFinding[]> {
+export function serviceAccountFacts(policy: Policy, exists: ServiceAccountExists, notes: string[]): (hooks: readonly Hook[]) => Promise<Record<string, boolean>> {
   const cache = new Map<string, Promise<boolean>>();
   const lookup = (namespace: string, name: string): Promise<boolean> => {
     const key = `${namespace}/${name}`;
@@ -51,25 +34,13 @@ export function orphanFinder(policy: Policy, exists: ServiceAccountExists, notes
     }
     return found;
   };
-  return async (ref, hooks) => {
-    const out: AuditFinding[] = [];
-    for (const h of hooks) {
-      const ids = Object.hasOwn(policy.owners, h.owner) ? policy.owners[h.owner] : undefined;
-      // Users and groups cannot be looked up; an owner with any of them may still act.
-      if (!ids || ids.serviceAccounts.length === 0 || ids.users.length > 0 || ids.groups.length > 0) continue;
-      const present = await Promise.all(ids.serviceAccounts.map((sa) => lookup(sa.namespace, sa.name)));
-      if (present.some(Boolean)) continue;
-      out.push({
-        rule: 'orphaned-owner',
-        result: 'fail',
-        object: ref,
-        path: h.path,
-        message: `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}, but none of its registered service accounts exists any more: ${describeIdentities(ids).join(', ')}`,
-        fix: `restore the service account, register the owner's current identity under owners[${quote(h.owner)}] in the hookkeeper policy, or remove the hook as ${breakGlassText(policy)}`,
-        hook: { stage: h.stage, name: h.name, owner: h.owner },
-      });
+  return async (hooks) => {
+    const out: Record<string, boolean> = {};
+    // Hook by hook, as the rule reads them; one hook's accounts at once.
+    for (const accounts of serviceAccountRequests(policy, hooks)) {
+      const present = await Promise.all(accounts.map((sa) => lookup(sa.namespace, sa.name)));
+      accounts.forEach((sa, i) => { out[`${sa.namespace}/${sa.name}`] = present[i] === true; });
     }
     return out;
   };
 }
-

@@ -1,8 +1,11 @@
 // The background audit's findings as Prometheus gauges on the server's registry (Metrics.registry), so alerts
 // can fire on a stuck deletion or a new violation without anyone running `hookkeeper audit`.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { RULE_IDS } from '../core/types.js';
-import { AUDIT_ONLY_RULES, type AuditReport } from './report.js';
+import { VALIDATING } from '../core/registry.js';
+import type { AuditReport } from './report.js';
+
+/** The rules the audit runs (src/core/registry.ts): each gets a series, so "no violations" is 0, not absent. */
+const AUDITED_RULES = VALIDATING.audit.map((r) => r.id);
 
 export interface AuditMetrics {
   /** Replaces every gauge with the values of a finished run. */
@@ -40,8 +43,7 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
   });
   return {
     record(report) {
-      // Every rule gets a series, so "no violations" is 0, not an absent series.
-      const counts = new Map<string, number>([...RULE_IDS, ...AUDIT_ONLY_RULES].map((r) => [r, 0]));
+      const counts = new Map<string, number>(AUDITED_RULES.map((r) => [r, 0]));
       for (const f of report.findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
       violations.reset();
       for (const [rule, n] of counts) violations.set({ rule }, n);

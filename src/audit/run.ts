@@ -1,15 +1,17 @@
 // runAudit: every object of every hook-carrying resource, page by page through an injected lister, through
-// the engine (evaluate in audit mode, as a CREATE by a neutral user), plus stuck deletions and orphaned owners.
+// the engine (evaluate with source audit, as a CREATE by a neutral user), with the facts of the audit's own rules
+// (stuck deletions: the clock; orphaned owners: service accounts).
 // Only findings are kept, so memory stays flat in the number of objects.
 import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
-import type { KubeObject, ReviewInput, UserInfo } from '../core/types.js';
+import type { KubeObject, ReviewContext, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { carrierResources, type KindResource } from '../kube/resources.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
-import { orphanFinder, stuckDeletions, type ServiceAccountExists } from './findings.js';
+import { CLUSTER_STATE } from '../core/registry.js';
+import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
 import type { AuditFinding, AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
 
 /** Stored objects are judged as if created by nobody in particular: rules about who removes a hook have no request to judge. */
@@ -86,6 +88,23 @@ function openPages(lister: Lister, resource: KindResource, namespace: string | u
   };
 }
 
+function auditFinding(v: Violation, result: 'fail' | 'warn', object: AuditObjectRef): AuditFinding {
+  return {
+    rule: v.rule, result, object, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}),
+    ...(v.deletion ? { deletionTimestamp: v.deletion.deletionTimestamp, deletingForSeconds: v.deletion.deletingForSeconds } : {}),
+  };
+}
+
+/** The object's own findings (fail, then warn), then those about the cluster's state (stuck deletions, orphaned owners). */
+function auditFindings(denials: readonly Violation[], warnings: readonly Violation[], object: AuditObjectRef): AuditFinding[] {
+  const out: AuditFinding[] = [];
+  for (const late of [false, true]) {
+    for (const v of denials) if (CLUSTER_STATE.has(v.rule) === late) out.push(auditFinding(v, 'fail', object));
+    for (const v of warnings) if (CLUSTER_STATE.has(v.rule) === late) out.push(auditFinding(v, 'warn', object));
+  }
+  return out;
+}
+
 export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const started = deps.now();
   const carriers = deps.carriers ?? CARRIERS;
@@ -94,7 +113,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const findings: AuditFinding[] = [];
   const passed: AuditObjectRef[] = [];
   const statuses: ResourceStatus[] = [];
-  const orphans = deps.serviceAccountExists ? orphanFinder(deps.policy, deps.serviceAccountExists, notes) : undefined;
+  const accounts = deps.serviceAccountExists ? serviceAccountFacts(deps.policy, deps.serviceAccountExists, notes) : undefined;
   let total = 0;
   let passCount = 0;
   const stuck = new Set<string>();
@@ -120,19 +139,22 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
             const ref = refOf(obj, r);
             const input: ReviewInput = {
               operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
-              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false,
+              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false, source: 'audit',
             };
-            const decision = evaluate(deps.policy, input, { mode: 'audit', carriers });
-            const found: AuditFinding[] = [...decision.denials.map((v) => ['fail', v] as const), ...decision.warnings.map((v) => ['warn', v] as const)]
-              .map(([result, v]) => ({ rule: v.rule, result, object: ref, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) }));
             if (carrier) {
-              const hooks = wellFormed(carrier.read(obj).hooks);
-              const held = stuckDeletions(obj, ref, carrier, hooks, deps.policy, started.getTime(), deps.stuckAfterMs);
-              if (held.length > 0) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
-              // Most objects carry no hook: no lookup, and no await that would yield once per object.
-              found.push(...held, ...(orphans && hooks.length > 0 ? await orphans(ref, hooks) : []));
+              // The facts of the audit's own rules: the clock, and (most objects carry no hook: no lookup, and no
+              // await that would yield once per object) the hook owners' service accounts.
+              const context: ReviewContext = {};
+              const deletion = deletionFact(obj, started.getTime(), deps.stuckAfterMs);
+              if (deletion) context.deletion = deletion;
+              const hooks = accounts ? wellFormed(carrier.read(obj).hooks) : [];
+              if (accounts && hooks.length > 0) context.serviceAccounts = await accounts(hooks);
+              input.context = context;
             }
-            findings.push(...found);
+            const decision = evaluate(deps.policy, input, { carriers });
+            const found = auditFindings(decision.denials, decision.warnings, ref);
+            if (found.some((f) => f.rule === 'stuck-deletion')) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
+            for (const f of found) findings.push(f);
             if (found.length === 0) {
               passCount++;
               if (deps.recordPasses) passed.push(ref);

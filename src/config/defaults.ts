@@ -1,22 +1,12 @@
 // The embedded default policy: what hookkeeper enforces with no config file, and the base a file overrides.
 import type { Policy } from '../core/policy.js';
+import { defaultEnforcement } from '../core/registry.js';
 
 export const ETCD_HOOK = Object.freeze({ name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' });
 
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  enforcement: {
-    'hook-naming': 'deny',
-    'single-owner': 'deny',
-    'owner-only-removal': 'deny',
-    'deletion-freeze': 'deny',
-    'owner-references': 'deny',
-    'default-hooks': 'deny',
-    // Only `hookkeeper validate` consults it (src/core/capi-migration.ts): a warning unless a policy says otherwise.
-    'capi-migration': 'warn',
-    'child-owner-reference': 'deny',
-    'child-parent': 'deny',
-    'child-finalizer': 'deny',
-  },
+  // Each rule module declares its default (src/core/registry.ts).
+  enforcement: defaultEnforcement(),
   reservedHooks: [ETCD_HOOK],
   owners: {
     'clusteroperator/etcd': {

@@ -1,6 +1,6 @@
 // JSON schema of the policy file (apiVersion hookkeeper.io/v1alpha1, kind Policy). Every field is optional:
 // what a file leaves out comes from the embedded default (src/config/defaults.ts).
-import { RULE_IDS } from '../core/types.js';
+import { RULE_IDS } from '../core/registry.js';
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true } as const;
 

@@ -1,113 +1,128 @@
-// The engine: evaluate(policy, input) -> Decision and mutate(policy, input) -> Mutation. The webhook, the
-// audit and the CLI all call these two functions; they differ only in how they build the input.
-import { CARRIERS, carrierFor, type HookCarrier } from './carriers.js';
-import { applyChildren, CHILD_WRITES, evaluateChildren, hasChildRules } from './children.js';
+// The engine: evaluate(policy, input) -> Decision and mutate(policy, input) -> Mutation, one loop each over the
+// rule registry (registry.ts), applying enforcement and ratcheting in one place. The webhook, the audit and the
+// CLI all call these two functions; they differ only in the input they build (its source and its facts).
+import { CARRIERS, carrierFor, type HookCarrier, type HookReading } from './carriers.js';
+import { hasChildRules } from './rules/children-bind.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
-import { required } from './field-errors.js';
-import { quote } from './guards.js';
 import { copyForWrites, diff } from './patch.js';
 import type { Policy } from './policy.js';
-import type { Rule, RuleContext } from './rules/context.js';
-import { applyDefaultHooks, missingDefaultHooks } from './rules/default-hooks.js';
-import { deletionFreeze } from './rules/deletion-freeze.js';
-import { hookNaming } from './rules/naming.js';
-import { ownerOnlyRemoval } from './rules/owner-only-removal.js';
-import { ownerReferences } from './rules/owner-references.js';
-import { singleOwner } from './rules/single-owner.js';
-import type { Decision, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
-
-const VALIDATING_RULES: ReadonlyArray<[RuleId, Rule]> = [
-  ['hook-naming', hookNaming],
-  ['single-owner', singleOwner],
-  ['owner-only-removal', ownerOnlyRemoval],
-  ['deletion-freeze', deletionFreeze],
-  ['owner-references', ownerReferences],
-];
-
-/**
- * Rules about the object's own content. On UPDATE, a problem the stored object already had is reported
- * as a warning rather than denied (as the API server ratchets CRD validation), so an unrelated edit, or
- * the edit that fixes another problem, is never blocked by history.
- */
-const RATCHETED: ReadonlySet<RuleId> = new Set(['hook-naming', 'single-owner', 'owner-references']);
+import { MUTATING, SELECTS_OBJECTS, VALIDATING } from './registry.js';
+import type { InputContext, RuleContext, RuleModule, RuleResult } from './rules/context.js';
+import type { Decision, KubeObject, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
 
 export interface EvaluateOptions {
-  /** `audit` also reports what only a stored object can lack (missing default hooks). */
-  mode?: 'admission' | 'audit';
+  /** The hook carriers (default: every kind of carriers.ts); tests and the audit may narrow them. */
   carriers?: readonly HookCarrier[];
 }
 
 export const ALLOWED: Decision = Object.freeze({ allowed: true, denials: [], warnings: [], notices: [] });
+const MUTATES_OBJECTS = MUTATING.some((r) => r.selects === 'objects');
+const NO_HOOKS: HookReading = Object.freeze({ hooks: [], problems: [] });
 
-export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOptions = {}): Decision {
-  const hooks = evaluateHooks(policy, input, options);
-  // Child rules select kinds by policy, carrier or not, and judge finalizer removals the hook rules skip.
-  const children = evaluateChildren(policy, input, options.mode);
-  if (children.denials.length + children.warnings.length + children.notices.length === 0) return hooks;
-  const denials = [...hooks.denials, ...children.denials];
-  return { allowed: denials.length === 0, denials, warnings: [...hooks.warnings, ...children.warnings], notices: [...hooks.notices, ...children.notices] };
+/** What a hook rule sees of one request: the hooks read from both objects. */
+function hookContext(policy: Policy, input: ReviewInput, carrier: HookCarrier): RuleContext {
+  return { policy, input, carrier, hooks: carrier.read(input.object), oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null) };
 }
 
-function evaluateHooks(policy: Policy, input: ReviewInput, options: EvaluateOptions): Decision {
-  const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
-  // DELETE (object null) and kinds without hooks have nothing for these rules to judge.
-  if (!carrier || input.object === null) return ALLOWED;
-  if (input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject)) return ALLOWED;
+/** The stored object of an UPDATE judged as if it were created (what ratcheting compares with), or undefined. */
+function storedInput(input: ReviewInput): ReviewInput | undefined {
+  return input.operation === 'UPDATE' && input.oldObject ? { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null } : undefined;
+}
 
-  const ctx: RuleContext = {
-    policy,
-    input,
-    carrier,
-    hooks: carrier.read(input.object),
-    oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null),
-  };
-  const oldCtx: RuleContext | null = input.operation === 'UPDATE' && input.oldObject
-    ? { ...ctx, input: { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null }, hooks: ctx.oldHooks, oldHooks: { hooks: [], problems: [] } }
-    : null;
+/** Runs the validating rules of the input's source, each under its enforcement. */
+export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOptions = {}): Decision {
+  // DELETE (object null) and kinds without hooks have nothing for the hook rules to judge.
+  const carrier = input.object === null ? undefined : carrierFor(input.kind, options.carriers ?? CARRIERS);
+  // Child rules select kinds by policy, carrier or not, and judge finalizer removals the hook rules skip.
+  const children = hasChildRules(policy, input);
+  const source = input.source ?? 'admission';
+  if (!carrier && !children && !(SELECTS_OBJECTS[source] && input.object !== null)) return ALLOWED;
+  // An UPDATE that only removes finalizers: hook rules skip it unless they judge such updates.
+  const finalizerOnly = carrier !== undefined && input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject);
 
+  // Contexts are built once per request, and only when a rule of their kind runs.
+  let hookCtx: RuleContext | undefined;
+  let inputCtx: InputContext | undefined;
+  let storedHookCtx: RuleContext | null | undefined;
+  let storedInputCtx: InputContext | null | undefined;
   const denials: Violation[] = [];
   const warnings: Violation[] = [];
   const notices: Notice[] = [];
-  for (const [id, rule] of VALIDATING_RULES) {
-    const enforcement = policy.enforcement[id];
+  for (const rule of VALIDATING[source]) {
+    const enforcement = policy.enforcement[rule.id];
     if (enforcement === 'off') continue;
-    const result = rule(ctx);
-    // A loop, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
-    for (const n of result.notices ?? []) notices.push(n);
-    // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
-    const existing = oldCtx && RATCHETED.has(id) && result.violations.length > 0 ? new Set(rule(oldCtx).violations.map((v) => v.key)) : undefined;
-    for (const v of result.violations) {
-      if (enforcement === 'warn' || existing?.has(v.key)) warnings.push(v);
-      else denials.push(v);
+    let result: RuleResult;
+    if (rule.selects === 'carriers') {
+      if (!carrier || !rule.validate || (finalizerOnly && !rule.judgesFinalizerRemovals)) continue;
+      result = rule.validate(hookCtx ??= hookContext(policy, input, carrier));
+    } else {
+      if (!rule.validate || (rule.selects === 'children' ? !children : input.object === null)) continue;
+      result = rule.validate(inputCtx ??= { policy, input });
     }
-  }
-
-  if (options.mode === 'audit' && policy.enforcement['default-hooks'] !== 'off') {
-    for (const m of missingDefaultHooks(policy, input, carrier)) {
-      const stage = m.stage as 'preDrain' | 'preTerminate';
-      const path = carrier.stagePath(stage);
-      const v: Violation = {
-        rule: 'default-hooks',
-        path,
-        message: required(path, `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`).message,
-        fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
-        hook: { stage, name: m.name, owner: m.owner },
-        key: `default:${m.rule}`,
-      };
-      (policy.enforcement['default-hooks'] === 'warn' ? warnings : denials).push(v);
+    // Loops, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
+    if (result.notices) for (const n of result.notices) notices.push(n);
+    if (result.violations.length > 0) {
+      // The stored object is judged only when the new one has something to ratchet (most updates have nothing).
+      let existing: Set<string> | undefined;
+      if (rule.ratchets && enforcement === 'deny') {
+        let stored: RuleResult | undefined;
+        if (rule.selects === 'carriers') {
+          if (storedHookCtx === undefined) {
+            const old = storedInput(input);
+            const now = hookCtx as RuleContext;
+            storedHookCtx = old ? { ...now, input: old, hooks: now.oldHooks, oldHooks: NO_HOOKS } : null;
+          }
+          if (storedHookCtx) stored = rule.validate?.(storedHookCtx);
+        } else {
+          if (storedInputCtx === undefined) {
+            const old = storedInput(input);
+            storedInputCtx = old ? { policy, input: old } : null;
+          }
+          if (storedInputCtx) stored = rule.validate?.(storedInputCtx);
+        }
+        if (stored) existing = new Set(stored.violations.map((v) => v.key));
+      }
+      for (const v of result.violations) {
+        if (enforcement === 'warn') warnings.push(v);
+        else if (!existing?.has(v.key)) denials.push(v);
+        else warnings.push(rule.ratchetNote && v.fix ? { ...v, fix: `${v.fix} (${rule.ratchetNote})` } : v);
+      }
     }
+    if (result.warnings) for (const v of result.warnings) warnings.push(v);
   }
+  if (denials.length + warnings.length + notices.length === 0) return ALLOWED;
   return { allowed: denials.length === 0, denials, warnings, notices };
 }
 
-export function mutate(policy: Policy, input: ReviewInput, options: Pick<EvaluateOptions, 'carriers'> = {}): Mutation {
+/** Runs the mutating rules on one copy of the object (copied only along the paths they write). */
+export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOptions = {}): Mutation {
   const none: Mutation = { mutated: null, patch: [], changes: [] };
+  const object = input.object;
+  if (object === null) return none;
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
-  const hooks = carrier && policy.enforcement['default-hooks'] !== 'off' ? carrier : undefined;
-  if (input.object === null || (!hooks && !hasChildRules(policy, input))) return none;
-  const copy = copyForWrites(input.object, [...(hooks ? [hooks.root] : []), ...(hasChildRules(policy, input) ? CHILD_WRITES : [])]);
-  const changes = hooks ? applyDefaultHooks(policy, input, hooks, copy) : [];
-  changes.push(...applyChildren(policy, input, copy));
-  const patch = diff(input.object, copy);
+  const children = hasChildRules(policy, input);
+  if (!carrier && !children && !MUTATES_OBJECTS) return none;
+  let writes: Array<readonly string[]> | undefined;
+  for (const rule of MUTATING) {
+    if (!applies(rule, policy, carrier, children)) continue;
+    writes ??= [];
+    const paths = rule.selects === 'carriers' ? rule.mutate?.writes(carrier as HookCarrier) ?? [] : rule.mutate?.writes ?? [];
+    for (const p of paths) writes.push(p);
+  }
+  if (!writes) return none;
+  const copy: KubeObject = copyForWrites(object, writes);
+  const ctx: InputContext = { policy, input };
+  const changes: string[] = [];
+  for (const rule of MUTATING) {
+    if (!applies(rule, policy, carrier, children)) continue;
+    const changed = rule.selects === 'carriers' ? rule.mutate?.apply(ctx, carrier as HookCarrier, copy) : rule.mutate?.apply(ctx, copy);
+    for (const c of changed ?? []) changes.push(c);
+  }
+  const patch = diff(object, copy);
   return patch.length === 0 ? none : { mutated: copy, patch, changes };
+}
+
+function applies(rule: RuleModule<RuleId>, policy: Policy, carrier: HookCarrier | undefined, children: boolean): boolean {
+  // Objects are not null here: mutate returns before any rule runs on a DELETE.
+  return policy.enforcement[rule.id] !== 'off' && (rule.selects === 'carriers' ? carrier !== undefined : rule.selects === 'children' ? children : true);
 }

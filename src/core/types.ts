@@ -1,4 +1,5 @@
 // The one input shape every transport builds (webhook, audit, CLI) and the decision values the engine returns.
+import type { RULES } from './registry.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -21,6 +22,27 @@ export type KubeObject = Record<string, unknown>;
 export interface ReviewContext {
   /** Parents found for child-resource rules, keyed by "<apiVersion>/<kind>/<namespace>/<name>". */
   parents?: Readonly<Record<string, ParentFact>>;
+  /**
+   * The object's schema as a check the transport compiled (a CRD's openAPIV3Schema through ajv, which generates
+   * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
+   */
+  schema?: (object: KubeObject) => readonly FieldError[];
+  /** The audit's clock, read by the transport: how long the object has been deleting, and when that is stuck. */
+  deletion?: { forMs: number; stuckAfterMs: number };
+  /**
+   * Whether each service account a hook owner acts through exists, keyed "<namespace>/<name>" (the audit looks
+   * them up; a lookup that failed counts as existing). Absent: not looked up, so no owner is judged orphaned.
+   */
+  serviceAccounts?: Readonly<Record<string, boolean>>;
+}
+
+/** A field error found by a transport's check, in the API server's words. */
+export interface FieldError {
+  path: string;
+  /** The path as keys from the object root (a map key may contain dots), for line lookup. */
+  keys: ReadonlyArray<string | number>;
+  message: string;
+  fix: string;
 }
 
 export type ParentFact =
@@ -37,24 +59,17 @@ export interface ReviewInput {
   userInfo: UserInfo;
   dryRun: boolean;
   context?: ReviewContext;
+  /**
+   * Who asks, as Gatekeeper's augmented review says it: the webhook (absent means admission), the audit of stored
+   * objects, or `hookkeeper validate` on manifests. Each rule declares the sources it runs for.
+   */
+  source?: Source;
 }
 
-export const RULE_IDS = [
-  'hook-naming',
-  'single-owner',
-  'owner-only-removal',
-  'deletion-freeze',
-  'owner-references',
-  'default-hooks',
-  // Advisory, never run by the webhook: `validate` reports Machine API hooks that cannot become Cluster API annotations.
-  'capi-migration',
-  // Child resources (src/core/children.ts): the parent's ownerReference and finalizer, the parent's existence,
-  // and who may remove the finalizer.
-  'child-owner-reference',
-  'child-parent',
-  'child-finalizer',
-] as const;
-export type RuleId = (typeof RULE_IDS)[number];
+export type Source = 'admission' | 'audit' | 'validate';
+
+/** Every rule's id, from the one registry (src/core/registry.ts). */
+export type RuleId = (typeof RULES)[number]['id'];
 
 export type Enforcement = 'deny' | 'warn' | 'off';
 
@@ -75,6 +90,10 @@ export interface Violation {
   /** How to fix it, for people reading CLI output. */
   fix?: string;
   hook?: HookRef;
+  /** stuck-deletion: when deletion was requested and how long ago. */
+  deletion?: { deletionTimestamp: string; deletingForSeconds: number };
+  /** The path as keys from the object root, when its text is ambiguous (a map key with dots); for line lookup. */
+  keys?: ReadonlyArray<string | number>;
   /**
    * Identity of the problem independent of list positions, so an UPDATE can tell a problem it
    * introduced from one the stored object already had (validation ratcheting).

@@ -1,10 +1,9 @@
 // `hookkeeper validate` as a library: manifests in, ValidateReport out, through the webhook's own path
 // (handle('review'): mutate, then validate the mutated object), plus the CRD schema when given.
 import { handle } from '../admission/handle.js';
-import { capiMigrationWarnings } from '../core/capi-migration.js';
-import { carrierFor } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
-import type { Decision, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
+import { VALIDATE_ONLY } from '../core/registry.js';
+import type { Decision, FieldError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
@@ -54,38 +53,46 @@ function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
 }
 
 function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => number | undefined): Finding {
-  const at = line(fieldPathKeys(v.path));
+  const at = line(v.keys ? [...v.keys] : fieldPathKeys(v.path));
   return { rule: v.rule, severity, path: v.path, ...(at === undefined ? {} : { line: at }), message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) };
 }
 
+/** The webhook's rules' findings (denials, then warnings). */
 function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
-  return [...d.denials.map((v) => fromViolation(v, 'deny', line)), ...d.warnings.map((v) => fromViolation(v, 'warn', line))];
+  const out: Finding[] = [];
+  for (const v of d.denials) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'deny', line));
+  for (const v of d.warnings) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'warn', line));
+  return out;
 }
 
-function extraFindings(input: ReviewInput, final: KubeObject, options: ValidateOptions, line: (keys: Keys) => number | undefined): Finding[] {
+/**
+ * The findings of the rules only `validate` runs (capi-migration, crd-schema), rule by rule in registry order,
+ * each in the order its check found them: the schema's errors as the check listed them (messages are unique
+ * there), though ratcheting filed some of them under warnings.
+ */
+function validateOnlyFindings(d: Decision, line: (keys: Keys) => number | undefined, schemaOrder: ReadonlyMap<string, number> | undefined): Finding[] {
   const out: Finding[] = [];
-  const carrier = carrierFor(input.kind);
-  const migration = options.policy.enforcement['capi-migration'] ?? 'off';
-  if (carrier && migration !== 'off') {
-    out.push(...capiMigrationWarnings(carrier, carrier.read(final)).map((v) => fromViolation(v, migration === 'deny' ? 'deny' : 'warn', line)));
-  }
-  if (options.crds) {
-    // The API server ratchets CRD validation on UPDATE: a problem the stored object already has does not block.
-    const before = input.oldObject ? new Set(options.crds.validate(input.kind, input.oldObject).map((f) => f.message)) : new Set<string>();
-    for (const f of options.crds.validate(input.kind, final)) {
-      const at = line(f.keys);
-      const ratcheted = before.has(f.message);
-      out.push({
-        rule: 'crd-schema', severity: ratcheted ? 'warn' : 'deny', path: f.path, ...(at === undefined ? {} : { line: at }), message: f.message,
-        fix: ratcheted ? `${f.fix} (the current object has this problem already, so the API server lets the update through)` : f.fix,
-      });
-    }
+  for (const id of VALIDATE_ONLY) {
+    const own: Finding[] = [];
+    for (const v of d.denials) if (v.rule === id) own.push(fromViolation(v, 'deny', line));
+    for (const v of d.warnings) if (v.rule === id) own.push(fromViolation(v, 'warn', line));
+    if (id === 'crd-schema' && schemaOrder) own.sort((a, b) => (schemaOrder.get(a.message) ?? 0) - (schemaOrder.get(b.message) ?? 0));
+    for (const f of own) out.push(f);
   }
   return out;
 }
 
+/** The `schema` fact for `--crd`: the CRD check of the object's kind, remembering the order it found errors in `object`. */
+function schemaFact(crds: CrdSet, input: ReviewInput, order: Map<string, number>): (object: KubeObject) => readonly FieldError[] {
+  return (object) => {
+    const found = crds.validate(input.kind, object);
+    if (object !== input.oldObject) found.forEach((f, i) => order.set(f.message, i));
+    return found;
+  };
+}
+
 function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
-  const input: ReviewInput = s.type === 'review' ? s.input : {
+  const base: ReviewInput = s.type === 'review' ? { ...s.input, source: 'validate' } : {
     operation: old ? 'UPDATE' : 'CREATE',
     kind: s.gvk,
     ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
@@ -95,12 +102,15 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
     userInfo: options.userInfo,
     // Judged as the real apply will be, not as a server-side dry run.
     dryRun: false,
+    source: 'validate',
   };
+  // --crd: the crd-schema rule gets the object's schema check as a fact (the API server's CRD validation).
+  const schemaOrder = new Map<string, number>();
+  const input: ReviewInput = options.crds ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } } : base;
   const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
-  const final = outcome.mutation.mutated ?? input.object;
   const findings = decisionFindings(outcome.decision, line);
-  const extra = final ? extraFindings(input, final, options, line) : [];
+  const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
     // The hook rules word CRD violations as the API server does: one problem, reported once.
     const said = new Set(findings.map((f) => f.message));
@@ -131,7 +141,7 @@ function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult
     operation: 'DELETE', kind: old.gvk,
     ...(old.namespace === undefined ? {} : { namespace: old.namespace }),
     ...(old.name === undefined ? {} : { name: old.name }),
-    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false,
+    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false, source: 'validate',
   };
   const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) => old.doc.lineOf([...old.pointer, ...keys]));
   const { file, document, item, line } = old.origin;

@@ -70,7 +70,7 @@ describe('default-hooks for Cluster API Machines', () => {
   });
 
   test('audit: a stored control-plane Machine without the hook is reported in annotation terms', () => {
-    const d = evaluate(policy, capiInput({ operation: 'CREATE', object: capiMachine() }), { mode: 'audit' });
+    const d = evaluate(policy, { ...capiInput({ operation: 'CREATE', object: capiMachine() }), source: 'audit' });
     assert.deepEqual(d.denials.map((v) => [v.path, v.message, v.fix]), [[
       'metadata.annotations',
       'metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',

@@ -135,7 +135,7 @@ describe('child-owner-reference: validation', () => {
   });
 
   test('the audit reports a stored child without its reference, from names alone', () => {
-    const d = evaluate(DB_POLICY, childInput({ operation: 'UPDATE', kind: 'Service', object: pgService(), oldObject: pgService() }), { mode: 'audit' });
+    const d = evaluate(DB_POLICY, { ...childInput({ operation: 'UPDATE', kind: 'Service', object: pgService(), oldObject: pgService() }), source: 'audit' });
     assert.deepEqual(d.denials.map((v) => v.path), ['metadata.ownerReferences', 'metadata.finalizers']);
   });
 });

@@ -26,7 +26,7 @@ describe('parentRequests', () => {
 
   test('the audit asks for the parents of stored children', () => {
     const pod = launcherPod({ stored: true, name: 'virt-launcher-testvm-x7k2p' });
-    assert.equal(parentRequests(VM_POLICY, childInput({ operation: 'UPDATE', object: pod, oldObject: pod }), { mode: 'audit' }).length, 1);
+    assert.equal(parentRequests(VM_POLICY, { ...childInput({ operation: 'UPDATE', object: pod, oldObject: pod }), source: 'audit' }).length, 1);
   });
 
   test('one request per parent, however many rules name it', () => {

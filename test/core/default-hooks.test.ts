@@ -68,7 +68,7 @@ describe('default-hooks', () => {
   });
 
   test('the audit reports a control-plane Machine without its default hook', () => {
-    const d = evaluate(DEFAULT_POLICY, create(machine({ role: 'master' })), { mode: 'audit' });
+    const d = evaluate(DEFAULT_POLICY, { ...create(machine({ role: 'master' })), source: 'audit' });
     assert.deepEqual(d.denials.map((v) => [v.rule, v.path]), [['default-hooks', 'spec.lifecycleHooks.preDrain']]);
     assert.equal(evaluate(DEFAULT_POLICY, create(machine({ role: 'master' }))).allowed, true);
   });

@@ -10,6 +10,7 @@ import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
+import { rulesHelp } from '../rules-help.js';
 
 interface AuditFlags {
   kubeconfig?: string;
@@ -34,6 +35,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       '',
       'Lists Machines, MachineSets and ControlPlaneMachineSets (machine.openshift.io) and Cluster API Machines,',
       'MachineSets and MachineDeployments page by page; a kind whose CRD is not installed is skipped with a note.',
+      '',
+      ...rulesHelp('audit'),
       '',
       'Exit codes: 0 clean (warnings do not fail), 1 findings, 2 usage error,',
       '3 cluster error (unreachable, unauthorized or forbidden, none of the CRDs installed).',

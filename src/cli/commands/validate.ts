@@ -11,6 +11,7 @@ import { DEFAULT_USER } from '../../validate/report.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
 import { cliPolicy } from '../policy.js';
+import { rulesHelp } from '../rules-help.js';
 
 interface ValidateFlags {
   config?: string;
@@ -41,6 +42,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       'Plain manifests are judged as CREATE, or as UPDATE when --old/--old-ref holds the same object (matched by API',
       'group, kind, namespace and name), as the user given with --as (default "hookkeeper-validate", no groups).',
       'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
+      '',
+      ...rulesHelp('validate', { mutating: true }),
       '',
       'Exit codes: 0 all allowed (warnings do not fail), 1 something denied, 2 usage or input error.',
     ].join('\n'))

@@ -6,7 +6,8 @@ import { actsFor, isBreakGlass } from '../identity.js';
 import { describeIdentities, type OwnerIdentities, type Policy } from '../policy.js';
 import type { ReviewInput } from '../types.js';
 import { describeChild, finalizersOf } from './children-bind.js';
-import { type ChildFindings, type ChildMode, noFindings } from './children-findings.js';
+import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
+import type { ChildRuleModule } from './context.js';
 
 export const AUDIT_KEY_BREAK_GLASS_FINALIZER = 'break-glass-finalizer-removal';
 
@@ -54,3 +55,9 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
   }
   return out;
 }
+
+export const childFinalizerRule: ChildRuleModule<'child-finalizer'> = {
+  id: 'child-finalizer', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: [],
+  summary: "only the parent's controller (or break-glass, audited) removes a child's managed finalizer",
+  validate: ({ policy, input }) => childFinalizer(policy, input, childMode(input)),
+};

@@ -8,7 +8,8 @@ import type { KubeObject, Notice, ParentFact, ReviewInput, Violation } from '../
 import {
   type ChildBinding, childBindings, describeChild, describeParent, finalizersOf, findParentRef, ownerRefs,
 } from './children-bind.js';
-import { type ChildFindings, type ChildMode, noFindings } from './children-findings.js';
+import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
+import type { ChildRuleModule } from './context.js';
 
 export const AUDIT_KEY_NON_CONTROLLER = 'child-non-controller-owner';
 
@@ -121,3 +122,13 @@ function missingFinalizer(b: ChildBinding, child: string, finalizer: string): Vi
     key: `child-finalizer-missing:${b.rule.name}:${finalizer}`,
   };
 }
+
+/** Where applyChildOwnerReferences writes: the only parts of the object the mutation copies for it. */
+export const CHILD_WRITES: ReadonlyArray<readonly string[]> = [['metadata', 'ownerReferences'], ['metadata', 'finalizers']];
+
+export const childOwnerReferenceRule: ChildRuleModule<'child-owner-reference'> = {
+  id: 'child-owner-reference', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: ['parents'],
+  summary: 'a child gets an ownerReference to its parent and the rule\'s finalizer on create; one lacking them is refused',
+  validate: ({ policy, input }) => childOwnerReference(policy, input, childMode(input)),
+  mutate: { writes: CHILD_WRITES, apply: ({ policy, input }, copy) => applyChildOwnerReferences(policy, input, copy) },
+};

@@ -5,7 +5,8 @@ import { ownValue, quote } from '../guards.js';
 import type { ParentAction, Policy } from '../policy.js';
 import type { ReviewInput, Violation } from '../types.js';
 import { type ChildBinding, childBindings, describeChild, describeParent, groupOf, ownerRefs } from './children-bind.js';
-import { type ChildFindings, type ChildMode, noFindings } from './children-findings.js';
+import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
+import type { ChildRuleModule } from './context.js';
 
 function file(out: ChildFindings, action: ParentAction, v: Violation): void {
   if (action === 'deny') out.denials.push(v);
@@ -71,3 +72,9 @@ export function childParent(policy: Policy, input: ReviewInput, mode: ChildMode)
   }
   return out;
 }
+
+export const childParentRule: ChildRuleModule<'child-parent'> = {
+  id: 'child-parent', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: ['parents'],
+  summary: "a child's parent can own it, exists (onMissingParent) and is not deleting (onDeletingParent)",
+  validate: ({ policy, input }) => childParent(policy, input, childMode(input)),
+};

@@ -1,19 +1,78 @@
-// What every rule receives: the policy, the request, and the hooks already read from both objects.
+// What a rule is: one module per rule declares its id, default enforcement, ratcheting, where it runs, which
+// kinds it selects, the cluster facts it needs, and its validate and/or mutate function (src/core/registry.ts).
 import type { HookCarrier, HookReading } from '../carriers.js';
 import type { Policy } from '../policy.js';
-import type { Notice, ReviewInput, Violation } from '../types.js';
+import type { Enforcement, KubeObject, Notice, ReviewInput, Source, Violation } from '../types.js';
 
-export interface RuleContext {
+/** What a rule about any selected kind receives: the policy and the request (facts in input.context). */
+export interface InputContext {
   policy: Policy;
   input: ReviewInput;
+}
+
+/** What a hook rule receives: also the carrier of the kind and the hooks already read from both objects. */
+export interface RuleContext extends InputContext {
   carrier: HookCarrier;
   hooks: HookReading;
   oldHooks: HookReading;
 }
 
 export interface RuleResult {
-  violations: Violation[];
-  notices?: Notice[];
+  /** Problems under the rule's enforcement: denied under `deny` (unless ratcheted), warned under `warn`. */
+  violations: readonly Violation[];
+  /** Problems the policy itself asks to warn about (a child rule's onMissingParent: warn), whatever the enforcement. */
+  warnings?: readonly Violation[];
+  notices?: readonly Notice[];
 }
 
 export type Rule = (ctx: RuleContext) => RuleResult;
+
+/** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
+export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts';
+
+interface RuleCommon<Id extends string> {
+  id: Id;
+  /** Enforcement when the policy does not set one. */
+  enforcement: Enforcement;
+  /**
+   * On UPDATE, a violation whose key the stored object already had is a warning, not a denial (as the API server
+   * ratchets CRD validation), so history never blocks an unrelated edit or the edit that fixes another problem.
+   */
+  ratchets: boolean;
+  /** Where the validate function runs (ReviewInput.source); a mutate function runs wherever a mutation is made. */
+  sources: readonly Source[];
+  facts: readonly Fact[];
+  /** Appended to the fix of a violation ratcheting turned into a warning, in parentheses. */
+  ratchetNote?: string;
+  /** Also judge an UPDATE that only removes finalizers (hook rules skip those, as machine-api-operator does). */
+  judgesFinalizerRemovals?: boolean;
+  /** One line for the README's rule table and the CLI's help. */
+  summary: string;
+}
+
+/** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */
+export interface CarrierRuleModule<Id extends string = string> extends RuleCommon<Id> {
+  selects: 'carriers';
+  validate?: Rule;
+  mutate?: {
+    /** Where apply writes, so only those parts of the object are copied (patch.ts copyForWrites). */
+    writes: (carrier: HookCarrier) => ReadonlyArray<readonly string[]>;
+    /** Changes `copy` (a clone of input.object along `writes`); returns what changed, for people. */
+    apply: (ctx: InputContext, carrier: HookCarrier, copy: KubeObject) => string[];
+  };
+}
+
+/**
+ * A rule that needs no hooks read: `children` runs for every kind a policy `children` rule selects, carrier or
+ * not; `objects` runs for every request with an object (not DELETE).
+ */
+export interface ChildRuleModule<Id extends string = string> extends RuleCommon<Id> {
+  selects: 'children' | 'objects';
+  validate?: (ctx: InputContext) => RuleResult;
+  mutate?: {
+    writes: ReadonlyArray<readonly string[]>;
+    apply: (ctx: InputContext, copy: KubeObject) => string[];
+  };
+}
+
+export type RuleModule<Id extends string = string> = CarrierRuleModule<Id> | ChildRuleModule<Id>;

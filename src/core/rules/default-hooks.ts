@@ -4,7 +4,9 @@ import { type HookCarrier, wellFormed } from '../carriers.js';
 import { quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
-import type { KubeObject, ReviewInput } from '../types.js';
+import type { KubeObject, ReviewInput, Violation } from '../types.js';
+import type { CarrierRuleModule, Rule } from './context.js';
+import { required } from '../field-errors.js';
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
 export function applyDefaultHooks(policy: Policy, input: ReviewInput, carrier: HookCarrier, copy: KubeObject): string[] {
@@ -43,3 +45,32 @@ export function missingDefaultHooks(policy: Policy, input: ReviewInput, carrier:
     .filter((rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner))
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
+
+/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
+export const missingDefaultHookRule: Rule = ({ policy, input, carrier }) => {
+  const violations: Violation[] = [];
+  for (const m of missingDefaultHooks(policy, input, carrier)) {
+    const stage = m.stage as 'preDrain' | 'preTerminate';
+    const path = carrier.stagePath(stage);
+    violations.push({
+      rule: 'default-hooks',
+      path,
+      message: required(path, `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`).message,
+      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
+      hook: { stage, name: m.name, owner: m.owner },
+      key: `default:${m.rule}`,
+    });
+  }
+  return { violations };
+};
+
+export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
+  // Validating only in the audit: admission adds the hook rather than refusing an object without it.
+  id: 'default-hooks', enforcement: 'deny', ratchets: false, sources: ['audit'], selects: 'carriers', facts: [],
+  summary: 'mutating: objects matching a default-hook rule get its hook; the audit reports stored objects lacking it',
+  validate: missingDefaultHookRule,
+  mutate: {
+    writes: (carrier) => [carrier.root],
+    apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),
+  },
+};

@@ -4,7 +4,7 @@ import { wellFormed, type Hook } from '../carriers.js';
 import { forbidden } from '../field-errors.js';
 import { isDeleting } from '../guards.js';
 import type { Stage, Violation } from '../types.js';
-import type { Rule } from './context.js';
+import type { CarrierRuleModule, Rule } from './context.js';
 
 const STAGE_WORDS: Record<Stage, string> = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' };
 
@@ -32,4 +32,10 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
     });
   }
   return { violations };
+};
+
+export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
+  id: 'deletion-freeze', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  summary: 'a deleting Machine may lose hooks but not gain or change them',
+  validate: deletionFreeze,
 };

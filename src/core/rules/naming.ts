@@ -7,7 +7,7 @@ import type { HookCarrier, RawHook } from '../carriers.js';
 import { invalid, required, tooLong, typeInvalid } from '../field-errors.js';
 import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
-import type { Rule } from './context.js';
+import type { CarrierRuleModule, Rule } from './context.js';
 
 /** openshift/api machine/v1beta1 LifecycleHook.name pattern. */
 export const HOOK_NAME_PATTERN =
@@ -115,4 +115,10 @@ export const hookNaming: Rule = ({ carrier, hooks }) => {
   const structural = hooks.problems;
   if (carrier.format === 'list') return { violations: [...structural, ...listHookNaming(hooks.hooks)] };
   return { violations: [...structural, ...annotationHookNaming(carrier, hooks.hooks)] };
+};
+
+export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
+  id: 'hook-naming', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  summary: "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
+  validate: hookNaming,
 };

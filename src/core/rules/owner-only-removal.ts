@@ -6,7 +6,7 @@ import { quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import { describeIdentities } from '../policy.js';
 import type { Notice, Violation } from '../types.js';
-import type { Rule } from './context.js';
+import type { CarrierRuleModule, Rule } from './context.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 
@@ -77,4 +77,10 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
     });
   }
   return { violations, notices };
+};
+
+export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
+  id: 'owner-only-removal', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  summary: "only an identity registered for a hook's owner (or break-glass, audited) removes or re-owns it",
+  validate: ownerOnlyRemoval,
 };

@@ -3,7 +3,7 @@
 import { invalid, OMIT_VALUE } from '../field-errors.js';
 import { isRecord, metadata, quote } from '../guards.js';
 import type { Violation } from '../types.js';
-import type { Rule } from './context.js';
+import type { CarrierRuleModule, Rule } from './context.js';
 
 export const ownerReferences: Rule = ({ input }) => {
   const refs = metadata(input.object)['ownerReferences'];
@@ -29,4 +29,10 @@ export const ownerReferences: Rule = ({ input }) => {
     });
   }
   return { violations };
+};
+
+export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
+  id: 'owner-references', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  summary: 'at most one ownerReference is a controller',
+  validate: ownerReferences,
 };

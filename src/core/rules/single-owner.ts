@@ -3,7 +3,7 @@ import { wellFormed } from '../carriers.js';
 import { duplicate, invalid } from '../field-errors.js';
 import { quote } from '../guards.js';
 import type { Violation } from '../types.js';
-import type { Rule } from './context.js';
+import type { CarrierRuleModule, Rule } from './context.js';
 
 export const singleOwner: Rule = ({ policy, hooks }) => {
   const violations: Violation[] = [];
@@ -60,4 +60,10 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
     }
   }
   return { violations };
+};
+
+export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
+  id: 'single-owner', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
+  validate: singleOwner,
 };
