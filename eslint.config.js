@@ -3,14 +3,33 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const impure = ['node:fs', 'node:fs/promises', 'node:http', 'node:https', 'node:net', 'node:tls', 'node:child_process',
-  'node:process', 'fs', 'http', 'https', 'net', 'tls', 'child_process', 'express', 'pino', 'prom-client',
-  '@kubernetes/client-node', 'commander'];
+const impure = [
+  'node:fs',
+  'node:fs/promises',
+  'node:http',
+  'node:https',
+  'node:net',
+  'node:tls',
+  'node:child_process',
+  'node:process',
+  'fs',
+  'http',
+  'https',
+  'net',
+  'tls',
+  'child_process',
+  'express',
+  'pino',
+  'prom-client',
+  '@kubernetes/client-node',
+  'commander',
+];
 
 // src/core may import only src/core and its pure dependencies; type-only imports are held to the same list, so the
 // core's types never lean on a transport's or a library's.
 const corePureDependencies = ['fast-json-patch'];
-const coreMessage = 'src/core is pure: it imports only src/core and fast-json-patch; pass anything else in from a transport.';
+const coreMessage =
+  'src/core is pure: it imports only src/core and fast-json-patch; pass anything else in from a transport.';
 
 /** An import source a file `depth` folders below src/core may not use: anything but core-relative paths and pure deps. */
 function coreImportOutside(depth) {
@@ -40,9 +59,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // node:test's describe/test return promises the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', {
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'suite', 'test', 'it'] }],
-      }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'suite', 'test', 'it'] },
+          ],
+        },
+      ],
       // Passing on a caught value as it was thrown is not a new non-Error rejection.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
@@ -51,11 +75,22 @@ export default tseslint.config(
     // admission/ decides too; it never touches the network, files, clock, environment or logger.
     files: ['src/admission/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: impure.map((name) => ({ name, message: 'admission/ is pure: pass data in from a transport.' })),
-        patterns: [{ group: ['**/server/**', '**/cli/**', '**/audit/**', '**/kube/**', '**/config/**'], message: 'imports point inward: transports -> admission -> core.' }],
-      }],
-      'no-restricted-globals': ['error', { name: 'process', message: 'read the environment in a main file and pass it in.' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: impure.map((name) => ({ name, message: 'admission/ is pure: pass data in from a transport.' })),
+          patterns: [
+            {
+              group: ['**/server/**', '**/cli/**', '**/audit/**', '**/kube/**', '**/config/**'],
+              message: 'imports point inward: transports -> admission -> core.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'read the environment in a main file and pass it in.' },
+      ],
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'take the time as an input.' }],
     },
   },
@@ -69,15 +104,30 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error',
-        ...['process', 'require', 'module', '__dirname', '__filename', 'global', 'globalThis'].map((name) => (
-          { name, message: 'src/core has no environment or module system: pass data in from a transport.' })),
-        ...['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'clearTimeout', 'clearInterval',
-          'clearImmediate', 'performance'].map((name) => ({ name, message: 'src/core has no clock or timers: take the time as an input.' })),
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'require', 'module', '__dirname', '__filename', 'global', 'globalThis'].map((name) => ({
+          name,
+          message: 'src/core has no environment or module system: pass data in from a transport.',
+        })),
+        ...[
+          'setTimeout',
+          'setInterval',
+          'setImmediate',
+          'queueMicrotask',
+          'clearTimeout',
+          'clearInterval',
+          'clearImmediate',
+          'performance',
+        ].map((name) => ({ name, message: 'src/core has no clock or timers: take the time as an input.' })),
         { name: 'console', message: 'src/core does not log: return a value the transport logs.' },
-        ...['fetch', 'crypto', 'WebSocket'].map((name) => ({ name, message: 'src/core does no I/O and draws no randomness: pass data in.' })),
+        ...['fetch', 'crypto', 'WebSocket'].map((name) => ({
+          name,
+          message: 'src/core does no I/O and draws no randomness: pass data in.',
+        })),
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'take the time as an input.' },
         { object: 'Math', property: 'random', message: 'src/core is deterministic: pass randomness in.' },
       ],

@@ -94,20 +94,33 @@ class Api {
     this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: plane.caPem });
   }
 
-  call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: string }> {
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<{ status: number; body: string }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = request(`${this.plane.server}${path}`, {
-        method, agent: this.agent,
-        headers: {
-          authorization: `Bearer ${this.plane.identities.admin.token}`, accept: 'application/json',
-          ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+      const req = request(
+        `${this.plane.server}${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            authorization: `Bearer ${this.plane.identities.admin.token}`,
+            accept: 'application/json',
+            ...(payload === undefined
+              ? {}
+              : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+          },
         },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      });
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -115,7 +128,8 @@ class Api {
 
   async expect(status: number, method: string, path: string, body?: unknown, contentType?: string): Promise<void> {
     const res = await this.call(method, path, body, contentType);
-    if (res.status !== status) throw new Error(`${method} ${path}: HTTP ${res.status} (wanted ${status}): ${res.body.slice(0, 500)}`);
+    if (res.status !== status)
+      throw new Error(`${method} ${path}: HTTP ${res.status} (wanted ${status}): ${res.body.slice(0, 500)}`);
   }
 
   close(): void {
@@ -132,9 +146,11 @@ function named(i: number, prefix: string): KubeObject {
 /** Runs `fn` over 0..n-1 with `width` in flight. */
 async function inParallel(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 }
 
 /** One at a time, so each latency is the API server's (and the webhook's) alone: n creates, then n updates. */
@@ -148,7 +164,13 @@ async function latencyRound(api: Api, prefix: string, n: number): Promise<{ crea
   }
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    await api.expect(200, 'PATCH', `${MACHINES}/${prefix}-${i}`, { metadata: { labels: { 'bench.hookkeeper.io/touched': String(i) } } }, 'application/merge-patch+json');
+    await api.expect(
+      200,
+      'PATCH',
+      `${MACHINES}/${prefix}-${i}`,
+      { metadata: { labels: { 'bench.hookkeeper.io/touched': String(i) } } },
+      'application/merge-patch+json',
+    );
     update.push(performance.now() - t);
   }
   await inParallel(n, 16, (i) => api.expect(200, 'DELETE', `${MACHINES}/${prefix}-${i}`));
@@ -165,16 +187,23 @@ function stat(without: number[], withHook: number[], floor: number[]): LatencySt
   const h99 = p(withHook, 0.99);
   const f99 = p(floor, 0.99);
   return {
-    withoutP50: round(p(without, 0.5), 2), withoutP99: round(w99, 2), withP50: round(p(withHook, 0.5), 2), withP99: round(h99, 2),
+    withoutP50: round(p(without, 0.5), 2),
+    withoutP99: round(w99, 2),
+    withP50: round(p(withHook, 0.5), 2),
+    withP99: round(h99, 2),
     p99OverheadPct: round(((h99 - w99) / w99) * 100, 1),
-    floorP50: round(p(floor, 0.5), 2), floorP99: round(f99, 2), floorP99OverheadPct: round(((f99 - w99) / w99) * 100, 1),
+    floorP50: round(p(floor, 0.5), 2),
+    floorP99: round(f99, 2),
+    floorP99OverheadPct: round(((f99 - w99) / w99) * 100, 1),
   };
 }
 
 /** A worker claiming the reserved etcd hook name: only hookkeeper refuses it, so a dry run tells whether it is registered. */
 async function enforced(api: Api): Promise<boolean> {
   const probe = named(1, 'bench-probe');
-  (probe['spec'] as Record<string, unknown>)['lifecycleHooks'] = { preDrain: [{ name: 'EtcdQuorumOperator', owner: 'someone' }] };
+  (probe['spec'] as Record<string, unknown>)['lifecycleHooks'] = {
+    preDrain: [{ name: 'EtcdQuorumOperator', owner: 'someone' }],
+  };
   const res = await api.call('POST', `${MACHINES}?dryRun=All`, probe);
   return res.status !== 201;
 }
@@ -182,20 +211,40 @@ async function enforced(api: Api): Promise<boolean> {
 async function unregister(api: Api, name: string): Promise<void> {
   await api.expect(200, 'DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`);
   await api.expect(200, 'DELETE', `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`);
-  if (name === CONFIG_NAME) await pollUntil('the API server to stop calling hookkeeper', 30_000, async () => ((await enforced(api)) ? undefined : true), 200);
+  if (name === CONFIG_NAME)
+    await pollUntil(
+      'the API server to stop calling hookkeeper',
+      30_000,
+      async () => ((await enforced(api)) ? undefined : true),
+      200,
+    );
   // The floor allows everything, so nothing shows when the API server's informer has caught up: give it time.
   else await new Promise((r) => setTimeout(r, 3_000));
 }
 
 /** hookkeeper's own webhook configurations, pointed at the floor server instead. */
 async function registerFloor(plane: ControlPlane, url: string, caPem: string): Promise<void> {
-  for (const [i, config] of renderWebhookConfigurations({ caBundle: caBundle(caPem), url, name: FLOOR_NAME }).entries()) {
-    await createRaw(plane.server, plane.caPem, plane.identities.admin.token, `/apis/admissionregistration.k8s.io/v1/${i === 0 ? 'validating' : 'mutating'}webhookconfigurations`, config);
+  for (const [i, config] of renderWebhookConfigurations({
+    caBundle: caBundle(caPem),
+    url,
+    name: FLOOR_NAME,
+  }).entries()) {
+    await createRaw(
+      plane.server,
+      plane.caPem,
+      plane.identities.admin.token,
+      `/apis/admissionregistration.k8s.io/v1/${i === 0 ? 'validating' : 'mutating'}webhookconfigurations`,
+      config,
+    );
   }
   await new Promise((r) => setTimeout(r, 3_000));
 }
 
-export async function clusterFigures(options: { samples: number; rounds: number; objects: number; smaller: number; repeats: number }, dir: string, log: (line: string) => void): Promise<{ admission: AdmissionFigure; audit: AuditFigure }> {
+export async function clusterFigures(
+  options: { samples: number; rounds: number; objects: number; smaller: number; repeats: number },
+  dir: string,
+  log: (line: string) => void,
+): Promise<{ admission: AdmissionFigure; audit: AuditFigure }> {
   const settings = readSettings();
   const plane = await startControlPlane({ settings, crds: ownCrdSet(settings.repoRoot) });
   const api = new Api(plane);
@@ -218,14 +267,21 @@ export async function clusterFigures(options: { samples: number; rounds: number;
         const result = await latencyRound(api, `bench-r${r}-${variant}`, options.samples);
         if (variant !== 'none') await unregister(api, variant === 'hookkeeper' ? CONFIG_NAME : FLOOR_NAME);
         rounds.push({ variant, ...result });
-        log(`admission: round ${r + 1} ${variant}: create p99 ${round(p(result.create, 0.99), 1)} ms, update p99 ${round(p(result.update, 0.99), 1)} ms`);
+        log(
+          `admission: round ${r + 1} ${variant}: create p99 ${round(p(result.create, 0.99), 1)} ms, update p99 ${round(p(result.update, 0.99), 1)} ms`,
+        );
       }
     }
     await floor.stop();
-    const all = (variant: Variant, key: 'create' | 'update'): number[] => rounds.filter((r) => r.variant === variant).flatMap((r) => r[key]);
+    const all = (variant: Variant, key: 'create' | 'update'): number[] =>
+      rounds.filter((r) => r.variant === variant).flatMap((r) => r[key]);
     const admission: AdmissionFigure = {
       samplesPerRound: options.samples,
-      rounds: rounds.map((r) => ({ variant: r.variant, createP99: round(p(r.create, 0.99), 2), updateP99: round(p(r.update, 0.99), 2) })),
+      rounds: rounds.map((r) => ({
+        variant: r.variant,
+        createP99: round(p(r.create, 0.99), 2),
+        updateP99: round(p(r.update, 0.99), 2),
+      })),
       create: stat(all('none', 'create'), all('hookkeeper', 'create'), all('floor', 'create')),
       update: stat(all('none', 'update'), all('hookkeeper', 'update'), all('floor', 'update')),
     };
@@ -238,23 +294,49 @@ export async function clusterFigures(options: { samples: number; rounds: number;
     const cache = join(REPO, 'node_modules', '.cache', 'hookkeeper-bench');
     mkdirSync(cache, { recursive: true });
     const floorFile = join(cache, 'list-floor.mjs');
-    writeFileSync(floorFile, ts.transpileModule(readFileSync(join(REPO, 'bench', 'list-floor.ts'), 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+    writeFileSync(
+      floorFile,
+      ts.transpileModule(readFileSync(join(REPO, 'bench', 'list-floor.ts'), 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText,
+    );
     const probeFile = join(cache, 'heap-probe.mjs');
     writeFileSync(probeFile, HEAP_PROBE);
     const noFindingsPolicy = join(dir, 'no-findings-policy.yaml');
     writeFileSync(noFindingsPolicy, NO_FINDINGS_POLICY);
-    const auditArgs = [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), 'audit', '--kubeconfig', kubeconfig, '--output', 'json'];
+    const auditArgs = [
+      process.execPath,
+      join(REPO, 'dist', 'cli', 'main.js'),
+      'audit',
+      '--kubeconfig',
+      kubeconfig,
+      '--output',
+      'json',
+    ];
     const plainKubeconfig = join(dir, 'kubeconfig-no-gzip');
-    const exported = JSON.parse(plane.kubeConfig('admin').exportConfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+    const exported = JSON.parse(plane.kubeConfig('admin').exportConfig()) as {
+      clusters: Array<{ cluster: Record<string, unknown> }>;
+    };
     for (const c of exported.clusters) c.cluster['disable-compression'] = true;
     writeFileSync(plainKubeconfig, JSON.stringify(exported), { mode: 0o600 });
     const plainArgs = auditArgs.map((a) => (a === kubeconfig ? plainKubeconfig : a));
     // The floor pages as the audit does: the lister's own page size.
-    const listArgs = [process.execPath, floorFile, plane.server, join(dir, 'ca.crt'), join(dir, 'token'), String(PAGE_SIZE)];
-    const runAudit = async (objects: number, args = auditArgs): Promise<{ ms: number; peakMiB: number; findings: number }> => {
+    const listArgs = [
+      process.execPath,
+      floorFile,
+      plane.server,
+      join(dir, 'ca.crt'),
+      join(dir, 'token'),
+      String(PAGE_SIZE),
+    ];
+    const runAudit = async (
+      objects: number,
+      args = auditArgs,
+    ): Promise<{ ms: number; peakMiB: number; findings: number }> => {
       const run = await timed(args);
       const report = JSON.parse(run.stdout) as { summary?: { objects?: number }; findings?: unknown[] };
-      if (report.summary?.objects !== objects) throw new Error(`audit saw ${report.summary?.objects} objects, not ${objects}`);
+      if (report.summary?.objects !== objects)
+        throw new Error(`audit saw ${report.summary?.objects} objects, not ${objects}`);
       return { ...run, findings: report.findings?.length ?? 0 };
     };
     const liveHeap: AuditFigure['liveHeap'] = [];
@@ -262,16 +344,26 @@ export async function clusterFigures(options: { samples: number; rounds: number;
       for (const policy of ['default', 'no-findings'] as const) {
         const out = join(dir, 'heap-probe.json');
         const node = [process.execPath, '--expose-gc', '--import', pathToFileURL(probeFile).href];
-        const run = await runAudit(objects, ['env', `HOOKKEEPER_HEAP_PROBE=${out}`, ...node, ...auditArgs.slice(1), ...(policy === 'default' ? [] : ['--config', noFindingsPolicy])]);
-        if (policy === 'no-findings' && run.findings !== 0) throw new Error(`the no-findings policy left ${run.findings} findings`);
+        const run = await runAudit(objects, [
+          'env',
+          `HOOKKEEPER_HEAP_PROBE=${out}`,
+          ...node,
+          ...auditArgs.slice(1),
+          ...(policy === 'default' ? [] : ['--config', noFindingsPolicy]),
+        ]);
+        if (policy === 'no-findings' && run.findings !== 0)
+          throw new Error(`the no-findings policy left ${run.findings} findings`);
         const { peakHeapBytes } = JSON.parse(readFileSync(out, 'utf8')) as { peakHeapBytes: number };
         liveHeap.push({ objects, policy, findings: run.findings, peakMiB: round(peakHeapBytes / 2 ** 20, 1) });
-        log(`audit: peak live heap ${round(peakHeapBytes / 2 ** 20, 1)} MiB at ${objects} objects, ${run.findings} findings (${policy} policy)`);
+        log(
+          `audit: peak live heap ${round(peakHeapBytes / 2 ** 20, 1)} MiB at ${objects} objects, ${run.findings} findings (${policy} policy)`,
+        );
       }
     };
     const runList = async (objects: number): Promise<{ ms: number; peakMiB: number }> => {
       const run = await timed(listArgs);
-      if ((JSON.parse(run.stdout) as { items: number }).items !== objects) throw new Error(`list saw the wrong number of objects: ${run.stdout}`);
+      if ((JSON.parse(run.stdout) as { items: number }).items !== objects)
+        throw new Error(`list saw the wrong number of objects: ${run.stdout}`);
       return run;
     };
     let created = 0;
@@ -293,22 +385,40 @@ export async function clusterFigures(options: { samples: number; rounds: number;
       auditRuns.push(await runAudit(options.objects));
       listRuns.push(await runList(options.objects));
       plainRuns.push(await runAudit(options.objects, plainArgs));
-      log(`audit: round ${r + 1}: audit ${round(auditRuns.at(-1)?.ms ?? 0, 0)} ms, list ${round(listRuns.at(-1)?.ms ?? 0, 0)} ms, audit without gzip ${round(plainRuns.at(-1)?.ms ?? 0, 0)} ms`);
+      log(
+        `audit: round ${r + 1}: audit ${round(auditRuns.at(-1)?.ms ?? 0, 0)} ms, list ${round(listRuns.at(-1)?.ms ?? 0, 0)} ms, audit without gzip ${round(plainRuns.at(-1)?.ms ?? 0, 0)} ms`,
+      );
     }
     await probe(options.objects);
-    const show = (args: string[]): string => args.map((a) => a.replace(dir, '$TMP').replace(cache, 'node_modules/.cache/hookkeeper-bench').replace(`${REPO}/`, '').replace(process.execPath, 'node').replace(plane.server, 'https://127.0.0.1:$APISERVER')).join(' ');
+    const show = (args: string[]): string =>
+      args
+        .map((a) =>
+          a
+            .replace(dir, '$TMP')
+            .replace(cache, 'node_modules/.cache/hookkeeper-bench')
+            .replace(`${REPO}/`, '')
+            .replace(process.execPath, 'node')
+            .replace(plane.server, 'https://127.0.0.1:$APISERVER'),
+        )
+        .join(' ');
     const audit: AuditFigure = {
       objects: options.objects,
-      auditMs: auditRuns.map((x) => round(x.ms, 0)), listMs: listRuns.map((x) => round(x.ms, 0)),
+      auditMs: auditRuns.map((x) => round(x.ms, 0)),
+      listMs: listRuns.map((x) => round(x.ms, 0)),
       // Each round's audit over the list run next to it: drift on a shared machine moves both alike.
       ratio: round(median(auditRuns.map((x, i) => x.ms / (listRuns[i] as { ms: number }).ms)), 2),
       plainMs: plainRuns.map((x) => round(x.ms, 0)),
       plainRatio: round(median(plainRuns.map((x, i) => x.ms / (listRuns[i] as { ms: number }).ms)), 2),
-      auditPeakMiB: median(auditRuns.map((x) => x.peakMiB)), listPeakMiB: median(listRuns.map((x) => x.peakMiB)),
+      auditPeakMiB: median(auditRuns.map((x) => x.peakMiB)),
+      listPeakMiB: median(listRuns.map((x) => x.peakMiB)),
       smaller: { objects: options.smaller, auditPeakMiB: small.peakMiB },
       liveHeap,
-      commands: [show(auditArgs), show(listArgs), `${show(plainArgs)}   # the kubeconfig with disable-compression: true`,
-        `# live heap, in runs of their own at both sizes: HOOKKEEPER_HEAP_PROBE=$TMP/heap-probe.json node --expose-gc --import node_modules/.cache/hookkeeper-bench/heap-probe.mjs ${show(auditArgs.slice(1))} [--config $TMP/no-findings-policy.yaml]`],
+      commands: [
+        show(auditArgs),
+        show(listArgs),
+        `${show(plainArgs)}   # the kubeconfig with disable-compression: true`,
+        `# live heap, in runs of their own at both sizes: HOOKKEEPER_HEAP_PROBE=$TMP/heap-probe.json node --expose-gc --import node_modules/.cache/hookkeeper-bench/heap-probe.mjs ${show(auditArgs.slice(1))} [--config $TMP/no-findings-policy.yaml]`,
+      ],
     };
     return { admission, audit };
   } finally {

@@ -59,7 +59,10 @@ export function engineFigure(): EngineRow[] {
     }
     const us = microsecondsPerCall(fns);
     const row: EngineRow = {
-      name, webhook, bytes: Buffer.byteLength(text), decision,
+      name,
+      webhook,
+      bytes: Buffer.byteLength(text),
+      decision,
       jsonParseUs: round(us['parse'] as number, 2),
       envelopeUs: round(us['envelope'] as number, 2),
       engineUs: round(us['engine'] as number, 2),
@@ -69,7 +72,8 @@ export function engineFigure(): EngineRow[] {
     if (us['diff'] !== undefined) row.diffUs = round(us['diff'], 2);
     if (us['fullCopy'] !== undefined) row.fullCopyUs = round(us['fullCopy'], 2);
     if (us['structuredClone'] !== undefined) row.structuredCloneUs = round(us['structuredClone'], 2);
-    if (us['clone'] !== undefined && us['diff'] !== undefined) row.rulesUs = round(Math.max(0, (us['engine'] as number) - us['clone'] - us['diff']), 2);
+    if (us['clone'] !== undefined && us['diff'] !== undefined)
+      row.rulesUs = round(Math.max(0, (us['engine'] as number) - us['clone'] - us['diff']), 2);
     return row;
   });
 }

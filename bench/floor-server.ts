@@ -8,21 +8,28 @@ import type { AddressInfo } from 'node:net';
 const [certFile, keyFile, port = '0'] = process.argv.slice(2);
 if (!certFile || !keyFile) throw new Error('usage: floor-server <cert> <key> [port]');
 
-const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2' }, (req, res) => {
-  if (req.method !== 'POST') {
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
-    res.end('ok');
-    return;
-  }
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request?: { uid?: string } };
-    const text = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request?.uid ?? '', allowed: true } });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  });
-});
+const server = createServer(
+  { cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2' },
+  (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
+      res.end('ok');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request?: { uid?: string } };
+      const text = JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: { uid: review.request?.uid ?? '', allowed: true },
+      });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  },
+);
 // As the webhook does: the API server keeps connections open between calls.
 server.keepAliveTimeout = 60_000;
 server.listen(Number(port), '127.0.0.1', () => {

@@ -72,25 +72,40 @@ export interface PairResult {
 export interface HttpFigure {
   pairs: PairResult[];
   /** Per webhook: server CPU the default level's logging costs (median CPU per request at the default less at warn) and what it wrote. */
-  defaultLog: Array<{ webhook: 'validate' | 'mutate'; usPerRequest: number; linesPerRequest: number; bytesPerLine: number }>;
+  defaultLog: Array<{
+    webhook: 'validate' | 'mutate';
+    usPerRequest: number;
+    linesPerRequest: number;
+    bytesPerLine: number;
+  }>;
   afterLoadMemory: { rssMiB: number; peakMiB: number };
   serverCommands: string[];
 }
 
 function post(port: number, path: string, body: string, caPem: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca: caPem, agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>);
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ca: caPem,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>);
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -111,7 +126,10 @@ function getText(port: number, path: string, caPem: string): Promise<string> {
 /** The webhook's own count of the reviews it answered on one path, from its /metrics text. */
 function answeredBy(metrics: string, webhook: string): number {
   let n = 0;
-  for (const m of metrics.matchAll(new RegExp(`^hookkeeper_admission_requests_total\\{webhook="${webhook}",[^}]*\\} (\\d+)$`, 'gm'))) n += Number(m[1]);
+  for (const m of metrics.matchAll(
+    new RegExp(`^hookkeeper_admission_requests_total\\{webhook="${webhook}",[^}]*\\} (\\d+)$`, 'gm'),
+  ))
+    n += Number(m[1]);
   return n;
 }
 
@@ -121,15 +139,21 @@ const WARN_LABEL = 'webhook, --log-level warn';
 /** A benchmark of a server that answers wrongly measures nothing: check each webhook's decision first. */
 async function checkDecision(pair: Pair, c: Contender, tls: Tls): Promise<void> {
   if (c.label === 'floor') return;
-  const res = (await post(c.server.port, c.path, pair.body, tls.caPem))['response'] as { allowed?: boolean; patch?: string } | undefined;
+  const res = (await post(c.server.port, c.path, pair.body, tls.caPem))['response'] as
+    { allowed?: boolean; patch?: string } | undefined;
   const got = !res?.allowed ? 'not allowed' : res.patch ? 'patched' : 'allowed';
   if (got !== pair.expect) throw new Error(`${c.label} ${c.path}: expected ${pair.expect}, got ${got}`);
 }
 
 function wrk(o: HttpOptions, c: Contender, pair: Pair, seconds: number, rate?: number): Promise<WrkRun> {
   return runWrk({
-    url: `https://127.0.0.1:${c.server.port}${c.path}`, bodyFile: pair.bodyFile, bodyLabel: `$TMP/${pair.webhook}.json`,
-    connections: o.connections, seconds, ...(rate ? { rate } : {}), ...(o.loadCpu === undefined ? {} : { cpu: o.loadCpu }),
+    url: `https://127.0.0.1:${c.server.port}${c.path}`,
+    bodyFile: pair.bodyFile,
+    bodyLabel: `$TMP/${pair.webhook}.json`,
+    connections: o.connections,
+    seconds,
+    ...(rate ? { rate } : {}),
+    ...(o.loadCpu === undefined ? {} : { cpu: o.loadCpu }),
   });
 }
 
@@ -149,7 +173,13 @@ function assertNoFailures(run: WrkRun, label: string): void {
   if (run.failed > 0) throw new Error(`${label}: ${run.failed} failed requests (${JSON.stringify(run.result.errors)})`);
 }
 
-export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, dir: string, log: (line: string) => void): Promise<HttpFigure> {
+export async function httpFigure(
+  o: HttpOptions,
+  tls: Tls,
+  floorFile: string,
+  dir: string,
+  log: (line: string) => void,
+): Promise<HttpFigure> {
   const start = (spec: Omit<ServerSpec, 'cpu'>): Promise<RunningProcess> =>
     startProcess({ ...spec, ...(o.serverCpu === undefined ? {} : { cpu: o.serverCpu }) }, tls, floorFile, dir);
   const floor = await start({ kind: 'floor' });
@@ -163,24 +193,41 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
     writeFileSync(join(dir, 'validate.json'), update);
     writeFileSync(join(dir, 'mutate.json'), create);
     const pairs: Pair[] = [
-      { webhook: 'validate', body: update, bodyFile: join(dir, 'validate.json'), expect: 'allowed', contenders: [
-        { label: 'floor', server: floor, path: '/validate' },
-        { label: 'webhook', server: webhook, path: '/validate' },
-        { label: WARN_LABEL, server: warn, path: '/validate' },
-        { label: 'webhook via tsx', server: tsx, path: '/validate' },
-      ] },
-      { webhook: 'mutate', body: create, bodyFile: join(dir, 'mutate.json'), expect: 'patched', contenders: [
-        { label: 'floor', server: floor, path: '/mutate' },
-        { label: 'webhook', server: webhook, path: '/mutate' },
-        { label: WARN_LABEL, server: warn, path: '/mutate' },
-      ] },
+      {
+        webhook: 'validate',
+        body: update,
+        bodyFile: join(dir, 'validate.json'),
+        expect: 'allowed',
+        contenders: [
+          { label: 'floor', server: floor, path: '/validate' },
+          { label: 'webhook', server: webhook, path: '/validate' },
+          { label: WARN_LABEL, server: warn, path: '/validate' },
+          { label: 'webhook via tsx', server: tsx, path: '/validate' },
+        ],
+      },
+      {
+        webhook: 'mutate',
+        body: create,
+        bodyFile: join(dir, 'mutate.json'),
+        expect: 'patched',
+        contenders: [
+          { label: 'floor', server: floor, path: '/mutate' },
+          { label: 'webhook', server: webhook, path: '/mutate' },
+          { label: WARN_LABEL, server: warn, path: '/mutate' },
+        ],
+      },
     ];
     for (const pair of pairs) for (const c of pair.contenders) await checkDecision(pair, c, tls);
 
     log('http: warm-up');
     for (const pair of pairs) for (const c of pair.contenders) assertNoFailures(await wrk(o, c, pair, 3), c.label);
 
-    const results: PairResult[] = pairs.map((p) => ({ webhook: p.webhook, bodyBytes: Buffer.byteLength(p.body), contenders: [], fixedRate: [] }));
+    const results: PairResult[] = pairs.map((p) => ({
+      webhook: p.webhook,
+      bodyBytes: Buffer.byteLength(p.body),
+      contenders: [],
+      fixedRate: [],
+    }));
     const runs = new Map<string, Measured[]>();
     for (let r = 0; r < o.rounds; r++) {
       for (const pair of pairs) {
@@ -189,7 +236,9 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
         for (const c of order) {
           const m = await measured(o, c, pair, o.seconds);
           assertNoFailures(m.run, c.label);
-          log(`http: round ${r + 1} ${pair.webhook} ${c.label}: ${Math.round(m.run.requestsPerSecond)} req/s, ${Math.round(m.cpuUs)} µs CPU per request`);
+          log(
+            `http: round ${r + 1} ${pair.webhook} ${c.label}: ${Math.round(m.run.requestsPerSecond)} req/s, ${Math.round(m.cpuUs)} µs CPU per request`,
+          );
           runs.set(`${pair.webhook}/${c.label}`, [...(runs.get(`${pair.webhook}/${c.label}`) ?? []), m]);
         }
       }
@@ -203,10 +252,17 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
           command: (mine[0] as Measured).run.command,
           serverCommand: c.server.command,
           rounds: mine.map(({ run, cpuUs }) => ({
-            rps: Math.round(run.requestsPerSecond), p50Us: run.result.latencyUs.p50, p99Us: run.result.latencyUs.p99, failed: run.failed, cpuUs: round(cpuUs, 0),
+            rps: Math.round(run.requestsPerSecond),
+            p50Us: run.result.latencyUs.p50,
+            p99Us: run.result.latencyUs.p99,
+            failed: run.failed,
+            cpuUs: round(cpuUs, 0),
           })),
           maxRps: Math.round(median(mine.map((m) => m.run.requestsPerSecond))),
-          ratio: round(median(mine.map((m, k) => m.run.requestsPerSecond / (floorRuns[k] as Measured).run.requestsPerSecond)), 2),
+          ratio: round(
+            median(mine.map((m, k) => m.run.requestsPerSecond / (floorRuns[k] as Measured).run.requestsPerSecond)),
+            2,
+          ),
           cpuUsPerRequest: round(median(mine.map((m) => m.cpuUs)), 0),
           cpuRatio: round(median(mine.map((m, k) => (floorRuns[k] as Measured).cpuUs / m.cpuUs)), 2),
         };
@@ -217,7 +273,7 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
     // in alternating rounds.
     for (const [i, pair] of pairs.entries()) {
       const result = results[i] as PairResult;
-      const rate = Math.round(((result.contenders.find((c) => c.label === 'webhook') as ContenderResult).maxRps) / 2);
+      const rate = Math.round((result.contenders.find((c) => c.label === 'webhook') as ContenderResult).maxRps / 2);
       const contenders = pair.contenders.filter((x) => x.label === 'floor' || x.label === 'webhook');
       const fixed = new Map<string, WrkRun[]>(contenders.map((c) => [c.label, []]));
       for (let r = 0; r < o.fixedRounds; r++) {
@@ -231,13 +287,19 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
       for (const c of contenders) {
         const mine = fixed.get(c.label) ?? [];
         result.fixedRate.push({
-          label: c.label, offeredRps: rate,
+          label: c.label,
+          offeredRps: rate,
           achievedRps: Math.round(median(mine.map((m) => m.requestsPerSecond))),
           p50Us: median(mine.map((m) => m.result.latencyUs.p50)),
           p99Us: median(mine.map((m) => m.result.latencyUs.p99)),
           maxUs: Math.max(...mine.map((m) => m.result.latencyUs.max)),
           failed: mine.reduce((n, m) => n + m.failed, 0),
-          rounds: mine.map((m) => ({ achievedRps: Math.round(m.requestsPerSecond), p50Us: m.result.latencyUs.p50, p99Us: m.result.latencyUs.p99, maxUs: m.result.latencyUs.max })),
+          rounds: mine.map((m) => ({
+            achievedRps: Math.round(m.requestsPerSecond),
+            p50Us: m.result.latencyUs.p50,
+            p99Us: m.result.latencyUs.p99,
+            maxUs: m.result.latencyUs.max,
+          })),
           command: (mine[0] as WrkRun).command,
         });
       }
@@ -245,10 +307,13 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
 
     // The warn run differs from the default one only in logging: the difference in CPU per request is what the
     // default level's lines cost. Its lines, by webhook, from the one log both webhooks wrote to.
-    const lines = readFileSync(webhook.logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"admission decision"'));
+    const lines = readFileSync(webhook.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"admission decision"'));
     const metrics = await getText(webhook.port, '/metrics', tls.caPem);
     const defaultLog = results.map((pair) => {
-      const cpuOf = (label: string): number => (pair.contenders.find((c) => c.label === label) as ContenderResult).cpuUsPerRequest;
+      const cpuOf = (label: string): number =>
+        (pair.contenders.find((c) => c.label === label) as ContenderResult).cpuUsPerRequest;
       const mine = lines.filter((l) => l.includes(`"webhook":"${pair.webhook}"`));
       return {
         webhook: pair.webhook,
@@ -258,7 +323,12 @@ export async function httpFigure(o: HttpOptions, tls: Tls, floorFile: string, di
         bytesPerLine: Math.round(mine.reduce((n, l) => n + l.length + 1, 0) / Math.max(1, mine.length)),
       };
     });
-    return { pairs: results, defaultLog, afterLoadMemory: webhook.memory(), serverCommands: servers.map((s) => s.command) };
+    return {
+      pairs: results,
+      defaultLog,
+      afterLoadMemory: webhook.memory(),
+      serverCommands: servers.map((s) => s.command),
+    };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }

@@ -13,14 +13,18 @@ function page(cont: string | undefined): Promise<{ items: unknown[]; metadata?: 
   url.searchParams.set('limit', limit);
   if (cont) url.searchParams.set('continue', cont);
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
-        else resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { items: unknown[] });
-      });
-    });
+    const req = request(
+      url,
+      { agent, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
+          else resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { items: unknown[] });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -36,7 +36,10 @@ export function describeMachine(): MachineDescription {
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     kernel: release(),
-    wrk: commandOutput('wrk', ['--version']).split('\n')[0]?.replace(/ Copyright.*/, '') ?? 'not installed',
+    wrk:
+      commandOutput('wrk', ['--version'])
+        .split('\n')[0]
+        ?.replace(/ Copyright.*/, '') ?? 'not installed',
     loadAtStart: Math.round((loadavg()[0] ?? 0) * 100) / 100,
   };
 }

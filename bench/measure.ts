@@ -4,7 +4,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 export function round(value: number, digits = 1): number {
@@ -22,7 +24,10 @@ export function sinkValue(): unknown {
 }
 
 /** Microseconds per call of each function, sampled in turns (A B C, A B C, ...) so drift on a shared machine hits all alike. */
-export function microsecondsPerCall(fns: Readonly<Record<string, () => unknown>>, options: { samples?: number; sampleMs?: number } = {}): Record<string, number> {
+export function microsecondsPerCall(
+  fns: Readonly<Record<string, () => unknown>>,
+  options: { samples?: number; sampleMs?: number } = {},
+): Record<string, number> {
   const samples = options.samples ?? 9;
   const sampleMs = options.sampleMs ?? 150;
   const names = Object.keys(fns);

@@ -9,6 +9,12 @@ const [dir] = process.argv.slice(2);
 if (!dir) throw new Error('usage: parse-floor <dir>');
 let documents = 0;
 for (const name of readdirSync(dir).sort()) {
-  jsyaml.loadAll(readFileSync(join(dir, name), 'utf8'), () => { documents++; }, { schema: jsyaml.CORE_SCHEMA });
+  jsyaml.loadAll(
+    readFileSync(join(dir, name), 'utf8'),
+    () => {
+      documents++;
+    },
+    { schema: jsyaml.CORE_SCHEMA },
+  );
 }
 process.stdout.write(`${JSON.stringify({ documents })}\n`);

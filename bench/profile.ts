@@ -48,7 +48,10 @@ const COMPONENTS: ReadonlyArray<[string, RegExp]> = [
   ['prom-client (metrics)', /prom-client/],
   ['ajv (envelope check)', /\/ajv\//],
   ['pino (logging)', /pino/],
-  ['TLS and socket writes', /^(writev|writeBuffer|writeUtf8String|writeLatin1String) |stream_base_commons|node:net|node:tls|_tls_|internal\/streams/],
+  [
+    'TLS and socket writes',
+    /^(writev|writeBuffer|writeUtf8String|writeLatin1String) |stream_base_commons|node:net|node:tls|_tls_|internal\/streams/,
+  ],
   ['HTTP parsing and responses (node:http)', /_http_|node:http/],
   ['other Node internals and V8', /./],
 ];
@@ -60,7 +63,11 @@ function componentOf(fn: string, url: string): string {
 }
 
 /** Self time (µs) per component and per function, counting only samples inside [fromUs, toUs]. */
-function selfTimes(file: string, fromUs: number, toUs: number): { components: Map<string, number>; functions: Map<string, number> } {
+function selfTimes(
+  file: string,
+  fromUs: number,
+  toUs: number,
+): { components: Map<string, number>; functions: Map<string, number> } {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const frames = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
   const components = new Map<string, number>();
@@ -82,10 +89,34 @@ function selfTimes(file: string, fromUs: number, toUs: number): { components: Ma
   return { components, functions };
 }
 
-async function profileOne(kind: ServerKind, path: string, bodyFile: string, o: ProfileOptions, tls: Tls, floorFile: string, dir: string) {
+async function profileOne(
+  kind: ServerKind,
+  path: string,
+  bodyFile: string,
+  o: ProfileOptions,
+  tls: Tls,
+  floorFile: string,
+  dir: string,
+) {
   const profDir = join(dir, `prof-${kind}-${path.slice(1)}`);
-  const server = await startProcess({ kind, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], ...(o.serverCpu === undefined ? {} : { cpu: o.serverCpu }) }, tls, floorFile, dir);
-  const wrk = (seconds: number) => runWrk({ url: `https://127.0.0.1:${server.port}${path}`, bodyFile, connections: 32, seconds, ...(o.loadCpu === undefined ? {} : { cpu: o.loadCpu }) });
+  const server = await startProcess(
+    {
+      kind,
+      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+      ...(o.serverCpu === undefined ? {} : { cpu: o.serverCpu }),
+    },
+    tls,
+    floorFile,
+    dir,
+  );
+  const wrk = (seconds: number) =>
+    runWrk({
+      url: `https://127.0.0.1:${server.port}${path}`,
+      bodyFile,
+      connections: 32,
+      seconds,
+      ...(o.loadCpu === undefined ? {} : { cpu: o.loadCpu }),
+    });
   let window: [number, number];
   let requests: number;
   try {
@@ -104,7 +135,12 @@ async function profileOne(kind: ServerKind, path: string, bodyFile: string, o: P
 }
 
 /** The same bodies as figure 2. */
-export async function profileFigure(o: ProfileOptions, tls: Tls, floorFile: string, dir: string): Promise<ProfileFigure[]> {
+export async function profileFigure(
+  o: ProfileOptions,
+  tls: Tls,
+  floorFile: string,
+  dir: string,
+): Promise<ProfileFigure[]> {
   const bodies = { validate: join(dir, 'profile-validate.json'), mutate: join(dir, 'profile-mutate.json') };
   writeFileSync(bodies.validate, JSON.stringify(statusUpdateReview()));
   writeFileSync(bodies.mutate, JSON.stringify(createMasterReview()));
@@ -113,9 +149,15 @@ export async function profileFigure(o: ProfileOptions, tls: Tls, floorFile: stri
     const floor = await profileOne('floor', `/${webhook}`, bodies[webhook], o, tls, floorFile, dir);
     const mine = await profileOne('webhook', `/${webhook}`, bodies[webhook], o, tls, floorFile, dir);
     const per = (us: number | undefined, n: number): number => round((us ?? 0) / n, 1);
-    const rows = COMPONENTS.map(([name]) => ({ component: name, floorUs: per(floor.components.get(name), floor.requests), webhookUs: per(mine.components.get(name), mine.requests) }))
-      .filter((r) => r.component !== 'idle' && (r.floorUs > 0 || r.webhookUs > 0));
-    const top = [...mine.functions].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([fn, us]) => ({ fn, us: per(us, mine.requests) }));
+    const rows = COMPONENTS.map(([name]) => ({
+      component: name,
+      floorUs: per(floor.components.get(name), floor.requests),
+      webhookUs: per(mine.components.get(name), mine.requests),
+    })).filter((r) => r.component !== 'idle' && (r.floorUs > 0 || r.webhookUs > 0));
+    const top = [...mine.functions]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([fn, us]) => ({ fn, us: per(us, mine.requests) }));
     out.push({ webhook, requests: { floor: floor.requests, webhook: mine.requests }, rows, top });
   }
   return out;

@@ -33,14 +33,24 @@ const ms = (us: number): string => (us / 1000).toFixed(2);
 const yes = (ok: boolean): string => (ok ? 'met' : '**not met**');
 
 function table(head: string[], rows: Array<Array<string | number>>): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 function engineSection(rows: EngineRow[]): string {
-  const main = table(['review', 'bytes', 'decision', 'JSON.parse µs', 'envelope check µs', 'engine µs', 'engine / parse', 'target < 1'],
-    rows.map((r) => [r.name, r.bytes, r.decision, r.jsonParseUs, r.envelopeUs, r.engineUs, r.ratio, yes(r.ratio < 1)]));
-  const mut = rows.filter((r) => r.cloneUs !== undefined).map((r) =>
-    `- ${r.name}: the copy of what rules may change ${r.cloneUs} µs (a deep copy of the whole object would be ${r.fullCopyUs} µs, structuredClone ${r.structuredCloneUs} µs), the diff ${r.diffUs} µs, the rules and the validation of the mutated object ${r.rulesUs} µs.`);
+  const main = table(
+    ['review', 'bytes', 'decision', 'JSON.parse µs', 'envelope check µs', 'engine µs', 'engine / parse', 'target < 1'],
+    rows.map((r) => [r.name, r.bytes, r.decision, r.jsonParseUs, r.envelopeUs, r.engineUs, r.ratio, yes(r.ratio < 1)]),
+  );
+  const mut = rows
+    .filter((r) => r.cloneUs !== undefined)
+    .map(
+      (r) =>
+        `- ${r.name}: the copy of what rules may change ${r.cloneUs} µs (a deep copy of the whole object would be ${r.fullCopyUs} µs, structuredClone ${r.structuredCloneUs} µs), the diff ${r.diffUs} µs, the rules and the validation of the mutated object ${r.rulesUs} µs.`,
+    );
   return `### 1. Engine per review, in process\n\n${main}\n\nEngine = \`handle(webhook, policy, input)\` (src/admission/handle.ts) on an input already parsed; envelope check = \`parseAdmissionReview\` (ajv). Each figure is the median of 9 samples taken in turns.\n\nWhere a mutation's time goes:\n${mut.join('\n')}\n`;
 }
 
@@ -52,31 +62,94 @@ function httpSection(h: HttpFigure): string {
   for (const pair of h.pairs) {
     const target = THROUGHPUT_TARGET[pair.webhook];
     parts.push(`**/${pair.webhook}** (${pair.bodyBytes}-byte AdmissionReview)\n`);
-    parts.push(table(['server', 'max req/s (median)', 'ratio to floor', `target ≥ ${target}`, 'server CPU µs per request', 'CPU ratio (floor / this)', 'per round: req/s, CPU µs/req (p50 / p99 ms at saturation)'],
-      pair.contenders.map((c) => [c.label, c.maxRps, c.label === 'floor' ? 1 : c.ratio, c.label === 'floor' ? '' : yes(c.ratio >= target), c.cpuUsPerRequest, c.label === 'floor' ? 1 : c.cpuRatio,
-        c.rounds.map((r) => `${r.rps}, ${r.cpuUs} (${ms(r.p50Us)} / ${ms(r.p99Us)})`).join('; ')])));
+    parts.push(
+      table(
+        [
+          'server',
+          'max req/s (median)',
+          'ratio to floor',
+          `target ≥ ${target}`,
+          'server CPU µs per request',
+          'CPU ratio (floor / this)',
+          'per round: req/s, CPU µs/req (p50 / p99 ms at saturation)',
+        ],
+        pair.contenders.map((c) => [
+          c.label,
+          c.maxRps,
+          c.label === 'floor' ? 1 : c.ratio,
+          c.label === 'floor' ? '' : yes(c.ratio >= target),
+          c.cpuUsPerRequest,
+          c.label === 'floor' ? 1 : c.cpuRatio,
+          c.rounds.map((r) => `${r.rps}, ${r.cpuUs} (${ms(r.p50Us)} / ${ms(r.p99Us)})`).join('; '),
+        ]),
+      ),
+    );
     parts.push('');
-    parts.push(table(['server', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'target p99 < 5 ms', 'per round: p50 / p99 / max ms'],
-      pair.fixedRate.map((f) => [f.label, f.offeredRps, f.achievedRps, ms(f.p50Us), ms(f.p99Us), ms(f.maxUs), f.failed, f.label === 'floor' ? '' : yes(f.p99Us < 5000),
-        f.rounds.map((r) => `${ms(r.p50Us)} / ${ms(r.p99Us)} / ${ms(r.maxUs)}`).join('; ')])));
+    parts.push(
+      table(
+        [
+          'server',
+          'offered req/s',
+          'achieved req/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'failed',
+          'target p99 < 5 ms',
+          'per round: p50 / p99 / max ms',
+        ],
+        pair.fixedRate.map((f) => [
+          f.label,
+          f.offeredRps,
+          f.achievedRps,
+          ms(f.p50Us),
+          ms(f.p99Us),
+          ms(f.maxUs),
+          f.failed,
+          f.label === 'floor' ? '' : yes(f.p99Us < 5000),
+          f.rounds.map((r) => `${ms(r.p50Us)} / ${ms(r.p99Us)} / ${ms(r.maxUs)}`).join('; '),
+        ]),
+      ),
+    );
     parts.push('');
-    parts.push(`At a fixed rate: ${pair.fixedRate[0]?.rounds.length ?? 0} runs of each, floor and webhook in turns; p50, p99 and achieved rate are medians over the runs, max the largest of any run.`);
+    parts.push(
+      `At a fixed rate: ${pair.fixedRate[0]?.rounds.length ?? 0} runs of each, floor and webhook in turns; p50, p99 and achieved rate are medians over the runs, max the largest of any run.`,
+    );
     parts.push('');
   }
-  parts.push(`Logging at the default level (\`info\`; lines written to a file as a container runtime would), server CPU per request at the default less at \`--log-level warn\`: ${h.defaultLog.map((d) =>
-    `/${d.webhook} **${d.usPerRequest} µs** (${d.linesPerRequest} lines per request${d.linesPerRequest > 0 ? `, ${d.bytesPerLine} bytes each` : ''})`).join(', ')}.`);
-  parts.push(`\nWebhook memory after the load: RSS ${h.afterLoadMemory.rssMiB} MiB, peak ${h.afterLoadMemory.peakMiB} MiB.`);
+  parts.push(
+    `Logging at the default level (\`info\`; lines written to a file as a container runtime would), server CPU per request at the default less at \`--log-level warn\`: ${h.defaultLog
+      .map(
+        (d) =>
+          `/${d.webhook} **${d.usPerRequest} µs** (${d.linesPerRequest} lines per request${d.linesPerRequest > 0 ? `, ${d.bytesPerLine} bytes each` : ''})`,
+      )
+      .join(', ')}.`,
+  );
+  parts.push(
+    `\nWebhook memory after the load: RSS ${h.afterLoadMemory.rssMiB} MiB, peak ${h.afterLoadMemory.peakMiB} MiB.`,
+  );
   return parts.join('\n');
 }
 
 function validateSection(v: ValidateFigure): string {
   const mb = (v.bytes / 2 ** 20).toFixed(1);
-  return `### 3. \`hookkeeper validate\` on ${v.documents.toLocaleString('en')} documents\n\n${table(
-    ['command', 'ms (median)', 'each run, ms', 'one document, ms', 'peak RSS MiB'],
-    [['`validate` (built CLI, text output)', median(v.validateMs), v.validateMs.join(', '), v.oneDocValidateMs, v.validatePeakMiB],
-      ['floor: read + js-yaml parse only', median(v.parseMs), v.parseMs.join(', '), v.oneDocParseMs, v.parsePeakMiB]])}\n\n` +
+  return (
+    `### 3. \`hookkeeper validate\` on ${v.documents.toLocaleString('en')} documents\n\n${table(
+      ['command', 'ms (median)', 'each run, ms', 'one document, ms', 'peak RSS MiB'],
+      [
+        [
+          '`validate` (built CLI, text output)',
+          median(v.validateMs),
+          v.validateMs.join(', '),
+          v.oneDocValidateMs,
+          v.validatePeakMiB,
+        ],
+        ['floor: read + js-yaml parse only', median(v.parseMs), v.parseMs.join(', '), v.oneDocParseMs, v.parsePeakMiB],
+      ],
+    )}\n\n` +
     `${v.files} files, ${mb} MiB of Machine manifests, ${v.validateMs.length} rounds in turns. Ratio validate / parse (median over rounds of the two runs' ratio): **${v.ratio}** (target ≤ 1.5: ${yes(v.ratio <= 1.5)}); ` +
-    `without the one-document (start-up) times: ${v.marginalRatio}.\n`;
+    `without the one-document (start-up) times: ${v.marginalRatio}.\n`
+  );
 }
 
 function liveHeapOf(a: AuditFigure, objects: number): number {
@@ -84,11 +157,20 @@ function liveHeapOf(a: AuditFigure, objects: number): number {
 }
 
 function auditSection(a: AuditFigure): string {
-  return `### 4. \`hookkeeper audit\` of ${a.objects.toLocaleString('en')} Machines through kube-apiserver\n\n${table(
-    ['command', 'ms (median)', 'each run, ms', 'peak RSS MiB'],
-    [['`audit` (built CLI, JSON output)', median(a.auditMs), a.auditMs.join(', '), a.auditPeakMiB],
-      ['floor: paginated list (limit 500), JSON.parse per page', median(a.listMs), a.listMs.join(', '), a.listPeakMiB],
-      ['`audit`, kubeconfig with `disable-compression: true`', median(a.plainMs), a.plainMs.join(', '), '']])}\n\n` +
+  return (
+    `### 4. \`hookkeeper audit\` of ${a.objects.toLocaleString('en')} Machines through kube-apiserver\n\n${table(
+      ['command', 'ms (median)', 'each run, ms', 'peak RSS MiB'],
+      [
+        ['`audit` (built CLI, JSON output)', median(a.auditMs), a.auditMs.join(', '), a.auditPeakMiB],
+        [
+          'floor: paginated list (limit 500), JSON.parse per page',
+          median(a.listMs),
+          a.listMs.join(', '),
+          a.listPeakMiB,
+        ],
+        ['`audit`, kubeconfig with `disable-compression: true`', median(a.plainMs), a.plainMs.join(', '), ''],
+      ],
+    )}\n\n` +
     `Ratio audit / list (median over rounds of the two runs' ratio): **${a.ratio}** (target ≤ 1.2: ${yes(a.ratio <= 1.2)}); without gzip, as the floor lists: ${a.plainRatio}. ` +
     `Runs alternate audit, list, audit without gzip.\n\n` +
     `Memory, as what the audit keeps: peak live heap (after a forced full GC, every 20 ms), in runs of their own. With a policy under which no ` +
@@ -96,39 +178,91 @@ function auditSection(a: AuditFigure): string {
     `${liveHeapOf(a, a.objects)} MiB at ${a.objects.toLocaleString('en')} (flat: ${yes(liveHeapOf(a, a.objects) <= liveHeapOf(a, a.smaller.objects) * 1.2)}, within 20%). ` +
     `Findings are kept for the report, so with them the heap grows by what they hold:\n\n${table(
       ['objects', 'policy', 'findings', 'peak live heap MiB'],
-      a.liveHeap.map((h) => [h.objects.toLocaleString('en'), h.policy, h.findings, h.peakMiB]))}\n\n` +
+      a.liveHeap.map((h) => [h.objects.toLocaleString('en'), h.policy, h.findings, h.peakMiB]),
+    )}\n\n` +
     `Peak RSS, which also counts garbage V8 has not collected yet (it lets the heap grow under allocation pressure before it collects): ` +
-    `${a.auditPeakMiB} MiB at ${a.objects.toLocaleString('en')} objects, ${a.smaller.auditPeakMiB} MiB at ${a.smaller.objects.toLocaleString('en')}.\n`;
+    `${a.auditPeakMiB} MiB at ${a.objects.toLocaleString('en')} objects, ${a.smaller.auditPeakMiB} MiB at ${a.smaller.objects.toLocaleString('en')}.\n`
+  );
 }
 
 function admissionSection(a: AdmissionFigure): string {
-  const row = (name: string, s: AdmissionFigure['create']): Array<string | number> =>
-    [name, s.withoutP50, s.withP50, s.floorP50, s.withoutP99, s.withP99, s.floorP99, `${s.p99OverheadPct}%`, `${s.floorP99OverheadPct}%`, yes(s.p99OverheadPct < 5)];
-  return `### 5. Admission overhead through kube-apiserver\n\n${table(
-    ['request', 'p50 ms, no webhook', 'p50 ms, hookkeeper', 'p50 ms, floor webhook', 'p99 ms, no webhook', 'p99 ms, hookkeeper', 'p99 ms, floor webhook', 'p99 overhead, hookkeeper', 'p99 overhead, floor', 'target < 5%'],
-    [row('Machine CREATE (mutating + validating webhook)', a.create), row('Machine UPDATE (validating webhook)', a.update)])}\n\n` +
+  const row = (name: string, s: AdmissionFigure['create']): Array<string | number> => [
+    name,
+    s.withoutP50,
+    s.withP50,
+    s.floorP50,
+    s.withoutP99,
+    s.withP99,
+    s.floorP99,
+    `${s.p99OverheadPct}%`,
+    `${s.floorP99OverheadPct}%`,
+    yes(s.p99OverheadPct < 5),
+  ];
+  return (
+    `### 5. Admission overhead through kube-apiserver\n\n${table(
+      [
+        'request',
+        'p50 ms, no webhook',
+        'p50 ms, hookkeeper',
+        'p50 ms, floor webhook',
+        'p99 ms, no webhook',
+        'p99 ms, hookkeeper',
+        'p99 ms, floor webhook',
+        'p99 overhead, hookkeeper',
+        'p99 overhead, floor',
+        'target < 5%',
+      ],
+      [
+        row('Machine CREATE (mutating + validating webhook)', a.create),
+        row('Machine UPDATE (validating webhook)', a.update),
+      ],
+    )}\n\n` +
     `${a.samplesPerRound} of each per round, one at a time, by the admin identity; rounds with no webhook, with hookkeeper, and with the floor server ` +
     `registered under hookkeeper's own webhook configurations, in turns. p99 per round (create/update ms): ` +
-    `${a.rounds.map((r) => `${r.variant} ${r.createP99}/${r.updateP99}`).join('; ')}.\n`;
+    `${a.rounds.map((r) => `${r.variant} ${r.createP99}/${r.updateP99}`).join('; ')}.\n`
+  );
 }
 
 function startupSection(rows: StartupRow[]): string {
-  return `### 6. Start-up to ready and idle memory\n\n${table(['server', 'start-up to /readyz 200, ms (median)', 'ratio to floor', 'each run, ms', 'idle RSS MiB'],
-    rows.map((r) => [r.kind, r.medianStartupMs, r.ratio, r.startupMs.join(', '), r.idleRssMiB]))}\n`;
+  return `### 6. Start-up to ready and idle memory\n\n${table(
+    ['server', 'start-up to /readyz 200, ms (median)', 'ratio to floor', 'each run, ms', 'idle RSS MiB'],
+    rows.map((r) => [r.kind, r.medianStartupMs, r.ratio, r.startupMs.join(', '), r.idleRssMiB]),
+  )}\n`;
 }
 
 function profileSection(figures: ProfileFigure[]): string {
   const parts = ['### 2b. Where the CPU goes, per request (CPU profiles under the same load)', ''];
   for (const f of figures) {
-    const total = (key: 'floorUs' | 'webhookUs'): number => Math.round(f.rows.reduce((n, row) => n + row[key], 0) * 10) / 10;
-    parts.push(`**/${f.webhook}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`, '',
-      table(['component (self time)', 'floor µs', 'webhook µs', 'difference µs'], [
-        ...f.rows.map((row) => [row.component, row.floorUs, row.webhookUs, Math.round((row.webhookUs - row.floorUs) * 10) / 10]),
-        ['**total**', total('floorUs'), total('webhookUs'), Math.round((total('webhookUs') - total('floorUs')) * 10) / 10],
-      ]), '',
-      `Most self time in hookkeeper's code and libraries (µs per request): ${f.top.map((t) => `\`${t.fn}\` ${t.us}`).join('; ')}.`, '');
+    const total = (key: 'floorUs' | 'webhookUs'): number =>
+      Math.round(f.rows.reduce((n, row) => n + row[key], 0) * 10) / 10;
+    parts.push(
+      `**/${f.webhook}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`,
+      '',
+      table(
+        ['component (self time)', 'floor µs', 'webhook µs', 'difference µs'],
+        [
+          ...f.rows.map((row) => [
+            row.component,
+            row.floorUs,
+            row.webhookUs,
+            Math.round((row.webhookUs - row.floorUs) * 10) / 10,
+          ]),
+          [
+            '**total**',
+            total('floorUs'),
+            total('webhookUs'),
+            Math.round((total('webhookUs') - total('floorUs')) * 10) / 10,
+          ],
+        ],
+      ),
+      '',
+      `Most self time in hookkeeper's code and libraries (µs per request): ${f.top.map((t) => `\`${t.fn}\` ${t.us}`).join('; ')}.`,
+      '',
+    );
   }
-  parts.push('A builtin such as `JSON.parse` has no frame of its own: its time is the self time of the function calling it (the request handlers). Profiling adds its own overhead, so totals are above the CPU per request of figure 2; compare the columns.');
+  parts.push(
+    'A builtin such as `JSON.parse` has no frame of its own: its time is the self time of the function calling it (the request handlers). Profiling adds its own overhead, so totals are above the CPU per request of figure 2; compare the columns.',
+  );
   return parts.join('\n');
 }
 
@@ -166,6 +300,7 @@ export function writeResults(file: string, section: string): void {
   const block = `${START}\n${section}\n${END}`;
   const a = text.indexOf(START);
   const b = text.indexOf(END);
-  const next = a !== -1 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`;
+  const next =
+    a !== -1 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next);
 }

@@ -27,19 +27,25 @@ function has(command: string): boolean {
   }
 }
 
-const log = (line: string): void => { process.stderr.write(`[bench] ${line}\n`); };
+const log = (line: string): void => {
+  process.stderr.write(`[bench] ${line}\n`);
+};
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const write = !args.includes('--no-write') && !quick;
-  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',') ?? [...FIGURES];
+  const only = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',') ?? [...FIGURES];
   const wanted = (f: Figure): boolean => only.includes(f);
 
   const machine = describeMachine();
   const needsServers = wanted('http') || wanted('profile') || wanted('startup');
   const needsBuild = needsServers || wanted('validate') || wanted('cluster');
-  if ((wanted('http') || wanted('profile')) && !has('wrk')) throw new Error('wrk is not installed: apt-get update && apt-get install -y wrk');
+  if ((wanted('http') || wanted('profile')) && !has('wrk'))
+    throw new Error('wrk is not installed: apt-get update && apt-get install -y wrk');
   // Two CPUs or more: the servers get the last CPU, wrk the first, so the load generator never steals the server's core.
   const pin = has('taskset') && machine.nproc >= 2;
   const serverCpu = pin ? machine.nproc - 1 : undefined;
@@ -49,7 +55,14 @@ async function main(): Promise<void> {
     : 'none (taskset missing or one CPU): load generator and server share the CPUs.';
 
   const commands: string[] = ['npm run bench', '# = node --import tsx bench/run.ts; it runs:'];
-  const results: Results = { date: new Date().toISOString().slice(0, 10), machine, loadAtEnd: 0, pinning, commands, omitted: [] };
+  const results: Results = {
+    date: new Date().toISOString().slice(0, 10),
+    machine,
+    loadAtEnd: 0,
+    pinning,
+    commands,
+    omitted: [],
+  };
 
   if (needsBuild) {
     log('building (npm run build)');
@@ -71,36 +84,76 @@ async function main(): Promise<void> {
         const o = quick
           ? { seconds: 2, rounds: 1, connections: 32, fixedSeconds: 3, fixedRounds: 1 }
           : { seconds: 4, rounds: 5, connections: 32, fixedSeconds: 10, fixedRounds: 3 };
-        results.http = await httpFigure({ ...o, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) }, tls, floorFile, dir, log);
+        results.http = await httpFigure(
+          { ...o, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) },
+          tls,
+          floorFile,
+          dir,
+          log,
+        );
         commands.push('# servers (one process each):', ...results.http.serverCommands);
-        commands.push('# load, 3 s warm-up each, then in alternating rounds:', ...new Set(results.http.pairs.flatMap((p) => p.contenders.map((c) => c.command))));
-        commands.push('# fixed rate (the last argument, req/s):', ...new Set(results.http.pairs.flatMap((p) => p.fixedRate.map((f) => f.command))));
+        commands.push(
+          '# load, 3 s warm-up each, then in alternating rounds:',
+          ...new Set(results.http.pairs.flatMap((p) => p.contenders.map((c) => c.command))),
+        );
+        commands.push(
+          '# fixed rate (the last argument, req/s):',
+          ...new Set(results.http.pairs.flatMap((p) => p.fixedRate.map((f) => f.command))),
+        );
       }
       if (wanted('profile')) {
         log('figure 2, profiled: floor and webhook under --cpu-prof');
-        results.profile = await profileFigure({ seconds: quick ? 2 : 8, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) }, tls, floorFile, dir);
-        commands.push('# profile: the floor and the webhook commands above with node --cpu-prof --cpu-prof-dir=$TMP/prof-..., the same wrk load (2 s warm-up, then 8 s measured)');
+        results.profile = await profileFigure(
+          { seconds: quick ? 2 : 8, ...(serverCpu === undefined ? {} : { serverCpu, loadCpu }) },
+          tls,
+          floorFile,
+          dir,
+        );
+        commands.push(
+          '# profile: the floor and the webhook commands above with node --cpu-prof --cpu-prof-dir=$TMP/prof-..., the same wrk load (2 s warm-up, then 8 s measured)',
+        );
       }
       if (wanted('startup')) {
         log('figure 6: start-up');
-        results.startup = await startupFigure({ repeats: quick ? 1 : 5, settleMs: quick ? 500 : 2000, ...(serverCpu === undefined ? {} : { cpu: serverCpu }) }, tls, floorFile, dir);
-        commands.push('# start-up: each command above at the default log level, spawn until GET /readyz answers 200 (polled every 5 ms), 5 times in turns');
+        results.startup = await startupFigure(
+          {
+            repeats: quick ? 1 : 5,
+            settleMs: quick ? 500 : 2000,
+            ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
+          },
+          tls,
+          floorFile,
+          dir,
+        );
+        commands.push(
+          '# start-up: each command above at the default log level, spawn until GET /readyz answers 200 (polled every 5 ms), 5 times in turns',
+        );
       }
     }
     if (wanted('validate')) {
       log('figure 3: validate CLI');
       results.validate = await validateFigure(dir, quick ? 1 : 7);
-      commands.push('# validate: 1,000 generated files of 10 Machine documents in $TMP/manifests (and one document in $TMP/one), each command timed by /usr/bin/time, in turns:', ...results.validate.commands);
+      commands.push(
+        '# validate: 1,000 generated files of 10 Machine documents in $TMP/manifests (and one document in $TMP/one), each command timed by /usr/bin/time, in turns:',
+        ...results.validate.commands,
+      );
     }
     if (wanted('cluster')) {
       log('figures 4 and 5: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)');
-      const cluster = await clusterFigures(quick
-        ? { samples: 20, rounds: 1, objects: 600, smaller: 200, repeats: 1 }
-        : { samples: 500, rounds: 3, objects: 10_000, smaller: 2_000, repeats: 5 }, dir, log);
+      const cluster = await clusterFigures(
+        quick
+          ? { samples: 20, rounds: 1, objects: 600, smaller: 200, repeats: 1 }
+          : { samples: 500, rounds: 3, objects: 10_000, smaller: 2_000, repeats: 5 },
+        dir,
+        log,
+      );
       results.admission = cluster.admission;
       results.audit = cluster.audit;
-      commands.push('# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
-        '# audit, in turns after one warm-up list:', ...cluster.audit.commands);
+      commands.push(
+        '# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
+        '# audit, in turns after one warm-up list:',
+        ...cluster.audit.commands,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -115,6 +168,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -18,7 +18,12 @@ export interface Tls {
 
 export async function prepareTls(dir: string): Promise<Tls> {
   const ca = await createCertificateAuthority({ commonName: 'hookkeeper-bench-ca', days: 1 });
-  const leaf = await issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
+  const leaf = await issueServingCertificate(ca, {
+    commonName: '127.0.0.1',
+    dnsNames: ['localhost'],
+    ips: ['127.0.0.1'],
+    days: 1,
+  });
   const tls = { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), caPem: ca.certPem };
   writeFileSync(tls.certFile, leaf.certPem);
   writeFileSync(tls.keyFile, leaf.keyPem, { mode: 0o600 });
@@ -28,7 +33,9 @@ export async function prepareTls(dir: string): Promise<Tls> {
 /** bench/floor-server.ts as an .mjs file, so the floor pays no TypeScript loader at start-up. */
 export function transpileFloor(dir: string): string {
   const source = readFileSync(join(REPO, 'bench', 'floor-server.ts'), 'utf8');
-  const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const out = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   const file = join(dir, 'floor-server.mjs');
   writeFileSync(file, out.outputText);
   return file;
@@ -75,13 +82,28 @@ export interface RunningProcess {
 }
 
 function argv(spec: ServerSpec, port: number, tls: Tls, floorFile: string, dir: string): string[] {
-  const serve = ['serve', '--host', '127.0.0.1', '--port', String(port), '--tls-cert', tls.certFile, '--tls-key', tls.keyFile,
-    ...(spec.logLevel === undefined ? [] : ['--log-level', spec.logLevel]), '--dev-cert-dir', join(dir, 'dev-certs')];
+  const serve = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--tls-cert',
+    tls.certFile,
+    '--tls-key',
+    tls.keyFile,
+    ...(spec.logLevel === undefined ? [] : ['--log-level', spec.logLevel]),
+    '--dev-cert-dir',
+    join(dir, 'dev-certs'),
+  ];
   const node = [process.execPath, ...(spec.nodeFlags ?? [])];
   switch (spec.kind) {
-    case 'floor': return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];
-    case 'webhook': return [...node, join(REPO, 'dist', 'cli', 'main.js'), ...serve];
-    case 'webhook-tsx': return [...node, '--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), ...serve];
+    case 'floor':
+      return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];
+    case 'webhook':
+      return [...node, join(REPO, 'dist', 'cli', 'main.js'), ...serve];
+    case 'webhook-tsx':
+      return [...node, '--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), ...serve];
   }
 }
 
@@ -108,11 +130,17 @@ export function cpuSecondsOf(pid: number): number {
 
 function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  const kib = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { rssMiB: Math.round(kib('VmRSS') / 102.4) / 10, peakMiB: Math.round(kib('VmHWM') / 102.4) / 10 };
 }
 
-export async function startProcess(spec: ServerSpec, tls: Tls, floorFile: string, dir: string): Promise<RunningProcess> {
+export async function startProcess(
+  spec: ServerSpec,
+  tls: Tls,
+  floorFile: string,
+  dir: string,
+): Promise<RunningProcess> {
   const port = await freePort();
   const args = argv(spec, port, tls, floorFile, dir);
   const full = spec.cpu === undefined ? args : ['taskset', '-c', String(spec.cpu), ...args];
@@ -128,7 +156,8 @@ export async function startProcess(spec: ServerSpec, tls: Tls, floorFile: string
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let startupMs = Number.NaN;
   for (const deadline = started + 30_000; performance.now() < deadline;) {
-    if (child.exitCode !== null) throw new Error(`${spec.kind} exited with ${child.exitCode} before ready; see ${logFile}`);
+    if (child.exitCode !== null)
+      throw new Error(`${spec.kind} exited with ${child.exitCode} before ready; see ${logFile}`);
     if ((await getStatus(port, tls.caPem)) === 200) {
       startupMs = performance.now() - started;
       break;
@@ -140,8 +169,14 @@ export async function startProcess(spec: ServerSpec, tls: Tls, floorFile: string
     throw new Error(`${spec.kind} not ready within 30 s; see ${logFile}`);
   }
   return {
-    spec, pid: child.pid as number, port, logFile, startupMs,
-    command: full.map((a) => a.replace(dir, '$TMP').replace(`${REPO}/`, '').replace(process.execPath, 'node')).join(' '),
+    spec,
+    pid: child.pid as number,
+    port,
+    logFile,
+    startupMs,
+    command: full
+      .map((a) => a.replace(dir, '$TMP').replace(`${REPO}/`, '').replace(process.execPath, 'node'))
+      .join(' '),
     memory: () => memoryOf(child.pid as number),
     cpuSeconds: () => cpuSecondsOf(child.pid as number),
     async stop() {

@@ -14,14 +14,24 @@ export interface StartupRow {
 
 const KINDS: readonly ServerKind[] = ['floor', 'webhook', 'webhook-tsx'];
 
-export async function startupFigure(options: { repeats: number; settleMs: number; cpu?: number }, tls: Tls, floorFile: string, dir: string): Promise<StartupRow[]> {
+export async function startupFigure(
+  options: { repeats: number; settleMs: number; cpu?: number },
+  tls: Tls,
+  floorFile: string,
+  dir: string,
+): Promise<StartupRow[]> {
   const times = new Map<ServerKind, number[]>(KINDS.map((k) => [k, []]));
   const rss = new Map<ServerKind, number[]>(KINDS.map((k) => [k, []]));
   const commands = new Map<ServerKind, string>();
   for (let r = 0; r < options.repeats; r++) {
     // In turns, so a busy moment on a shared machine does not land on one kind only.
     for (const kind of KINDS) {
-      const p = await startProcess({ kind, ...(options.cpu === undefined ? {} : { cpu: options.cpu }) }, tls, floorFile, dir);
+      const p = await startProcess(
+        { kind, ...(options.cpu === undefined ? {} : { cpu: options.cpu }) },
+        tls,
+        floorFile,
+        dir,
+      );
       try {
         times.get(kind)?.push(round(p.startupMs, 0));
         commands.set(kind, p.command);
@@ -37,8 +47,12 @@ export async function startupFigure(options: { repeats: number; settleMs: number
   return KINDS.map((kind) => {
     const t = times.get(kind) ?? [];
     return {
-      kind, command: commands.get(kind) ?? '', startupMs: t, medianStartupMs: round(median(t), 0),
-      idleRssMiB: round(median(rss.get(kind) ?? []), 1), ratio: round(median(t) / floorMs, 2),
+      kind,
+      command: commands.get(kind) ?? '',
+      startupMs: t,
+      medianStartupMs: round(median(t), 0),
+      idleRssMiB: round(median(rss.get(kind) ?? []), 1),
+      ratio: round(median(t) / floorMs, 2),
     };
   });
 }

@@ -32,10 +32,25 @@ export interface ValidateFigure {
 /** A Machine as kept in git: no server-set fields (uid, resourceVersion, managedFields, status). */
 export function manifest(i: number): KubeObject {
   const role = i % 3 === 0 ? 'master' : 'worker';
-  const hooks = i % 3 === 1 ? { preDrain: [{ name: 'DrainWithCare', owner: 'platform/drain-guard' }] } : i % 3 === 0 ? { preDrain: [ETCD] } : {};
+  const hooks =
+    i % 3 === 1
+      ? { preDrain: [{ name: 'DrainWithCare', owner: 'platform/drain-guard' }] }
+      : i % 3 === 0
+        ? { preDrain: [ETCD] }
+        : {};
   const m = fullMachine({ name: `ci-ln-7x2k9-${role}-${i}`, role, ...hooks });
   const meta = m['metadata'] as Record<string, unknown>;
-  for (const key of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'annotations', 'finalizers', 'ownerReferences']) delete meta[key];
+  for (const key of [
+    'uid',
+    'resourceVersion',
+    'generation',
+    'creationTimestamp',
+    'managedFields',
+    'annotations',
+    'finalizers',
+    'ownerReferences',
+  ])
+    delete meta[key];
   delete (m['spec'] as Record<string, unknown>)['providerID'];
   return m;
 }
@@ -56,16 +71,21 @@ export function writeManifests(dir: string, files = 1_000, perFile = 10): { docu
 export function timed(args: string[]): Promise<{ ms: number; peakMiB: number; code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    execFile('/usr/bin/time', ['-f', '%M', ...args], { cwd: REPO, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const ms = performance.now() - started;
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      const kib = Number(stderr.trim().split('\n').pop());
-      if (!Number.isFinite(kib)) {
-        reject(new Error(`${args.join(' ')} failed (${code}): ${stderr.slice(-2000)}`));
-        return;
-      }
-      resolve({ ms, peakMiB: round(kib / 1024, 1), code, stdout });
-    });
+    execFile(
+      '/usr/bin/time',
+      ['-f', '%M', ...args],
+      { cwd: REPO, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const ms = performance.now() - started;
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        const kib = Number(stderr.trim().split('\n').pop());
+        if (!Number.isFinite(kib)) {
+          reject(new Error(`${args.join(' ')} failed (${code}): ${stderr.slice(-2000)}`));
+          return;
+        }
+        resolve({ ms, peakMiB: round(kib / 1024, 1), code, stdout });
+      },
+    );
   });
 }
 
@@ -78,16 +98,23 @@ export async function validateFigure(dir: string, repeats: number): Promise<Vali
   const cache = join(REPO, 'node_modules', '.cache', 'hookkeeper-bench');
   mkdirSync(cache, { recursive: true });
   const floorFile = join(cache, 'parse-floor.mjs');
-  writeFileSync(floorFile, ts.transpileModule(readFileSync(join(REPO, 'bench', 'parse-floor.ts'), 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+  writeFileSync(
+    floorFile,
+    ts.transpileModule(readFileSync(join(REPO, 'bench', 'parse-floor.ts'), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText,
+  );
 
   const validateArgs = [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), 'validate', manifests];
   const parseArgs = [process.execPath, floorFile, manifests];
   // Check once that both really read every document: a fast run that skipped work would measure nothing.
   const check = await timed([...validateArgs, '--output', 'json']);
   const summary = (JSON.parse(check.stdout) as { summary?: { objects?: number; denied?: number } }).summary;
-  if (check.code !== 0 || summary?.objects !== documents) throw new Error(`validate: exit ${check.code}, ${JSON.stringify(summary)} for ${documents} documents`);
+  if (check.code !== 0 || summary?.objects !== documents)
+    throw new Error(`validate: exit ${check.code}, ${JSON.stringify(summary)} for ${documents} documents`);
   const floorCheck = await timed(parseArgs);
-  if ((JSON.parse(floorCheck.stdout) as { documents: number }).documents !== documents) throw new Error('parse floor: wrong document count');
+  if ((JSON.parse(floorCheck.stdout) as { documents: number }).documents !== documents)
+    throw new Error('parse floor: wrong document count');
 
   const v: Array<{ ms: number; peakMiB: number }> = [];
   const p: Array<{ ms: number; peakMiB: number }> = [];
@@ -100,14 +127,20 @@ export async function validateFigure(dir: string, repeats: number): Promise<Vali
     v1.push((await timed(one(validateArgs))).ms);
     p1.push((await timed(one(parseArgs))).ms);
   }
-  const show = (args: string[]): string => args.map((a) => a.replace(dir, '$TMP').replace(`${REPO}/`, '').replace(process.execPath, 'node')).join(' ');
+  const show = (args: string[]): string =>
+    args.map((a) => a.replace(dir, '$TMP').replace(`${REPO}/`, '').replace(process.execPath, 'node')).join(' ');
   return {
-    documents, files: 1_000, bytes,
-    validateMs: v.map((x) => round(x.ms, 0)), parseMs: p.map((x) => round(x.ms, 0)),
-    validatePeakMiB: median(v.map((x) => x.peakMiB)), parsePeakMiB: median(p.map((x) => x.peakMiB)),
+    documents,
+    files: 1_000,
+    bytes,
+    validateMs: v.map((x) => round(x.ms, 0)),
+    parseMs: p.map((x) => round(x.ms, 0)),
+    validatePeakMiB: median(v.map((x) => x.peakMiB)),
+    parsePeakMiB: median(p.map((x) => x.peakMiB)),
     // Each round's validate over the parse run next to it: drift on a shared machine moves both alike.
     ratio: round(median(v.map((x, i) => x.ms / (p[i] as { ms: number }).ms)), 2),
-    oneDocValidateMs: round(median(v1), 0), oneDocParseMs: round(median(p1), 0),
+    oneDocValidateMs: round(median(v1), 0),
+    oneDocParseMs: round(median(p1), 0),
     marginalRatio: round((median(v.map((x) => x.ms)) - median(v1)) / (median(p.map((x) => x.ms)) - median(p1)), 2),
     commands: [show(validateArgs), show(parseArgs).replace(cache, 'node_modules/.cache/hookkeeper-bench')],
   };

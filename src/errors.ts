@@ -14,13 +14,13 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 export type ErrorCode =
-  | 'CONFIG_INVALID'      // a policy/config file failed its schema or checks: refused at start and on reload
-  | 'INPUT_INVALID'       // a CLI input (YAML/JSON) cannot be read
-  | 'USAGE'               // wrong flags
-  | 'TLS_INVALID'         // certificate/key pair cannot be loaded, or the certificate has expired
-  | 'TLS_NOT_YET_VALID'   // the certificate's validity starts later: refused now, usable later
-  | 'CLUSTER'             // the API server is unreachable, refuses us, or lacks a CRD
-  | 'LOOKUP_TIMEOUT'      // a live lookup did not answer within its budget
+  | 'CONFIG_INVALID' // a policy/config file failed its schema or checks: refused at start and on reload
+  | 'INPUT_INVALID' // a CLI input (YAML/JSON) cannot be read
+  | 'USAGE' // wrong flags
+  | 'TLS_INVALID' // certificate/key pair cannot be loaded, or the certificate has expired
+  | 'TLS_NOT_YET_VALID' // the certificate's validity starts later: refused now, usable later
+  | 'CLUSTER' // the API server is unreachable, refuses us, or lacks a CRD
+  | 'LOOKUP_TIMEOUT' // a live lookup did not answer within its budget
   | 'INTERNAL';
 
 /** The one place an error becomes an exit code. */

@@ -26,6 +26,10 @@ export function isFormat<Name extends string>(registry: Readonly<Record<Name, un
 }
 
 /** "text, json, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport ...)": the choices as --help lists them. */
-export function describeFormats(registry: Readonly<Record<string, { readonly help?: string; readonly load: unknown }>>): string {
-  return Object.entries(registry).map(([name, f]) => (f.help === undefined ? name : `${name} (${f.help})`)).join(', ');
+export function describeFormats(
+  registry: Readonly<Record<string, { readonly help?: string; readonly load: unknown }>>,
+): string {
+  return Object.entries(registry)
+    .map(([name, f]) => (f.help === undefined ? name : `${name} (${f.help})`))
+    .join(', ');
 }

@@ -13,7 +13,11 @@ export interface Lines {
  * Splits `stream` on "\n" (never inside a UTF-8 sequence), dropping any line longer than `maxLineBytes`; with
  * `stopAtLongLine`, the read ends at the first such line (it is the last entry, null), leaving the rest unread.
  */
-export async function readLines(stream: NodeJS.ReadableStream, maxLineBytes: number, options: { stopAtLongLine?: boolean } = {}): Promise<Lines> {
+export async function readLines(
+  stream: NodeJS.ReadableStream,
+  maxLineBytes: number,
+  options: { stopAtLongLine?: boolean } = {},
+): Promise<Lines> {
   const lines: Array<string | null> = [];
   let parts: Buffer[] = [];
   let size = 0;

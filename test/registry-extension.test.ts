@@ -39,42 +39,55 @@ console.log(JSON.stringify({
 }));
 `;
 
-test('the worked example: one new file and its registry entry make a rule the whole system knows', { timeout: 120_000 }, () => {
-  const { rule, registryImport, registryEntry } = example();
-  const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
-  try {
-    cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
-    cpSync(join(root, 'package.json'), join(dir, 'package.json'));
-    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src', 'check.ts'] }));
-    writeFileSync(join(dir, 'check.ts'), CHECK);
-
-    // The new file.
-    writeFileSync(join(dir, 'src/core/rules/owner-lowercase.ts'), rule);
-    // Its entry in the registry: the import with the others, the module at the end of the list.
-    const registryFile = join(dir, 'src/core/registry.ts');
-    const registry = readFileSync(registryFile, 'utf8');
-    const lastImport = registry.lastIndexOf('\nimport ');
-    const afterImports = registry.indexOf('\n', lastImport + 1) + 1;
-    const listEnd = registry.indexOf('] as const');
-    assert.ok(lastImport > 0 && listEnd > afterImports, 'registry.ts has imports, then the list');
-    writeFileSync(registryFile, `${registry.slice(0, afterImports)}${registryImport}\n${registry.slice(afterImports, listEnd)}${registryEntry}\n${registry.slice(listEnd)}`);
-
+test(
+  'the worked example: one new file and its registry entry make a rule the whole system knows',
+  { timeout: 120_000 },
+  () => {
+    const { rule, registryImport, registryEntry } = example();
+    const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
     try {
-      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json'), '--noEmit'], { cwd: dir, encoding: 'utf8' });
-    } catch (err) {
-      assert.fail(`the example does not typecheck:\n${String((err as { stdout?: string }).stdout)}`);
+      cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
+      cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src', 'check.ts'] }));
+      writeFileSync(join(dir, 'check.ts'), CHECK);
+
+      // The new file.
+      writeFileSync(join(dir, 'src/core/rules/owner-lowercase.ts'), rule);
+      // Its entry in the registry: the import with the others, the module at the end of the list.
+      const registryFile = join(dir, 'src/core/registry.ts');
+      const registry = readFileSync(registryFile, 'utf8');
+      const lastImport = registry.lastIndexOf('\nimport ');
+      const afterImports = registry.indexOf('\n', lastImport + 1) + 1;
+      const listEnd = registry.indexOf('] as const');
+      assert.ok(lastImport > 0 && listEnd > afterImports, 'registry.ts has imports, then the list');
+      writeFileSync(
+        registryFile,
+        `${registry.slice(0, afterImports)}${registryImport}\n${registry.slice(afterImports, listEnd)}${registryEntry}\n${registry.slice(listEnd)}`,
+      );
+
+      try {
+        execFileSync(
+          process.execPath,
+          [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json'), '--noEmit'],
+          { cwd: dir, encoding: 'utf8' },
+        );
+      } catch (err) {
+        assert.fail(`the example does not typecheck:\n${String((err as { stdout?: string }).stdout)}`);
+      }
+      const out = JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', join(dir, 'check.ts')], { cwd: dir, encoding: 'utf8' }),
+      ) as Record<string, { denials: string[]; warnings: string[] }>;
+      const message = 'spec.lifecycleHooks.preDrain[0].owner: Invalid value: "Team-A": must be lower case';
+      assert.deepEqual(out, {
+        create: { denials: [message], warnings: [] },
+        audit: { denials: [message], warnings: [] },
+        ratcheted: { denials: [], warnings: [message] },
+        fixed: { denials: [], warnings: [] },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    const out = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(dir, 'check.ts')], { cwd: dir, encoding: 'utf8' })) as Record<string, { denials: string[]; warnings: string[] }>;
-    const message = 'spec.lifecycleHooks.preDrain[0].owner: Invalid value: "Team-A": must be lower case';
-    assert.deepEqual(out, {
-      create: { denials: [message], warnings: [] },
-      audit: { denials: [message], warnings: [] },
-      ratcheted: { denials: [], warnings: [message] },
-      fixed: { denials: [], warnings: [] },
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -28,9 +28,21 @@ import { ETCD, machine } from './fixtures/openshift.js';
 
 const root = packageRoot();
 
-interface WebhookRule { apiGroups: string[]; apiVersions: string[]; resources: string[]; operations: string[] }
-interface Webhook { name: string; rules: WebhookRule[] }
-interface RbacRule { apiGroups: string[]; resources: string[]; verbs: string[] }
+interface WebhookRule {
+  apiGroups: string[];
+  apiVersions: string[];
+  resources: string[];
+  operations: string[];
+}
+interface Webhook {
+  name: string;
+  rules: WebhookRule[];
+}
+interface RbacRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
 
 function yamlDoc<T>(path: string): T {
   const [doc] = parseAllDocuments(readFileSync(join(root, path), 'utf8')) as unknown as Array<{ toJS(): T }>;
@@ -39,24 +51,41 @@ function yamlDoc<T>(path: string): T {
 
 /** "group/plural" for every resource a list of webhook rules matches with an operation. */
 function matched(rules: readonly WebhookRule[], operation: string): Set<string> {
-  return new Set(rules.filter((r) => r.operations.includes(operation)).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
+  return new Set(
+    rules
+      .filter((r) => r.operations.includes(operation))
+      .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))),
+  );
 }
 
 /** The README's table under "## The rules": rule id, default enforcement, sources. */
 function readmeRules(): Array<{ id: string; enforcement: string; sources: string }> {
   const text = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = text.slice(text.indexOf('\n## The rules\n'), text.indexOf('\n## ', text.indexOf('\n## The rules\n') + 1));
-  return section.split('\n').filter((l) => /^\| `[a-z-]+` \|/.test(l)).map((l) => {
-    const cells = l.split(' | ');
-    return { id: (cells[0] ?? '').replace(/^\| `|`$/g, ''), enforcement: cells.at(-2) ?? '', sources: (cells.at(-1) ?? '').replace(/ \|$/, '') };
-  });
+  const section = text.slice(
+    text.indexOf('\n## The rules\n'),
+    text.indexOf('\n## ', text.indexOf('\n## The rules\n') + 1),
+  );
+  return section
+    .split('\n')
+    .filter((l) => /^\| `[a-z-]+` \|/.test(l))
+    .map((l) => {
+      const cells = l.split(' | ');
+      return {
+        id: (cells[0] ?? '').replace(/^\| `|`$/g, ''),
+        enforcement: cells.at(-2) ?? '',
+        sources: (cells.at(-1) ?? '').replace(/ \|$/, ''),
+      };
+    });
 }
 
 const carrierResource = new Set(carrierResources(CARRIERS).resources.map((r) => `${r.group}/${r.plural}`));
 
 describe('the rule registry', () => {
   test('the README lists every rule once, in registry order, with its default enforcement and where it runs', () => {
-    assert.deepEqual(readmeRules(), RULES.map((r) => ({ id: r.id, enforcement: r.enforcement, sources: r.sources.join(', ') })));
+    assert.deepEqual(
+      readmeRules(),
+      RULES.map((r) => ({ id: r.id, enforcement: r.enforcement, sources: r.sources.join(', ') })),
+    );
   });
 
   test('rule ids are unique; the policy schema and the default policy are derived from the registry', () => {
@@ -64,7 +93,10 @@ describe('the rule registry', () => {
     assert.deepEqual(Object.keys(POLICY_SCHEMA.properties.enforcement.properties), RULE_IDS);
     assert.deepEqual(DEFAULT_POLICY.enforcement, Object.fromEntries(RULES.map((r) => [r.id, r.enforcement])));
     for (const id of RULE_IDS) {
-      const policy = parsePolicy(`apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  ${id}: warn\n`, 'p.yaml');
+      const policy = parsePolicy(
+        `apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  ${id}: warn\n`,
+        'p.yaml',
+      );
       assert.equal(policy.enforcement[id], 'warn', id);
     }
   });
@@ -74,50 +106,92 @@ describe('the rule registry', () => {
       assert.ok('validate' in r || 'mutate' in r, r.id);
       assert.ok(r.sources.length > 0 || 'mutate' in r, r.id);
     }
-    assert.deepEqual(VALIDATING.admission.map((r) => r.id), RULES.filter((r) => r.sources.includes('admission')).map((r) => r.id));
+    assert.deepEqual(
+      VALIDATING.admission.map((r) => r.id),
+      RULES.filter((r) => r.sources.includes('admission')).map((r) => r.id),
+    );
   });
 
   test('audit --help and validate --help list the rules each runs, from the registry', async () => {
-    const listed = (help: string): string[] => [...help.matchAll(/^ {2}([a-z-]+) +\[(?:deny|warn|off)\] /gm)].map((m) => m[1] ?? '');
-    assert.deepEqual(listed((await cli(['audit', '--help'])).stdout), VALIDATING.audit.map((r) => r.id));
+    const listed = (help: string): string[] =>
+      [...help.matchAll(/^ {2}([a-z-]+) +\[(?:deny|warn|off)\] /gm)].map((m) => m[1] ?? '');
+    assert.deepEqual(
+      listed((await cli(['audit', '--help'])).stdout),
+      VALIDATING.audit.map((r) => r.id),
+    );
     const validate = VALIDATING.validate.map((r) => r.id);
-    assert.deepEqual(listed((await cli(['validate', '--help'])).stdout), [...validate, ...MUTATING.map((r) => r.id).filter((id) => !validate.includes(id))]);
+    assert.deepEqual(listed((await cli(['validate', '--help'])).stdout), [
+      ...validate,
+      ...MUTATING.map((r) => r.id).filter((id) => !validate.includes(id)),
+    ]);
   });
 
   test('enforcement is applied by the engine for every rule: off silences it, warn turns its denial into a warning', () => {
-    const input = { ...reviewInput({ operation: 'CREATE', object: machine({ role: 'worker', preDrain: [{ name: 'bad name', owner: 'x' }] }) }), source: 'validate' as const };
+    const input = {
+      ...reviewInput({
+        operation: 'CREATE',
+        object: machine({ role: 'worker', preDrain: [{ name: 'bad name', owner: 'x' }] }),
+      }),
+      source: 'validate' as const,
+    };
     const deny = evaluate(DEFAULT_POLICY, input);
     assert.deepEqual([...new Set(deny.denials.map((v) => v.rule))], ['hook-naming']);
-    const warn = evaluate({ ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn' } }, input);
-    assert.deepEqual([warn.denials.length, warn.warnings.map((v) => v.message)], [0, deny.denials.map((v) => v.message)]);
-    assert.equal(evaluate({ ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'off' } }, input).warnings.length, 0);
+    const warn = evaluate(
+      { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn' } },
+      input,
+    );
+    assert.deepEqual(
+      [warn.denials.length, warn.warnings.map((v) => v.message)],
+      [0, deny.denials.map((v) => v.message)],
+    );
+    assert.equal(
+      evaluate({ ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'off' } }, input)
+        .warnings.length,
+      0,
+    );
   });
 });
 
 describe('carriers, the resource table, the webhook rules and the ClusterRole agree', () => {
-  test('every carrier has a resource in the table, and every resource in the table is a carrier\'s', () => {
+  test("every carrier has a resource in the table, and every resource in the table is a carrier's", () => {
     assert.deepEqual(carrierResources(CARRIERS).notes, []);
-    assert.deepEqual(KNOWN_RESOURCES.map((r) => `${r.group}/${r.kind}`).sort(), CARRIERS.map((c) => `${c.group}/${c.kind}`).sort());
+    assert.deepEqual(
+      KNOWN_RESOURCES.map((r) => `${r.group}/${r.kind}`).sort(),
+      CARRIERS.map((c) => `${c.group}/${c.kind}`).sort(),
+    );
   });
 
-  test('the validating webhook sends CREATE and UPDATE of exactly the carriers\' resources, at the versions the audit lists', () => {
+  test("the validating webhook sends CREATE and UPDATE of exactly the carriers' resources, at the versions the audit lists", () => {
     const config = yamlDoc<{ webhooks: Webhook[] }>('webhook-config/base/validating-webhook-configuration.yaml');
     const rules = config.webhooks.flatMap((w) => w.rules);
     assert.deepEqual(matched(rules, 'CREATE'), carrierResource);
     assert.deepEqual(matched(rules, 'UPDATE'), carrierResource);
     for (const r of KNOWN_RESOURCES) {
-      assert.ok(rules.some((w) => w.apiGroups.includes(r.group) && w.resources.includes(r.plural) && w.apiVersions.includes(r.version)), `${r.plural}.${r.group}/${r.version}`);
+      assert.ok(
+        rules.some(
+          (w) => w.apiGroups.includes(r.group) && w.resources.includes(r.plural) && w.apiVersions.includes(r.version),
+        ),
+        `${r.plural}.${r.group}/${r.version}`,
+      );
     }
   });
 
   test('the mutating webhook sends CREATE of exactly the resources a carrier mutating rule writes (live carriers)', () => {
     const config = yamlDoc<{ webhooks: Webhook[] }>('webhook-config/base/mutating-webhook-configuration.yaml');
     const mutatesCarriers = RULES.some((r) => r.selects === 'carriers' && 'mutate' in r);
-    const live = carrierResources(CARRIERS.filter((c) => c.live && mutatesCarriers)).resources.map((r) => `${r.group}/${r.plural}`);
-    assert.deepEqual(matched(config.webhooks.flatMap((w) => w.rules), 'CREATE'), new Set(live));
+    const live = carrierResources(CARRIERS.filter((c) => c.live && mutatesCarriers)).resources.map(
+      (r) => `${r.group}/${r.plural}`,
+    );
+    assert.deepEqual(
+      matched(
+        config.webhooks.flatMap((w) => w.rules),
+        'CREATE',
+      ),
+      new Set(live),
+    );
   });
 
-  test('the ClusterRole reads every carrier\'s resource and the facts the rules need, and nothing else', () => {
+  test("the ClusterRole reads every carrier's resource and the facts the rules need, and nothing else", () => {
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
@@ -135,25 +209,52 @@ function withEnforcement(id: RuleId, e: Enforcement): Policy {
 
 describe('the rules that were special cases of one transport are configurable like the others', () => {
   const severities = (policy: Policy, text: string, old?: string, crds?: CrdSet): string[][] =>
-    validateInputs([{ file: 'n.yaml', text }], old === undefined ? undefined : [{ file: 'o.yaml', text: old }], { policy, userInfo: DEFAULT_USER, ...(crds ? { crds } : {}) })
-      .results.flatMap((r) => r.findings.map((f) => [f.rule, f.severity]));
+    validateInputs([{ file: 'n.yaml', text }], old === undefined ? undefined : [{ file: 'o.yaml', text: old }], {
+      policy,
+      userInfo: DEFAULT_USER,
+      ...(crds ? { crds } : {}),
+    }).results.flatMap((r) => r.findings.map((f) => [f.rule, f.severity]));
 
   test('capi-migration: a warning by default, a denial under deny, nothing under off', () => {
-    const text = YAML.stringify(machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] }));
+    const text = YAML.stringify(
+      machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] }),
+    );
     assert.deepEqual(severities(DEFAULT_POLICY, text), [['capi-migration', 'warn']]);
     assert.deepEqual(severities(withEnforcement('capi-migration', 'deny'), text), [['capi-migration', 'deny']]);
     assert.deepEqual(severities(withEnforcement('capi-migration', 'off'), text), []);
   });
 
   test('crd-schema: denials by default, ratcheted on UPDATE with a note in the fix; warn and off as for any rule', () => {
-    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('./fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
-    const widget = (spec: Record<string, unknown>): string => YAML.stringify({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec });
+    const crds = CrdSet.parse([
+      { file: 'w.yaml', text: readFileSync(new URL('./fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') },
+    ]);
+    const widget = (spec: Record<string, unknown>): string =>
+      YAML.stringify({
+        apiVersion: 'example.hookkeeper.io/v1',
+        kind: 'Widget',
+        metadata: { name: 'w', namespace: 'ns' },
+        spec,
+      });
     const text = widget({ size: 'huge', replicas: 99 });
     const old = widget({ size: 'huge' });
-    assert.deepEqual(severities(DEFAULT_POLICY, text, old, crds), [['crd-schema', 'warn'], ['crd-schema', 'deny']]);
-    const [ratcheted] = validateInputs([{ file: 'n.yaml', text }], [{ file: 'o.yaml', text: old }], { policy: DEFAULT_POLICY, userInfo: DEFAULT_USER, crds }).results[0]?.findings ?? [];
-    assert.match(ratcheted?.fix ?? '', / \(the current object has this problem already, so the API server lets the update through\)$/);
-    assert.deepEqual(severities(withEnforcement('crd-schema', 'warn'), text, old, crds), [['crd-schema', 'warn'], ['crd-schema', 'warn']]);
+    assert.deepEqual(severities(DEFAULT_POLICY, text, old, crds), [
+      ['crd-schema', 'warn'],
+      ['crd-schema', 'deny'],
+    ]);
+    const [ratcheted] =
+      validateInputs([{ file: 'n.yaml', text }], [{ file: 'o.yaml', text: old }], {
+        policy: DEFAULT_POLICY,
+        userInfo: DEFAULT_USER,
+        crds,
+      }).results[0]?.findings ?? [];
+    assert.match(
+      ratcheted?.fix ?? '',
+      / \(the current object has this problem already, so the API server lets the update through\)$/,
+    );
+    assert.deepEqual(severities(withEnforcement('crd-schema', 'warn'), text, old, crds), [
+      ['crd-schema', 'warn'],
+      ['crd-schema', 'warn'],
+    ]);
     assert.deepEqual(severities(withEnforcement('crd-schema', 'off'), text, old, crds), []);
   });
 
@@ -165,11 +266,30 @@ describe('the rules that were special cases of one transport are configurable li
         if (resourceName(resource) === 'machines.machine.openshift.io') yield [stuck];
       },
     };
-    const audit = async (policy: Policy): Promise<string[][]> => (await runAudit({
-      lister, policy, now: () => now, stuckAfterMs: 30 * 60_000, serviceAccountExists: () => Promise.resolve(false),
-    })).findings.map((f) => [f.rule, f.result]);
-    assert.deepEqual(await audit(DEFAULT_POLICY), [['stuck-deletion', 'fail'], ['orphaned-owner', 'fail']]);
-    assert.deepEqual(await audit(withEnforcement('stuck-deletion', 'warn')), [['orphaned-owner', 'fail'], ['stuck-deletion', 'warn']]);
-    assert.deepEqual(await audit({ ...withEnforcement('stuck-deletion', 'off'), enforcement: { ...DEFAULT_POLICY.enforcement, 'stuck-deletion': 'off', 'orphaned-owner': 'off' } }), []);
+    const audit = async (policy: Policy): Promise<string[][]> =>
+      (
+        await runAudit({
+          lister,
+          policy,
+          now: () => now,
+          stuckAfterMs: 30 * 60_000,
+          serviceAccountExists: () => Promise.resolve(false),
+        })
+      ).findings.map((f) => [f.rule, f.result]);
+    assert.deepEqual(await audit(DEFAULT_POLICY), [
+      ['stuck-deletion', 'fail'],
+      ['orphaned-owner', 'fail'],
+    ]);
+    assert.deepEqual(await audit(withEnforcement('stuck-deletion', 'warn')), [
+      ['orphaned-owner', 'fail'],
+      ['stuck-deletion', 'warn'],
+    ]);
+    assert.deepEqual(
+      await audit({
+        ...withEnforcement('stuck-deletion', 'off'),
+        enforcement: { ...DEFAULT_POLICY.enforcement, 'stuck-deletion': 'off', 'orphaned-owner': 'off' },
+      }),
+      [],
+    );
   });
 });

@@ -3,7 +3,13 @@ import { evaluate, mutate, type EvaluateOptions } from '../core/engine.js';
 import type { Policy } from '../core/policy.js';
 import type { Decision, Mutation, ReviewInput, Violation } from '../core/types.js';
 import {
-  clip, MAX_AUDIT_ANNOTATIONS, MAX_AUDIT_VALUE_BYTES, MAX_DENIALS_SHOWN, MAX_VIOLATION_BYTES, MAX_WARNINGS, OMITTED_AUDIT_KEY,
+  clip,
+  MAX_AUDIT_ANNOTATIONS,
+  MAX_AUDIT_VALUE_BYTES,
+  MAX_DENIALS_SHOWN,
+  MAX_VIOLATION_BYTES,
+  MAX_WARNINGS,
+  OMITTED_AUDIT_KEY,
 } from './limits.js';
 import { type AdmissionResult, denied, patched } from './response.js';
 
@@ -50,12 +56,15 @@ function auditAnnotationsOf(decision: Decision): Record<string, string> {
   decision.notices.forEach((n, i) => {
     const count = (seen.get(n.audit.key) ?? 0) + 1;
     seen.set(n.audit.key, count);
-    if (i < room) out[count === 1 ? n.audit.key : `${n.audit.key}-${count}`] = clip(n.audit.value, MAX_AUDIT_VALUE_BYTES);
+    if (i < room)
+      out[count === 1 ? n.audit.key : `${n.audit.key}-${count}`] = clip(n.audit.value, MAX_AUDIT_VALUE_BYTES);
   });
   if (room < decision.notices.length) {
     const omitted: Record<string, number> = {};
     for (const [key, count] of seen) omitted[key] = count;
-    decision.notices.slice(0, room).forEach((n) => { omitted[n.audit.key] = (omitted[n.audit.key] ?? 0) - 1; });
+    decision.notices.slice(0, room).forEach((n) => {
+      omitted[n.audit.key] = (omitted[n.audit.key] ?? 0) - 1;
+    });
     out[OMITTED_AUDIT_KEY] = JSON.stringify({ omitted: decision.notices.length - room, byKey: omitted });
   }
   return out;

@@ -21,7 +21,8 @@ interface Envelope {
   };
 }
 
-const compile = () => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile<Envelope>(ADMISSION_REVIEW_SCHEMA);
+const compile = () =>
+  new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile<Envelope>(ADMISSION_REVIEW_SCHEMA);
 let compiled: ReturnType<typeof compile> | undefined;
 
 /**
@@ -39,8 +40,7 @@ export interface ParsedReview {
 }
 
 export type ParseResult =
-  | { ok: true; review: ParsedReview }
-  | { ok: false; error: string; problems: string[]; uid?: string };
+  { ok: true; review: ParsedReview } | { ok: false; error: string; problems: string[]; uid?: string };
 
 export function parseAdmissionReview(body: unknown): ParseResult {
   const validateEnvelope = envelopeCheck();
@@ -48,19 +48,32 @@ export function parseAdmissionReview(body: unknown): ParseResult {
     const errors = validateEnvelope.errors ?? [];
     const problems = errors.slice(0, MAX_PROBLEMS_SHOWN).map((e) => {
       const where = e.instancePath === '' ? 'body' : e.instancePath.slice(1).replace(/\//g, '.');
-      const detail = e.keyword === 'const' ? `must be ${JSON.stringify(e.params['allowedValue'])}`
-        : e.keyword === 'enum' ? `must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`
-          : e.message ?? 'is invalid';
+      const detail =
+        e.keyword === 'const'
+          ? `must be ${JSON.stringify(e.params['allowedValue'])}`
+          : e.keyword === 'enum'
+            ? `must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`
+            : (e.message ?? 'is invalid');
       return clip(`${where} ${detail}`, MAX_ERROR_BYTES);
     });
     if (errors.length > problems.length) problems.push(`and ${errors.length - problems.length} more problems`);
     const uid = readUid(body);
-    return { ok: false, error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request', problems, ...(uid ? { uid } : {}) };
+    return {
+      ok: false,
+      error: 'invalid AdmissionReview: expected admission.k8s.io/v1 AdmissionReview with a request',
+      problems,
+      ...(uid ? { uid } : {}),
+    };
   }
   const req = body.request;
   const missing = missingObjects(req.operation, req.object, req.oldObject);
   if (missing.length > 0) {
-    return { ok: false, error: `invalid AdmissionReview: a ${req.operation} request carries ${(REQUIRED_OBJECTS[req.operation] ?? []).join(' and ')}`, problems: missing, uid: req.uid };
+    return {
+      ok: false,
+      error: `invalid AdmissionReview: a ${req.operation} request carries ${(REQUIRED_OBJECTS[req.operation] ?? []).join(' and ')}`,
+      problems: missing,
+      uid: req.uid,
+    };
   }
   return {
     ok: true,
@@ -98,7 +111,8 @@ const REQUIRED_OBJECTS: Readonly<Record<string, readonly ('object' | 'oldObject'
 
 function missingObjects(operation: string, object: unknown, oldObject: unknown): string[] {
   const sent = { object, oldObject };
-  return (REQUIRED_OBJECTS[operation] ?? []).filter((f) => sent[f] === undefined || sent[f] === null)
+  return (REQUIRED_OBJECTS[operation] ?? [])
+    .filter((f) => sent[f] === undefined || sent[f] === null)
     .map((f) => `request.${f} is required for ${operation}`);
 }
 

@@ -60,7 +60,9 @@ export function denied(message: string, extras: Extras = {}): AdmissionResult {
  */
 export class PatchTooLarge extends Error {
   constructor(readonly bytes: number) {
-    super(`hookkeeper's patch of ${bytes} bytes exceeds the ${MAX_PATCH_BYTES}-byte limit of its answer; the object was not changed`);
+    super(
+      `hookkeeper's patch of ${bytes} bytes exceeds the ${MAX_PATCH_BYTES}-byte limit of its answer; the object was not changed`,
+    );
     this.name = 'PatchTooLarge';
   }
 }
@@ -72,7 +74,14 @@ export function shortWarning(text: string): string {
 
 export function toAdmissionReview(uid: string, result: AdmissionResult): AdmissionReviewOut {
   const response: AdmissionResponse = { uid, allowed: result.allowed };
-  if (result.status) response.status = { ...result.status, message: result.allowed || result.status.code === 403 ? result.status.message : clip(result.status.message, MAX_ERROR_BYTES) };
+  if (result.status)
+    response.status = {
+      ...result.status,
+      message:
+        result.allowed || result.status.code === 403
+          ? result.status.message
+          : clip(result.status.message, MAX_ERROR_BYTES),
+    };
   if (result.patch && result.patch.length > 0) {
     const patch = Buffer.from(JSON.stringify(result.patch));
     if (patch.length > MAX_PATCH_BYTES) {

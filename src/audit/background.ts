@@ -15,7 +15,12 @@ export interface AuditLoop {
   settled(): Promise<void>;
 }
 
-export function startAuditLoop(options: { intervalMs: number; run: () => Promise<AuditReport>; metrics: AuditMetrics; logger: Logger }): AuditLoop {
+export function startAuditLoop(options: {
+  intervalMs: number;
+  run: () => Promise<AuditReport>;
+  metrics: AuditMetrics;
+  logger: Logger;
+}): AuditLoop {
   const { intervalMs, run, metrics, logger } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -25,7 +30,16 @@ export function startAuditLoop(options: { intervalMs: number; run: () => Promise
     try {
       const report = await run();
       metrics.record(report);
-      logger.info({ objects: report.summary.objects, fail: report.summary.fail, warn: report.summary.warn, stuckDeletions: report.summary.stuckDeletions, notes: report.notes }, 'background audit finished');
+      logger.info(
+        {
+          objects: report.summary.objects,
+          fail: report.summary.fail,
+          warn: report.summary.warn,
+          stuckDeletions: report.summary.stuckDeletions,
+          notes: report.notes,
+        },
+        'background audit finished',
+      );
     } catch (err) {
       metrics.failed();
       logger.error({ err }, 'background audit failed');
@@ -63,6 +77,13 @@ export function startBackgroundAudit(options: {
     intervalMs: options.intervalMs,
     metrics: createAuditMetrics(options.registry),
     logger: options.logger,
-    run: () => runAudit({ lister, policy: options.policy(), now: () => new Date(), stuckAfterMs, ...(serviceAccountExists ? { serviceAccountExists } : {}) }),
+    run: () =>
+      runAudit({
+        lister,
+        policy: options.policy(),
+        now: () => new Date(),
+        stuckAfterMs,
+        ...(serviceAccountExists ? { serviceAccountExists } : {}),
+      }),
   });
 }

@@ -20,14 +20,20 @@ export type ServiceAccountExists = (namespace: string, name: string) => Promise<
  * The `serviceAccounts` fact for an object's hooks. Lookups are cached for the run; a lookup that fails is noted
  * once and the owner given the benefit of the doubt (the account counts as existing).
  */
-export function serviceAccountFacts(policy: Policy, exists: ServiceAccountExists, notes: string[]): (hooks: readonly Hook[]) => Promise<Record<string, boolean>> {
+export function serviceAccountFacts(
+  policy: Policy,
+  exists: ServiceAccountExists,
+  notes: string[],
+): (hooks: readonly Hook[]) => Promise<Record<string, boolean>> {
   const cache = new Map<string, Promise<boolean>>();
   const lookup = (namespace: string, name: string): Promise<boolean> => {
     const key = `${namespace}/${name}`;
     let found = cache.get(key);
     if (!found) {
       found = exists(namespace, name).catch((err: unknown) => {
-        notes.push(`cannot check service account ${key}, so hooks of its owner were not checked for orphans: ${(err as Error).message}`);
+        notes.push(
+          `cannot check service account ${key}, so hooks of its owner were not checked for orphans: ${(err as Error).message}`,
+        );
         return true;
       });
       cache.set(key, found);
@@ -39,7 +45,9 @@ export function serviceAccountFacts(policy: Policy, exists: ServiceAccountExists
     // Hook by hook, as the rule reads them; one hook's accounts at once.
     for (const accounts of serviceAccountRequests(policy, hooks)) {
       const present = await Promise.all(accounts.map((sa) => lookup(sa.namespace, sa.name)));
-      accounts.forEach((sa, i) => { out[`${sa.namespace}/${sa.name}`] = present[i] === true; });
+      accounts.forEach((sa, i) => {
+        out[`${sa.namespace}/${sa.name}`] = present[i] === true;
+      });
     }
     return out;
   };

@@ -14,20 +14,27 @@ export interface AuditFormat extends OutputFormat<AuditReport, AuditRenderOption
 }
 
 /** Kubernetes report objects as a YAML stream, ready for `kubectl apply -f -`. */
-async function yamlStream(build: (report: AuditReport) => Array<Record<string, unknown>>): Promise<Render<AuditReport, AuditRenderOptions>> {
+async function yamlStream(
+  build: (report: AuditReport) => Array<Record<string, unknown>>,
+): Promise<Render<AuditReport, AuditRenderOptions>> {
   const YAML = await import('yaml');
-  return (report) => build(report).map((r) => YAML.stringify(r)).join('---\n');
+  return (report) =>
+    build(report)
+      .map((r) => YAML.stringify(r))
+      .join('---\n');
 }
 
 export const AUDIT_FORMATS = {
   text: { recordsPasses: false, load: async () => (await import('./table.js')).renderAudit },
   json: { recordsPasses: false, load: () => Promise.resolve(renderJson) },
   policyreport: {
-    help: 'wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport', recordsPasses: true,
+    help: 'wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport',
+    recordsPasses: true,
     load: async () => yamlStream((await import('./policyreport.js')).policyReports),
   },
   openreports: {
-    help: 'openreports.io/v1alpha1 Report and ClusterReport', recordsPasses: true,
+    help: 'openreports.io/v1alpha1 Report and ClusterReport',
+    recordsPasses: true,
     load: async () => yamlStream((await import('./openreports.js')).openReports),
   },
 } as const satisfies Record<string, AuditFormat>;

@@ -5,7 +5,10 @@ import type { AuditReport } from './report.js';
 import { reportObjects, type ReportApi } from './report-objects.js';
 
 export const OPEN_REPORTS_API: ReportApi = Object.freeze({
-  apiVersion: 'openreports.io/v1alpha1', namespacedKind: 'Report', clusterKind: 'ClusterReport', reportSource: true,
+  apiVersion: 'openreports.io/v1alpha1',
+  namespacedKind: 'Report',
+  clusterKind: 'ClusterReport',
+  reportSource: true,
 });
 
 export function openReports(report: AuditReport): Array<Record<string, unknown>> {

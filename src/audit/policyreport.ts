@@ -4,7 +4,10 @@ import type { AuditReport } from './report.js';
 import { reportObjects, type ReportApi } from './report-objects.js';
 
 export const POLICY_REPORT_API: ReportApi = Object.freeze({
-  apiVersion: 'wgpolicyk8s.io/v1alpha2', namespacedKind: 'PolicyReport', clusterKind: 'ClusterPolicyReport', reportSource: false,
+  apiVersion: 'wgpolicyk8s.io/v1alpha2',
+  namespacedKind: 'PolicyReport',
+  clusterKind: 'ClusterPolicyReport',
+  reportSource: false,
 });
 
 export function policyReports(report: AuditReport): Array<Record<string, unknown>> {

@@ -20,7 +20,13 @@ export interface ReportApi {
 type Result = Record<string, unknown>;
 
 function resourceRef(o: AuditObjectRef): Record<string, string> {
-  return { apiVersion: o.apiVersion, kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, ...(o.uid ? { uid: o.uid } : {}) };
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+    name: o.name,
+    ...(o.uid ? { uid: o.uid } : {}),
+  };
 }
 
 function findingResult(f: AuditFinding, timestamp: Result): Result {
@@ -51,8 +57,14 @@ function findingResult(f: AuditFinding, timestamp: Result): Result {
 
 function passResult(o: AuditObjectRef, timestamp: Result): Result {
   return {
-    source: POLICY_NAME, policy: POLICY_NAME, category: CATEGORY, timestamp, result: 'pass', scored: true,
-    resources: [resourceRef(o)], message: `no findings: ${o.kind} ${o.name} meets every hookkeeper rule that applies to it`,
+    source: POLICY_NAME,
+    policy: POLICY_NAME,
+    category: CATEGORY,
+    timestamp,
+    result: 'pass',
+    scored: true,
+    resources: [resourceRef(o)],
+    message: `no findings: ${o.kind} ${o.name} meets every hookkeeper rule that applies to it`,
   };
 }
 
@@ -71,15 +83,17 @@ export function reportObjects(report: AuditReport, api: ReportApi): Array<Record
   for (const o of report.passed ?? []) add(o.namespace, passResult(o, timestamp));
 
   const labels = { 'app.kubernetes.io/managed-by': 'hookkeeper' };
-  return [...byNamespace].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b))).map(([namespace, results]) => {
-    const count = (r: string): number => results.filter((x) => x['result'] === r).length;
-    return {
-      apiVersion: api.apiVersion,
-      kind: namespace === '' ? api.clusterKind : api.namespacedKind,
-      metadata: { name: POLICY_NAME, ...(namespace === '' ? {} : { namespace }), labels },
-      ...(api.reportSource ? { source: POLICY_NAME } : {}),
-      summary: { pass: count('pass'), fail: count('fail'), warn: count('warn'), error: 0, skip: 0 },
-      results,
-    };
-  });
+  return [...byNamespace]
+    .sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)))
+    .map(([namespace, results]) => {
+      const count = (r: string): number => results.filter((x) => x['result'] === r).length;
+      return {
+        apiVersion: api.apiVersion,
+        kind: namespace === '' ? api.clusterKind : api.namespacedKind,
+        metadata: { name: POLICY_NAME, ...(namespace === '' ? {} : { namespace }), labels },
+        ...(api.reportSource ? { source: POLICY_NAME } : {}),
+        summary: { pass: count('pass'), fail: count('fail'), warn: count('warn'), error: 0, skip: 0 },
+        results,
+      };
+    });
 }

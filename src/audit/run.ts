@@ -90,13 +90,25 @@ function openPages(lister: Lister, resource: KindResource, namespace: string | u
 
 function auditFinding(v: Violation, result: 'fail' | 'warn', object: AuditObjectRef): AuditFinding {
   return {
-    rule: v.rule, result, object, path: v.path, message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}),
-    ...(v.deletion ? { deletionTimestamp: v.deletion.deletionTimestamp, deletingForSeconds: v.deletion.deletingForSeconds } : {}),
+    rule: v.rule,
+    result,
+    object,
+    path: v.path,
+    message: v.message,
+    ...(v.fix ? { fix: v.fix } : {}),
+    ...(v.hook ? { hook: v.hook } : {}),
+    ...(v.deletion
+      ? { deletionTimestamp: v.deletion.deletionTimestamp, deletingForSeconds: v.deletion.deletingForSeconds }
+      : {}),
   };
 }
 
 /** The object's own findings (fail, then warn), then those about the cluster's state (stuck deletions, orphaned owners). */
-function auditFindings(denials: readonly Violation[], warnings: readonly Violation[], object: AuditObjectRef): AuditFinding[] {
+function auditFindings(
+  denials: readonly Violation[],
+  warnings: readonly Violation[],
+  object: AuditObjectRef,
+): AuditFinding[] {
   const out: AuditFinding[] = [];
   for (const late of [false, true]) {
     for (const v of denials) if (CLUSTER_STATE.has(v.rule) === late) out.push(auditFinding(v, 'fail', object));
@@ -113,7 +125,9 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const findings: AuditFinding[] = [];
   const passed: AuditObjectRef[] = [];
   const statuses: ResourceStatus[] = [];
-  const accounts = deps.serviceAccountExists ? serviceAccountFacts(deps.policy, deps.serviceAccountExists, notes) : undefined;
+  const accounts = deps.serviceAccountExists
+    ? serviceAccountFacts(deps.policy, deps.serviceAccountExists, notes)
+    : undefined;
   let total = 0;
   let passCount = 0;
   const stuck = new Set<string>();
@@ -126,7 +140,13 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     for (const [i, r] of planned.resources.entries()) {
       const pages = streams[i] as PageStream;
       const name = resourceName(r);
-      const status: ResourceStatus = { resource: name, version: r.version, kind: r.kind, status: 'audited', objects: 0 };
+      const status: ResourceStatus = {
+        resource: name,
+        version: r.version,
+        kind: r.kind,
+        status: 'audited',
+        objects: 0,
+      };
       statuses.push(status);
       const kind = { group: r.group, version: r.version, kind: r.kind };
       const carrier = carrierFor(kind, carriers);
@@ -138,8 +158,15 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
             total++;
             const ref = refOf(obj, r);
             const input: ReviewInput = {
-              operation: 'CREATE', kind, ...(ref.namespace ? { namespace: ref.namespace } : {}), name: ref.name,
-              object: obj, oldObject: null, userInfo: AUDIT_USER, dryRun: false, source: 'audit',
+              operation: 'CREATE',
+              kind,
+              ...(ref.namespace ? { namespace: ref.namespace } : {}),
+              name: ref.name,
+              object: obj,
+              oldObject: null,
+              userInfo: AUDIT_USER,
+              dryRun: false,
+              source: 'audit',
             };
             if (carrier) {
               // The facts of the audit's own rules: the clock, and (most objects carry no hook: no lookup, and no
@@ -172,7 +199,10 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     for (const s of streams) s.close();
   }
   if (statuses.length > 0 && statuses.every((s) => s.status === 'not-installed')) {
-    throw new AppError('CLUSTER', `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`);
+    throw new AppError(
+      'CLUSTER',
+      `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`,
+    );
   }
   return {
     apiVersion: 'hookkeeper.io/v1alpha1',

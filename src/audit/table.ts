@@ -5,13 +5,26 @@ import { objectLabel, type AuditFinding, type AuditReport } from './report.js';
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   // The last column (the message) is not padded: it is as long as it needs to be.
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function findingRows(findings: readonly AuditFinding[]): string[] {
   return table([
     ['RESULT', 'RULE', 'KIND', 'NAMESPACE', 'NAME', 'PATH', 'MESSAGE'],
-    ...findings.map((f) => [f.result, f.rule, f.object.kind, f.object.namespace ?? '', f.object.name, f.path ?? '', f.message]),
+    ...findings.map((f) => [
+      f.result,
+      f.rule,
+      f.object.kind,
+      f.object.namespace ?? '',
+      f.object.name,
+      f.path ?? '',
+      f.message,
+    ]),
   ]);
 }
 
@@ -24,7 +37,9 @@ function findingLines(findings: readonly AuditFinding[]): string[] {
 
 export function summaryLines(report: AuditReport): string[] {
   const s = report.summary;
-  const resources = report.resources.map((r) => `${r.resource}: ${r.status === 'audited' ? r.objects : 'not installed'}`).join(', ');
+  const resources = report.resources
+    .map((r) => `${r.resource}: ${r.status === 'audited' ? r.objects : 'not installed'}`)
+    .join(', ');
   return [
     `audited ${s.objects} object${s.objects === 1 ? '' : 's'}${report.namespace ? ` in namespace ${report.namespace}` : ''} (${resources})`,
     `${s.fail} fail, ${s.warn} warn, ${s.passed} passed; ${s.stuckDeletions} stuck deletion${s.stuckDeletions === 1 ? '' : 's'}, ${s.orphanedHooks} orphaned hook${s.orphanedHooks === 1 ? '' : 's'}`,
@@ -33,6 +48,11 @@ export function summaryLines(report: AuditReport): string[] {
 }
 
 export function renderAudit(report: AuditReport, options: { tty: boolean }): string {
-  const body = report.findings.length === 0 ? [] : options.tty ? [...findingRows(report.findings), ''] : findingLines(report.findings);
+  const body =
+    report.findings.length === 0
+      ? []
+      : options.tty
+        ? [...findingRows(report.findings), '']
+        : findingLines(report.findings);
   return `${[...body, ...summaryLines(report)].join('\n')}\n`;
 }

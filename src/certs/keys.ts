@@ -41,7 +41,8 @@ export async function importSigningKey(pem: string): Promise<SigningKey> {
   if (type === 'ec') {
     const curve = keyObject.asymmetricKeyDetails?.namedCurve;
     const named = curve === 'prime256v1' ? 'P-256' : curve === 'secp384r1' ? 'P-384' : undefined;
-    if (named === undefined) throw new AppError('TLS_INVALID', `the CA key uses curve ${String(curve)}; supported: P-256, P-384`);
+    if (named === undefined)
+      throw new AppError('TLS_INVALID', `the CA key uses curve ${String(curve)}; supported: P-256, P-384`);
     const hash = named === 'P-256' ? 'SHA-256' : 'SHA-384';
     const key = await webcrypto.subtle.importKey('pkcs8', der, { name: 'ECDSA', namedCurve: named }, false, ['sign']);
     return { key, algorithm: { name: 'ECDSA', hash } };

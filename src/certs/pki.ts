@@ -31,7 +31,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 // fails every handshake, so validity starts a little in the past.
 const BACKDATE_MS = 5 * 60 * 1000;
 
-export async function createCertificateAuthority(opts: { commonName: string; days: number; now?: Date }): Promise<CertKeyPem> {
+export async function createCertificateAuthority(opts: {
+  commonName: string;
+  days: number;
+  now?: Date;
+}): Promise<CertKeyPem> {
   const { notBefore, notAfter } = validity(opts.days, opts.now);
   const { keys, signing } = await generateKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -97,7 +101,12 @@ export async function issueClientCertificate(
 
 /** The names a Service is reached by from inside the cluster; the API server uses NAME.NS.svc. */
 export function serviceDnsNames(service: string, namespace: string): string[] {
-  return [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`];
+  return [
+    service,
+    `${service}.${namespace}`,
+    `${service}.${namespace}.svc`,
+    `${service}.${namespace}.svc.cluster.local`,
+  ];
 }
 
 export function describeCertificate(pem: string): CertificateDescription {
@@ -141,7 +150,9 @@ async function issue(
     signingAlgorithm: caKey.algorithm,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      caSki ? new x509.AuthorityKeyIdentifierExtension(caSki.keyId) : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
+      caSki
+        ? new x509.AuthorityKeyIdentifierExtension(caSki.keyId)
+        : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       ...leaf.extensions,
     ],

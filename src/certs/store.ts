@@ -4,7 +4,13 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { AppError } from '../errors.js';
-import { caBundle, createCertificateAuthority, describeCertificate, issueServingCertificate, serviceDnsNames } from './pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  describeCertificate,
+  issueServingCertificate,
+  serviceDnsNames,
+} from './pki.js';
 import type { CertKeyPem } from './pki.js';
 
 /** File names inside a certificate directory: a kubernetes.io/tls Secret's keys, plus the CA pair. */
@@ -80,36 +86,57 @@ export async function runCerts(opts: RunCertsOptions): Promise<RunCertsResult> {
 
   const present = await existingFiles(opts.out);
   if (!opts.renew && present.length > 0) {
-    throw new AppError('USAGE', `${join(opts.out, present[0] ?? '')} already exists: pass --renew to re-issue the serving certificate from the CA there, or choose another --out`);
+    throw new AppError(
+      'USAGE',
+      `${join(opts.out, present[0] ?? '')} already exists: pass --renew to re-issue the serving certificate from the CA there, or choose another --out`,
+    );
   }
   const existing = opts.renew ? await readCertificateSet(opts.out) : {};
   if (opts.renew && !existing.ca) {
-    throw new AppError('USAGE', `--renew needs ${CERT_FILES.caCert} and ${CERT_FILES.caKey} in ${opts.out}; run without --renew to create a CA`);
+    throw new AppError(
+      'USAGE',
+      `--renew needs ${CERT_FILES.caCert} and ${CERT_FILES.caKey} in ${opts.out}; run without --renew to create a CA`,
+    );
   }
 
-  const ca = existing.ca ?? await createCertificateAuthority({
-    // "name@seconds", like Kubernetes' own self-signed CAs, tells one generation of CA from the next.
-    commonName: `${opts.service}.${opts.namespace}-ca@${Math.floor(now.getTime() / 1000)}`,
-    days: Math.max(CA_MIN_DAYS, days),
-    now,
-  });
-  const keep = existing.serving && opts.renewBefore !== undefined
-    && fits(existing.serving, ca, wanted, new Date(now.getTime() + opts.renewBefore * DAY_MS));
-  const serving = keep && existing.serving ? existing.serving : await issueServingCertificate(ca, {
-    commonName: `${opts.service}.${opts.namespace}.svc`,
-    ...wanted,
-    days,
-    now,
-  });
+  const ca =
+    existing.ca ??
+    (await createCertificateAuthority({
+      // "name@seconds", like Kubernetes' own self-signed CAs, tells one generation of CA from the next.
+      commonName: `${opts.service}.${opts.namespace}-ca@${Math.floor(now.getTime() / 1000)}`,
+      days: Math.max(CA_MIN_DAYS, days),
+      now,
+    }));
+  const keep =
+    existing.serving &&
+    opts.renewBefore !== undefined &&
+    fits(existing.serving, ca, wanted, new Date(now.getTime() + opts.renewBefore * DAY_MS));
+  const serving =
+    keep && existing.serving
+      ? existing.serving
+      : await issueServingCertificate(ca, {
+          commonName: `${opts.service}.${opts.namespace}.svc`,
+          ...wanted,
+          days,
+          now,
+        });
   if (!keep) await writeCertificateSet(opts.out, existing.ca ? { serving } : { ca, serving });
-  return { caBundle: caBundle(ca.certPem), issued: !keep, caCreated: !existing.ca, notAfter: describeCertificate(serving.certPem).notAfter };
+  return {
+    caBundle: caBundle(ca.certPem),
+    issued: !keep,
+    caCreated: !existing.ca,
+    notAfter: describeCertificate(serving.certPem).notAfter,
+  };
 }
 
 /**
  * For `npm start` on a fresh machine: a dev CA and a serving certificate for 127.0.0.1, ::1 and localhost in `dir`,
  * reused while they last more than a day; anything missing, unreadable or expiring is made anew.
  */
-export async function ensureDevCertificates(dir: string, now: Date = new Date()): Promise<{ certFile: string; keyFile: string; caFile: string }> {
+export async function ensureDevCertificates(
+  dir: string,
+  now: Date = new Date(),
+): Promise<{ certFile: string; keyFile: string; caFile: string }> {
   const wanted = { dnsNames: ['localhost'], ips: ['127.0.0.1', '::1'] };
   const soon = new Date(now.getTime() + DAY_MS);
   let existing: CertificateSet = {};
@@ -119,29 +146,46 @@ export async function ensureDevCertificates(dir: string, now: Date = new Date())
     if (!(err instanceof AppError && err.code === 'TLS_INVALID')) throw err;
   }
   const keptCa = existing.ca && describeCertificate(existing.ca.certPem).notAfter > soon ? existing.ca : undefined;
-  const ca = keptCa ?? await createCertificateAuthority({ commonName: 'hookkeeper-dev-ca', days: 365, now });
+  const ca = keptCa ?? (await createCertificateAuthority({ commonName: 'hookkeeper-dev-ca', days: 365, now }));
   const keptServing = existing.serving && fits(existing.serving, ca, wanted, soon) ? existing.serving : undefined;
-  const serving = keptServing ?? await issueServingCertificate(ca, { commonName: 'localhost', ...wanted, days: 90, now });
+  const serving =
+    keptServing ?? (await issueServingCertificate(ca, { commonName: 'localhost', ...wanted, days: 90, now }));
   await writeCertificateSet(dir, { ...(!keptCa && { ca }), ...(!keptServing && { serving }) });
-  return { certFile: join(dir, CERT_FILES.tlsCert), keyFile: join(dir, CERT_FILES.tlsKey), caFile: join(dir, CERT_FILES.caCert) };
+  return {
+    certFile: join(dir, CERT_FILES.tlsCert),
+    keyFile: join(dir, CERT_FILES.tlsKey),
+    caFile: join(dir, CERT_FILES.caCert),
+  };
 }
 
 /** Whether a serving certificate is signed by `ca`, names exactly `wanted`, and is still valid at `until`. */
-function fits(serving: CertKeyPem, ca: CertKeyPem, wanted: { dnsNames: string[]; ips: string[] }, until: Date): boolean {
+function fits(
+  serving: CertKeyPem,
+  ca: CertKeyPem,
+  wanted: { dnsNames: string[]; ips: string[] },
+  until: Date,
+): boolean {
   const leaf = new X509Certificate(serving.certPem);
   const caCert = new X509Certificate(ca.certPem);
   if (!leaf.checkIssued(caCert) || !leaf.verify(caCert.publicKey)) return false;
   const have = describeCertificate(serving.certPem);
   if (have.notAfter <= until) return false;
-  return sameSet(have.dnsNames.map((n) => n.toLowerCase()), wanted.dnsNames.map((n) => n.toLowerCase()))
-    && sameSet(have.ips.map(canonicalIp), wanted.ips.map(canonicalIp));
+  return (
+    sameSet(
+      have.dnsNames.map((n) => n.toLowerCase()),
+      wanted.dnsNames.map((n) => n.toLowerCase()),
+    ) && sameSet(have.ips.map(canonicalIp), wanted.ips.map(canonicalIp))
+  );
 }
 
 async function readPair(certFile: string, keyFile: string): Promise<CertKeyPem | undefined> {
   const [certPem, keyPem] = await Promise.all([readOptional(certFile), readOptional(keyFile)]);
   if (certPem === undefined && keyPem === undefined) return undefined;
   if (certPem === undefined || keyPem === undefined) {
-    throw new AppError('TLS_INVALID', `${certPem === undefined ? certFile : keyFile} is missing beside ${certPem === undefined ? keyFile : certFile}`);
+    throw new AppError(
+      'TLS_INVALID',
+      `${certPem === undefined ? certFile : keyFile} is missing beside ${certPem === undefined ? keyFile : certFile}`,
+    );
   }
   let matches: boolean;
   try {
@@ -164,7 +208,14 @@ async function readOptional(file: string): Promise<string | undefined> {
 
 async function existingFiles(dir: string): Promise<string[]> {
   const names = Object.values(CERT_FILES);
-  const found = await Promise.all(names.map((n) => stat(join(dir, n)).then(() => true, () => false)));
+  const found = await Promise.all(
+    names.map((n) =>
+      stat(join(dir, n)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return names.filter((_, i) => found[i]);
 }
 
@@ -181,7 +232,11 @@ async function writeAtomic(file: string, content: string, mode: number): Promise
 }
 
 function checkName(flag: string, value: string): void {
-  if (!DNS_LABEL.test(value)) throw new AppError('USAGE', `${flag} "${value}" is not a DNS label (lower-case letters, digits and '-', at most 63)`);
+  if (!DNS_LABEL.test(value))
+    throw new AppError(
+      'USAGE',
+      `${flag} "${value}" is not a DNS label (lower-case letters, digits and '-', at most 63)`,
+    );
 }
 
 function canonicalIp(ip: string): string {

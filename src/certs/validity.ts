@@ -8,7 +8,10 @@ export function validityProblem(notBefore: Date, notAfter: Date, now: Date): Val
     return { kind: 'expired', message: `has expired: valid until ${notAfter.toISOString()}, now ${now.toISOString()}` };
   }
   if (now.getTime() < notBefore.getTime()) {
-    return { kind: 'not-yet-valid', message: `is not valid yet: valid from ${notBefore.toISOString()}, now ${now.toISOString()}` };
+    return {
+      kind: 'not-yet-valid',
+      message: `is not valid yet: valid from ${notBefore.toISOString()}, now ${now.toISOString()}`,
+    };
   }
   return undefined;
 }

@@ -28,8 +28,12 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError('(run with --help for usage)');
-  for (const register of COMMANDS) register(program, io, (c) => { code = c; });
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  for (const register of COMMANDS)
+    register(program, io, (c) => {
+      code = c;
+    });
+  for (const cmd of program.commands)
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   try {
     await program.parseAsync([...args], { from: 'user' });
   } catch (err) {

@@ -23,7 +23,11 @@ export interface ChildRuleFile {
  * when unknown (the owners section is invalid). `sound(pointer)` says whether a field is present and passed the
  * schema: only such fields are checked here, so a schema error elsewhere in a rule does not hide these problems.
  */
-export function childRuleProblems(rules: readonly ChildRuleFile[], owners: readonly string[] | undefined, sound: (pointer: string) => boolean = () => true): Array<[string, string]> {
+export function childRuleProblems(
+  rules: readonly ChildRuleFile[],
+  owners: readonly string[] | undefined,
+  sound: (pointer: string) => boolean = () => true,
+): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const names = new Set<string>();
   rules.forEach((r, i) => {
@@ -34,34 +38,54 @@ export function childRuleProblems(rules: readonly ChildRuleFile[], owners: reado
       names.add(r.name);
     }
     const from = sound(`${at}/parent/nameFrom`) ? r.parent.nameFrom : undefined;
-    if (from && 'label' in from) for (const e of qualifiedNameErrors(from.label)) out.push([`${at}/parent/nameFrom/label`, `label key: ${e}`]);
-    if (from && 'annotation' in from) for (const e of annotationKeyErrors(from.annotation)) out.push([`${at}/parent/nameFrom/annotation`, `annotation key: ${e}`]);
+    if (from && 'label' in from)
+      for (const e of qualifiedNameErrors(from.label)) out.push([`${at}/parent/nameFrom/label`, `label key: ${e}`]);
+    if (from && 'annotation' in from)
+      for (const e of annotationKeyErrors(from.annotation))
+        out.push([`${at}/parent/nameFrom/annotation`, `annotation key: ${e}`]);
     if (from && 'template' in from) {
       const parsed = parseNameTemplate(from.template);
       if ('error' in parsed) out.push([`${at}/parent/nameFrom/template`, parsed.error]);
-      else for (const p of parsed.parts) {
-        if ('label' in p) for (const e of qualifiedNameErrors(p.label)) out.push([`${at}/parent/nameFrom/template`, `label key ${JSON.stringify(p.label)}: ${e}`]);
-        if ('annotation' in p) for (const e of annotationKeyErrors(p.annotation)) out.push([`${at}/parent/nameFrom/template`, `annotation key ${JSON.stringify(p.annotation)}: ${e}`]);
-      }
+      else
+        for (const p of parsed.parts) {
+          if ('label' in p)
+            for (const e of qualifiedNameErrors(p.label))
+              out.push([`${at}/parent/nameFrom/template`, `label key ${JSON.stringify(p.label)}: ${e}`]);
+          if ('annotation' in p)
+            for (const e of annotationKeyErrors(p.annotation))
+              out.push([`${at}/parent/nameFrom/template`, `annotation key ${JSON.stringify(p.annotation)}: ${e}`]);
+        }
     }
     // Absent, or present and valid: what the finalizer checks below may read.
-    const usable = (field: 'finalizer' | 'finalizerRemovers'): boolean => r[field] === undefined || sound(`${at}/${field}`);
+    const usable = (field: 'finalizer' | 'finalizerRemovers'): boolean =>
+      r[field] === undefined || sound(`${at}/${field}`);
     if (!usable('finalizer') || !usable('finalizerRemovers')) {
       // checked once the schema problems of these fields are fixed
     } else if (r.finalizer !== undefined) {
       // The API server's ValidateFinalizerName: a qualified name, and one with a domain unless it is a
       // built-in finalizer (which hookkeeper has no business managing).
       for (const e of qualifiedNameErrors(r.finalizer)) out.push([`${at}/finalizer`, e]);
-      if (!r.finalizer.includes('/')) out.push([`${at}/finalizer`, `${JSON.stringify(r.finalizer)} is not fully qualified: use a domain you own, e.g. example.com/${r.finalizer}`]);
+      if (!r.finalizer.includes('/'))
+        out.push([
+          `${at}/finalizer`,
+          `${JSON.stringify(r.finalizer)} is not fully qualified: use a domain you own, e.g. example.com/${r.finalizer}`,
+        ]);
       if ((r.finalizerRemovers ?? []).length === 0) {
-        out.push([`${at}/finalizerRemovers`, 'a rule with a finalizer must name the owners (keys of "owners") whose identities remove it, or only break-glass could']);
+        out.push([
+          `${at}/finalizerRemovers`,
+          'a rule with a finalizer must name the owners (keys of "owners") whose identities remove it, or only break-glass could',
+        ]);
       }
     } else if ((r.finalizerRemovers ?? []).length > 0) {
-      out.push([`${at}/finalizerRemovers`, 'finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers']);
+      out.push([
+        `${at}/finalizerRemovers`,
+        'finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers',
+      ]);
     }
     if (owners === undefined || !sound(`${at}/finalizerRemovers`)) return;
     r.finalizerRemovers?.forEach((key, j) => {
-      if (!owners.includes(key)) out.push([`${at}/finalizerRemovers/${j}`, `${JSON.stringify(key)} is not registered under "owners"`]);
+      if (!owners.includes(key))
+        out.push([`${at}/finalizerRemovers/${j}`, `${JSON.stringify(key)} is not registered under "owners"`]);
     });
   });
   return out;

@@ -26,7 +26,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
         kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
         namespaces: ['openshift-machine-api'],
         labelSelector: {
-          matchExpressions: [{ key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] }],
+          matchExpressions: [
+            { key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] },
+          ],
         },
       },
       operations: ['CREATE'],

@@ -30,12 +30,18 @@ interface PolicyFile {
  * Reads and checks a policy file. `read` is how the file is read: on a hot reload, the content the watcher's two
  * agreeing reads saw (src/server/watch.ts), so a file being rewritten in place is never half-loaded.
  */
-export async function loadPolicyFile(file: string, read: (file: string) => Promise<Buffer> = readFile): Promise<Policy> {
+export async function loadPolicyFile(
+  file: string,
+  read: (file: string) => Promise<Buffer> = readFile,
+): Promise<Policy> {
   let text: string;
   try {
     text = (await read(file)).toString('utf8');
   } catch (cause) {
-    throw new AppError('CONFIG_INVALID', `cannot read policy file ${file}: ${(cause as Error).message}`, { cause, problems: [{ file, message: (cause as Error).message }] });
+    throw new AppError('CONFIG_INVALID', `cannot read policy file ${file}: ${(cause as Error).message}`, {
+      cause,
+      problems: [{ file, message: (cause as Error).message }],
+    });
   }
   return parsePolicy(text, file);
 }
@@ -45,11 +51,14 @@ export function parsePolicy(text: string, file: string): Policy {
   try {
     docs = parseYamlDocuments(text, file, { lines: 'key' });
   } catch (err) {
-    if (err instanceof AppError) throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { cause: err, problems: err.problems });
+    if (err instanceof AppError)
+      throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { cause: err, problems: err.problems });
     throw err;
   }
   if (docs.length !== 1) {
-    throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems: [{ file, message: `expected one YAML document, found ${docs.length}` }] });
+    throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, {
+      problems: [{ file, message: `expected one YAML document, found ${docs.length}` }],
+    });
   }
   const doc = docs[0] as YamlDocument;
   const problems: Problem[] = [];
@@ -65,16 +74,22 @@ export function parsePolicy(text: string, file: string): Policy {
     for (const e of validateSchema.errors ?? []) {
       // An unknown or badly named key is reported at the key itself, not at the object holding it.
       const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
-      const key = unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
-      const path = key === undefined ? e.instancePath : `${e.instancePath}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      const extra = unknown !== undefined ? ` (${unknown})`
-        : e.keyword === 'enum' ? `: ${(e.params['allowedValues'] as unknown[]).join(', ')}` : '';
+      const key =
+        unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
+      const path =
+        key === undefined ? e.instancePath : `${e.instancePath}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const extra =
+        unknown !== undefined
+          ? ` (${unknown})`
+          : e.keyword === 'enum'
+            ? `: ${(e.params['allowedValues'] as unknown[]).join(', ')}`
+            : '';
       schemaPaths.push(path);
       problems.push(at(path, `${e.message ?? 'is invalid'}${extra}`));
     }
   }
-  const sound = (path: string): boolean => valueAt(doc.value, path) !== undefined
-    && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`));
+  const sound = (path: string): boolean =>
+    valueAt(doc.value, path) !== undefined && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`));
   const items = <T>(path: string): Array<[number, T]> => {
     const list = valueAt(doc.value, path);
     return Array.isArray(list) && !schemaPaths.includes(path) ? list.map((v, i): [number, T] => [i, v as T]) : [];
@@ -86,12 +101,18 @@ export function parsePolicy(text: string, file: string): Policy {
   // Hooks written in the policy obey the same naming rules as hooks in a Machine.
   const hookFields: Array<[string, string]> = [
     ...reservedHooks.flatMap(([i]) => ['name', 'owner'].map((f): [string, string] => [`/reservedHooks/${i}/${f}`, f])),
-    ...defaultHooks.flatMap(([i]) => ['name', 'owner'].map((f): [string, string] => [`/defaultHooks/${i}/hook/${f}`, f])),
+    ...defaultHooks.flatMap(([i]) =>
+      ['name', 'owner'].map((f): [string, string] => [`/defaultHooks/${i}/hook/${f}`, f]),
+    ),
   ];
   for (const [path, field] of hookFields) {
     if (!sound(path)) continue;
-    const limits = field === 'name' ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } } : { min: 3, max: 512 };
-    for (const p of checkString(path, valueAt(doc.value, path), limits)) problems.push(at(path, p.message.replace(`${path}: `, '')));
+    const limits =
+      field === 'name'
+        ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } }
+        : { min: 3, max: 512 };
+    for (const p of checkString(path, valueAt(doc.value, path), limits))
+      problems.push(at(path, p.message.replace(`${path}: `, '')));
   }
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
   for (const [i, r] of defaultHooks) {
@@ -99,28 +120,39 @@ export function parsePolicy(text: string, file: string): Policy {
     if (!sound(`${base}/match/kinds`) || !sound(`${base}/stage`) || !sound(`${base}/hook/name`)) continue;
     if (!r.match.kinds.some((k) => carrierFor({ ...k, version: '' })?.format === 'annotations')) continue;
     const key = hookAnnotationKey(r.stage, r.hook.name);
-    for (const e of annotationKeyErrors(key)) problems.push(at(`${base}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
+    for (const e of annotationKeyErrors(key))
+      problems.push(at(`${base}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
   }
   const seen = new Map<string, string>();
   for (const [i, h] of reservedHooks) {
     if (!sound(`/reservedHooks/${i}/name`) || !sound(`/reservedHooks/${i}/owner`)) continue;
     const other = seen.get(h.name);
-    if (other !== undefined && other !== h.owner) problems.push(at(`/reservedHooks/${i}`, `hook ${h.name} is reserved twice with different owners`));
+    if (other !== undefined && other !== h.owner)
+      problems.push(at(`/reservedHooks/${i}`, `hook ${h.name} is reserved twice with different owners`));
     seen.set(h.name, h.owner);
   }
   const ruleNames = new Set<string>();
   for (const [i, r] of defaultHooks) {
     if (!sound(`/defaultHooks/${i}/name`)) continue;
-    if (ruleNames.has(r.name)) problems.push(at(`/defaultHooks/${i}/name`, `duplicate default hook rule name ${r.name}`));
+    if (ruleNames.has(r.name))
+      problems.push(at(`/defaultHooks/${i}/name`, `duplicate default hook rule name ${r.name}`));
     ruleNames.add(r.name);
   }
   // With an owners section that failed the schema, which owners are registered is unknown: not checked.
-  const ownerKeys = raw.owners === undefined ? Object.keys(DEFAULT_POLICY.owners) : sound('/owners') ? Object.keys(raw.owners) : undefined;
+  const ownerKeys =
+    raw.owners === undefined
+      ? Object.keys(DEFAULT_POLICY.owners)
+      : sound('/owners')
+        ? Object.keys(raw.owners)
+        : undefined;
   const children = items<ChildRuleFile>('/children').map(([, r]) => r);
   for (const [path, message] of childRuleProblems(children, ownerKeys, sound)) problems.push(at(path, message));
   if (problems.length > 0) {
     // In file order (a problem without a line, e.g. a missing top-level field, first), so the list reads like the file.
-    const ordered = problems.map((p, i) => ({ p, i })).sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || a.i - b.i).map(({ p }) => p);
+    const ordered = problems
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || a.i - b.i)
+      .map(({ p }) => p);
     throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { problems: ordered });
   }
 
@@ -140,17 +172,28 @@ function valueAt(root: unknown, pointer: string): unknown {
 /** A field given in the file replaces the default field as a whole; enforcement merges rule by rule. */
 function mergeWithDefaults(raw: PolicyFile): Policy {
   const d = DEFAULT_POLICY;
-  const owners = raw.owners === undefined ? d.owners : Object.fromEntries(Object.entries(raw.owners).map(([owner, ids]) => [
-    owner, { users: ids.users ?? [], groups: ids.groups ?? [], serviceAccounts: ids.serviceAccounts ?? [] },
-  ]));
+  const owners =
+    raw.owners === undefined
+      ? d.owners
+      : Object.fromEntries(
+          Object.entries(raw.owners).map(([owner, ids]) => [
+            owner,
+            { users: ids.users ?? [], groups: ids.groups ?? [], serviceAccounts: ids.serviceAccounts ?? [] },
+          ]),
+        );
   return structuredClone<Policy>({
     enforcement: { ...d.enforcement, ...raw.enforcement },
     reservedHooks: raw.reservedHooks ?? d.reservedHooks,
     owners,
     strictOwners: raw.strictOwners ?? d.strictOwners,
-    breakGlass: raw.breakGlass === undefined ? d.breakGlass : { users: raw.breakGlass.users ?? [], groups: raw.breakGlass.groups ?? [] },
-    defaultHooks: raw.defaultHooks === undefined ? d.defaultHooks
-      : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
+    breakGlass:
+      raw.breakGlass === undefined
+        ? d.breakGlass
+        : { users: raw.breakGlass.users ?? [], groups: raw.breakGlass.groups ?? [] },
+    defaultHooks:
+      raw.defaultHooks === undefined
+        ? d.defaultHooks
+        : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
   });
 }

@@ -67,7 +67,10 @@ const childRule = {
       additionalProperties: false,
       required: ['apiVersion', 'kind', 'resource', 'nameFrom'],
       properties: {
-        apiVersion: { type: 'string', pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?v[0-9]+((alpha|beta)[0-9]+)?$' },
+        apiVersion: {
+          type: 'string',
+          pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?v[0-9]+((alpha|beta)[0-9]+)?$',
+        },
         kind: { type: 'string', pattern: '^[A-Z][A-Za-z0-9]*$' },
         resource: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
         namespaced: { type: 'boolean' },

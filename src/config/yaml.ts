@@ -30,7 +30,12 @@ export interface YamlDocument {
 export function toKeys(path: string | readonly (string | number)[]): (string | number)[] {
   if (typeof path !== 'string') return [...path];
   if (path === '' || path === '/') return [];
-  const raw = path.startsWith('/') ? path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : path.split('.');
+  const raw = path.startsWith('/')
+    ? path
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : path.split('.');
   return raw.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
 }
 
@@ -51,7 +56,12 @@ const MAX_ALIAS_COUNT = 100;
 export function parseYamlDocuments(text: string, file: string, options: ParseOptions = {}): YamlDocument[] {
   const { LineCounter, isMap, isNode, isScalar, parseAllDocuments } = yamlPackage();
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: options.merge === true });
+  const docs = parseAllDocuments(text, {
+    lineCounter,
+    uniqueKeys: true,
+    prettyErrors: false,
+    merge: options.merge === true,
+  });
   const list = Array.isArray(docs) ? docs : [docs];
   const problems: Problem[] = [];
   for (const doc of list) {
@@ -75,7 +85,9 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
         if (options.lines === 'key' && keys.length > 0) {
           const parent = doc.getIn(keys.slice(0, -1), true);
           const last = String(keys[keys.length - 1]);
-          const pair = isMap(parent) ? parent.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === last) : undefined;
+          const pair = isMap(parent)
+            ? parent.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === last)
+            : undefined;
           if (pair && isNode(pair.key) && pair.key.range) return lineCounter.linePos(pair.key.range[0]).line;
         }
         const node = doc.getIn(keys, true);
@@ -92,6 +104,8 @@ function toJS(doc: Yaml.Document, file: string, line: number): unknown {
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
     const message = `aliases expand beyond ${MAX_ALIAS_COUNT} nodes (a YAML alias bomb?): ${err.message}`;
-    throw new AppError('INPUT_INVALID', `${file}:${line}: cannot parse YAML: ${message}`, { problems: [{ file, line, message }] });
+    throw new AppError('INPUT_INVALID', `${file}:${line}: cannot parse YAML: ${message}`, {
+      problems: [{ file, line, message }],
+    });
   }
 }

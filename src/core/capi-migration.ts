@@ -27,7 +27,11 @@ export function capiMigrationWarnings(carrier: HookCarrier, reading: HookReading
     out.push({
       rule: 'capi-migration',
       path: h.namePath,
-      message: invalid(h.namePath, h.name, `cannot become the Cluster API hook annotation ${quote(key)}: ${errors.join('; ')}`).message,
+      message: invalid(
+        h.namePath,
+        h.name,
+        `cannot become the Cluster API hook annotation ${quote(key)}: ${errors.join('; ')}`,
+      ).message,
       fix: `before migrating to Cluster API, rename the hook to a name without '/' of at most 63 characters${suggestion}, and update ${typeof h.owner === 'string' ? quote(h.owner) : 'its owner'}, which removes it by name`,
       hook: { stage: h.stage, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '' },
       key: `capi-migration:${h.stage}:${quote(h.name)}`,

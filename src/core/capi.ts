@@ -52,10 +52,21 @@ function notAnObject(path: string, value: unknown): Violation {
   };
 }
 
-export function annotationCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
+export function annotationCarrier(
+  id: string,
+  group: string,
+  kind: string,
+  live: boolean,
+  root: readonly string[],
+): HookCarrier {
   const rootPath = root.join('.');
   return {
-    id, group, kind, live, format: 'annotations', root,
+    id,
+    group,
+    kind,
+    live,
+    format: 'annotations',
+    root,
     stagePath: () => rootPath,
     hookText: (stage, name, owner) => `${hookAnnotationKey(stage, name)}: ${quote(owner)}`,
     read(obj): HookReading {
@@ -72,7 +83,16 @@ export function annotationCarrier(id: string, group: string, kind: string, live:
         const path = `${rootPath}[${key}]`;
         // JSON null decodes to "" in a Go map[string]string, so the API server stores an empty owner.
         const owner = value === null ? '' : value;
-        hooks.push({ stage: parsed.stage, index: count[parsed.stage]++, name: parsed.name, owner, path, namePath: path, ownerPath: path, key });
+        hooks.push({
+          stage: parsed.stage,
+          index: count[parsed.stage]++,
+          name: parsed.name,
+          owner,
+          path,
+          namePath: path,
+          ownerPath: path,
+          key,
+        });
       }
       return { hooks, problems };
     },
@@ -104,6 +124,16 @@ export function annotationCarrier(id: string, group: string, kind: string, live:
 /** Served as v1beta1 and v1beta2 alike: carriers match on group and kind, and the hook annotations did not change. */
 export const CAPI_CARRIERS: readonly HookCarrier[] = [
   annotationCarrier('capi-machine', CAPI_GROUP, 'Machine', true, ['metadata', 'annotations']),
-  annotationCarrier('capi-machineset', CAPI_GROUP, 'MachineSet', false, ['spec', 'template', 'metadata', 'annotations']),
-  annotationCarrier('capi-machinedeployment', CAPI_GROUP, 'MachineDeployment', false, ['spec', 'template', 'metadata', 'annotations']),
+  annotationCarrier('capi-machineset', CAPI_GROUP, 'MachineSet', false, [
+    'spec',
+    'template',
+    'metadata',
+    'annotations',
+  ]),
+  annotationCarrier('capi-machinedeployment', CAPI_GROUP, 'MachineDeployment', false, [
+    'spec',
+    'template',
+    'metadata',
+    'annotations',
+  ]),
 ];

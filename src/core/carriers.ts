@@ -51,7 +51,12 @@ export interface HookCarrier {
 function listCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
   const rootPath = root.join('.');
   return {
-    id, group, kind, live, format: 'list', root,
+    id,
+    group,
+    kind,
+    live,
+    format: 'list',
+    root,
     stagePath: (stage) => `${rootPath}.${stage}`,
     hookText: (_stage, name, owner) => `{name: ${name}, owner: ${owner}}`,
     read(obj) {
@@ -78,7 +83,15 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
             problems.push(structural(path, 'object', entry));
             return;
           }
-          hooks.push({ stage, index, name: entry['name'], owner: entry['owner'], path, namePath: `${path}.name`, ownerPath: `${path}.owner` });
+          hooks.push({
+            stage,
+            index,
+            name: entry['name'],
+            owner: entry['owner'],
+            path,
+            namePath: `${path}.name`,
+            ownerPath: `${path}.owner`,
+          });
         });
       }
       return { hooks, problems };
@@ -108,13 +121,26 @@ function structural(path: string, expected: string, value: unknown): Violation {
 /** Machine API kinds, then Cluster API kinds (src/core/capi.ts). */
 export const CARRIERS: readonly HookCarrier[] = [
   listCarrier('openshift-machine', 'machine.openshift.io', 'Machine', true, ['spec', 'lifecycleHooks']),
-  listCarrier('openshift-machineset', 'machine.openshift.io', 'MachineSet', false, ['spec', 'template', 'spec', 'lifecycleHooks']),
-  listCarrier('openshift-controlplanemachineset', 'machine.openshift.io', 'ControlPlaneMachineSet', false,
-    ['spec', 'template', 'machines_v1beta1_machine_openshift_io', 'spec', 'lifecycleHooks']),
+  listCarrier('openshift-machineset', 'machine.openshift.io', 'MachineSet', false, [
+    'spec',
+    'template',
+    'spec',
+    'lifecycleHooks',
+  ]),
+  listCarrier('openshift-controlplanemachineset', 'machine.openshift.io', 'ControlPlaneMachineSet', false, [
+    'spec',
+    'template',
+    'machines_v1beta1_machine_openshift_io',
+    'spec',
+    'lifecycleHooks',
+  ]),
   ...CAPI_CARRIERS,
 ];
 
-export function carrierFor(gvk: GroupVersionKind, carriers: readonly HookCarrier[] = CARRIERS): HookCarrier | undefined {
+export function carrierFor(
+  gvk: GroupVersionKind,
+  carriers: readonly HookCarrier[] = CARRIERS,
+): HookCarrier | undefined {
   return carriers.find((c) => c.group === gvk.group && c.kind === gvk.kind);
 }
 
@@ -132,7 +158,14 @@ export function wellFormed(hooks: readonly RawHook[]): Hook[] {
   const out: Hook[] = [];
   for (const h of hooks) {
     if (typeof h.name !== 'string') continue;
-    out.push({ stage: h.stage, index: h.index, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '', path: h.path, ownerPath: h.ownerPath });
+    out.push({
+      stage: h.stage,
+      index: h.index,
+      name: h.name,
+      owner: typeof h.owner === 'string' ? h.owner : '',
+      path: h.path,
+      ownerPath: h.ownerPath,
+    });
   }
   return out;
 }

@@ -35,7 +35,9 @@ export function parentRequests(policy: Policy, input: ReviewInput): ParentReques
 /** Every parent kind the policy's child rules name, once each: what a transport watches. */
 export function parentKinds(policy: Policy): ParentKindRef[] {
   const out = new Map<string, ParentKindRef>();
-  for (const { parent: { apiVersion, kind, resource, namespaced } } of policy.children) {
+  for (const {
+    parent: { apiVersion, kind, resource, namespaced },
+  } of policy.children) {
     const id = `${apiVersion}/${kind}`;
     if (!out.has(id)) out.set(id, { apiVersion, kind, resource, namespaced });
   }

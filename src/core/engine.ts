@@ -21,12 +21,20 @@ const NO_HOOKS: HookReading = Object.freeze({ hooks: [], problems: [] });
 
 /** What a hook rule sees of one request: the hooks read from both objects. */
 function hookContext(policy: Policy, input: ReviewInput, carrier: HookCarrier): RuleContext {
-  return { policy, input, carrier, hooks: carrier.read(input.object), oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null) };
+  return {
+    policy,
+    input,
+    carrier,
+    hooks: carrier.read(input.object),
+    oldHooks: carrier.read(input.operation === 'UPDATE' ? input.oldObject : null),
+  };
 }
 
 /** The stored object of an UPDATE judged as if it were created (what ratcheting compares with), or undefined. */
 function storedInput(input: ReviewInput): ReviewInput | undefined {
-  return input.operation === 'UPDATE' && input.oldObject ? { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null } : undefined;
+  return input.operation === 'UPDATE' && input.oldObject
+    ? { ...input, operation: 'CREATE', object: input.oldObject, oldObject: null }
+    : undefined;
 }
 
 /** Runs the validating rules of the input's source, each under its enforcement. */
@@ -38,7 +46,8 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
   const source = input.source ?? 'admission';
   if (!carrier && !children && !(SELECTS_OBJECTS[source] && input.object !== null)) return ALLOWED;
   // An UPDATE that only removes finalizers: hook rules skip it unless they judge such updates.
-  const finalizerOnly = carrier !== undefined && input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject);
+  const finalizerOnly =
+    carrier !== undefined && input.operation === 'UPDATE' && isFinalizerOnlyRemoval(input.object, input.oldObject);
 
   // Contexts are built once per request, and only when a rule of their kind runs.
   let hookCtx: RuleContext | undefined;
@@ -54,10 +63,10 @@ export function evaluate(policy: Policy, input: ReviewInput, options: EvaluateOp
     let result: RuleResult;
     if (rule.selects === 'carriers') {
       if (!carrier || !rule.validate || (finalizerOnly && !rule.judgesFinalizerRemovals)) continue;
-      result = rule.validate(hookCtx ??= hookContext(policy, input, carrier));
+      result = rule.validate((hookCtx ??= hookContext(policy, input, carrier)));
     } else {
       if (!rule.validate || (rule.selects === 'children' ? !children : input.object === null)) continue;
-      result = rule.validate(inputCtx ??= { policy, input });
+      result = rule.validate((inputCtx ??= { policy, input }));
     }
     // Loops, not push(...list): a list of 120,000 or more would not fit in a call's arguments.
     if (result.notices) for (const n of result.notices) notices.push(n);
@@ -106,7 +115,8 @@ export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOpti
   for (const rule of MUTATING) {
     if (!applies(rule, policy, carrier, children)) continue;
     writes ??= [];
-    const paths = rule.selects === 'carriers' ? rule.mutate?.writes(carrier as HookCarrier) ?? [] : rule.mutate?.writes ?? [];
+    const paths =
+      rule.selects === 'carriers' ? (rule.mutate?.writes(carrier as HookCarrier) ?? []) : (rule.mutate?.writes ?? []);
     for (const p of paths) writes.push(p);
   }
   if (!writes) return none;
@@ -115,14 +125,25 @@ export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOpti
   const changes: string[] = [];
   for (const rule of MUTATING) {
     if (!applies(rule, policy, carrier, children)) continue;
-    const changed = rule.selects === 'carriers' ? rule.mutate?.apply(ctx, carrier as HookCarrier, copy) : rule.mutate?.apply(ctx, copy);
+    const changed =
+      rule.selects === 'carriers'
+        ? rule.mutate?.apply(ctx, carrier as HookCarrier, copy)
+        : rule.mutate?.apply(ctx, copy);
     for (const c of changed ?? []) changes.push(c);
   }
   const patch = diff(object, copy);
   return patch.length === 0 ? none : { mutated: copy, patch, changes };
 }
 
-function applies(rule: RuleModule<RuleId>, policy: Policy, carrier: HookCarrier | undefined, children: boolean): boolean {
+function applies(
+  rule: RuleModule<RuleId>,
+  policy: Policy,
+  carrier: HookCarrier | undefined,
+  children: boolean,
+): boolean {
   // Objects are not null here: mutate returns before any rule runs on a DELETE.
-  return policy.enforcement[rule.id] !== 'off' && (rule.selects === 'carriers' ? carrier !== undefined : rule.selects === 'children' ? children : true);
+  return (
+    policy.enforcement[rule.id] !== 'off' &&
+    (rule.selects === 'carriers' ? carrier !== undefined : rule.selects === 'children' ? children : true)
+  );
 }

@@ -29,7 +29,12 @@ export type ErrorType = (typeof ERROR_TYPES)[keyof typeof ERROR_TYPES];
 export const OMIT_VALUE: unique symbol = Symbol('omitValue');
 
 /** Types whose body never prints the bad value (ErrorBody's first cases). */
-const VALUELESS: ReadonlySet<ErrorType> = new Set<ErrorType>([ERROR_TYPES.required, ERROR_TYPES.forbidden, ERROR_TYPES.tooLong, ERROR_TYPES.internal]);
+const VALUELESS: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  ERROR_TYPES.required,
+  ERROR_TYPES.forbidden,
+  ERROR_TYPES.tooLong,
+  ERROR_TYPES.internal,
+]);
 
 /** A field path as apimachinery's field.Path builds it: NewPath("spec").Child("lifecycleHooks").Index(0). */
 export class FieldPath {
@@ -113,7 +118,12 @@ export function invalid(path: PathLike, value: unknown, detail: string): FieldEr
  */
 export function typeInvalid(path: PathLike, value: unknown, expected: string): FieldError {
   const got = jsonType(value);
-  return fieldError(ERROR_TYPES.invalid, path, got, `${String(path)} in body must be of type ${expected}: ${formatValue(got)}`);
+  return fieldError(
+    ERROR_TYPES.invalid,
+    path,
+    got,
+    `${String(path)} in body must be of type ${expected}: ${formatValue(got)}`,
+  );
 }
 
 /** field.Forbidden(path, detail): "<path>: Forbidden: detail". */
@@ -149,7 +159,12 @@ export function notSupported(path: PathLike, value: unknown, validValues: readon
  * printed (a negative maxLength: "value is too long").
  */
 export function tooLong(path: PathLike, value: unknown, maxLength: number): FieldError {
-  return fieldError(ERROR_TYPES.tooLong, path, value, maxLength >= 0 ? `may not be more than ${maxLength} bytes` : 'value is too long');
+  return fieldError(
+    ERROR_TYPES.tooLong,
+    path,
+    value,
+    maxLength >= 0 ? `may not be more than ${maxLength} bytes` : 'value is too long',
+  );
 }
 
 /**

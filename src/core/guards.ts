@@ -65,7 +65,8 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
     const [v, depth] = next;
     if (typeof v !== 'object' || v === null) continue;
     if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
   }
   return false;
 }

@@ -10,5 +10,7 @@ export function actsFor(user: UserInfo, ids: OwnerIdentities): boolean {
 }
 
 export function isBreakGlass(user: UserInfo, policy: Policy): boolean {
-  return policy.breakGlass.users.includes(user.username) || user.groups.some((g) => policy.breakGlass.groups.includes(g));
+  return (
+    policy.breakGlass.users.includes(user.username) || user.groups.some((g) => policy.breakGlass.groups.includes(g))
+  );
 }

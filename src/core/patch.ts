@@ -60,7 +60,11 @@ export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly st
       const child = parent[key];
       if (i === path.length - 1) {
         if (typeof child === 'object' && child !== null && !copied.includes(child)) {
-          const own = Array.isArray(child) ? [...(child as unknown[])] : isPlainObject(child) ? shallowCopy(child) : undefined;
+          const own = Array.isArray(child)
+            ? [...(child as unknown[])]
+            : isPlainObject(child)
+              ? shallowCopy(child)
+              : undefined;
           if (own) {
             setOwn(parent, key, own);
             copied.push(own);
@@ -97,7 +101,8 @@ function shallowCopy(value: Record<string, unknown>): Record<string, unknown> {
 
 /** Assignment that makes a "__proto__" key an own key, as JSON.parse does, instead of setting the prototype. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }
 

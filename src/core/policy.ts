@@ -97,9 +97,5 @@ export function serviceAccountUsername(sa: ServiceAccountRef): string {
 
 /** Every username/group a registered owner accepts, for messages ("who may remove it"). */
 export function describeIdentities(ids: OwnerIdentities): string[] {
-  return [
-    ...ids.serviceAccounts.map(serviceAccountUsername),
-    ...ids.users,
-    ...ids.groups.map((g) => `group ${g}`),
-  ];
+  return [...ids.serviceAccounts.map(serviceAccountUsername), ...ids.users, ...ids.groups.map((g) => `group ${g}`)];
 }

@@ -38,7 +38,8 @@ const maxLenError = (n: number): string => `must be no more than ${n} bytes`;
 export function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (longerThanBytes(value, DNS1123_SUBDOMAIN_MAX_LENGTH)) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (!DNS1123_SUBDOMAIN_RE.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errs;
 }
 
@@ -55,12 +56,16 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
-      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (longerThanBytes(name, QUALIFIED_NAME_MAX_LENGTH)) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!QUALIFIED_NAME_RE.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  else if (longerThanBytes(name, QUALIFIED_NAME_MAX_LENGTH))
+    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!QUALIFIED_NAME_RE.test(name))
+    errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 

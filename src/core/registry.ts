@@ -58,13 +58,17 @@ export const SELECTS_OBJECTS: Readonly<Record<Source, boolean>> = {
 export const MUTATING: readonly RuleModule<RuleId>[] = RULES.filter((r) => r.mutate);
 
 /** Rules `hookkeeper validate` runs that the webhook does not: reported after the webhook's own findings. */
-export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.sources.includes('validate') && !r.sources.includes('admission')).map((r) => r.id));
+export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(
+  RULES.filter((r) => r.sources.includes('validate') && !r.sources.includes('admission')).map((r) => r.id),
+);
 
 /**
  * Rules about the cluster's state rather than the object's content (they need facts only the audit gathers): the
  * audit reports their findings after the object's own.
  */
-export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id));
+export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(
+  RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id),
+);
 
 /** Rules that need a kind of cluster fact, for transports deciding what to look up. */
 export function rulesNeeding(fact: Fact): readonly RuleId[] {

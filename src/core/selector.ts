@@ -21,18 +21,32 @@ export function matchesLabels(selector: LabelSelector | undefined, labels: unkno
     const has = value !== undefined;
     const values = req.values ?? [];
     switch (req.operator) {
-      case 'In': if (!has || !values.includes(value)) return false; break;
-      case 'NotIn': if (has && values.includes(value)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
+      case 'In':
+        if (!has || !values.includes(value)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(value)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
     }
   }
   return true;
 }
 
-export function matchesObject(selector: ObjectSelector, gvk: GroupVersionKind, namespace: string | undefined, obj: KubeObject): boolean {
+export function matchesObject(
+  selector: ObjectSelector,
+  gvk: GroupVersionKind,
+  namespace: string | undefined,
+  obj: KubeObject,
+): boolean {
   if (!selector.kinds.some((k) => k.group === gvk.group && k.kind === gvk.kind)) return false;
-  const ns = namespace ?? (typeof metadata(obj)['namespace'] === 'string' ? (metadata(obj)['namespace'] as string) : '');
+  const ns =
+    namespace ?? (typeof metadata(obj)['namespace'] === 'string' ? (metadata(obj)['namespace'] as string) : '');
   if (selector.namespaces && selector.namespaces.length > 0 && !selector.namespaces.includes(ns)) return false;
   return matchesLabels(selector.labelSelector, metadata(obj)['labels']);
 }

@@ -87,7 +87,8 @@ export function packageRoot(): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'webhook-config', 'base'))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new AppError('INTERNAL', `no webhook-config/base above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir)
+      throw new AppError('INTERNAL', `no webhook-config/base above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }
@@ -96,7 +97,12 @@ function loadBase(which: keyof typeof WEBHOOK_CONFIGURATION_FILES): WebhookConfi
   const file = join(packageRoot(), 'webhook-config', 'base', WEBHOOK_CONFIGURATION_FILES[which]);
   const doc = parse(readFileSync(file, 'utf8')) as Partial<WebhookConfiguration> | null;
   const kind = which === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
-  if (doc?.kind !== kind || typeof doc.metadata?.name !== 'string' || !Array.isArray(doc.webhooks) || doc.webhooks.length === 0) {
+  if (
+    doc?.kind !== kind ||
+    typeof doc.metadata?.name !== 'string' ||
+    !Array.isArray(doc.webhooks) ||
+    doc.webhooks.length === 0
+  ) {
     throw new AppError('INTERNAL', `${file} is not a ${kind} with webhooks`);
   }
   return doc as WebhookConfiguration;
@@ -106,7 +112,10 @@ function loadBase(which: keyof typeof WEBHOOK_CONFIGURATION_FILES): WebhookConfi
 function basePath(webhook: Webhook, which: string): string {
   const path = 'service' in webhook.clientConfig ? webhook.clientConfig.service.path : undefined;
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new AppError('INTERNAL', `the ${which} webhook ${webhook.name} in webhook-config/base has no clientConfig.service.path`);
+    throw new AppError(
+      'INTERNAL',
+      `the ${which} webhook ${webhook.name} in webhook-config/base has no clientConfig.service.path`,
+    );
   }
   return path;
 }
@@ -129,6 +138,9 @@ function checkUrl(raw: string): string {
 function checkCaBundle(value: string): void {
   const pem = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : '';
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new AppError('USAGE', 'the caBundle must be the base64 of a PEM CA certificate (as `hookkeeper certs` prints)');
+    throw new AppError(
+      'USAGE',
+      'the caBundle must be the base64 of a PEM CA certificate (as `hookkeeper certs` prints)',
+    );
   }
 }

@@ -21,8 +21,24 @@ export interface ConnectOptions extends KubeConnection {
 type Entry = Record<string, unknown>;
 
 /** The user fields this reader understands; any other (exec, auth-provider, as, username...) is client-node's job. */
-const SIMPLE_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'extensions']);
-const SIMPLE_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'disable-compression', 'extensions']);
+const SIMPLE_USER_FIELDS = new Set([
+  'token',
+  'tokenFile',
+  'client-certificate',
+  'client-certificate-data',
+  'client-key',
+  'client-key-data',
+  'extensions',
+]);
+const SIMPLE_CLUSTER_FIELDS = new Set([
+  'server',
+  'certificate-authority',
+  'certificate-authority-data',
+  'insecure-skip-tls-verify',
+  'tls-server-name',
+  'disable-compression',
+  'extensions',
+]);
 
 /** The one kubeconfig file kubectl would read, or undefined when that is not a single file (then client-node decides). */
 function kubeconfigFile(options: ConnectOptions): string | undefined {
@@ -61,23 +77,36 @@ async function readSimple(file: string, options: ConnectOptions): Promise<Cluste
   const contextName = options.context ?? doc['current-context'];
   const context = named(doc, 'contexts', 'context', contextName);
   if (options.context !== undefined && !context) {
-    const names = (Array.isArray(doc['contexts']) ? doc['contexts'] : []).map((c: unknown) => (isRecord(c) ? String(c['name']) : '')).filter(Boolean);
+    const names = (Array.isArray(doc['contexts']) ? doc['contexts'] : [])
+      .map((c: unknown) => (isRecord(c) ? String(c['name']) : ''))
+      .filter(Boolean);
     throw new AppError('USAGE', `--context ${options.context}: no such context (have: ${names.join(', ') || 'none'})`);
   }
   const cluster = context ? named(doc, 'clusters', 'cluster', context['cluster']) : undefined;
-  if (!cluster || typeof cluster['server'] !== 'string') throw new AppError('USAGE', 'the kubeconfig has no current cluster: give --kubeconfig and --context');
+  if (!cluster || typeof cluster['server'] !== 'string')
+    throw new AppError('USAGE', 'the kubeconfig has no current cluster: give --kubeconfig and --context');
   const user = named(doc, 'users', 'user', context?.['user']) ?? {};
   const skipTls = cluster['insecure-skip-tls-verify'] === true;
   // client-node refuses plain http without insecure-skip-tls-verify; let it say so.
-  if (!Object.keys(cluster).every((k) => SIMPLE_CLUSTER_FIELDS.has(k)) || !Object.keys(user).every((k) => SIMPLE_USER_FIELDS.has(k))
-    || (cluster['server'].startsWith('http:') && !skipTls)) return undefined;
+  if (
+    !Object.keys(cluster).every((k) => SIMPLE_CLUSTER_FIELDS.has(k)) ||
+    !Object.keys(user).every((k) => SIMPLE_USER_FIELDS.has(k)) ||
+    (cluster['server'].startsWith('http:') && !skipTls)
+  )
+    return undefined;
 
   const base = dirname(resolve(file));
   let tls: https.RequestOptions;
   try {
-    const [ca, cert, key] = await Promise.all([material(cluster, 'certificate-authority', base), material(user, 'client-certificate', base), material(user, 'client-key', base)]);
+    const [ca, cert, key] = await Promise.all([
+      material(cluster, 'certificate-authority', base),
+      material(user, 'client-certificate', base),
+      material(user, 'client-key', base),
+    ]);
     tls = {
-      ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}),
+      ...(ca ? { ca } : {}),
+      ...(cert ? { cert } : {}),
+      ...(key ? { key } : {}),
       ...(skipTls ? { rejectUnauthorized: false } : {}),
       ...(typeof cluster['tls-server-name'] === 'string' ? { servername: cluster['tls-server-name'] } : {}),
     };
@@ -85,7 +114,8 @@ async function readSimple(file: string, options: ConnectOptions): Promise<Cluste
     throw new AppError('USAGE', `cannot load kubeconfig${where}: ${(cause as Error).message}`, { cause });
   }
   const token = typeof user['token'] === 'string' && user['token'] !== '' ? user['token'] : undefined;
-  const tokenFile = typeof user['tokenFile'] === 'string' && user['tokenFile'] !== '' ? resolve(base, user['tokenFile']) : undefined;
+  const tokenFile =
+    typeof user['tokenFile'] === 'string' && user['tokenFile'] !== '' ? resolve(base, user['tokenFile']) : undefined;
   return {
     server: cluster['server'].replace(/\/+$/, ''),
     async requestOptions() {
@@ -108,7 +138,10 @@ export async function connect(options: ConnectOptions): Promise<ClusterAccess> {
 }
 
 /** serviceAccountExists for the audit: 404 means gone; any other failure is a cluster error. */
-export function serviceAccountLookup(access: ClusterAccess, options: { timeoutMs?: number } = {}): (namespace: string, name: string) => Promise<boolean> {
+export function serviceAccountLookup(
+  access: ClusterAccess,
+  options: { timeoutMs?: number } = {},
+): (namespace: string, name: string) => Promise<boolean> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const get = accessGet(access);
   return async (namespace, name) => {

@@ -18,14 +18,27 @@ export function loadKubeConfig(options: KubeConnection): KubeConfig {
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
   } catch (cause) {
-    throw new AppError('USAGE', `cannot load kubeconfig${options.kubeconfig ? ` ${options.kubeconfig}` : ''}: ${(cause as Error).message}`, { cause });
+    throw new AppError(
+      'USAGE',
+      `cannot load kubeconfig${options.kubeconfig ? ` ${options.kubeconfig}` : ''}: ${(cause as Error).message}`,
+      { cause },
+    );
   }
   if (options.context !== undefined) {
     if (!kc.getContextObject(options.context)) {
-      throw new AppError('USAGE', `--context ${options.context}: no such context (have: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+      throw new AppError(
+        'USAGE',
+        `--context ${options.context}: no such context (have: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
     }
     kc.setCurrentContext(options.context);
   }
-  if (!kc.getCurrentCluster()) throw new AppError('USAGE', 'the kubeconfig has no current cluster: give --kubeconfig and --context');
+  if (!kc.getCurrentCluster())
+    throw new AppError('USAGE', 'the kubeconfig has no current cluster: give --kubeconfig and --context');
   return kc;
 }

@@ -25,10 +25,14 @@ export function responseError(res: ApiResponse, at: Attempt): AppError {
   const detail = statusMessage(res.body);
   const cause = new Error(`HTTP ${code}${detail ? `: ${detail}` : ''}`);
   if (code === 404 && at.resource) return new CrdNotInstalled(at.resource, { cause });
-  const why = code === 401 ? `unauthorized (401): ${at.server} rejected the credentials; log in again or check the token in the kubeconfig`
-    : code === 403 ? `forbidden (403): ${detail ?? 'the user lacks RBAC permission'}`
-      : code === 410 ? 'the list changed too much while paging (410 Gone: the continue token expired); run the audit again'
-        : `the API server answered ${code}${detail ? `: ${detail}` : ''}`;
+  const why =
+    code === 401
+      ? `unauthorized (401): ${at.server} rejected the credentials; log in again or check the token in the kubeconfig`
+      : code === 403
+        ? `forbidden (403): ${detail ?? 'the user lacks RBAC permission'}`
+        : code === 410
+          ? 'the list changed too much while paging (410 Gone: the continue token expired); run the audit again'
+          : `the API server answered ${code}${detail ? `: ${detail}` : ''}`;
   return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause });
 }
 
@@ -38,6 +42,12 @@ export function responseError(res: ApiResponse, at: Attempt): AppError {
  */
 export function clusterError(err: unknown, at: Attempt, timeout?: { ms: number; expired: boolean }): AppError {
   if (err instanceof AppError) return err;
-  const message = timeout?.expired ? `no answer within ${timeout.ms / 1000} s` : err instanceof Error ? err.message : String(err);
-  return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, { cause: err });
+  const message = timeout?.expired
+    ? `no answer within ${timeout.ms / 1000} s`
+    : err instanceof Error
+      ? err.message
+      : String(err);
+  return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, {
+    cause: err,
+  });
 }

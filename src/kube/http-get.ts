@@ -73,24 +73,28 @@ export function kubeConfigAccess(kc: KubeConfig): ClusterAccess {
 function send(url: URL, options: https.RequestOptions, signal: AbortSignal): Promise<ApiResponse> {
   const client = url.protocol === 'http:' ? http : https;
   return new Promise<ApiResponse>((resolve, reject) => {
-    const req = client.request(url, { ...options, method: 'GET', signal, headers: { ...options.headers, accept: 'application/json' } }, (res) => {
-      // Only a request that offered gzip (pooledGet) gets it back.
-      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
-      const chunks: Buffer[] = [];
-      body.on('data', (chunk: Buffer) => chunks.push(chunk));
-      body.on('error', reject);
-      res.on('error', reject);
-      body.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON (a proxy's error page): keep the text for the message
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
+    const req = client.request(
+      url,
+      { ...options, method: 'GET', signal, headers: { ...options.headers, accept: 'application/json' } },
+      (res) => {
+        // Only a request that offered gzip (pooledGet) gets it back.
+        const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+        const chunks: Buffer[] = [];
+        body.on('data', (chunk: Buffer) => chunks.push(chunk));
+        body.on('error', reject);
+        res.on('error', reject);
+        body.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON (a proxy's error page): keep the text for the message
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -122,17 +126,24 @@ export function pooledGet(access: ClusterAccess): PooledGet {
       const url = new URL(access.server + path);
       const options = await access.requestOptions();
       if (!access.proxied) {
-        agent ??= url.protocol === 'http:' ? new http.Agent({ keepAlive: true }) : new https.Agent({
-          keepAlive: true,
-          ...(options.ca ? { ca: options.ca } : {}),
-          ...(options.cert ? { cert: options.cert } : {}),
-          ...(options.key ? { key: options.key } : {}),
-          ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
-          ...(options.servername ? { servername: options.servername } : {}),
-        });
+        agent ??=
+          url.protocol === 'http:'
+            ? new http.Agent({ keepAlive: true })
+            : new https.Agent({
+                keepAlive: true,
+                ...(options.ca ? { ca: options.ca } : {}),
+                ...(options.cert ? { cert: options.cert } : {}),
+                ...(options.key ? { key: options.key } : {}),
+                ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+                ...(options.servername ? { servername: options.servername } : {}),
+              });
         options.agent = agent;
       }
-      return send(url, access.compress ? { ...options, headers: { ...options.headers, 'accept-encoding': 'gzip' } } : options, signal);
+      return send(
+        url,
+        access.compress ? { ...options, headers: { ...options.headers, 'accept-encoding': 'gzip' } } : options,
+        signal,
+      );
     },
     close() {
       agent?.destroy();

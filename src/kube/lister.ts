@@ -28,7 +28,12 @@ interface Page {
   next: string | undefined;
 }
 
-export function listPath(resource: ResourceRef, namespace: string | undefined, limit: number, token: string | undefined): string {
+export function listPath(
+  resource: ResourceRef,
+  namespace: string | undefined,
+  limit: number,
+  token: string | undefined,
+): string {
   const { group, version, plural } = resource;
   // The core group lives under /api, every other group under /apis.
   const base = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
@@ -49,7 +54,11 @@ export function createLister(access: ClusterAccess, options: ListerOptions = {})
   const { server } = access;
   return {
     async *list(resource: ResourceRef, namespace?: string): AsyncIterable<KubeObject[]> {
-      const at: Attempt = { server, action: `list ${resourceName(resource)}${namespace ? ` in namespace ${namespace}` : ''}`, resource };
+      const at: Attempt = {
+        server,
+        action: `list ${resourceName(resource)}${namespace ? ` in namespace ${namespace}` : ''}`,
+        resource,
+      };
       // One list, one set of kept-alive connections: a later list picks up rotated certificates.
       const transport = pooledGet(access);
       // Abandons the page asked for in advance when the caller stops early (an error, a break).
@@ -71,7 +80,10 @@ export function createLister(access: ClusterAccess, options: ListerOptions = {})
         }
         if (res.status !== 200) throw responseError(res, at);
         if (!isRecord(res.body) || !Array.isArray(res.body['items'])) {
-          throw new AppError('CLUSTER', `cannot ${at.action}: the API server at ${server} answered 200 with something other than a list`);
+          throw new AppError(
+            'CLUSTER',
+            `cannot ${at.action}: the API server at ${server} answered 200 with something other than a list`,
+          );
         }
         return { items: res.body['items'].filter(isRecord), next: continueOf(res.body) };
       };

@@ -1,6 +1,11 @@
 // Watch-backed caches of parent kinds: one @kubernetes/client-node informer (list, then watch) per kind, restarted
 // with backoff when listing or watching fails, so most children find their parent without an API round trip.
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
+import {
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+} from '@kubernetes/client-node';
 import type { ParentKindRef } from '../core/policy.js';
 import type { Logger } from '../log.js';
 import { type ApiGet, collectionPath, describeFailure } from './http-get.js';
@@ -35,7 +40,11 @@ export function watchCaches(kubeConfig: KubeConfig, get: ApiGet, logger: Logger)
       const res = await get(path, AbortSignal.timeout(LIST_TIMEOUT_MS));
       // ListWatch relists from scratch on 410 Gone; the statusCode tells it so.
       if (res.status !== 200) throw Object.assign(new Error(describeFailure(path, res)), { statusCode: res.status });
-      if (!synced) log.info({ objects: (res.body as KubernetesListObject<KubernetesObject>).items?.length ?? 0 }, 'parent cache synced');
+      if (!synced)
+        log.info(
+          { objects: (res.body as KubernetesListObject<KubernetesObject>).items?.length ?? 0 },
+          'parent cache synced',
+        );
       synced = true;
       healthy = true;
       backoff = MIN_BACKOFF_MS;
@@ -47,14 +56,21 @@ export function watchCaches(kubeConfig: KubeConfig, get: ApiGet, logger: Logger)
     const restart = (err: unknown): void => {
       healthy = false;
       if (stopped) return;
-      log.warn({ err, retryInMs: backoff }, 'parent cache: list or watch failed; lookups fall back to GET until it recovers');
-      retry = setTimeout(() => { informer.start().catch(restart); }, backoff);
+      log.warn(
+        { err, retryInMs: backoff },
+        'parent cache: list or watch failed; lookups fall back to GET until it recovers',
+      );
+      retry = setTimeout(() => {
+        informer.start().catch(restart);
+      }, backoff);
       retry.unref();
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     };
     informer.on('error', restart);
     // A restart resumes the watch from the last resourceVersion (or relists after 410 Gone), so nothing is missed.
-    informer.on('connect', () => { healthy = synced; });
+    informer.on('connect', () => {
+      healthy = synced;
+    });
     informer.start().catch(restart);
 
     return {

@@ -72,13 +72,21 @@ export function createParentContext(options: ParentContextOptions): ParentContex
     }
     try {
       const kubeConfig = await options.loadKubeConfig();
-      const created = await (options.createLookup ?? defaultLookup)({ kubeConfig, kinds, budgetMs, logger: options.logger });
+      const created = await (options.createLookup ?? defaultLookup)({
+        kubeConfig,
+        kinds,
+        budgetMs,
+        logger: options.logger,
+      });
       if (stopped) {
         created.stop();
         return;
       }
       lookup = created;
-      options.logger.info({ kinds: kinds.map((k) => `${k.apiVersion}/${k.kind}`), budgetMs }, 'child-resource rules: caching parent kinds');
+      options.logger.info(
+        { kinds: kinds.map((k) => `${k.apiVersion}/${k.kind}`), budgetMs },
+        'child-resource rules: caching parent kinds',
+      );
     } catch (err) {
       // Refusing to serve would take the hook rules down with the child rules: serve, and let each child's
       // onMissingParent decide, with this reason in its message.
@@ -116,7 +124,8 @@ export function createParentContext(options: ParentContextOptions): ParentContex
       const expired = now() >= waitUntil;
       if (pending > 0 && !expired) return false;
       if (lookup && !lookup.synced() && !expired) return false;
-      if (lookup && !lookup.synced()) options.logger.warn('parent caches not synced after the startup grace; serving with GET lookups');
+      if (lookup && !lookup.synced())
+        options.logger.warn('parent caches not synced after the startup grace; serving with GET lookups');
       waitUntil = undefined;
       return true;
     },

@@ -36,7 +36,8 @@ export interface ParentLookup {
 function factOf(obj: unknown, req: ParentRequest): ParentFact {
   const meta = isRecord(obj) && isRecord(obj['metadata']) ? obj['metadata'] : {};
   const uid = meta['uid'];
-  if (typeof uid !== 'string' || uid === '') return { found: false, reason: 'Error', message: `${req.kind} ${req.name} has no metadata.uid` };
+  if (typeof uid !== 'string' || uid === '')
+    return { found: false, reason: 'Error', message: `${req.kind} ${req.name} has no metadata.uid` };
   const ts = meta['deletionTimestamp'];
   return { found: true, uid, deleting: typeof ts === 'string' && ts !== '', namespaced: req.namespaced };
 }
@@ -44,7 +45,8 @@ function factOf(obj: unknown, req: ParentRequest): ParentFact {
 export function createParentLookup(options: ParentLookupOptions): ParentLookup {
   const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
   const get = options.get ?? kubeGet(options.kubeConfig);
-  const factory = options.caches === false ? undefined : options.caches ?? watchCaches(options.kubeConfig, get, options.logger);
+  const factory =
+    options.caches === false ? undefined : (options.caches ?? watchCaches(options.kubeConfig, get, options.logger));
   const caches = new Map<string, ParentCache>();
   const cacheFor = (kind: ParentKindRef): ParentCache | undefined => {
     if (!factory) return undefined;
@@ -80,14 +82,22 @@ export function createParentLookup(options: ParentLookupOptions): ParentLookup {
       const budget = new AbortController();
       const timeout: ParentFact = { found: false, reason: 'Timeout', message: `no answer within ${budgetMs} ms` };
       // The race, not only the abort, bounds the wait: a GET that ignores its signal cannot hold the review.
-      const expired = new Promise<ParentFact>((resolve) => budget.signal.addEventListener('abort', () => resolve(timeout), { once: true }));
+      const expired = new Promise<ParentFact>((resolve) =>
+        budget.signal.addEventListener('abort', () => resolve(timeout), { once: true }),
+      );
       const timer = setTimeout(() => budget.abort(), budgetMs);
       try {
-        const facts = await Promise.all(requests.map(async (req) => {
-          const fact = await Promise.race([lookupOne(req, budget.signal), expired]);
-          if (!fact.found && fact.reason !== 'NotFound') options.logger.warn({ parent: req.key, reason: fact.reason, message: fact.message }, 'parent lookup failed');
-          return [req.key, fact] as const;
-        }));
+        const facts = await Promise.all(
+          requests.map(async (req) => {
+            const fact = await Promise.race([lookupOne(req, budget.signal), expired]);
+            if (!fact.found && fact.reason !== 'NotFound')
+              options.logger.warn(
+                { parent: req.key, reason: fact.reason, message: fact.message },
+                'parent lookup failed',
+              );
+            return [req.key, fact] as const;
+          }),
+        );
         return Object.fromEntries(facts);
       } finally {
         clearTimeout(timer);

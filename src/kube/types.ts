@@ -25,7 +25,10 @@ export function resourceName(r: ResourceRef): string {
 
 /** The API server answered 404 for a resource's list: its CRD is not installed (or not this version). */
 export class CrdNotInstalled extends AppError {
-  constructor(readonly resource: ResourceRef, options: { cause?: unknown } = {}) {
+  constructor(
+    readonly resource: ResourceRef,
+    options: { cause?: unknown } = {},
+  ) {
     super('CLUSTER', `${resourceName(resource)}/${resource.version} is not served: its CRD is not installed`, options);
   }
 }

@@ -36,7 +36,9 @@ const ROUTES: Readonly<Record<string, Webhook>> = { '/validate': 'validate', '/m
  */
 function kindLabel(policy: Policy, gvk: GroupVersionKind): string {
   if (carrierFor(gvk)) return gvk.kind;
-  return policy.children.some((r) => r.match.kinds.some((k) => k.group === gvk.group && k.kind === gvk.kind)) ? gvk.kind : 'other';
+  return policy.children.some((r) => r.match.kinds.some((k) => k.group === gvk.group && k.kind === gvk.kind))
+    ? gvk.kind
+    : 'other';
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -56,7 +58,16 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 function sendFault(res: ServerResponse, uid: string | undefined, fault: unknown): void {
   const cause = fault instanceof Error ? fault.message : String(fault);
   const message = `hookkeeper could not evaluate ${uid === undefined ? 'the request' : `request ${uid}`}: ${cause}`;
-  sendJson(res, 500, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message, ...(uid === undefined ? {} : { uid }) });
+  sendJson(res, 500, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    reason: 'InternalError',
+    code: 500,
+    message,
+    ...(uid === undefined ? {} : { uid }),
+  });
 }
 
 export function createApp(deps: AppDeps): RequestListener {
@@ -65,7 +76,9 @@ export function createApp(deps: AppDeps): RequestListener {
   const probes = express();
   probes.disable('x-powered-by');
   probes.disable('etag');
-  probes.get('/healthz', (_req, res) => { res.type('text/plain').send('ok'); });
+  probes.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok');
+  });
   probes.get('/readyz', (_req, res) => {
     if (deps.ready()) res.type('text/plain').send('ok');
     else res.status(503).type('text/plain').send('not ready');
@@ -75,7 +88,10 @@ export function createApp(deps: AppDeps): RequestListener {
   });
   probes.use((req, res) => {
     deps.metrics.badRequests.inc({ reason: 'not_found' });
-    res.status(404).json({ error: `no route for ${req.method} ${req.path}`, routes: ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'] });
+    res.status(404).json({
+      error: `no route for ${req.method} ${req.path}`,
+      routes: ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'],
+    });
   });
 
   type Refuse = (status: number, reason: string, body: Record<string, unknown>) => void;
@@ -96,7 +112,9 @@ export function createApp(deps: AppDeps): RequestListener {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       req.resume();
-      refuse(415, 'content_type', { error: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type)}` });
+      refuse(415, 'content_type', {
+        error: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type)}`,
+      });
       return;
     }
     readBody(req, bodyLimit, (err, raw) => {
@@ -129,7 +147,11 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     const parsed = parseAdmissionReview(body);
     if (!parsed.ok) {
-      refuse(400, 'invalid_review', { error: parsed.error, problems: parsed.problems, ...(parsed.uid ? { uid: parsed.uid } : {}) });
+      refuse(400, 'invalid_review', {
+        error: parsed.error,
+        problems: parsed.problems,
+        ...(parsed.uid ? { uid: parsed.uid } : {}),
+      });
       return;
     }
 
@@ -137,10 +159,17 @@ export function createApp(deps: AppDeps): RequestListener {
     // The request-scoped child is made only when a line is written: made for every request, it cost about
     // 8 µs even at warn level, where no line is written (BENCHMARKS.md).
     let child: Logger | undefined;
-    const log = (): Logger => (child ??= deps.logger.child({
-      uid, webhook, kind: `${input.kind.group}/${input.kind.kind}`, namespace: input.namespace, name: input.name,
-      operation: input.operation, user: input.userInfo.username, dryRun: input.dryRun,
-    }));
+    const log = (): Logger =>
+      (child ??= deps.logger.child({
+        uid,
+        webhook,
+        kind: `${input.kind.group}/${input.kind.kind}`,
+        namespace: input.namespace,
+        name: input.name,
+        operation: input.operation,
+        user: input.userInfo.username,
+        dryRun: input.dryRun,
+      }));
 
     const decide = (context: ReviewContext | undefined, gatherFailure?: unknown): void => {
       let out;
@@ -157,14 +186,27 @@ export function createApp(deps: AppDeps): RequestListener {
         out = toAdmissionReview(uid, outcome.result);
         const { result } = outcome;
         decisionLabel = !result.allowed ? 'denied' : result.patch ? 'patched' : 'allowed';
-        quiet = decisionLabel === 'allowed' && result.warnings.length === 0 && Object.keys(result.auditAnnotations).length === 0;
+        quiet =
+          decisionLabel === 'allowed' &&
+          result.warnings.length === 0 &&
+          Object.keys(result.auditAnnotations).length === 0;
         const { denials, warnings } = outcome.decision;
         if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
         for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
         for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
         if (deps.logger.isLevelEnabled('debug')) {
           // The answer names a few violations (src/admission/limits.ts); the log keeps every one.
-          log().debug({ object: input.object, oldObject: input.oldObject, patch: outcome.mutation.patch, denials, warnings, notices: outcome.decision.notices }, 'admission bodies');
+          log().debug(
+            {
+              object: input.object,
+              oldObject: input.oldObject,
+              patch: outcome.mutation.patch,
+              denials,
+              warnings,
+              notices: outcome.decision.notices,
+            },
+            'admission bodies',
+          );
         }
       } catch (err) {
         log().error({ err }, 'admission review failed');
@@ -178,7 +220,11 @@ export function createApp(deps: AppDeps): RequestListener {
       // unchanged review, most of the traffic, at debug: it is counted anyway, and its line cost a tenth of the
       // throughput (BENCHMARKS.md).
       const level = quiet ? 'debug' : 'info';
-      if (deps.logger.isLevelEnabled(level)) log()[level]({ decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'admission decision');
+      if (deps.logger.isLevelEnabled(level))
+        log()[level](
+          { decision: decisionLabel, rules, durationMs: Math.round(seconds * 1e6) / 1e3 },
+          'admission decision',
+        );
     };
 
     /** Observes the duration and counts the decision; returns the seconds taken. */
@@ -201,7 +247,11 @@ export function createApp(deps: AppDeps): RequestListener {
       decide(undefined);
       return;
     }
-    gathering.then((context) => decide(context), (err: unknown) => decide(undefined, err ?? new Error('parent lookup failed')))
+    gathering
+      .then(
+        (context) => decide(context),
+        (err: unknown) => decide(undefined, err ?? new Error('parent lookup failed')),
+      )
       .catch((fault: unknown) => internalError(res, webhook, fault));
   }
 

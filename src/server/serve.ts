@@ -60,11 +60,16 @@ export interface RunningServer {
 /** After shutdown begins, how long requests still arriving on open connections are read and answered. */
 const DRAIN_MS = 1_000;
 
-export async function startServer(options: ServeOptions, logger: Logger, metrics: Metrics = createMetrics({ defaultMetrics: true })): Promise<RunningServer> {
+export async function startServer(
+  options: ServeOptions,
+  logger: Logger,
+  metrics: Metrics = createMetrics({ defaultMetrics: true }),
+): Promise<RunningServer> {
   const read = options.readFile ?? readFile;
   // Policy and certificate are loaded from what two agreeing reads saw, and watched from there (src/server/watch.ts).
   const policyStart = options.configFile ? await readAgreed([options.configFile], read) : undefined;
-  let policy: Policy = options.configFile && policyStart ? await loadPolicyFile(options.configFile, policyStart.read) : DEFAULT_POLICY;
+  let policy: Policy =
+    options.configFile && policyStart ? await loadPolicyFile(options.configFile, policyStart.read) : DEFAULT_POLICY;
   logger.info({ config: options.configFile ?? '(embedded default)' }, 'policy loaded');
   options.onPolicy?.(policy);
 
@@ -75,7 +80,10 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
     // Imported only here: certificate generation (@peculiar/x509) is not needed when certificates are given.
     const { ensureDevCertificates } = await import('../certs/store.js');
     const dev = await ensureDevCertificates(options.devCertDir);
-    logger.warn({ dir: options.devCertDir, caFile: dev.caFile }, 'no --tls-cert/--tls-key: serving a generated development certificate for 127.0.0.1 and localhost');
+    logger.warn(
+      { dir: options.devCertDir, caFile: dev.caFile },
+      'no --tls-cert/--tls-key: serving a generated development certificate for 127.0.0.1 and localhost',
+    );
     tlsFiles = { certFile: dev.certFile, keyFile: dev.keyFile };
   }
   if (options.clientCaFile) tlsFiles.clientCaFile = options.clientCaFile;
@@ -101,7 +109,10 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   // A connection that never completes its TLS handshake is not an HTTP connection yet, so the limits above do not
   // reach it: without this, Node would hold it for 120 s.
   const handshakeTimeout = options.handshakeTimeoutMs ?? 10_000;
-  const server = createServer({ ...tls.options, requestCert: mtls, rejectUnauthorized: mtls, connectionsCheckingInterval, handshakeTimeout }, app);
+  const server = createServer(
+    { ...tls.options, requestCert: mtls, rejectUnauthorized: mtls, connectionsCheckingInterval, handshakeTimeout },
+    app,
+  );
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -127,32 +138,53 @@ export async function startServer(options: ServeOptions, logger: Logger, metrics
   });
   const port = (server.address() as AddressInfo).port;
 
-  const watches: FileWatch[] = [await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, { read, now, since: tlsStart.fingerprint })];
+  const watches: FileWatch[] = [
+    await watchTls(server, tlsFiles, options.reloadIntervalMs, logger, metrics, {
+      read,
+      now,
+      since: tlsStart.fingerprint,
+    }),
+  ];
   if (options.configFile && policyStart) {
     const file = options.configFile;
-    watches.push(await watchFiles([file], options.reloadIntervalMs, async (agreed) => {
-      try {
-        policy = await loadPolicyFile(file, agreed);
-        options.onPolicy?.(policy);
-        metrics.reloads.inc({ source: 'policy', result: 'success' });
-        logger.info({ config: file }, 'reloaded policy');
-      } catch (err) {
-        metrics.reloads.inc({ source: 'policy', result: 'failure' });
-        logger.error({ config: file, problems: describeError(err) }, 'refused invalid policy; keeping the last good one');
-      }
-    }, read, policyStart.fingerprint));
+    watches.push(
+      await watchFiles(
+        [file],
+        options.reloadIntervalMs,
+        async (agreed) => {
+          try {
+            policy = await loadPolicyFile(file, agreed);
+            options.onPolicy?.(policy);
+            metrics.reloads.inc({ source: 'policy', result: 'success' });
+            logger.info({ config: file }, 'reloaded policy');
+          } catch (err) {
+            metrics.reloads.inc({ source: 'policy', result: 'failure' });
+            logger.error(
+              { config: file, problems: describeError(err) },
+              'refused invalid policy; keeping the last good one',
+            );
+          }
+        },
+        read,
+        policyStart.fingerprint,
+      ),
+    );
   }
   logger.info({ host: options.host, port, mtls }, 'hookkeeper is serving');
 
   let closing: Promise<void> | undefined;
   return {
-    server, port, metrics,
+    server,
+    port,
+    metrics,
     shutdown() {
       closing ??= new Promise<void>((resolve) => {
         shuttingDown = true;
         for (const w of watches) w.stop();
         // Every answer from here on closes its connection, so keep-alive clients reconnect to another replica.
-        server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => { res.setHeader('connection', 'close'); });
+        server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+          res.setHeader('connection', 'close');
+        });
         const force = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs);
         force.unref();
         // server.close() also closes idle keep-alive sockets (busy ones finish their request first), and with

@@ -33,7 +33,8 @@ export async function loadTls(files: TlsFiles, read: ReadFile = readFile, now: D
   let ca: Buffer | undefined;
   try {
     [cert, key, ca] = await Promise.all([
-      read(files.certFile), read(files.keyFile),
+      read(files.certFile),
+      read(files.keyFile),
       files.clientCaFile ? read(files.clientCaFile) : Promise.resolve(undefined),
     ]);
   } catch (cause) {
@@ -48,10 +49,18 @@ export async function loadTls(files: TlsFiles, read: ReadFile = readFile, now: D
     notBefore = new Date(parsed.validFrom);
     notAfter = new Date(parsed.validTo);
   } catch (cause) {
-    throw new AppError('TLS_INVALID', `${files.certFile} and ${files.keyFile} are not a usable certificate and key: ${(cause as Error).message}`, { cause });
+    throw new AppError(
+      'TLS_INVALID',
+      `${files.certFile} and ${files.keyFile} are not a usable certificate and key: ${(cause as Error).message}`,
+      { cause },
+    );
   }
   const problem = validityProblem(notBefore, notAfter, now);
-  if (problem) throw new AppError(problem.kind === 'expired' ? 'TLS_INVALID' : 'TLS_NOT_YET_VALID', `${files.certFile} ${problem.message}`);
+  if (problem)
+    throw new AppError(
+      problem.kind === 'expired' ? 'TLS_INVALID' : 'TLS_NOT_YET_VALID',
+      `${files.certFile} ${problem.message}`,
+    );
   return { options, notAfter };
 }
 
@@ -62,23 +71,33 @@ export function tlsPaths(files: TlsFiles): string[] {
 
 /** `since`: the fingerprint of the pair in use (readAgreed's at start). */
 export async function watchTls(
-  server: Server, files: TlsFiles, intervalMs: number, logger: Logger, metrics: Metrics,
+  server: Server,
+  files: TlsFiles,
+  intervalMs: number,
+  logger: Logger,
+  metrics: Metrics,
   options: { read?: ReadFile; now?: () => Date; since?: string } = {},
 ): Promise<FileWatch> {
   const now = options.now ?? (() => new Date());
-  return watchFiles(tlsPaths(files), intervalMs, async (agreed) => {
-    try {
-      const loaded = await loadTls(files, agreed, now());
-      server.setSecureContext(loaded.options);
-      metrics.reloads.inc({ source: 'tls', result: 'success' });
-      metrics.certificateExpiry.set(loaded.notAfter.getTime() / 1000);
-      logger.info({ certFile: files.certFile, notAfter: loaded.notAfter.toISOString() }, 'reloaded TLS certificate');
-    } catch (err) {
-      metrics.reloads.inc({ source: 'tls', result: 'failure' });
-      logger.error({ err }, 'refused new TLS certificate; keeping the one in use');
-      // A certificate issued with a start date a little ahead of this clock becomes usable without another change.
-      if (err instanceof AppError && err.code === 'TLS_NOT_YET_VALID') return 'retry';
-    }
-    return undefined;
-  }, options.read, options.since);
+  return watchFiles(
+    tlsPaths(files),
+    intervalMs,
+    async (agreed) => {
+      try {
+        const loaded = await loadTls(files, agreed, now());
+        server.setSecureContext(loaded.options);
+        metrics.reloads.inc({ source: 'tls', result: 'success' });
+        metrics.certificateExpiry.set(loaded.notAfter.getTime() / 1000);
+        logger.info({ certFile: files.certFile, notAfter: loaded.notAfter.toISOString() }, 'reloaded TLS certificate');
+      } catch (err) {
+        metrics.reloads.inc({ source: 'tls', result: 'failure' });
+        logger.error({ err }, 'refused new TLS certificate; keeping the one in use');
+        // A certificate issued with a start date a little ahead of this clock becomes usable without another change.
+        if (err instanceof AppError && err.code === 'TLS_NOT_YET_VALID') return 'retry';
+      }
+      return undefined;
+    },
+    options.read,
+    options.since,
+  );
 }

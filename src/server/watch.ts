@@ -69,7 +69,11 @@ export async function readAgreed(files: readonly string[], read: ReadFile = read
  * fingerprint of what is in use (readAgreed's), so a change between that load and this call is not missed.
  */
 export async function watchFiles(
-  files: readonly string[], intervalMs: number, onChange: (agreed: ReadFile) => Promise<void | 'retry'>, read: ReadFile = readFile, since?: string,
+  files: readonly string[],
+  intervalMs: number,
+  onChange: (agreed: ReadFile) => Promise<void | 'retry'>,
+  read: ReadFile = readFile,
+  since?: string,
 ): Promise<FileWatch> {
   let last = since ?? (await snapshot(files, read)).fingerprint;
   let busy = false;

@@ -70,37 +70,69 @@ function compilesAsJs(pattern: string): boolean {
 /** The API server compiles `pattern` with Go's regexp (RE2 syntax); a CRD it could not compile, it refuses. */
 function patternProblem(pattern: string): { checked: boolean; reason: string } | undefined {
   if (compilesAsRe2(pattern)) return undefined;
-  if (compilesAsJs(pattern)) return { checked: true, reason: 'is not RE2 syntax (the API server would refuse this CRD): checked as a JavaScript regular expression' };
-  return { checked: false, reason: 'not checked: it compiles neither as RE2 (the API server\'s syntax) nor as a JavaScript regular expression' };
+  if (compilesAsJs(pattern))
+    return {
+      checked: true,
+      reason: 'is not RE2 syntax (the API server would refuse this CRD): checked as a JavaScript regular expression',
+    };
+  return {
+    checked: false,
+    reason: "not checked: it compiles neither as RE2 (the API server's syntax) nor as a JavaScript regular expression",
+  };
 }
 
 /**
  * ajv's regular-expression engine: RE2 (re2js, linear time, Go's syntax and semantics: `\z`, `[[:alpha:]]`, `(?i)`),
  * or JavaScript's for a pattern only it compiles (patternProblem has noted it); ajv calls `test`, an unanchored search.
  */
-const regExp: RegExpEngine = Object.assign((pattern: string) => (compilesAsRe2(pattern) ? RE2JS.compile(pattern) : new RegExp(pattern, 'u')), { code: 're2js' });
+const regExp: RegExpEngine = Object.assign(
+  (pattern: string) => (compilesAsRe2(pattern) ? RE2JS.compile(pattern) : new RegExp(pattern, 'u')),
+  { code: 're2js' },
+);
 
 function createAjv(): Ajv {
   // Loaded here, not imported: ajv takes ~35 ms to load, and only a run with --crd needs it (its build is
   // CommonJS, so this is the instance an `import` gets).
   const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
   // useDefaults: the API server applies a schema's defaults before it validates, so `required` sees them.
-  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true, useDefaults: true, code: { regExp } });
+  const ajv = new AjvClass({
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    useDefaults: true,
+    code: { regExp },
+  });
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
   ajv.addKeyword({
     keyword: LIST_KEYWORD,
     type: 'array',
     schemaType: 'object',
     errors: true,
-    validate: function unique(rule: ListRule, data: unknown[], _parent: unknown, cxt?: { instancePath: string }): boolean {
+    validate: function unique(
+      rule: ListRule,
+      data: unknown[],
+      _parent: unknown,
+      cxt?: { instancePath: string },
+    ): boolean {
       const seen = new Set<string>();
       const errors: Array<Record<string, unknown>> = [];
       data.forEach((item, i) => {
         const key = listKey(rule, item);
         if (!seen.has(key)) return seen.add(key);
-        const value = rule.type === 'set' ? item : Object.fromEntries(rule.keys.map((k) => [k, isRecord(item) ? item[k] : undefined]));
-        const fix = rule.type === 'set' ? 'remove the repeated item' : `keep one item per ${rule.keys.join('/')}: merge or rename the repeated one`;
-        errors.push({ keyword: LIST_KEYWORD, instancePath: `${cxt?.instancePath ?? ''}/${i}`, message: 'duplicate', params: { value, fix } });
+        const value =
+          rule.type === 'set'
+            ? item
+            : Object.fromEntries(rule.keys.map((k) => [k, isRecord(item) ? item[k] : undefined]));
+        const fix =
+          rule.type === 'set'
+            ? 'remove the repeated item'
+            : `keep one item per ${rule.keys.join('/')}: merge or rename the repeated one`;
+        errors.push({
+          keyword: LIST_KEYWORD,
+          instancePath: `${cxt?.instancePath ?? ''}/${i}`,
+          message: 'duplicate',
+          params: { value, fix },
+        });
         return undefined;
       });
       (unique as unknown as { errors: unknown }).errors = errors;
@@ -120,7 +152,9 @@ export class CrdSet {
   static parse(files: ReadonlyArray<{ file: string; text: string }>): CrdSet {
     const entries = new Map<string, CrdEntry>();
     for (const { file, text } of files) {
-      const values = parseManifests(text, file).flatMap((d) => (isRecord(d.value) && Array.isArray(d.value['items']) ? d.value['items'] as unknown[] : [d.value]));
+      const values = parseManifests(text, file).flatMap((d) =>
+        isRecord(d.value) && Array.isArray(d.value['items']) ? (d.value['items'] as unknown[]) : [d.value],
+      );
       const before = entries.size;
       for (const v of values) {
         const entry = crdEntry(v, file);
@@ -130,7 +164,8 @@ export class CrdSet {
         if (other) throw new AppError('USAGE', `--crd: ${entry.name} is defined twice (${other.file} and ${file})`);
         entries.set(id, entry);
       }
-      if (entries.size === before) throw new AppError('USAGE', `--crd ${file}: no apiextensions.k8s.io CustomResourceDefinition in it`);
+      if (entries.size === before)
+        throw new AppError('USAGE', `--crd ${file}: no apiextensions.k8s.io CustomResourceDefinition in it`);
     }
     return new CrdSet(entries);
   }
@@ -142,19 +177,29 @@ export class CrdSet {
     const version = entry.versions.get(gvk.version);
     if (!version || !version.served) {
       const served = [...entry.versions].filter(([, v]) => v.served).map(([name]) => `${gvk.group}/${name}`);
-      return [{
-        path: 'apiVersion', keys: ['apiVersion'],
-        message: `no matches for kind ${JSON.stringify(gvk.kind)} in version ${JSON.stringify(`${gvk.group}/${gvk.version}`)}`,
-        fix: `use a version ${entry.name} serves: ${served.join(', ') || '(none)'}`,
-      }];
+      return [
+        {
+          path: 'apiVersion',
+          keys: ['apiVersion'],
+          message: `no matches for kind ${JSON.stringify(gvk.kind)} in version ${JSON.stringify(`${gvk.group}/${gvk.version}`)}`,
+          fix: `use a version ${entry.name} serves: ${served.join(', ') || '(none)'}`,
+        },
+      ];
     }
     const schema = version.schema;
     if (!schema) return [];
     if (!version.compiled) {
-      const converted = convertCrdSchema(schema, { statusSubresource: version.statusSubresource, formats: Object.keys(FORMATS), patternProblem });
+      const converted = convertCrdSchema(schema, {
+        statusSubresource: version.statusSubresource,
+        formats: Object.keys(FORMATS),
+        patternProblem,
+      });
       version.compiled = this.ajv.compile(converted.schema);
       for (const note of converted.patternNotes) this.notes.push(`${entry.name} ${gvk.version}: ${note}`);
-      if (converted.celRules > 0) this.notes.push(`${entry.name} ${gvk.version}: ${converted.celRules} x-kubernetes-validations (CEL) rule(s) not checked; the API server will evaluate them`);
+      if (converted.celRules > 0)
+        this.notes.push(
+          `${entry.name} ${gvk.version}: ${converted.celRules} x-kubernetes-validations (CEL) rule(s) not checked; the API server will evaluate them`,
+        );
     }
     // What the API server validates: the object with non-nullable nulls pruned and defaults applied (by ajv, in
     // place: on a copy, so the caller's object and the findings' line lookups are unchanged).
@@ -180,11 +225,29 @@ function crdEntry(value: unknown, file: string): CrdEntry | undefined {
   for (const v of Array.isArray(spec['versions']) ? spec['versions'] : []) {
     if (!isRecord(v) || typeof v['name'] !== 'string') continue;
     const schema = isRecord(v['schema']) ? v['schema']['openAPIV3Schema'] : sharedSchema;
-    const sub = isRecord(v['subresources']) ? v['subresources'] : isRecord(spec['subresources']) ? spec['subresources'] : {};
-    versions.set(v['name'], { served: v['served'] !== false, ...(isRecord(schema) ? { schema } : {}), statusSubresource: sub['status'] !== undefined });
+    const sub = isRecord(v['subresources'])
+      ? v['subresources']
+      : isRecord(spec['subresources'])
+        ? spec['subresources']
+        : {};
+    versions.set(v['name'], {
+      served: v['served'] !== false,
+      ...(isRecord(schema) ? { schema } : {}),
+      statusSubresource: sub['status'] !== undefined,
+    });
   }
   if (versions.size === 0 && typeof spec['version'] === 'string') {
-    versions.set(spec['version'], { served: true, ...(isRecord(sharedSchema) ? { schema: sharedSchema } : {}), statusSubresource: isRecord(spec['subresources']) && spec['subresources']['status'] !== undefined });
+    versions.set(spec['version'], {
+      served: true,
+      ...(isRecord(sharedSchema) ? { schema: sharedSchema } : {}),
+      statusSubresource: isRecord(spec['subresources']) && spec['subresources']['status'] !== undefined,
+    });
   }
-  return { name: typeof meta['name'] === 'string' ? meta['name'] : `${String(names['kind'])}.${spec['group']}`, file, group: spec['group'], kind: names['kind'], versions };
+  return {
+    name: typeof meta['name'] === 'string' ? meta['name'] : `${String(names['kind'])}.${spec['group']}`,
+    file,
+    group: spec['group'],
+    kind: names['kind'],
+    versions,
+  };
 }

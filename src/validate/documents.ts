@@ -10,7 +10,9 @@ import { MAX_DOCUMENT_BYTES } from './inputs.js';
 type Keys = readonly (string | number)[];
 
 /** js-yaml's core schema plus merge keys (`<<`), which kubectl's YAML reader (go-yaml) applies. */
-const SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge] }); // @types/js-yaml omits `types`
+const SCHEMA = jsyaml.CORE_SCHEMA.extend({
+  implicit: [(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge],
+}); // @types/js-yaml omits `types`
 
 /** A document marker at column 0 ends any scalar (YAML 1.2 §9.1.4), so splitting lines on it is exact. */
 const MARKER = /^(---|\.\.\.)(?=\s|$)/;
@@ -95,12 +97,21 @@ function checkSize(chunk: Chunk, document: number, file: string): void {
   };
   let line = chunk.firstLine;
   for (let at = 0; at < chunk.text.length; at = nextLine(chunk.text, at), line++) {
-    if (over(chunk.text.slice(at, nextLine(chunk.text, at) - 1), MAX_DOCUMENT_BYTES)) fail(line, `line ${line} is longer than 3 MiB, more than the API server accepts in one request`);
+    if (over(chunk.text.slice(at, nextLine(chunk.text, at) - 1), MAX_DOCUMENT_BYTES))
+      fail(line, `line ${line} is longer than 3 MiB, more than the API server accepts in one request`);
   }
   const content = firstContent(chunk.text, 0, chunk.text.length);
   let first = chunk.firstLine;
-  for (let nl = chunk.text.indexOf('\n'); content > 0 && nl !== -1 && nl < content; nl = chunk.text.indexOf('\n', nl + 1)) first++;
-  fail(first, `document ${document} is larger than 3 MiB, more than the API server accepts in one request (split a large List into documents)`);
+  for (
+    let nl = chunk.text.indexOf('\n');
+    content > 0 && nl !== -1 && nl < content;
+    nl = chunk.text.indexOf('\n', nl + 1)
+  )
+    first++;
+  fail(
+    first,
+    `document ${document} is larger than 3 MiB, more than the API server accepts in one request (split a large List into documents)`,
+  );
 }
 
 /** A document as the `yaml` package reads it, with positions. */
@@ -150,7 +161,12 @@ function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
   // The document's own line: its first line that is not a marker, comment or blank.
   const content = firstContent(chunk.text, 0, chunk.text.length);
   let line = chunk.firstLine;
-  for (let nl = chunk.text.indexOf('\n'); content > 0 && nl !== -1 && nl < content; nl = chunk.text.indexOf('\n', nl + 1)) line++;
+  for (
+    let nl = chunk.text.indexOf('\n');
+    content > 0 && nl !== -1 && nl < content;
+    nl = chunk.text.indexOf('\n', nl + 1)
+  )
+    line++;
   return {
     index,
     line,
@@ -170,13 +186,15 @@ export function parseManifests(text: string, file: string): YamlDocument[] {
   const chunks = splitDocuments(text);
   // Sizes first, so that no parser (nor the fallback below, which parses the whole text) sees a runaway document.
   let document = 0;
-  for (const chunk of chunks) if (firstContent(chunk.text, 0, chunk.text.length) !== -1) checkSize(chunk, ++document, file);
+  for (const chunk of chunks)
+    if (firstContent(chunk.text, 0, chunk.text.length) !== -1) checkSize(chunk, ++document, file);
   for (const chunk of chunks) {
     let value: unknown;
     try {
-      value = mayAlias && ALIAS.test(chunk.text)
-        ? parseYamlDocuments(chunk.text, file, { merge: true })[0]?.value
-        : jsyaml.load(chunk.text, { schema: SCHEMA, filename: file });
+      value =
+        mayAlias && ALIAS.test(chunk.text)
+          ? parseYamlDocuments(chunk.text, file, { merge: true })[0]?.value
+          : jsyaml.load(chunk.text, { schema: SCHEMA, filename: file });
     } catch {
       // The project's parser has the last word on a document either parser refuses: its error names the file
       // and the line (counted in the whole file), and js-yaml and `yaml` disagree on a few edge cases.

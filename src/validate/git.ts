@@ -16,7 +16,13 @@ function git(args: readonly string[], cwd: string, input?: string): Promise<Buff
     child.on('error', (cause) => reject(new AppError('USAGE', `cannot run git: ${cause.message}`, { cause })));
     child.on('close', (code) => {
       if (code === 0) resolveRun(Buffer.concat(out));
-      else reject(new AppError('USAGE', `git ${args[0] ?? ''} failed: ${Buffer.concat(err).toString().trim() || `exit ${String(code)}`}`));
+      else
+        reject(
+          new AppError(
+            'USAGE',
+            `git ${args[0] ?? ''} failed: ${Buffer.concat(err).toString().trim() || `exit ${String(code)}`}`,
+          ),
+        );
     });
     child.stdin.end(input);
   });
@@ -59,11 +65,14 @@ export async function readAtRef(ref: string, paths: readonly string[], cwd: stri
     const abs = resolve(cwd, p);
     const real = await realpath(abs).catch(() => abs);
     const rel = relative(top, real);
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new AppError('USAGE', `--old-ref: ${p} is outside the git repository ${top}`);
+    if (rel.startsWith('..') || isAbsolute(rel))
+      throw new AppError('USAGE', `--old-ref: ${p} is outside the git repository ${top}`);
     explicit.set(rel.split(sep).join('/'), abs);
   }
   if (explicit.size === 0) return [];
-  const listing = (await git(['ls-tree', '-r', '-z', ref, '--', ...[...explicit.keys()].map((r) => (r === '' ? '.' : r))], top)).toString();
+  const listing = (
+    await git(['ls-tree', '-r', '-z', ref, '--', ...[...explicit.keys()].map((r) => (r === '' ? '.' : r))], top)
+  ).toString();
   const entries: Array<{ oid: string; path: string }> = [];
   for (const line of listing.split('\0')) {
     const m = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(line);
@@ -75,7 +84,10 @@ export async function readAtRef(ref: string, paths: readonly string[], cwd: stri
     }
     // Below a named directory, hidden entries are skipped as in the working tree.
     const dir = [...explicit.keys()].find((k) => k === '' || path.startsWith(`${k}/`)) ?? '';
-    const hidden = path.slice(dir.length).split('/').some((part) => part.startsWith('.'));
+    const hidden = path
+      .slice(dir.length)
+      .split('/')
+      .some((part) => part.startsWith('.'));
     if (isManifestName(path) && !hidden) entries.push({ oid: m[1] as string, path });
   }
   if (entries.length === 0) return [];

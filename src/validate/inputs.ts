@@ -61,7 +61,10 @@ export async function expandPaths(paths: readonly string[], cwd: string): Promis
       if ((await stat(abs)).isDirectory()) await walk(abs, out);
       else out.push(abs);
     } catch (err) {
-      problems.push({ file: p, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      problems.push({
+        file: p,
+        message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
     }
   }
   if (problems.length > 0) throw new AppError('INPUT_INVALID', 'cannot read the inputs', { problems });
@@ -77,14 +80,18 @@ export async function readBounded(stream: NodeJS.ReadableStream, name: string): 
   const long = lines.indexOf(null);
   if (long !== -1) {
     const message = `line ${long + 1} is longer than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, more than the API server accepts in one request`;
-    throw new AppError('INPUT_INVALID', 'cannot read the inputs', { problems: [{ file: name, line: long + 1, message }] });
+    throw new AppError('INPUT_INVALID', 'cannot read the inputs', {
+      problems: [{ file: name, line: long + 1, message }],
+    });
   }
   return lines.join('\n');
 }
 
 function readFile(path: string, name: string): string | Promise<string> {
   const st = statSync(path);
-  return st.isFile() && st.size <= READ_AT_ONCE_BYTES ? readFileSync(path, 'utf8') : readBounded(createReadStream(path), name);
+  return st.isFile() && st.size <= READ_AT_ONCE_BYTES
+    ? readFileSync(path, 'utf8')
+    : readBounded(createReadStream(path), name);
 }
 
 /**
@@ -92,7 +99,10 @@ function readFile(path: string, name: string): string | Promise<string> {
  * command has nothing else to do meanwhile, and for a thousand small manifests the promise API's round trips
  * through the thread pool (open, stat, read, close) took more than twice as long (bench figure 3).
  */
-export async function readInputs(paths: readonly string[], options: { cwd: string; readStdin: () => Promise<string> }): Promise<InputFile[]> {
+export async function readInputs(
+  paths: readonly string[],
+  options: { cwd: string; readStdin: () => Promise<string> },
+): Promise<InputFile[]> {
   if (paths.filter((p) => p === STDIN).length > 1) throw new AppError('USAGE', '"-" (stdin) can be given once');
   const files = await expandPaths(paths, options.cwd);
   const out: InputFile[] = [];

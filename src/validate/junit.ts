@@ -3,11 +3,17 @@
 import { describeObject, type DeletionResult, type Finding, type ObjectResult, type ValidateReport } from './report.js';
 
 /** XML 1.0 allows neither these characters nor lone surrogates, even escaped. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function escapeXml(text: string): string {
-  return text.replace(INVALID_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string);
+  return text
+    .replace(INVALID_XML, '\uFFFD')
+    .replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string,
+    );
 }
 
 function findingText(f: Finding): string {
@@ -33,7 +39,9 @@ function cases(report: ValidateReport, showPatches: boolean): Case[] {
     out: [
       ...r.findings.filter((f) => f.severity === 'warn').map((f) => `warning: ${findingText(f)}`),
       ...r.notices.map((n) => `notice: ${n}`),
-      ...(showPatches && r.patch.length > 0 ? [`patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `change: ${c}`)] : []),
+      ...(showPatches && r.patch.length > 0
+        ? [`patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `change: ${c}`)]
+        : []),
     ],
   }));
   for (const d of report.deletions) {
@@ -41,7 +49,10 @@ function cases(report: ValidateReport, showPatches: boolean): Case[] {
       file: d.file,
       name: caseName(d, 'DELETE'),
       denials: d.findings.filter((f) => f.severity === 'deny'),
-      out: ['deleted from the manifests: informational (deleting a manifest removes no hook)', ...d.findings.filter((f) => f.severity === 'warn').map((f) => `warning: ${findingText(f)}`)],
+      out: [
+        'deleted from the manifests: informational (deleting a manifest removes no hook)',
+        ...d.findings.filter((f) => f.severity === 'warn').map((f) => `warning: ${findingText(f)}`),
+      ],
     });
   }
   return out;
@@ -51,10 +62,16 @@ function testcase(c: Case): string {
   const attrs = `classname="${escapeXml(c.file)}" name="${escapeXml(c.name)}"`;
   const first = c.denials[0];
   const body = [
-    ...(first ? [`      <failure type="${escapeXml(first.rule)}" message="${escapeXml(first.message)}">${escapeXml(c.denials.map(findingText).join('\n\n'))}</failure>`] : []),
+    ...(first
+      ? [
+          `      <failure type="${escapeXml(first.rule)}" message="${escapeXml(first.message)}">${escapeXml(c.denials.map(findingText).join('\n\n'))}</failure>`,
+        ]
+      : []),
     ...(c.out.length > 0 ? [`      <system-out>${escapeXml(c.out.join('\n'))}</system-out>`] : []),
   ];
-  return body.length === 0 ? `    <testcase ${attrs}/>` : [`    <testcase ${attrs}>`, ...body, '    </testcase>'].join('\n');
+  return body.length === 0
+    ? `    <testcase ${attrs}/>`
+    : [`    <testcase ${attrs}>`, ...body, '    </testcase>'].join('\n');
 }
 
 export function renderJunit(report: ValidateReport, options: { showPatches: boolean }): string {
@@ -66,11 +83,13 @@ export function renderJunit(report: ValidateReport, options: { showPatches: bool
     else byFile.set(c.file, [c]);
   }
   const failures = (list: Case[]): number => list.filter((c) => c.denials.length > 0).length;
-  const suites = [...byFile].map(([file, list]) => [
-    `  <testsuite name="${escapeXml(file)}" tests="${list.length}" failures="${failures(list)}" errors="0" skipped="0">`,
-    ...list.map(testcase),
-    '  </testsuite>',
-  ].join('\n'));
+  const suites = [...byFile].map(([file, list]) =>
+    [
+      `  <testsuite name="${escapeXml(file)}" tests="${list.length}" failures="${failures(list)}" errors="0" skipped="0">`,
+      ...list.map(testcase),
+      '  </testsuite>',
+    ].join('\n'),
+  );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="hookkeeper validate" tests="${all.length}" failures="${failures(all)}" errors="0" skipped="0">`,

@@ -44,7 +44,9 @@ export type Subject = Manifest | Review;
 
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.lastIndexOf('/');
-  return slash === -1 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash === -1
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** How the new and the old manifests are matched: API group (not version), kind, namespace and name. */
@@ -62,17 +64,35 @@ export function subjectsOf(file: string, docs: readonly YamlDocument[], problems
   for (const doc of docs) {
     // An item's own line is looked up only for items with something to report (see run.ts): finding lines in
     // a large List would otherwise cost a full positional parse of it.
-    const origin = (item?: number): Origin => ({ file, document: doc.index + 1, ...(item === undefined ? {} : { item }), line: doc.line });
+    const origin = (item?: number): Origin => ({
+      file,
+      document: doc.index + 1,
+      ...(item === undefined ? {} : { item }),
+      line: doc.line,
+    });
     const value = doc.value;
     if (!isRecord(value)) {
-      problems.push({ file, line: doc.line, message: `document ${doc.index + 1} is not a Kubernetes object (got ${Array.isArray(value) ? 'a list' : typeof value})` });
+      problems.push({
+        file,
+        line: doc.line,
+        message: `document ${doc.index + 1} is not a Kubernetes object (got ${Array.isArray(value) ? 'a list' : typeof value})`,
+      });
       continue;
     }
     const kind = str(value['kind']);
     if (value['apiVersion'] === 'admission.k8s.io/v1' && kind === 'AdmissionReview') {
       const parsed = parseAdmissionReview(value);
-      if (!parsed.ok) problems.push({ file, line: doc.line, message: `${parsed.error}: ${parsed.problems.join('; ')}` });
-      else out.push({ type: 'review', origin: origin(), doc, pointer: ['request', 'object'], uid: parsed.review.uid, input: parsed.review.input });
+      if (!parsed.ok)
+        problems.push({ file, line: doc.line, message: `${parsed.error}: ${parsed.problems.join('; ')}` });
+      else
+        out.push({
+          type: 'review',
+          origin: origin(),
+          doc,
+          pointer: ['request', 'object'],
+          uid: parsed.review.uid,
+          input: parsed.review.input,
+        });
       continue;
     }
     const items = listItems(value);
@@ -111,8 +131,16 @@ function listItems(value: unknown): unknown[] | undefined {
   return (items as unknown[]).map((item) => (isRecord(item) ? { ...defaults, ...item } : item));
 }
 
-function manifest(value: unknown, file: string, origin: Origin, doc: YamlDocument, pointer: Keys, problems: Problem[]): Manifest | undefined {
-  const where = origin.item === undefined ? `document ${origin.document}` : `document ${origin.document}, item ${origin.item}`;
+function manifest(
+  value: unknown,
+  file: string,
+  origin: Origin,
+  doc: YamlDocument,
+  pointer: Keys,
+  problems: Problem[],
+): Manifest | undefined {
+  const where =
+    origin.item === undefined ? `document ${origin.document}` : `document ${origin.document}, item ${origin.item}`;
   if (!isRecord(value)) {
     problems.push({ file, line: origin.line, message: `${where} is not a Kubernetes object` });
     return undefined;
@@ -129,7 +157,11 @@ function manifest(value: unknown, file: string, origin: Origin, doc: YamlDocumen
   const namespace = str(meta['namespace']);
   const name = str(meta['name']);
   return {
-    type: 'manifest', origin, doc, pointer, object: value,
+    type: 'manifest',
+    origin,
+    doc,
+    pointer,
+    object: value,
     gvk: { group, version, kind },
     ...(namespace === undefined ? {} : { namespace }),
     ...(name === undefined ? {} : { name }),

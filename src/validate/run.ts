@@ -9,7 +9,17 @@ import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
 import type { InputFile } from './inputs.js';
 import { objectKey, subjectsOf, type Keys, type Manifest, type Subject } from './objects.js';
-import { fieldPathKeys, REPORT_API_VERSION, type DeletionResult, type Finding, type Location, type ObjectRef, type ObjectResult, type Severity, type ValidateReport } from './report.js';
+import {
+  fieldPathKeys,
+  REPORT_API_VERSION,
+  type DeletionResult,
+  type Finding,
+  type Location,
+  type ObjectRef,
+  type ObjectResult,
+  type Severity,
+  type ValidateReport,
+} from './report.js';
 
 export interface ValidateOptions {
   policy: Policy;
@@ -29,7 +39,11 @@ function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
 }
 
 function inputError(problems: readonly Problem[]): AppError {
-  return new AppError('INPUT_INVALID', `cannot validate: ${problems.length === 1 ? 'an input is' : `${problems.length} inputs are`} unreadable or not Kubernetes objects`, { problems: [...problems] });
+  return new AppError(
+    'INPUT_INVALID',
+    `cannot validate: ${problems.length === 1 ? 'an input is' : `${problems.length} inputs are`} unreadable or not Kubernetes objects`,
+    { problems: [...problems] },
+  );
 }
 
 /**
@@ -40,21 +54,35 @@ function inputError(problems: readonly Problem[]): AppError {
  * trip, and as detached (200 names cut from 1 MB strings kept 3.7 MiB of heap, against 194 MiB undetached).
  */
 function detached(s: string): string {
-  return (` ${s}`).slice(1);
+  return ` ${s}`.slice(1);
 }
 
 function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
-  const apiVersion = typeof object?.['apiVersion'] === 'string' ? object['apiVersion']
-    : input.kind.group === '' ? input.kind.version : `${input.kind.group}/${input.kind.version}`;
+  const apiVersion =
+    typeof object?.['apiVersion'] === 'string'
+      ? object['apiVersion']
+      : input.kind.group === ''
+        ? input.kind.version
+        : `${input.kind.group}/${input.kind.version}`;
   return {
-    apiVersion: detached(apiVersion), kind: detached(input.kind.kind),
-    ...(input.namespace ? { namespace: detached(input.namespace) } : {}), ...(input.name ? { name: detached(input.name) } : {}),
+    apiVersion: detached(apiVersion),
+    kind: detached(input.kind.kind),
+    ...(input.namespace ? { namespace: detached(input.namespace) } : {}),
+    ...(input.name ? { name: detached(input.name) } : {}),
   };
 }
 
 function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => number | undefined): Finding {
   const at = line(v.keys ? [...v.keys] : fieldPathKeys(v.path));
-  return { rule: v.rule, severity, path: v.path, ...(at === undefined ? {} : { line: at }), message: v.message, ...(v.fix ? { fix: v.fix } : {}), ...(v.hook ? { hook: v.hook } : {}) };
+  return {
+    rule: v.rule,
+    severity,
+    path: v.path,
+    ...(at === undefined ? {} : { line: at }),
+    message: v.message,
+    ...(v.fix ? { fix: v.fix } : {}),
+    ...(v.hook ? { hook: v.hook } : {}),
+  };
 }
 
 /** The webhook's rules' findings (denials, then warnings). */
@@ -70,20 +98,29 @@ function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined)
  * each in the order its check found them: the schema's errors as the check listed them (messages are unique
  * there), though ratcheting filed some of them under warnings.
  */
-function validateOnlyFindings(d: Decision, line: (keys: Keys) => number | undefined, schemaOrder: ReadonlyMap<string, number> | undefined): Finding[] {
+function validateOnlyFindings(
+  d: Decision,
+  line: (keys: Keys) => number | undefined,
+  schemaOrder: ReadonlyMap<string, number> | undefined,
+): Finding[] {
   const out: Finding[] = [];
   for (const id of VALIDATE_ONLY) {
     const own: Finding[] = [];
     for (const v of d.denials) if (v.rule === id) own.push(fromViolation(v, 'deny', line));
     for (const v of d.warnings) if (v.rule === id) own.push(fromViolation(v, 'warn', line));
-    if (id === 'crd-schema' && schemaOrder) own.sort((a, b) => (schemaOrder.get(a.message) ?? 0) - (schemaOrder.get(b.message) ?? 0));
+    if (id === 'crd-schema' && schemaOrder)
+      own.sort((a, b) => (schemaOrder.get(a.message) ?? 0) - (schemaOrder.get(b.message) ?? 0));
     for (const f of own) out.push(f);
   }
   return out;
 }
 
 /** The `schema` fact for `--crd`: the CRD check of the object's kind, remembering the order it found errors in `object`. */
-function schemaFact(crds: CrdSet, input: ReviewInput, order: Map<string, number>): (object: KubeObject) => readonly FieldError[] {
+function schemaFact(
+  crds: CrdSet,
+  input: ReviewInput,
+  order: Map<string, number>,
+): (object: KubeObject) => readonly FieldError[] {
   return (object) => {
     const found = crds.validate(input.kind, object);
     if (object !== input.oldObject) found.forEach((f, i) => order.set(f.message, i));
@@ -92,21 +129,26 @@ function schemaFact(crds: CrdSet, input: ReviewInput, order: Map<string, number>
 }
 
 function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
-  const base: ReviewInput = s.type === 'review' ? { ...s.input, source: 'validate' } : {
-    operation: old ? 'UPDATE' : 'CREATE',
-    kind: s.gvk,
-    ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
-    ...(s.name === undefined ? {} : { name: s.name }),
-    object: s.object,
-    oldObject: old?.object ?? null,
-    userInfo: options.userInfo,
-    // Judged as the real apply will be, not as a server-side dry run.
-    dryRun: false,
-    source: 'validate',
-  };
+  const base: ReviewInput =
+    s.type === 'review'
+      ? { ...s.input, source: 'validate' }
+      : {
+          operation: old ? 'UPDATE' : 'CREATE',
+          kind: s.gvk,
+          ...(s.namespace === undefined ? {} : { namespace: s.namespace }),
+          ...(s.name === undefined ? {} : { name: s.name }),
+          object: s.object,
+          oldObject: old?.object ?? null,
+          userInfo: options.userInfo,
+          // Judged as the real apply will be, not as a server-side dry run.
+          dryRun: false,
+          source: 'validate',
+        };
   // --crd: the crd-schema rule gets the object's schema check as a fact (the API server's CRD validation).
   const schemaOrder = new Map<string, number>();
-  const input: ReviewInput = options.crds ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } } : base;
+  const input: ReviewInput = options.crds
+    ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } }
+    : base;
   const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
   const findings = decisionFindings(outcome.decision, line);
@@ -119,11 +161,17 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
   const patch = [...outcome.mutation.patch];
   const { file, document, item } = s.origin;
   // A List item's own line costs a positional parse of its document: only items with something to show pay it.
-  const at = item !== undefined && (findings.length > 0 || patch.length > 0) ? s.doc.lineOf(s.pointer) ?? s.origin.line : s.origin.line;
+  const at =
+    item !== undefined && (findings.length > 0 || patch.length > 0)
+      ? (s.doc.lineOf(s.pointer) ?? s.origin.line)
+      : s.origin.line;
   // Field by field, not {...origin, ...}: V8 builds a literal that starts with a spread on a slow path, which
   // cost more per document than the rules (bench figure 3).
   return {
-    file, document, ...(item === undefined ? {} : { item }), line: at,
+    file,
+    document,
+    ...(item === undefined ? {} : { item }),
+    line: at,
     object: ref(input, input.object ?? input.oldObject),
     operation: input.operation,
     source: s.type === 'review' ? 'AdmissionReview' : 'manifest',
@@ -138,22 +186,42 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
 /** Old objects missing from the new set are judged as DELETE; the built-in rules allow every DELETE. */
 function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult {
   const input: ReviewInput = {
-    operation: 'DELETE', kind: old.gvk,
+    operation: 'DELETE',
+    kind: old.gvk,
     ...(old.namespace === undefined ? {} : { namespace: old.namespace }),
     ...(old.name === undefined ? {} : { name: old.name }),
-    object: null, oldObject: old.object, userInfo: options.userInfo, dryRun: false, source: 'validate',
+    object: null,
+    oldObject: old.object,
+    userInfo: options.userInfo,
+    dryRun: false,
+    source: 'validate',
   };
-  const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) => old.doc.lineOf([...old.pointer, ...keys]));
+  const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) =>
+    old.doc.lineOf([...old.pointer, ...keys]),
+  );
   const { file, document, item, line } = old.origin;
-  return { file, document, ...(item === undefined ? {} : { item }), line, object: ref(input, old.object), allowed: !findings.some((f) => f.severity === 'deny'), findings };
+  return {
+    file,
+    document,
+    ...(item === undefined ? {} : { item }),
+    line,
+    object: ref(input, old.object),
+    allowed: !findings.some((f) => f.severity === 'deny'),
+    findings,
+  };
 }
 
-export function validateInputs(files: readonly InputFile[], oldFiles: readonly InputFile[] | undefined, options: ValidateOptions): ValidateReport {
+export function validateInputs(
+  files: readonly InputFile[],
+  oldFiles: readonly InputFile[] | undefined,
+  options: ValidateOptions,
+): ValidateReport {
   const oldProblems: Problem[] = [];
   const oldByKey = new Map<string, Manifest>();
   for (const f of oldFiles ?? []) {
     // An object without a name (generateName) is always created: it has no old version to match.
-    for (const o of fileSubjects(f, oldProblems)) if (o.type === 'manifest' && o.name) oldByKey.set(objectKey(o.gvk, o.namespace, o.name), o);
+    for (const o of fileSubjects(f, oldProblems))
+      if (o.type === 'manifest' && o.name) oldByKey.set(objectKey(o.gvk, o.namespace, o.name), o);
   }
 
   const problems: Problem[] = [];
@@ -170,7 +238,10 @@ export function validateInputs(files: readonly InputFile[], oldFiles: readonly I
       const key = s.type === 'manifest' && s.name ? objectKey(s.gvk, s.namespace, s.name) : undefined;
       if (key !== undefined && s.type === 'manifest') {
         const first = firstSeen.get(key);
-        if (first) notes.push(`${s.gvk.kind} ${[s.namespace, s.name].filter(Boolean).join('/')} is defined twice: ${first.file} document ${first.document} and ${s.origin.file} document ${s.origin.document}`);
+        if (first)
+          notes.push(
+            `${s.gvk.kind} ${[s.namespace, s.name].filter(Boolean).join('/')} is defined twice: ${first.file} document ${first.document} and ${s.origin.file} document ${s.origin.document}`,
+          );
         else firstSeen.set(key, s.origin);
       }
       results.push(reviewSubject(s, key === undefined ? undefined : oldByKey.get(key), options));
@@ -190,7 +261,10 @@ export function validateInputs(files: readonly InputFile[], oldFiles: readonly I
       objects: results.length,
       allowed: results.filter((r) => r.allowed).length,
       denied: results.filter((r) => !r.allowed).length + deletions.filter((d) => !d.allowed).length,
-      warnings: [...results, ...deletions].reduce((n, r) => n + r.findings.filter((f) => f.severity === 'warn').length, 0),
+      warnings: [...results, ...deletions].reduce(
+        (n, r) => n + r.findings.filter((f) => f.severity === 'warn').length,
+        0,
+      ),
       patched: results.filter((r) => r.patch.length > 0).length,
       deletions: deletions.length,
     },

@@ -8,8 +8,22 @@ import { isRecord } from '../core/guards.js';
 type Schema = Record<string, unknown>;
 
 /** Value validations copied as they are (the API server's OpenAPI v3 subset). */
-const COPIED = ['enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'uniqueItems',
-  'minProperties', 'maxProperties', 'multipleOf', 'required', 'default'] as const;
+const COPIED = [
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'multipleOf',
+  'required',
+  'default',
+] as const;
 
 /** Keyword ajv is taught (crd.ts) for x-kubernetes-list-type map and set. */
 export const LIST_KEYWORD = 'k8sListUnique';
@@ -68,7 +82,18 @@ const OBJECT_META: Schema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    ...Object.fromEntries(['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'].map((k) => [k, nullable('string')])),
+    ...Object.fromEntries(
+      [
+        'name',
+        'generateName',
+        'namespace',
+        'selfLink',
+        'uid',
+        'resourceVersion',
+        'creationTimestamp',
+        'deletionTimestamp',
+      ].map((k) => [k, nullable('string')]),
+    ),
     generation: nullable('integer'),
     deletionGracePeriodSeconds: nullable('integer'),
     labels: strings,
@@ -76,14 +101,31 @@ const OBJECT_META: Schema = {
     finalizers: nullable('array', { items: { type: 'string' } }),
     ownerReferences: nullable('array', {
       items: {
-        type: 'object', additionalProperties: false,
-        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, uid: { type: 'string' }, controller: nullable('boolean'), blockOwnerDeletion: nullable('boolean') },
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          name: { type: 'string' },
+          uid: { type: 'string' },
+          controller: nullable('boolean'),
+          blockOwnerDeletion: nullable('boolean'),
+        },
       },
     }),
     managedFields: nullable('array', {
       items: {
-        type: 'object', additionalProperties: false,
-        properties: { manager: { type: 'string' }, operation: { type: 'string' }, apiVersion: { type: 'string' }, time: nullable('string'), fieldsType: { type: 'string' }, fieldsV1: {}, subresource: { type: 'string' } },
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          manager: { type: 'string' },
+          operation: { type: 'string' },
+          apiVersion: { type: 'string' },
+          time: nullable('string'),
+          fieldsType: { type: 'string' },
+          fieldsV1: {},
+          subresource: { type: 'string' },
+        },
       },
     }),
   },
@@ -92,7 +134,10 @@ const OBJECT_META: Schema = {
 /** Only a converted schema's unknown-field checks: its shape (properties, items, closed maps), no value validation. */
 function fieldsOnly(s: Schema): Schema {
   const out: Schema = {};
-  if (isRecord(s['properties'])) out['properties'] = Object.fromEntries(Object.entries(s['properties']).map(([k, v]) => [k, isRecord(v) ? fieldsOnly(v) : {}]));
+  if (isRecord(s['properties']))
+    out['properties'] = Object.fromEntries(
+      Object.entries(s['properties']).map(([k, v]) => [k, isRecord(v) ? fieldsOnly(v) : {}]),
+    );
   if (isRecord(s['additionalProperties'])) out['additionalProperties'] = fieldsOnly(s['additionalProperties']);
   else if (s['additionalProperties'] === false) out['additionalProperties'] = false;
   if (isRecord(s['items'])) out['items'] = fieldsOnly(s['items']);
@@ -110,7 +155,8 @@ function convert(s: Schema, closed: boolean, state: State, at: string): Schema {
   for (const k of COPIED) if (s[k] !== undefined) out[k] = s[k];
   if (typeof out['pattern'] === 'string') {
     const problem = state.options.patternProblem(out['pattern']);
-    if (problem) state.patternNotes.push(`${at || '<root>'}: pattern ${JSON.stringify(out['pattern'])} ${problem.reason}`);
+    if (problem)
+      state.patternNotes.push(`${at || '<root>'}: pattern ${JSON.stringify(out['pattern'])} ${problem.reason}`);
     if (problem && !problem.checked) delete out['pattern'];
   }
   let types = typesOf(s);
@@ -120,7 +166,10 @@ function convert(s: Schema, closed: boolean, state: State, at: string): Schema {
   }
   if (types) out['type'] = types.length === 1 ? types[0] : types;
   // OpenAPI v3.0 exclusive bounds are booleans modifying minimum/maximum; JSON Schema's are numbers.
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (s[flag] === true && typeof s[bound] === 'number') {
       out[flag] = s[bound];
       delete out[bound];
@@ -131,14 +180,24 @@ function convert(s: Schema, closed: boolean, state: State, at: string): Schema {
 
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const props = isRecord(s['properties']) ? s['properties'] : undefined;
-  if (props) out['properties'] = Object.fromEntries(Object.entries(props).filter(([, v]) => isRecord(v)).map(([k, v]) => [k, convert(v as Schema, closed, state, at ? `${at}.${k}` : k)]));
-  if (isRecord(s['additionalProperties'])) out['additionalProperties'] = convert(s['additionalProperties'], closed, state, `${at}[*]`);
+  if (props)
+    out['properties'] = Object.fromEntries(
+      Object.entries(props)
+        .filter(([, v]) => isRecord(v))
+        .map(([k, v]) => [k, convert(v as Schema, closed, state, at ? `${at}.${k}` : k)]),
+    );
+  if (isRecord(s['additionalProperties']))
+    out['additionalProperties'] = convert(s['additionalProperties'], closed, state, `${at}[*]`);
   else if (s['additionalProperties'] === false) out['additionalProperties'] = false;
   if (isRecord(s['items'])) out['items'] = convert(s['items'], closed, state, `${at}[*]`);
   for (const junctor of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = s[junctor];
     // int-or-string's anyOf [{type: integer}, {type: string}] only restates the type union.
-    if (!Array.isArray(list) || (typesOf(s)?.length === 2 && list.every((b) => isRecord(b) && Object.keys(b).every((k) => k === 'type')))) continue;
+    if (
+      !Array.isArray(list) ||
+      (typesOf(s)?.length === 2 && list.every((b) => isRecord(b) && Object.keys(b).every((k) => k === 'type')))
+    )
+      continue;
     out[junctor] = list.filter(isRecord).map((b) => convert(b, false, state, at));
   }
   if (isRecord(s['not'])) out['not'] = convert(s['not'], false, state, at);
@@ -150,14 +209,17 @@ function convert(s: Schema, closed: boolean, state: State, at: string): Schema {
     p['kind'] ??= { type: 'string' };
     p['metadata'] = OBJECT_META;
     out['properties'] = p;
-    out['required'] = [...new Set([...(Array.isArray(out['required']) ? out['required'] as string[] : []), 'apiVersion', 'kind'])];
+    out['required'] = [
+      ...new Set([...(Array.isArray(out['required']) ? (out['required'] as string[]) : []), 'apiVersion', 'kind']),
+    ];
   }
   const isObject = types?.includes('object') || props !== undefined;
   if (closed && isObject && !preserve && s['additionalProperties'] === undefined) out['additionalProperties'] = false;
 
   const listType = s['x-kubernetes-list-type'];
   const keys = s['x-kubernetes-list-map-keys'];
-  if (listType === 'map' && Array.isArray(keys)) out[LIST_KEYWORD] = { type: 'map', keys: keys.filter((k) => typeof k === 'string') } satisfies ListRule;
+  if (listType === 'map' && Array.isArray(keys))
+    out[LIST_KEYWORD] = { type: 'map', keys: keys.filter((k) => typeof k === 'string') } satisfies ListRule;
   else if (listType === 'set') out[LIST_KEYWORD] = { type: 'set' } satisfies ListRule;
   return out;
 }

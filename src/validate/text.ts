@@ -22,14 +22,18 @@ function objectLines(r: ObjectResult, showPatches: boolean): string[] {
     `${where(r)}: ${describeObject(r.object)} [${r.operation}]: ${state}`,
     ...r.findings.flatMap(findingLines),
     ...r.notices.map((n) => `  notice: ${n}`),
-    ...(showPatches && r.patch.length > 0 ? [`  patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `  change: ${c}`)] : []),
+    ...(showPatches && r.patch.length > 0
+      ? [`  patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `  change: ${c}`)]
+      : []),
   ];
 }
 
 function deletionLines(d: DeletionResult): string[] {
   const head = `${where(d)}: ${describeObject(d.object)} [DELETE]: `;
   if (!d.allowed) return [`${head}DENIED`, ...d.findings.flatMap(findingLines)];
-  return [`${head}deleted from the manifests: informational, not a violation (deleting a manifest removes no hook; in the cluster, the object's hooks still gate its deletion)`];
+  return [
+    `${head}deleted from the manifests: informational, not a violation (deleting a manifest removes no hook; in the cluster, the object's hooks still gate its deletion)`,
+  ];
 }
 
 function plural(n: number, word: string): string {

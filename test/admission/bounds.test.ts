@@ -6,7 +6,12 @@ import { describe, test } from 'node:test';
 import request from 'supertest';
 import { denialMessage, handle, type Webhook } from '../../src/admission/handle.js';
 import {
-  MAX_AUDIT_ANNOTATIONS, MAX_DENIALS_SHOWN, MAX_PROBLEMS_SHOWN, MAX_RESPONSE_BYTES, MAX_WARNINGS, MAX_WARNINGS_BYTES,
+  MAX_AUDIT_ANNOTATIONS,
+  MAX_DENIALS_SHOWN,
+  MAX_PROBLEMS_SHOWN,
+  MAX_RESPONSE_BYTES,
+  MAX_WARNINGS,
+  MAX_WARNINGS_BYTES,
 } from '../../src/admission/limits.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { patched, PatchTooLarge, toAdmissionReview } from '../../src/admission/response.js';
@@ -25,7 +30,12 @@ const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value
 /** A mass removal: 20,000 etcd-owned hooks removed in one UPDATE by someone who may not. */
 function massRemoval(n: number): Record<string, unknown> {
   const hooks = Array.from({ length: n }, (_, i) => ({ name: `EtcdQuorumOperator${i}`, owner: ETCD.owner }));
-  return admissionReview({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks }), user: USERS.alice });
+  return admissionReview({
+    operation: 'UPDATE',
+    object: machine({ preDrain: [] }),
+    oldObject: machine({ preDrain: hooks }),
+    user: USERS.alice,
+  });
 }
 
 // JSON writes U+0001 as \u0001 (6 bytes); a quoted value makes that 7 in the answer. Names and owners at and past
@@ -38,11 +48,31 @@ function worstCase(n: number): { policy: Policy; body: Record<string, unknown> }
   const policy: Policy = { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'warn' } };
   const removed = Array.from({ length: n }, (_, i) => ({ name: `${nasty(250)}${i}`, owner: ETCD.owner }));
   const added = Array.from({ length: n }, (_, i) => ({ name: `${nasty(300)}${i % 50}`, owner: nasty(600) }));
-  const refs = Array.from({ length: n }, (_, i) => ({ apiVersion: 'v1', kind: nasty(300), name: `${nasty(300)}${i}`, uid: `u${i}`, controller: true }));
+  const refs = Array.from({ length: n }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: nasty(300),
+    name: `${nasty(300)}${i}`,
+    uid: `u${i}`,
+    controller: true,
+  }));
   const oldObject = machine({ preDrain: removed, preTerminate: removed, deletionTimestamp: '2026-11-24T10:00:00Z' });
-  const object: KubeObject = machine({ preDrain: added, preTerminate: added, deletionTimestamp: '2026-11-24T10:00:00Z', ownerReferences: refs });
+  const object: KubeObject = machine({
+    preDrain: added,
+    preTerminate: added,
+    deletionTimestamp: '2026-11-24T10:00:00Z',
+    ownerReferences: refs,
+  });
   const user = { username: nasty(4000), uid: 'u', groups: ['system:masters', nasty(5000)] };
-  return { policy, body: admissionReview({ uid: 'ffffffff-ffff-4fff-bfff-ffffffffffff', operation: 'UPDATE', object, oldObject, user }) };
+  return {
+    policy,
+    body: admissionReview({
+      uid: 'ffffffff-ffff-4fff-bfff-ffffffffffff',
+      operation: 'UPDATE',
+      object,
+      oldObject,
+      user,
+    }),
+  };
 }
 
 function assertBounded(review: ReturnType<typeof toAdmissionReview>, what: string): void {
@@ -60,7 +90,12 @@ function assertBounded(review: ReturnType<typeof toAdmissionReview>, what: strin
 
 describe('the answer is bounded', () => {
   test('removing 20,000 etcd hooks: a short denial that names five and counts the rest', async () => {
-    const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+    const listener = createApp({
+      policy: () => DEFAULT_POLICY,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      ready: () => true,
+    });
     const res = await request(listener).post('/validate').send(massRemoval(20_000)).expect(200);
     assert.ok(Buffer.byteLength(res.text) <= MAX_RESPONSE_BYTES, `${Buffer.byteLength(res.text)} bytes`);
     assert.equal(res.body.response.allowed, false);
@@ -78,7 +113,11 @@ describe('the answer is bounded', () => {
       const outcome = handle(webhook, policy, parsed.review.input);
       if (webhook !== 'mutate') {
         // It really is the worst: thousands of every finding went into this answer.
-        assert.ok(outcome.decision.denials.length > 3000 && outcome.decision.warnings.length > 1000 && outcome.decision.notices.length >= 6000);
+        assert.ok(
+          outcome.decision.denials.length > 3000 &&
+            outcome.decision.warnings.length > 1000 &&
+            outcome.decision.notices.length >= 6000,
+        );
       }
       assertBounded(toAdmissionReview(parsed.review.uid, outcome.result), webhook);
     });
@@ -86,10 +125,19 @@ describe('the answer is bounded', () => {
 
   test('the log keeps every violation at debug level', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', destination: { write: (line: string) => { lines.push(line); } } });
+    const logger = createLogger({
+      level: 'debug',
+      destination: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    });
     const listener = createApp({ policy: () => DEFAULT_POLICY, logger, metrics: createMetrics(), ready: () => true });
     await request(listener).post('/validate').send(massRemoval(200)).expect(200);
-    const bodies = lines.map((l) => JSON.parse(l) as { msg: string; denials?: Violation[] }).find((l) => l.msg === 'admission bodies');
+    const bodies = lines
+      .map((l) => JSON.parse(l) as { msg: string; denials?: Violation[] })
+      .find((l) => l.msg === 'admission bodies');
     assert.equal(bodies?.denials?.length, 200);
     assert.match(bodies?.denials?.[199]?.message ?? '', /"EtcdQuorumOperator199"/);
   });
@@ -102,7 +150,12 @@ describe('the answer is bounded', () => {
   });
 
   test('a uid longer than any the API server makes is refused, and not echoed', async () => {
-    const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+    const listener = createApp({
+      policy: () => DEFAULT_POLICY,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      ready: () => true,
+    });
     const body = massRemoval(1);
     (body['request'] as Record<string, unknown>)['uid'] = 'u'.repeat(100_000);
     const res = await request(listener).post('/validate').send(body).expect(400);
@@ -111,9 +164,17 @@ describe('the answer is bounded', () => {
   });
 
   test('a body with a hundred thousand wrong values gets a short 400 that counts them', async () => {
-    const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+    const listener = createApp({
+      policy: () => DEFAULT_POLICY,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      ready: () => true,
+    });
     const body = massRemoval(1);
-    (body['request'] as Record<string, Record<string, unknown>>)['userInfo']!['groups'] = Array.from({ length: 100_000 }, (_, i) => i);
+    (body['request'] as Record<string, Record<string, unknown>>)['userInfo']!['groups'] = Array.from(
+      { length: 100_000 },
+      (_, i) => i,
+    );
     const res = await request(listener).post('/validate').send(body).expect(400);
     assert.ok(Buffer.byteLength(res.text) <= MAX_RESPONSE_BYTES, `${Buffer.byteLength(res.text)} bytes`);
     assert.equal(res.body.problems.length, MAX_PROBLEMS_SHOWN + 1);
@@ -122,8 +183,15 @@ describe('the answer is bounded', () => {
   });
 
   test('a patch too large to answer with is a fault, never a cut patch nor an allowed: false answer', () => {
-    const ops = Array.from({ length: 5000 }, (_, i) => ({ op: 'add' as const, path: `/metadata/labels/l${i}`, value: 'v'.repeat(20) }));
-    assert.throws(() => toAdmissionReview('u', patched(ops)), (err: unknown) => err instanceof PatchTooLarge && /patch of \d+ bytes exceeds/.test(err.message));
+    const ops = Array.from({ length: 5000 }, (_, i) => ({
+      op: 'add' as const,
+      path: `/metadata/labels/l${i}`,
+      value: 'v'.repeat(20),
+    }));
+    assert.throws(
+      () => toAdmissionReview('u', patched(ops)),
+      (err: unknown) => err instanceof PatchTooLarge && /patch of \d+ bytes exceeds/.test(err.message),
+    );
   });
 });
 

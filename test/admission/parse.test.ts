@@ -5,7 +5,13 @@ import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { admissionReview, machine, USERS } from '../fixtures/openshift.js';
 
 test('a real UPDATE review becomes the engine input', () => {
-  const body = admissionReview({ operation: 'UPDATE', object: machine(), oldObject: machine(), user: USERS.etcdOperator, dryRun: true });
+  const body = admissionReview({
+    operation: 'UPDATE',
+    object: machine(),
+    oldObject: machine(),
+    user: USERS.etcdOperator,
+    dryRun: true,
+  });
   const r = parseAdmissionReview(body);
   assert.ok(r.ok);
   assert.equal(r.review.uid, '0df28fbd-5f5f-11e8-bc74-36e6bb280816');
@@ -24,15 +30,48 @@ test('DELETE carries oldObject and a null object', () => {
 
 const bad: Array<[string, unknown, string[]]> = [
   ['not an object', 'hello', ['body must be object']],
-  ['wrong apiVersion', { ...admissionReview({ operation: 'CREATE', object: machine() }), apiVersion: 'admission.k8s.io/v1beta1' }, ['apiVersion must be "admission.k8s.io/v1"']],
-  ['wrong kind', { ...admissionReview({ operation: 'CREATE', object: machine() }), kind: 'Review' }, ['kind must be "AdmissionReview"']],
-  ['missing request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, ["body must have required property 'request'"]],
-  ['unknown operation', (() => { const b = admissionReview({ operation: 'CREATE', object: machine() }); (b['request'] as Record<string, unknown>)['operation'] = 'PATCH'; return b; })(),
-    ['request.operation must be one of CREATE, UPDATE, DELETE, CONNECT']],
-  ['missing uid', (() => { const b = admissionReview({ operation: 'CREATE', object: machine() }); delete (b['request'] as Record<string, unknown>)['uid']; return b; })(),
-    ["request must have required property 'uid'"]],
-  ['object of the wrong type', (() => { const b = admissionReview({ operation: 'CREATE', object: machine() }); (b['request'] as Record<string, unknown>)['object'] = 'x'; return b; })(),
-    ['request.object must be object,null']],
+  [
+    'wrong apiVersion',
+    { ...admissionReview({ operation: 'CREATE', object: machine() }), apiVersion: 'admission.k8s.io/v1beta1' },
+    ['apiVersion must be "admission.k8s.io/v1"'],
+  ],
+  [
+    'wrong kind',
+    { ...admissionReview({ operation: 'CREATE', object: machine() }), kind: 'Review' },
+    ['kind must be "AdmissionReview"'],
+  ],
+  [
+    'missing request',
+    { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
+    ["body must have required property 'request'"],
+  ],
+  [
+    'unknown operation',
+    (() => {
+      const b = admissionReview({ operation: 'CREATE', object: machine() });
+      (b['request'] as Record<string, unknown>)['operation'] = 'PATCH';
+      return b;
+    })(),
+    ['request.operation must be one of CREATE, UPDATE, DELETE, CONNECT'],
+  ],
+  [
+    'missing uid',
+    (() => {
+      const b = admissionReview({ operation: 'CREATE', object: machine() });
+      delete (b['request'] as Record<string, unknown>)['uid'];
+      return b;
+    })(),
+    ["request must have required property 'uid'"],
+  ],
+  [
+    'object of the wrong type',
+    (() => {
+      const b = admissionReview({ operation: 'CREATE', object: machine() });
+      (b['request'] as Record<string, unknown>)['object'] = 'x';
+      return b;
+    })(),
+    ['request.object must be object,null'],
+  ],
 ];
 for (const [title, body, problems] of bad) {
   test(`rejects ${title}`, () => {

@@ -16,10 +16,22 @@ import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js'
 import { cli } from '../helpers/cli.js';
 
 /** An UPDATE that removes the etcd hook (denied when both objects are sent), with one side missing or null. */
-function review(operation: Operation, object: 'missing' | 'null' | 'present', oldObject: 'missing' | 'null' | 'present'): Record<string, unknown> {
-  const body = admissionReview({ operation, object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice });
+function review(
+  operation: Operation,
+  object: 'missing' | 'null' | 'present',
+  oldObject: 'missing' | 'null' | 'present',
+): Record<string, unknown> {
+  const body = admissionReview({
+    operation,
+    object: machine({ preDrain: [] }),
+    oldObject: machine({ preDrain: [ETCD] }),
+    user: USERS.alice,
+  });
   const req = body['request'] as Record<string, unknown>;
-  for (const [field, how] of [['object', object], ['oldObject', oldObject]] as const) {
+  for (const [field, how] of [
+    ['object', object],
+    ['oldObject', oldObject],
+  ] as const) {
     if (how === 'missing') delete req[field];
     else if (how === 'null') req[field] = null;
   }
@@ -46,18 +58,31 @@ describe('parseAdmissionReview: the objects each operation carries', () => {
     });
   }
   test('accepts what the API server sends: CREATE (object), UPDATE (both), DELETE (oldObject), CONNECT (neither)', () => {
-    for (const [op, object, oldObject] of [['CREATE', 'present', 'null'], ['UPDATE', 'present', 'present'], ['DELETE', 'null', 'present'], ['CONNECT', 'null', 'missing']] as const) {
+    for (const [op, object, oldObject] of [
+      ['CREATE', 'present', 'null'],
+      ['UPDATE', 'present', 'present'],
+      ['DELETE', 'null', 'present'],
+      ['CONNECT', 'null', 'missing'],
+    ] as const) {
       assert.equal(parseAdmissionReview(review(op, object, oldObject)).ok, true, op);
     }
   });
 });
 
 describe('every transport answers a missing object with a client error', () => {
-  const listener = createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics: createMetrics(), ready: () => true });
+  const listener = createApp({
+    policy: () => DEFAULT_POLICY,
+    logger: silentLogger(),
+    metrics: createMetrics(),
+    ready: () => true,
+  });
   for (const path of ['/validate', '/mutate']) {
     test(`${path}: 400 naming the missing field`, async () => {
       for (const [, op, object, oldObject, problem] of BAD) {
-        const res = await request(listener).post(path).send(review(op, object, oldObject)).expect(400);
+        const res = await request(listener)
+          .post(path)
+          .send(review(op, object, oldObject))
+          .expect(400);
         assert.deepEqual(res.body.problems, [problem]);
       }
     });

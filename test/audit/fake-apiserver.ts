@@ -43,7 +43,13 @@ function status(code: number, reason: string, message: string): string {
 
 export async function startFakeApiServer(): Promise<FakeApiServer> {
   const fake: Omit<FakeApiServer, 'url' | 'kubeconfig' | 'close'> = {
-    requests: [], objects: new Map(), serviceAccounts: new Set(), authorizations: [], connections: 0, expired: new Map(), listDelayMs: 0,
+    requests: [],
+    objects: new Map(),
+    serviceAccounts: new Set(),
+    authorizations: [],
+    connections: 0,
+    expired: new Map(),
+    listDelayMs: 0,
   };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -55,12 +61,19 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       res.writeHead(code, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
       res.end(gzip ? gzipSync(body) : body);
     };
-    if (fake.refuse) return send(fake.refuse.code, status(fake.refuse.code, fake.refuse.code === 401 ? 'Unauthorized' : 'Forbidden', fake.refuse.message));
+    if (fake.refuse)
+      return send(
+        fake.refuse.code,
+        status(fake.refuse.code, fake.refuse.code === 401 ? 'Unauthorized' : 'Forbidden', fake.refuse.message),
+      );
     const sa = /^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/.exec(url.pathname);
     if (sa) {
       const id = `${sa[1]}/${sa[2]}`;
       return fake.serviceAccounts.has(id)
-        ? send(200, JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: sa[1], name: sa[2] } }))
+        ? send(
+            200,
+            JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: sa[1], name: sa[2] } }),
+          )
         : send(404, status(404, 'NotFound', `serviceaccounts "${sa[2]}" not found`));
     }
     const list = /^\/apis\/([^/]+)\/([^/]+)\/(?:namespaces\/([^/]+)\/)?([^/]+)$/.exec(url.pathname);
@@ -69,41 +82,65 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     const token = url.searchParams.get('continue') ?? undefined;
     if (token !== undefined && fake.expired.has(token)) {
       const fresh = fake.expired.get(token);
-      const expired = JSON.parse(status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.')) as Record<string, unknown>;
+      const expired = JSON.parse(
+        status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.'),
+      ) as Record<string, unknown>;
       return send(410, JSON.stringify({ ...expired, metadata: fresh === undefined ? {} : { continue: fresh } }));
     }
     const namespace = list[3];
-    const items = namespace ? all.filter((o) => (o['metadata'] as { namespace?: string }).namespace === namespace) : all;
+    const items = namespace
+      ? all.filter((o) => (o['metadata'] as { namespace?: string }).namespace === namespace)
+      : all;
     const limit = Number(url.searchParams.get('limit') ?? items.length) || items.length;
     // Tokens are offsets into the list; "fresh-N" is an expired token's replacement.
     const start = Number((token ?? '0').replace(/^fresh-/, ''));
     const page = items.slice(start, start + limit);
     const next = start + limit < items.length ? String(start + limit) : undefined;
     const kind = page[0]?.['kind'];
-    const body = JSON.stringify({ apiVersion: `${list[1]}/${list[2]}`, kind: `${typeof kind === 'string' ? kind : 'Object'}List`, metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items: page });
+    const body = JSON.stringify({
+      apiVersion: `${list[1]}/${list[2]}`,
+      kind: `${typeof kind === 'string' ? kind : 'Object'}List`,
+      metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) },
+      items: page,
+    });
     if (fake.listDelayMs > 0) setTimeout(() => send(200, body), fake.listDelayMs);
     else send(200, body);
   });
-  server.on('connection', () => { fake.connections++; });
+  server.on('connection', () => {
+    fake.connections++;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return Object.assign(fake, {
     url,
     async kubeconfig(dir: string): Promise<string> {
       const file = join(dir, 'kubeconfig');
-      await writeFile(file, [
-        'apiVersion: v1', 'kind: Config', 'current-context: fake',
-        'clusters:', `- name: fake`, `  cluster: {server: "${url}", insecure-skip-tls-verify: true}`,
-        'users:', '- name: auditor', '  user: {token: audit-token}',
-        'contexts:', '- name: fake', '  context: {cluster: fake, user: auditor}',
-        '- name: elsewhere', '  context: {cluster: nowhere, user: auditor}',
-      ].join('\n'));
+      await writeFile(
+        file,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'current-context: fake',
+          'clusters:',
+          `- name: fake`,
+          `  cluster: {server: "${url}", insecure-skip-tls-verify: true}`,
+          'users:',
+          '- name: auditor',
+          '  user: {token: audit-token}',
+          'contexts:',
+          '- name: fake',
+          '  context: {cluster: fake, user: auditor}',
+          '- name: elsewhere',
+          '  context: {cluster: nowhere, user: auditor}',
+        ].join('\n'),
+      );
       return file;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 

@@ -13,7 +13,12 @@ import { CrdNotInstalled, type ResourceRef } from '../../src/kube/types.js';
 import { machine } from '../fixtures/openshift.js';
 import { useFakeApiServer } from './fake-apiserver.js';
 
-const MACHINES: ResourceRef = { group: 'machine.openshift.io', version: 'v1beta1', plural: 'machines', namespaced: true };
+const MACHINES: ResourceRef = {
+  group: 'machine.openshift.io',
+  version: 'v1beta1',
+  plural: 'machines',
+  namespaced: true,
+};
 
 async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
   const start = Date.now();
@@ -43,8 +48,12 @@ describe('kube lister and client', () => {
   test('pages with limit and continue until the API server stops giving a token', async () => {
     const lister = createLister(viaClientNode(), { pageSize: 2 });
     const pages = await collect(lister.list(MACHINES));
-    assert.deepEqual(pages.map((p) => p.map((m) => (m['metadata'] as { name: string }).name)), [['a', 'b'], ['c', 'd'], ['e']]);
-    const sortedQuery = (r: string): string => r.replace(/\?(.*)$/, (_, q: string) => `?${q.split('&').sort().join('&')}`);
+    assert.deepEqual(
+      pages.map((p) => p.map((m) => (m['metadata'] as { name: string }).name)),
+      [['a', 'b'], ['c', 'd'], ['e']],
+    );
+    const sortedQuery = (r: string): string =>
+      r.replace(/\?(.*)$/, (_, q: string) => `?${q.split('&').sort().join('&')}`);
     assert.deepEqual(fake.api.requests.map(sortedQuery), [
       '/apis/machine.openshift.io/v1beta1/machines?limit=2',
       '/apis/machine.openshift.io/v1beta1/machines?continue=2&limit=2',
@@ -84,7 +93,9 @@ describe('kube lister and client', () => {
   test('a caller that stops early: the page asked for in advance is abandoned, nothing is left failing', async () => {
     fake.api.listDelayMs = 50;
     const unhandled: unknown[] = [];
-    const onUnhandled = (err: unknown): void => { unhandled.push(err); };
+    const onUnhandled = (err: unknown): void => {
+      unhandled.push(err);
+    };
     process.on('unhandledRejection', onUnhandled);
     try {
       for await (const page of createLister(viaClientNode(), { pageSize: 2 }).list(MACHINES)) {
@@ -104,14 +115,23 @@ describe('kube lister and client', () => {
   test('410 Expired with a token to go on: the list continues from the current state, each object once', async () => {
     fake.api.expired.set('2', 'fresh-2');
     const pages = await collect(createLister(viaClientNode(), { pageSize: 2 }).list(MACHINES));
-    assert.deepEqual(pages.map((p) => p.map((m) => (m['metadata'] as { name: string }).name)), [['a', 'b'], ['c', 'd'], ['e']]);
-    assert.deepEqual(fake.api.requests.map((r) => new URL(r, 'http://x').searchParams.get('continue')), [null, '2', 'fresh-2', '4']);
+    assert.deepEqual(
+      pages.map((p) => p.map((m) => (m['metadata'] as { name: string }).name)),
+      [['a', 'b'], ['c', 'd'], ['e']],
+    );
+    assert.deepEqual(
+      fake.api.requests.map((r) => new URL(r, 'http://x').searchParams.get('continue')),
+      [null, '2', 'fresh-2', '4'],
+    );
   });
 
   test('410 Expired without a token, or twice in a row: a cluster error that says to run the audit again', async () => {
     const lister = createLister(viaClientNode(), { pageSize: 2 });
-    const again = (err: unknown): boolean => err instanceof AppError && err.code === 'CLUSTER'
-      && err.message === 'cannot list machines.machine.openshift.io: the list changed too much while paging (410 Gone: the continue token expired); run the audit again';
+    const again = (err: unknown): boolean =>
+      err instanceof AppError &&
+      err.code === 'CLUSTER' &&
+      err.message ===
+        'cannot list machines.machine.openshift.io: the list changed too much while paging (410 Gone: the continue token expired); run the audit again';
     fake.api.expired.set('2', undefined);
     await assert.rejects(collect(lister.list(MACHINES)), again);
     fake.api.expired.set('2', 'fresh-2');
@@ -122,35 +142,75 @@ describe('kube lister and client', () => {
   test('a page that does not come in time is a cluster error, not a hang', async () => {
     fake.api.listDelayMs = 300;
     const lister = createLister(viaClientNode(), { pageTimeoutMs: 50 });
-    await assert.rejects(collect(lister.list(MACHINES)), (err: unknown) => err instanceof AppError && err.code === 'CLUSTER'
-      && err.message === `cannot list machines.machine.openshift.io: cannot reach the API server at ${fake.api.url}: no answer within 0.05 s`);
+    await assert.rejects(
+      collect(lister.list(MACHINES)),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'CLUSTER' &&
+        err.message ===
+          `cannot list machines.machine.openshift.io: cannot reach the API server at ${fake.api.url}: no answer within 0.05 s`,
+    );
   });
 
   test('list paths: groups under /apis, the core group under /api, the namespace escaped, the token as a query', () => {
-    assert.equal(listPath(MACHINES, undefined, 500, undefined), '/apis/machine.openshift.io/v1beta1/machines?limit=500');
-    assert.equal(listPath(MACHINES, 'a b', 10, 'eyJ2Ijoi+/='), '/apis/machine.openshift.io/v1beta1/namespaces/a%20b/machines?limit=10&continue=eyJ2Ijoi%2B%2F%3D');
-    assert.equal(listPath({ group: '', version: 'v1', plural: 'nodes', namespaced: false }, 'ignored', 1, undefined), '/api/v1/nodes?limit=1');
+    assert.equal(
+      listPath(MACHINES, undefined, 500, undefined),
+      '/apis/machine.openshift.io/v1beta1/machines?limit=500',
+    );
+    assert.equal(
+      listPath(MACHINES, 'a b', 10, 'eyJ2Ijoi+/='),
+      '/apis/machine.openshift.io/v1beta1/namespaces/a%20b/machines?limit=10&continue=eyJ2Ijoi%2B%2F%3D',
+    );
+    assert.equal(
+      listPath({ group: '', version: 'v1', plural: 'nodes', namespaced: false }, 'ignored', 1, undefined),
+      '/api/v1/nodes?limit=1',
+    );
   });
 
   test('404: the CRD is not installed', async () => {
     const lister = createLister(viaClientNode());
-    await assert.rejects(collect(lister.list({ ...MACHINES, group: 'cluster.x-k8s.io' })), (err: unknown) => err instanceof CrdNotInstalled && err.code === 'CLUSTER' && err.message === 'machines.cluster.x-k8s.io/v1beta1 is not served: its CRD is not installed');
+    await assert.rejects(
+      collect(lister.list({ ...MACHINES, group: 'cluster.x-k8s.io' })),
+      (err: unknown) =>
+        err instanceof CrdNotInstalled &&
+        err.code === 'CLUSTER' &&
+        err.message === 'machines.cluster.x-k8s.io/v1beta1 is not served: its CRD is not installed',
+    );
   });
 
   test('401, 403 and an unreachable server are cluster errors that say what happened', async () => {
     const lister = createLister(viaClientNode());
     fake.api.refuse = { code: 401, message: 'Unauthorized' };
-    await assert.rejects(collect(lister.list(MACHINES)), (err: unknown) => err instanceof AppError && err.code === 'CLUSTER'
-      && err.message === `cannot list machines.machine.openshift.io: unauthorized (401): ${fake.api.url} rejected the credentials; log in again or check the token in the kubeconfig`);
-    const denied = 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines" in API group "machine.openshift.io" at the cluster scope';
+    await assert.rejects(
+      collect(lister.list(MACHINES)),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'CLUSTER' &&
+        err.message ===
+          `cannot list machines.machine.openshift.io: unauthorized (401): ${fake.api.url} rejected the credentials; log in again or check the token in the kubeconfig`,
+    );
+    const denied =
+      'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines" in API group "machine.openshift.io" at the cluster scope';
     fake.api.refuse = { code: 403, message: denied };
-    await assert.rejects(collect(lister.list(MACHINES)), (err: unknown) => err instanceof AppError && err.message === `cannot list machines.machine.openshift.io: forbidden (403): ${denied}`);
+    await assert.rejects(
+      collect(lister.list(MACHINES)),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.message === `cannot list machines.machine.openshift.io: forbidden (403): ${denied}`,
+    );
     const kc = loadKubeConfig({ kubeconfig: fake.kubeconfig });
     const cluster = kc.getCurrentCluster();
     assert.ok(cluster);
     kc.clusters = [{ ...cluster, server: 'http://127.0.0.1:1' }];
-    await assert.rejects(collect(createLister(kubeConfigAccess(kc)).list(MACHINES)), (err: unknown) => err instanceof AppError && err.code === 'CLUSTER'
-      && /^cannot list machines\.machine\.openshift\.io: cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/.test(err.message));
+    await assert.rejects(
+      collect(createLister(kubeConfigAccess(kc)).list(MACHINES)),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'CLUSTER' &&
+        /^cannot list machines\.machine\.openshift\.io: cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/.test(
+          err.message,
+        ),
+    );
   });
 
   test('service account lookup: found, 404 -> gone, anything else -> cluster error', async () => {
@@ -159,13 +219,29 @@ describe('kube lister and client', () => {
     assert.equal(await exists('openshift-etcd-operator', 'etcd-operator'), true);
     assert.equal(await exists('openshift-etcd-operator', 'gone'), false);
     fake.api.refuse = { code: 403, message: 'serviceaccounts "x" is forbidden' };
-    await assert.rejects(exists('ns', 'x'), /cannot read service account ns\/x: forbidden \(403\): serviceaccounts "x" is forbidden/);
+    await assert.rejects(
+      exists('ns', 'x'),
+      /cannot read service account ns\/x: forbidden \(403\): serviceaccounts "x" is forbidden/,
+    );
   });
 
   test('kubeconfig: --context must exist and name a cluster; an unreadable file is a usage error', () => {
-    assert.equal(loadKubeConfig({ kubeconfig: fake.kubeconfig, context: 'fake' }).getCurrentCluster()?.server, fake.api.url);
-    assert.throws(() => loadKubeConfig({ kubeconfig: fake.kubeconfig, context: 'nope' }), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && e.message === '--context nope: no such context (have: fake, elsewhere)');
+    assert.equal(
+      loadKubeConfig({ kubeconfig: fake.kubeconfig, context: 'fake' }).getCurrentCluster()?.server,
+      fake.api.url,
+    );
+    assert.throws(
+      () => loadKubeConfig({ kubeconfig: fake.kubeconfig, context: 'nope' }),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'USAGE' &&
+        e.message === '--context nope: no such context (have: fake, elsewhere)',
+    );
     assert.throws(() => loadKubeConfig({ kubeconfig: fake.kubeconfig, context: 'elsewhere' }), /no current cluster/);
-    assert.throws(() => loadKubeConfig({ kubeconfig: join(fake.dir, 'missing') }), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && /^cannot load kubeconfig .*missing: ENOENT/.test(e.message));
+    assert.throws(
+      () => loadKubeConfig({ kubeconfig: join(fake.dir, 'missing') }),
+      (e: unknown) =>
+        e instanceof AppError && e.code === 'USAGE' && /^cannot load kubeconfig .*missing: ENOENT/.test(e.message),
+    );
   });
 });

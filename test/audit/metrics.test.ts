@@ -19,16 +19,29 @@ function metricLines(text: string, name: string): string[] {
 const lister = (stuck: boolean): Lister => ({
   async *list(r) {
     if (resourceName(r) !== 'machines.machine.openshift.io') throw new CrdNotInstalled(r);
-    yield [machine({ name: 'master-0', preDrain: [ETCD], ...(stuck ? { deletionTimestamp: '2000-01-01T00:00:00Z' } : {}) }), machine({ name: 'master-1' })];
+    yield [
+      machine({ name: 'master-0', preDrain: [ETCD], ...(stuck ? { deletionTimestamp: '2000-01-01T00:00:00Z' } : {}) }),
+      machine({ name: 'master-1' }),
+    ];
   },
 });
 
 describe('audit metrics', () => {
   test('a finished run sets every gauge; every rule has a series, 0 when clean', async () => {
     const metrics = createMetrics();
-    const loop = startBackgroundAudit({ intervalMs: 60_000, stuckAfterMs: 60_000, policy: () => DEFAULT_POLICY, lister: lister(true), registry: metrics.registry, logger: silentLogger() });
+    const loop = startBackgroundAudit({
+      intervalMs: 60_000,
+      stuckAfterMs: 60_000,
+      policy: () => DEFAULT_POLICY,
+      lister: lister(true),
+      registry: metrics.registry,
+      logger: silentLogger(),
+    });
     try {
-      await eventually(async () => metricLines(await metrics.registry.metrics(), 'hookkeeper_audit_objects')[0] === 'hookkeeper_audit_objects 2');
+      await eventually(
+        async () =>
+          metricLines(await metrics.registry.metrics(), 'hookkeeper_audit_objects')[0] === 'hookkeeper_audit_objects 2',
+      );
       const text = await metrics.registry.metrics();
       assert.deepEqual(metricLines(text, 'hookkeeper_audit_violations'), [
         'hookkeeper_audit_violations{rule="hook-naming"} 0',
@@ -37,7 +50,9 @@ describe('audit metrics', () => {
         'hookkeeper_audit_violations{rule="deletion-freeze"} 0',
         'hookkeeper_audit_violations{rule="owner-references"} 0',
         'hookkeeper_audit_violations{rule="default-hooks"} 1',
-        ...metricLines(text, 'hookkeeper_audit_violations{rule="').filter((l) => /rule="(capi-migration|child-)/.test(l)),
+        ...metricLines(text, 'hookkeeper_audit_violations{rule="').filter((l) =>
+          /rule="(capi-migration|child-)/.test(l),
+        ),
         'hookkeeper_audit_violations{rule="stuck-deletion"} 1',
         'hookkeeper_audit_violations{rule="orphaned-owner"} 0',
       ]);
@@ -58,7 +73,11 @@ describe('audit metrics', () => {
     let running = 0;
     let overlap = false;
     let runs = 0;
-    const report = { findings: [], summary: { objects: 5, stuckDeletions: 2 }, finishedAt: '2026-11-21T12:00:00Z' } as unknown as AuditReport;
+    const report = {
+      findings: [],
+      summary: { objects: 5, stuckDeletions: 2 },
+      finishedAt: '2026-11-21T12:00:00Z',
+    } as unknown as AuditReport;
     const loop = startAuditLoop({
       intervalMs: 5,
       metrics,
@@ -82,7 +101,11 @@ describe('audit metrics', () => {
     assert.equal(overlap, false);
     const text = await registry.metrics();
     assert.deepEqual(metricLines(text, 'hookkeeper_stuck_deletions'), ['hookkeeper_stuck_deletions 2']);
-    assert.deepEqual(metricLines(text, 'hookkeeper_audit_last_run_timestamp_seconds'), [`hookkeeper_audit_last_run_timestamp_seconds ${Date.parse('2026-11-21T12:00:00Z') / 1000}`]);
-    assert.deepEqual(metricLines(text, 'hookkeeper_audit_failures_total'), [`hookkeeper_audit_failures_total ${settledRuns - 1}`]);
+    assert.deepEqual(metricLines(text, 'hookkeeper_audit_last_run_timestamp_seconds'), [
+      `hookkeeper_audit_last_run_timestamp_seconds ${Date.parse('2026-11-21T12:00:00Z') / 1000}`,
+    ]);
+    assert.deepEqual(metricLines(text, 'hookkeeper_audit_failures_total'), [
+      `hookkeeper_audit_failures_total ${settledRuns - 1}`,
+    ]);
   });
 });

@@ -15,7 +15,10 @@ const NOW = new Date('2026-11-21T12:00:00Z');
 const MIN = 60_000;
 
 /** Pages per resource name (machines.machine.openshift.io); resources not listed are not installed. */
-function fakeLister(pages: Record<string, KubeObject[][]>, calls: Array<{ resource: string; namespace?: string }> = []): Lister {
+function fakeLister(
+  pages: Record<string, KubeObject[][]>,
+  calls: Array<{ resource: string; namespace?: string }> = [],
+): Lister {
   return {
     async *list(resource: ResourceRef, namespace?: string) {
       const name = resourceName(resource);
@@ -33,8 +36,14 @@ function deps(lister: Lister, extra: Partial<AuditDeps> = {}): AuditDeps {
 
 function machineSet(hooks: Array<{ name: string; owner: string }>): KubeObject {
   return {
-    apiVersion: 'machine.openshift.io/v1beta1', kind: 'MachineSet',
-    metadata: { name: 'ci-ln-7x2k9-worker-us-east-1a', namespace: 'openshift-machine-api', uid: 'a3f1c9e2-0b7d-4e55-8c21-6d9f0e4b7a13', resourceVersion: '51234' },
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'MachineSet',
+    metadata: {
+      name: 'ci-ln-7x2k9-worker-us-east-1a',
+      namespace: 'openshift-machine-api',
+      uid: 'a3f1c9e2-0b7d-4e55-8c21-6d9f0e4b7a13',
+      resourceVersion: '51234',
+    },
     spec: { replicas: 2, template: { metadata: {}, spec: { lifecycleHooks: { preDrain: hooks } } } },
   };
 }
@@ -44,8 +53,16 @@ const deleting = (minutesAgo: number): string => new Date(NOW.getTime() - minute
 describe('runAudit', () => {
   test('a clean cluster: every object evaluated, page by page, with progress; uninstalled kinds noted', async () => {
     const progress: AuditProgress[] = [];
-    const pages = [[machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'worker-0', role: 'worker' })], [machine({ name: 'master-1', preDrain: [ETCD] })]];
-    const report = await runAudit(deps(fakeLister({ 'machines.machine.openshift.io': pages, 'machinesets.machine.openshift.io': [[machineSet([])]] }), { onProgress: (p) => progress.push(p) }));
+    const pages = [
+      [machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'worker-0', role: 'worker' })],
+      [machine({ name: 'master-1', preDrain: [ETCD] })],
+    ];
+    const report = await runAudit(
+      deps(
+        fakeLister({ 'machines.machine.openshift.io': pages, 'machinesets.machine.openshift.io': [[machineSet([])]] }),
+        { onProgress: (p) => progress.push(p) },
+      ),
+    );
     assert.deepEqual(report.findings, []);
     assert.deepEqual(report.summary, { objects: 4, passed: 4, fail: 0, warn: 0, stuckDeletions: 0, orphanedHooks: 0 });
     assert.deepEqual(progress, [
@@ -53,97 +70,213 @@ describe('runAudit', () => {
       { resource: 'machines.machine.openshift.io', objects: 3, total: 3 },
       { resource: 'machinesets.machine.openshift.io', objects: 1, total: 4 },
     ]);
-    assert.deepEqual(report.resources.map((r) => [r.resource, r.version, r.status, r.objects]), [
-      ['machines.machine.openshift.io', 'v1beta1', 'audited', 3],
-      ['machinesets.machine.openshift.io', 'v1beta1', 'audited', 1],
-      ['controlplanemachinesets.machine.openshift.io', 'v1', 'not-installed', 0],
-      ['machines.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
-      ['machinesets.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
-      ['machinedeployments.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
-    ]);
-    assert.ok(report.notes.includes('controlplanemachinesets.machine.openshift.io/v1 is not served by this cluster (CRD not installed): skipped'));
+    assert.deepEqual(
+      report.resources.map((r) => [r.resource, r.version, r.status, r.objects]),
+      [
+        ['machines.machine.openshift.io', 'v1beta1', 'audited', 3],
+        ['machinesets.machine.openshift.io', 'v1beta1', 'audited', 1],
+        ['controlplanemachinesets.machine.openshift.io', 'v1', 'not-installed', 0],
+        ['machines.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
+        ['machinesets.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
+        ['machinedeployments.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
+      ],
+    );
+    assert.ok(
+      report.notes.includes(
+        'controlplanemachinesets.machine.openshift.io/v1 is not served by this cluster (CRD not installed): skipped',
+      ),
+    );
     assert.equal(report.startedAt, NOW.toISOString());
     assert.equal(report.stuckAfterSeconds, 1800);
   });
 
   test('stored objects go through the engine in audit mode: a control plane without the etcd hook, a bad template hook', async () => {
     const policy: Policy = { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn' } };
-    const report = await runAudit(deps(fakeLister({
-      'machines.machine.openshift.io': [[machine({ name: 'master-2' })]],
-      'machinesets.machine.openshift.io': [[machineSet([{ name: 'x', owner: 'ops-team' }])]],
-    }), { policy }));
-    assert.deepEqual(report.findings.map((f) => [f.rule, f.result, f.object.kind, f.object.name, f.path]), [
-      ['default-hooks', 'fail', 'Machine', 'master-2', 'spec.lifecycleHooks.preDrain'],
-      ['hook-naming', 'warn', 'MachineSet', 'ci-ln-7x2k9-worker-us-east-1a', 'spec.template.spec.lifecycleHooks.preDrain[0].name'],
-    ]);
-    assert.deepEqual(report.findings[0]?.object, { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'master-2', uid: '7c2f0a6e-3b1d-4c8e-9f5a-2d6b8e1c4a90' });
+    const report = await runAudit(
+      deps(
+        fakeLister({
+          'machines.machine.openshift.io': [[machine({ name: 'master-2' })]],
+          'machinesets.machine.openshift.io': [[machineSet([{ name: 'x', owner: 'ops-team' }])]],
+        }),
+        { policy },
+      ),
+    );
+    assert.deepEqual(
+      report.findings.map((f) => [f.rule, f.result, f.object.kind, f.object.name, f.path]),
+      [
+        ['default-hooks', 'fail', 'Machine', 'master-2', 'spec.lifecycleHooks.preDrain'],
+        [
+          'hook-naming',
+          'warn',
+          'MachineSet',
+          'ci-ln-7x2k9-worker-us-east-1a',
+          'spec.template.spec.lifecycleHooks.preDrain[0].name',
+        ],
+      ],
+    );
+    assert.deepEqual(report.findings[0]?.object, {
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'Machine',
+      namespace: 'openshift-machine-api',
+      name: 'master-2',
+      uid: '7c2f0a6e-3b1d-4c8e-9f5a-2d6b8e1c4a90',
+    });
     assert.deepEqual([report.summary.fail, report.summary.warn, report.summary.passed], [1, 1, 0]);
   });
 
   test('stuck deletions: deleting longer than stuck-after with hooks still there; which hook, which owner, how long', async () => {
     const backup = { name: 'Backup', owner: 'backup-controller' };
-    const report = await runAudit(deps(fakeLister({
-      'machines.machine.openshift.io': [[
-        machine({ name: 'stuck', preDrain: [ETCD], preTerminate: [backup], deletionTimestamp: deleting(125) }),
-        machine({ name: 'recent', preDrain: [ETCD], deletionTimestamp: deleting(10) }),
-        machine({ name: 'no-hooks', role: 'worker', deletionTimestamp: deleting(600) }),
-      ]],
-      'machines.cluster.x-k8s.io': [[capiMachine({ name: 'capi-stuck', role: 'worker', annotations: { [`${PRE_DRAIN}/drain-guard`]: 'team-a' }, deletionTimestamp: deleting(45) })]],
-    })));
+    const report = await runAudit(
+      deps(
+        fakeLister({
+          'machines.machine.openshift.io': [
+            [
+              machine({ name: 'stuck', preDrain: [ETCD], preTerminate: [backup], deletionTimestamp: deleting(125) }),
+              machine({ name: 'recent', preDrain: [ETCD], deletionTimestamp: deleting(10) }),
+              machine({ name: 'no-hooks', role: 'worker', deletionTimestamp: deleting(600) }),
+            ],
+          ],
+          'machines.cluster.x-k8s.io': [
+            [
+              capiMachine({
+                name: 'capi-stuck',
+                role: 'worker',
+                annotations: { [`${PRE_DRAIN}/drain-guard`]: 'team-a' },
+                deletionTimestamp: deleting(45),
+              }),
+            ],
+          ],
+        }),
+      ),
+    );
     const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
-    assert.deepEqual(stuck.map((f) => [f.object.name, f.hook?.stage, f.hook?.name, f.hook?.owner, f.deletingForSeconds, f.path]), [
-      ['stuck', 'preDrain', 'EtcdQuorumOperator', 'clusteroperator/etcd', 7500, 'spec.lifecycleHooks.preDrain[0]'],
-      ['stuck', 'preTerminate', 'Backup', 'backup-controller', 7500, 'spec.lifecycleHooks.preTerminate[0]'],
-      ['capi-stuck', 'preDrain', 'drain-guard', 'team-a', 2700, `metadata.annotations[${PRE_DRAIN}/drain-guard]`],
-    ]);
-    assert.equal(stuck[0]?.message, `Machine openshift-machine-api/stuck has been deleting for 2h5m (since ${deleting(125)}): preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is still there`);
+    assert.deepEqual(
+      stuck.map((f) => [f.object.name, f.hook?.stage, f.hook?.name, f.hook?.owner, f.deletingForSeconds, f.path]),
+      [
+        ['stuck', 'preDrain', 'EtcdQuorumOperator', 'clusteroperator/etcd', 7500, 'spec.lifecycleHooks.preDrain[0]'],
+        ['stuck', 'preTerminate', 'Backup', 'backup-controller', 7500, 'spec.lifecycleHooks.preTerminate[0]'],
+        ['capi-stuck', 'preDrain', 'drain-guard', 'team-a', 2700, `metadata.annotations[${PRE_DRAIN}/drain-guard]`],
+      ],
+    );
+    assert.equal(
+      stuck[0]?.message,
+      `Machine openshift-machine-api/stuck has been deleting for 2h5m (since ${deleting(125)}): preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is still there`,
+    );
     assert.match(stuck[0]?.fix ?? '', /remove the hook as a break-glass identity \(group system:masters\)/);
     assert.equal(stuck[0]?.result, 'fail');
     assert.equal(report.summary.stuckDeletions, 2);
-    const later = await runAudit(deps(fakeLister({ 'machines.machine.openshift.io': [[machine({ name: 'recent', preDrain: [ETCD], deletionTimestamp: deleting(10) })]] }), { stuckAfterMs: 5 * MIN }));
+    const later = await runAudit(
+      deps(
+        fakeLister({
+          'machines.machine.openshift.io': [
+            [machine({ name: 'recent', preDrain: [ETCD], deletionTimestamp: deleting(10) })],
+          ],
+        }),
+        { stuckAfterMs: 5 * MIN },
+      ),
+    );
     assert.equal(later.summary.stuckDeletions, 1);
   });
 
   test('orphaned owners: every registered service account of the owner is gone; lookups cached; failed lookups noted', async () => {
     const looked: string[] = [];
-    const pages = { 'machines.machine.openshift.io': [[machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-1', preDrain: [ETCD] }), machine({ name: 'w', role: 'worker', preDrain: [{ name: 'Other', owner: 'unregistered' }] })]] };
-    const gone = await runAudit(deps(fakeLister(pages), { serviceAccountExists: async (ns, name) => { looked.push(`${ns}/${name}`); return false; } }));
+    const pages = {
+      'machines.machine.openshift.io': [
+        [
+          machine({ name: 'master-0', preDrain: [ETCD] }),
+          machine({ name: 'master-1', preDrain: [ETCD] }),
+          machine({ name: 'w', role: 'worker', preDrain: [{ name: 'Other', owner: 'unregistered' }] }),
+        ],
+      ],
+    };
+    const gone = await runAudit(
+      deps(fakeLister(pages), {
+        serviceAccountExists: async (ns, name) => {
+          looked.push(`${ns}/${name}`);
+          return false;
+        },
+      }),
+    );
     const orphans = gone.findings.filter((f) => f.rule === 'orphaned-owner');
-    assert.deepEqual(orphans.map((f) => [f.object.name, f.hook?.name, f.path]), [['master-0', 'EtcdQuorumOperator', 'spec.lifecycleHooks.preDrain[0]'], ['master-1', 'EtcdQuorumOperator', 'spec.lifecycleHooks.preDrain[0]']]);
-    assert.equal(orphans[0]?.message, 'preDrain hook "EtcdQuorumOperator" is owned by "clusteroperator/etcd", but none of its registered service accounts exists any more: system:serviceaccount:openshift-etcd-operator:etcd-operator');
+    assert.deepEqual(
+      orphans.map((f) => [f.object.name, f.hook?.name, f.path]),
+      [
+        ['master-0', 'EtcdQuorumOperator', 'spec.lifecycleHooks.preDrain[0]'],
+        ['master-1', 'EtcdQuorumOperator', 'spec.lifecycleHooks.preDrain[0]'],
+      ],
+    );
+    assert.equal(
+      orphans[0]?.message,
+      'preDrain hook "EtcdQuorumOperator" is owned by "clusteroperator/etcd", but none of its registered service accounts exists any more: system:serviceaccount:openshift-etcd-operator:etcd-operator',
+    );
     assert.deepEqual(looked, ['openshift-etcd-operator/etcd-operator']);
     assert.equal(gone.summary.orphanedHooks, 2);
 
     const present = await runAudit(deps(fakeLister(pages), { serviceAccountExists: async () => true }));
     assert.equal(present.summary.orphanedHooks, 0);
-    const failing = await runAudit(deps(fakeLister(pages), { serviceAccountExists: async () => { throw new AppError('CLUSTER', 'forbidden (403)'); } }));
+    const failing = await runAudit(
+      deps(fakeLister(pages), {
+        serviceAccountExists: async () => {
+          throw new AppError('CLUSTER', 'forbidden (403)');
+        },
+      }),
+    );
     assert.equal(failing.summary.orphanedHooks, 0);
-    assert.ok(failing.notes.includes('cannot check service account openshift-etcd-operator/etcd-operator, so hooks of its owner were not checked for orphans: forbidden (403)'));
+    assert.ok(
+      failing.notes.includes(
+        'cannot check service account openshift-etcd-operator/etcd-operator, so hooks of its owner were not checked for orphans: forbidden (403)',
+      ),
+    );
     // An owner that users or groups also act for is never orphaned by a missing service account.
-    const withUsers: Policy = { ...DEFAULT_POLICY, owners: { 'clusteroperator/etcd': { users: ['etcd-admin'], groups: [], serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }] } } };
-    assert.equal((await runAudit(deps(fakeLister(pages), { policy: withUsers, serviceAccountExists: async () => false }))).summary.orphanedHooks, 0);
+    const withUsers: Policy = {
+      ...DEFAULT_POLICY,
+      owners: {
+        'clusteroperator/etcd': {
+          users: ['etcd-admin'],
+          groups: [],
+          serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }],
+        },
+      },
+    };
+    assert.equal(
+      (await runAudit(deps(fakeLister(pages), { policy: withUsers, serviceAccountExists: async () => false }))).summary
+        .orphanedHooks,
+      0,
+    );
   });
 
   test('one namespace: passed to the lister; passes recorded when asked', async () => {
     const calls: Array<{ resource: string; namespace?: string }> = [];
-    const report = await runAudit(deps(fakeLister({ 'machines.machine.openshift.io': [[machine({ preDrain: [ETCD] })]] }, calls), { namespace: 'openshift-machine-api', recordPasses: true }));
+    const report = await runAudit(
+      deps(fakeLister({ 'machines.machine.openshift.io': [[machine({ preDrain: [ETCD] })]] }, calls), {
+        namespace: 'openshift-machine-api',
+        recordPasses: true,
+      }),
+    );
     assert.ok(calls.every((c) => c.namespace === 'openshift-machine-api'));
     assert.equal(calls.length, 6);
     assert.equal(report.namespace, 'openshift-machine-api');
-    assert.deepEqual(report.passed?.map((p) => p.name), ['ci-ln-7x2k9-master-0']);
+    assert.deepEqual(
+      report.passed?.map((p) => p.name),
+      ['ci-ln-7x2k9-master-0'],
+    );
   });
 
-  test('every resource\'s first page is asked for before the first resource is audited', async () => {
+  test("every resource's first page is asked for before the first resource is audited", async () => {
     const started: string[] = [];
     let allStarted = (): void => undefined;
-    const everyone = new Promise<void>((resolve) => { allStarted = resolve; });
+    const everyone = new Promise<void>((resolve) => {
+      allStarted = resolve;
+    });
     const lister: Lister = {
       async *list(resource: ResourceRef) {
         started.push(resourceName(resource));
         if (started.length === 6) allStarted();
         // The first resource answers only once every other one has been asked: a one-after-another audit would wait here.
         if (resource.plural === 'machines' && resource.group === 'machine.openshift.io') {
-          const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the other resources were not asked for')), 1000));
+          const late = new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('the other resources were not asked for')), 1000),
+          );
           await Promise.race([everyone, late]);
           yield [machine({ name: 'master-0', preDrain: [ETCD] })];
           return;
@@ -156,14 +289,15 @@ describe('runAudit', () => {
     assert.equal(started.length, 6);
   });
 
-  test('a failure ends the audit and every other resource\'s listing with it', async () => {
+  test("a failure ends the audit and every other resource's listing with it", async () => {
     const closed: string[] = [];
     const lister: Lister = {
       async *list(resource: ResourceRef) {
         const name = resourceName(resource);
         try {
           yield [machine({ name: `${resource.plural}-0` })];
-          if (name === 'machines.machine.openshift.io') throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)');
+          if (name === 'machines.machine.openshift.io')
+            throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)');
           yield [machine({ name: `${resource.plural}-1` })];
         } finally {
           closed.push(name);
@@ -172,13 +306,29 @@ describe('runAudit', () => {
     };
     await assert.rejects(runAudit(deps(lister)), /forbidden \(403\)/);
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(closed.sort(), ['controlplanemachinesets.machine.openshift.io', 'machinedeployments.cluster.x-k8s.io', 'machines.cluster.x-k8s.io',
-      'machines.machine.openshift.io', 'machinesets.cluster.x-k8s.io', 'machinesets.machine.openshift.io']);
+    assert.deepEqual(closed.sort(), [
+      'controlplanemachinesets.machine.openshift.io',
+      'machinedeployments.cluster.x-k8s.io',
+      'machines.cluster.x-k8s.io',
+      'machines.machine.openshift.io',
+      'machinesets.cluster.x-k8s.io',
+      'machinesets.machine.openshift.io',
+    ]);
   });
 
   test('no audited CRD installed at all -> cluster error "CRD not installed"; other failures propagate', async () => {
-    await assert.rejects(runAudit(deps(fakeLister({}))), (err: unknown) => err instanceof AppError && err.code === 'CLUSTER' && /^CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1, /.test(err.message));
-    const forbidden: Lister = { list: () => { throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)'); } };
+    await assert.rejects(
+      runAudit(deps(fakeLister({}))),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'CLUSTER' &&
+        /^CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1, /.test(err.message),
+    );
+    const forbidden: Lister = {
+      list: () => {
+        throw new AppError('CLUSTER', 'cannot list machines.machine.openshift.io: forbidden (403)');
+      },
+    };
     await assert.rejects(runAudit(deps(forbidden)), /forbidden \(403\)/);
   });
 });

@@ -7,11 +7,27 @@ import { join } from 'node:path';
 import { caBundle } from '../../src/certs/pki.js';
 import { cli } from '../helpers/cli.js';
 
-
 test('certs prints the caBundle as one line on stdout and a summary on stderr', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'hookkeeper-cli-'));
   t.after(() => rm(cwd, { recursive: true, force: true }));
-  const result = await cli(['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--ip', '127.0.0.1', '--ip', '::1', '--days', '30'], { cwd });
+  const result = await cli(
+    [
+      'certs',
+      '--out',
+      'certs',
+      '--service',
+      'hookkeeper',
+      '--namespace',
+      'hookkeeper',
+      '--ip',
+      '127.0.0.1',
+      '--ip',
+      '::1',
+      '--days',
+      '30',
+    ],
+    { cwd },
+  );
   assert.equal(result.code, 0);
   assert.equal(result.stdout, `${caBundle(await readFile(join(cwd, 'certs', 'ca.crt'), 'utf8'))}\n`);
   assert.match(result.stderr, /created a CA and a serving certificate in .*certs/);
@@ -22,7 +38,21 @@ test('certs prints the caBundle as one line on stdout and a summary on stderr', 
   assert.equal(again.stdout, '');
   assert.match(again.stderr, /^hookkeeper certs: .*ca\.crt already exists: pass --renew/);
 
-  const renewed = await cli(['certs', '--out', 'certs', '--service', 'hookkeeper', '--namespace', 'hookkeeper', '--renew', '--renew-before', '7'], { cwd });
+  const renewed = await cli(
+    [
+      'certs',
+      '--out',
+      'certs',
+      '--service',
+      'hookkeeper',
+      '--namespace',
+      'hookkeeper',
+      '--renew',
+      '--renew-before',
+      '7',
+    ],
+    { cwd },
+  );
   assert.equal(renewed.code, 0);
   assert.equal(renewed.stdout, result.stdout, 'same CA, same caBundle');
   assert.match(renewed.stderr, /kept the CA and issued/, 'the names changed (no IPs now), so it was re-issued');
@@ -34,8 +64,14 @@ test('certs usage errors exit 2 with the reason', async (t) => {
   const cases: [string[], RegExp][] = [
     [['certs', '--service', 'hk'], /missing --out, --namespace/],
     [['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--days', 'ten'], /--days must be a whole number/],
-    [['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--renew-before', '3'], /--renew-before needs --renew/],
-    [['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--ip', 'localhost'], /"localhost" is not an IP address/],
+    [
+      ['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--renew-before', '3'],
+      /--renew-before needs --renew/,
+    ],
+    [
+      ['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--ip', 'localhost'],
+      /"localhost" is not an IP address/,
+    ],
   ];
   for (const [args, message] of cases) {
     const result = await cli(args);

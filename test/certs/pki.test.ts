@@ -5,7 +5,12 @@ import { createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import {
-  caBundle, createCertificateAuthority, describeCertificate, issueClientCertificate, issueServingCertificate, serviceDnsNames,
+  caBundle,
+  createCertificateAuthority,
+  describeCertificate,
+  issueClientCertificate,
+  issueServingCertificate,
+  serviceDnsNames,
 } from '../../src/certs/pki.js';
 import type { CertKeyPem } from '../../src/certs/pki.js';
 import { AppError } from '../../src/errors.js';
@@ -60,7 +65,13 @@ test('a serving certificate chains to its CA and matches its IP and DNS SANs onl
     issuer: 'CN=test-ca',
     notBefore: new Date('2030-01-01T11:55:00Z'),
     notAfter: new Date('2030-01-06T12:00:00Z'),
-    dnsNames: ['localhost', 'hookkeeper', 'hookkeeper.hookkeeper', 'hookkeeper.hookkeeper.svc', 'hookkeeper.hookkeeper.svc.cluster.local'],
+    dnsNames: [
+      'localhost',
+      'hookkeeper',
+      'hookkeeper.hookkeeper',
+      'hookkeeper.hookkeeper.svc',
+      'hookkeeper.hookkeeper.svc.cluster.local',
+    ],
     ips: ['127.0.0.1', '::1'],
   });
 
@@ -91,7 +102,12 @@ test('a leaf never outlives its CA', async () => {
 
 test('a client certificate carries CN, organizations and clientAuth', async () => {
   const ca = await createCertificateAuthority({ commonName: 'test-ca', days: 1, now });
-  const client = await issueClientCertificate(ca, { commonName: 'system:apiserver', organizations: ['system:masters', 'hookkeeper'], days: 1, now });
+  const client = await issueClientCertificate(ca, {
+    commonName: 'system:apiserver',
+    organizations: ['system:masters', 'hookkeeper'],
+    days: 1,
+    now,
+  });
   const cert = new X509Certificate(client.certPem);
   assert.ok(cert.verify(new X509Certificate(ca.certPem).publicKey));
   assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
@@ -102,15 +118,24 @@ test('a client certificate carries CN, organizations and clientAuth', async () =
 test('bad inputs are usage errors', async () => {
   const ca = await createCertificateAuthority({ commonName: 'test-ca', days: 1, now });
   const usage = (err: unknown): boolean => err instanceof AppError && err.code === 'USAGE';
-  await assert.rejects(issueServingCertificate(ca, { commonName: 'x', dnsNames: [], ips: ['localhost'], days: 1 }), usage);
+  await assert.rejects(
+    issueServingCertificate(ca, { commonName: 'x', dnsNames: [], ips: ['localhost'], days: 1 }),
+    usage,
+  );
   await assert.rejects(issueServingCertificate(ca, { commonName: 'x', dnsNames: [], ips: [], days: 1 }), usage);
   await assert.rejects(createCertificateAuthority({ commonName: 'x', days: 0 }), usage);
   await assert.rejects(createCertificateAuthority({ commonName: 'x', days: 1.5 }), usage);
-  assert.throws(() => describeCertificate('not a certificate'), (err: unknown) => err instanceof AppError && err.code === 'TLS_INVALID');
+  assert.throws(
+    () => describeCertificate('not a certificate'),
+    (err: unknown) => err instanceof AppError && err.code === 'TLS_INVALID',
+  );
 });
 
 test('a CA made elsewhere signs too: RSA and SEC1 ("EC PRIVATE KEY") keys', async () => {
-  const rsa = await foreignCa({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, 'pkcs8');
+  const rsa = await foreignCa(
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
+    'pkcs8',
+  );
   const ec = await foreignCa({ name: 'ECDSA', namedCurve: 'P-384' }, 'sec1');
   for (const ca of [rsa, ec]) {
     const leaf = await issueServingCertificate(ca, { commonName: 'x', dnsNames: ['localhost'], ips: [], days: 1, now });
@@ -128,7 +153,10 @@ test('serviceDnsNames lists every in-cluster name of a Service, and caBundle is 
 });
 
 /** A CA as openssl would make one, with the private key in the given encoding. */
-async function foreignCa(algorithm: webcrypto.RsaHashedKeyGenParams | webcrypto.EcKeyGenParams, encoding: 'pkcs8' | 'sec1'): Promise<CertKeyPem> {
+async function foreignCa(
+  algorithm: webcrypto.RsaHashedKeyGenParams | webcrypto.EcKeyGenParams,
+  encoding: 'pkcs8' | 'sec1',
+): Promise<CertKeyPem> {
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     name: 'C=US, O=Acme, CN=foreign-ca',
@@ -140,7 +168,9 @@ async function foreignCa(algorithm: webcrypto.RsaHashedKeyGenParams | webcrypto.
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   const key = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
-  const keyPem = encoding === 'sec1' ? key.export({ type: 'sec1', format: 'pem' }).toString() : key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const keyPem =
+    encoding === 'sec1'
+      ? key.export({ type: 'sec1', format: 'pem' }).toString()
+      : key.export({ type: 'pkcs8', format: 'pem' }).toString();
   return { certPem: cert.toString('pem'), keyPem };
 }
-

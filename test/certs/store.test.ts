@@ -20,13 +20,17 @@ async function tempDir(t: TestContext): Promise<string> {
   return dir;
 }
 
-const isCode = (code: string) => (err: unknown): boolean => err instanceof AppError && err.code === code;
+const isCode =
+  (code: string) =>
+  (err: unknown): boolean =>
+    err instanceof AppError && err.code === code;
 
 test('runCerts writes the kubernetes.io/tls layout, keys private, and returns the caBundle of ca.crt', async (t) => {
   const out = join(await tempDir(t), 'certs');
   const result = await runCerts({ ...base, out, ips: ['10.0.0.7'], days: 30 });
   assert.deepEqual((await readdir(out)).sort(), ['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
-  for (const key of [CERT_FILES.caKey, CERT_FILES.tlsKey]) assert.equal((await stat(join(out, key))).mode & 0o777, 0o600);
+  for (const key of [CERT_FILES.caKey, CERT_FILES.tlsKey])
+    assert.equal((await stat(join(out, key))).mode & 0o777, 0o600);
   assert.equal((await stat(out)).mode & 0o777, 0o700);
 
   const caPem = await readFile(join(out, 'ca.crt'), 'utf8');
@@ -38,7 +42,12 @@ test('runCerts writes the kubernetes.io/tls layout, keys private, and returns th
   assert.ok(new X509Certificate(tlsPem).verify(new X509Certificate(caPem).publicKey));
   const leaf = describeCertificate(tlsPem);
   assert.equal(leaf.subject, 'CN=hookkeeper.hookkeeper.svc');
-  assert.deepEqual(leaf.dnsNames, ['hookkeeper', 'hookkeeper.hookkeeper', 'hookkeeper.hookkeeper.svc', 'hookkeeper.hookkeeper.svc.cluster.local']);
+  assert.deepEqual(leaf.dnsNames, [
+    'hookkeeper',
+    'hookkeeper.hookkeeper',
+    'hookkeeper.hookkeeper.svc',
+    'hookkeeper.hookkeeper.svc.cluster.local',
+  ]);
   assert.deepEqual(leaf.ips, ['10.0.0.7']);
   // The CA outlives many serving certificates.
   assert.ok(describeCertificate(caPem).notAfter.getTime() >= now.getTime() + 3650 * DAY);
@@ -48,7 +57,10 @@ test('runCerts refuses to overwrite an existing CA without --renew, and changes 
   const out = await tempDir(t);
   await runCerts({ ...base, out });
   const before = await readFile(join(out, 'ca.key'), 'utf8');
-  await assert.rejects(runCerts({ ...base, out }), (err: unknown) => isCode('USAGE')(err) && /already exists.*--renew/.test((err as Error).message));
+  await assert.rejects(
+    runCerts({ ...base, out }),
+    (err: unknown) => isCode('USAGE')(err) && /already exists.*--renew/.test((err as Error).message),
+  );
   assert.equal(await readFile(join(out, 'ca.key'), 'utf8'), before);
 });
 
@@ -87,12 +99,28 @@ test('runCerts --renew --renew-before re-issues only when expiry is near or the 
   assert.deepEqual(early.notAfter, new Date(now.getTime() + 90 * DAY));
   assert.equal(await tls(), original);
 
-  const moreNames = await runCerts({ ...base, out, days: 90, ips: ['127.0.0.1'], renew: true, renewBefore: 30, now: new Date(now.getTime() + 10 * DAY) });
+  const moreNames = await runCerts({
+    ...base,
+    out,
+    days: 90,
+    ips: ['127.0.0.1'],
+    renew: true,
+    renewBefore: 30,
+    now: new Date(now.getTime() + 10 * DAY),
+  });
   assert.equal(moreNames.issued, true);
   assert.deepEqual(describeCertificate(await tls()).ips, ['127.0.0.1']);
 
   // That one runs to day 100, so at day 75 it is due.
-  const due = await runCerts({ ...base, out, days: 90, ips: ['127.0.0.1'], renew: true, renewBefore: 30, now: new Date(now.getTime() + 75 * DAY) });
+  const due = await runCerts({
+    ...base,
+    out,
+    days: 90,
+    ips: ['127.0.0.1'],
+    renew: true,
+    renewBefore: 30,
+    now: new Date(now.getTime() + 75 * DAY),
+  });
   assert.equal(due.issued, true);
   assert.deepEqual(due.notAfter, new Date(now.getTime() + 165 * DAY));
 });
@@ -114,15 +142,25 @@ test('readCertificateSet reports half pairs and mismatched keys', async (t) => {
   await runCerts({ ...base, out: a });
   await runCerts({ ...base, out: b });
   await writeFile(join(a, 'tls.key'), await readFile(join(b, 'tls.key')));
-  await assert.rejects(readCertificateSet(a), (err: unknown) => isCode('TLS_INVALID')(err) && /is not the key of/.test((err as Error).message));
+  await assert.rejects(
+    readCertificateSet(a),
+    (err: unknown) => isCode('TLS_INVALID')(err) && /is not the key of/.test((err as Error).message),
+  );
   await rm(join(a, 'tls.key'));
-  await assert.rejects(readCertificateSet(a), (err: unknown) => isCode('TLS_INVALID')(err) && /tls\.key is missing/.test((err as Error).message));
+  await assert.rejects(
+    readCertificateSet(a),
+    (err: unknown) => isCode('TLS_INVALID')(err) && /tls\.key is missing/.test((err as Error).message),
+  );
 });
 
 test('ensureDevCertificates creates a localhost certificate, reuses it, and replaces it when it expires within a day', async (t) => {
   const dir = join(await tempDir(t), '.dev-certs');
   const files = await ensureDevCertificates(dir, now);
-  assert.deepEqual(files, { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), caFile: join(dir, 'ca.crt') });
+  assert.deepEqual(files, {
+    certFile: join(dir, 'tls.crt'),
+    keyFile: join(dir, 'tls.key'),
+    caFile: join(dir, 'ca.crt'),
+  });
   const first = await readFile(files.certFile, 'utf8');
   const leaf = describeCertificate(first);
   assert.deepEqual(leaf.dnsNames, ['localhost']);

@@ -13,7 +13,6 @@ import { cli } from '../helpers/cli.js';
 
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
-
 describe('hookkeeper audit', () => {
   const fake = useFakeApiServer('hookkeeper-audit-');
   beforeEach(() => {
@@ -32,9 +31,15 @@ describe('hookkeeper audit', () => {
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(r.code, 1, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /);
+    assert.match(
+      lines[0] ?? '',
+      /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
+    );
     assert.match(lines[1] ?? '', /^ {2}fix: the deletion waits for "clusteroperator\/etcd"/);
-    assert.equal(lines[2], 'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)');
+    assert.equal(
+      lines[2],
+      'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)',
+    );
     assert.equal(lines[3], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
     assert.equal(r.stderr, '', 'no progress indicator when stderr is not a terminal');
     assert.ok(fake.api.requests.includes('/apis/machine.openshift.io/v1beta1/machines?limit=500'));
@@ -43,8 +48,14 @@ describe('hookkeeper audit', () => {
   test('on a terminal: a table on stdout, a progress indicator on stderr', async () => {
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig], { tty: true });
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/);
-    assert.ok(r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'), JSON.stringify(r.stderr));
+    assert.match(
+      r.stdout,
+      /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/,
+    );
+    assert.ok(
+      r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'),
+      JSON.stringify(r.stderr),
+    );
     assert.ok(r.stderr.endsWith('\r\u001b[K'), 'the progress line is cleared at the end');
   });
 
@@ -56,17 +67,27 @@ describe('hookkeeper audit', () => {
     const one = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-n', 'team-a', '--output', 'json']);
     assert.equal(one.code, 0);
     assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
-    assert.ok(fake.api.requests.every((p) => p.includes('/namespaces/team-a/')), fake.api.requests.join('\n'));
+    assert.ok(
+      fake.api.requests.every((p) => p.includes('/namespaces/team-a/')),
+      fake.api.requests.join('\n'),
+    );
   });
 
-  test('--output json: the documented AuditReport, with orphaned owners when the owner\'s service account is gone', async () => {
+  test("--output json: the documented AuditReport, with orphaned owners when the owner's service account is gone", async () => {
     fake.api.serviceAccounts.clear();
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'json']);
     assert.equal(r.code, 1);
     const report = JSON.parse(r.stdout) as AuditReport;
     assert.equal(report.kind, 'AuditReport');
     assert.deepEqual(report.summary, { objects: 3, passed: 1, fail: 3, warn: 0, stuckDeletions: 1, orphanedHooks: 2 });
-    assert.deepEqual(report.findings.map((f) => [f.rule, f.object.name]), [['stuck-deletion', 'master-0'], ['orphaned-owner', 'master-0'], ['orphaned-owner', 'master-1']]);
+    assert.deepEqual(
+      report.findings.map((f) => [f.rule, f.object.name]),
+      [
+        ['stuck-deletion', 'master-0'],
+        ['orphaned-owner', 'master-0'],
+        ['orphaned-owner', 'master-1'],
+      ],
+    );
     assert.equal(report.stuckAfterSeconds, 1800);
     assert.ok(fake.api.requests.includes('/api/v1/namespaces/openshift-etcd-operator/serviceaccounts/etcd-operator'));
     assert.equal(fake.api.requests.filter((p) => p.includes('/serviceaccounts/')).length, 1, 'looked up once per run');
@@ -76,24 +97,59 @@ describe('hookkeeper audit', () => {
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'policyreport']);
     assert.equal(r.code, 1);
     const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Record<string, unknown>);
-    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['summary']]), [
-      ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'openshift-machine-api', { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 }],
-      ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'team-a', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
-    ]);
+    assert.deepEqual(
+      docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['summary']]),
+      [
+        [
+          'wgpolicyk8s.io/v1alpha2',
+          'PolicyReport',
+          'openshift-machine-api',
+          { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 },
+        ],
+        ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'team-a', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
+      ],
+    );
     const results = docs[0]?.['results'] as Array<Record<string, unknown>>;
-    assert.deepEqual(results.map((x) => [x['policy'], x['rule'], x['result'], x['source'], x['scored']]), [['hookkeeper', 'stuck-deletion', 'fail', 'hookkeeper', true], ['hookkeeper', undefined, 'pass', 'hookkeeper', true]]);
+    assert.deepEqual(
+      results.map((x) => [x['policy'], x['rule'], x['result'], x['source'], x['scored']]),
+      [
+        ['hookkeeper', 'stuck-deletion', 'fail', 'hookkeeper', true],
+        ['hookkeeper', undefined, 'pass', 'hookkeeper', true],
+      ],
+    );
   });
 
   test('--output openreports: openreports.io Reports per namespace as a YAML stream, passes included', async () => {
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'openreports']);
     assert.equal(r.code, 1, r.stderr);
     const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Record<string, unknown>);
-    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], (d['metadata'] as { namespace: string }).namespace, d['source'], d['summary']]), [
-      ['openreports.io/v1alpha1', 'Report', 'openshift-machine-api', 'hookkeeper', { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 }],
-      ['openreports.io/v1alpha1', 'Report', 'team-a', 'hookkeeper', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
-    ]);
+    assert.deepEqual(
+      docs.map((d) => [
+        d['apiVersion'],
+        d['kind'],
+        (d['metadata'] as { namespace: string }).namespace,
+        d['source'],
+        d['summary'],
+      ]),
+      [
+        [
+          'openreports.io/v1alpha1',
+          'Report',
+          'openshift-machine-api',
+          'hookkeeper',
+          { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 },
+        ],
+        ['openreports.io/v1alpha1', 'Report', 'team-a', 'hookkeeper', { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }],
+      ],
+    );
     const results = docs[0]?.['results'] as Array<Record<string, unknown>>;
-    assert.deepEqual(results.map((x) => [x['policy'], x['rule'], x['result'], x['scored']]), [['hookkeeper', 'stuck-deletion', 'fail', true], ['hookkeeper', undefined, 'pass', true]]);
+    assert.deepEqual(
+      results.map((x) => [x['policy'], x['rule'], x['result'], x['scored']]),
+      [
+        ['hookkeeper', 'stuck-deletion', 'fail', true],
+        ['hookkeeper', undefined, 'pass', true],
+      ],
+    );
   });
 
   test('--help names every output format and the report APIs', async () => {
@@ -101,23 +157,40 @@ describe('hookkeeper audit', () => {
     assert.equal(r.code, 0, r.stderr);
     // Commander wraps the option's text to the terminal's width.
     const help = r.stdout.replace(/\s+/g, ' ');
-    assert.ok(help.includes('--output <format> output format: text, json, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport), openreports (openreports.io/v1alpha1 Report and ClusterReport); reports as a YAML stream (default: "text")'), r.stdout);
+    assert.ok(
+      help.includes(
+        '--output <format> output format: text, json, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport), openreports (openreports.io/v1alpha1 Report and ClusterReport); reports as a YAML stream (default: "text")',
+      ),
+      r.stdout,
+    );
   });
 
   test('cluster errors -> exit 3 with a clear message: unauthorized, forbidden, unreachable, no CRD installed', async () => {
     fake.api.refuse = { code: 401, message: 'Unauthorized' };
     const unauthorized = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(unauthorized.code, 3);
-    assert.match(unauthorized.stderr, /^hookkeeper audit: cannot list machines\.machine\.openshift\.io: unauthorized \(401\)/);
-    fake.api.refuse = { code: 403, message: 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines"' };
+    assert.match(
+      unauthorized.stderr,
+      /^hookkeeper audit: cannot list machines\.machine\.openshift\.io: unauthorized \(401\)/,
+    );
+    fake.api.refuse = {
+      code: 403,
+      message: 'machines.machine.openshift.io is forbidden: User "auditor" cannot list resource "machines"',
+    };
     const forbidden = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(forbidden.code, 3);
-    assert.match(forbidden.stderr, /forbidden \(403\): machines\.machine\.openshift\.io is forbidden: User "auditor" cannot list/);
+    assert.match(
+      forbidden.stderr,
+      /forbidden \(403\): machines\.machine\.openshift\.io is forbidden: User "auditor" cannot list/,
+    );
     delete fake.api.refuse;
     fake.api.objects.clear();
     const none = await cli(['audit', '--kubeconfig', fake.kubeconfig]);
     assert.equal(none.code, 3);
-    assert.match(none.stderr, /^hookkeeper audit: CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1/);
+    assert.match(
+      none.stderr,
+      /^hookkeeper audit: CRD not installed: this cluster serves none of machines\.machine\.openshift\.io\/v1beta1/,
+    );
     const unreachable = join(fake.dir, 'unreachable');
     await writeFile(unreachable, (await readFile(fake.kubeconfig, 'utf8')).replace(fake.api.url, 'http://127.0.0.1:1'));
     const down = await cli(['audit', '--kubeconfig', unreachable]);
@@ -142,12 +215,20 @@ describe('hookkeeper audit', () => {
 
 describe('durations (--stuck-after, --audit-interval)', () => {
   test('Go-style durations in milliseconds', () => {
-    assert.deepEqual(['90s', '30m', '1h', '1h30m', '500ms', '1.5h', '0s'].map((v) => duration('--x', v)), [90_000, 1_800_000, 3_600_000, 5_400_000, 500, 5_400_000, 0]);
+    assert.deepEqual(
+      ['90s', '30m', '1h', '1h30m', '500ms', '1.5h', '0s'].map((v) => duration('--x', v)),
+      [90_000, 1_800_000, 3_600_000, 5_400_000, 500, 5_400_000, 0],
+    );
   });
 
   test('anything else is a usage error naming the flag', () => {
     for (const bad of ['', '30', 'm', '1d', '1h 30m', '-5m', '5 m', '1h30']) {
-      assert.throws(() => duration('--stuck-after', bad), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && e.message.startsWith('--stuck-after must be a duration'), bad);
+      assert.throws(
+        () => duration('--stuck-after', bad),
+        (e: unknown) =>
+          e instanceof AppError && e.code === 'USAGE' && e.message.startsWith('--stuck-after must be a duration'),
+        bad,
+      );
     }
   });
 

@@ -28,13 +28,35 @@ const VALIDATE_REPORT: ValidateReport = {
   kind: 'ValidateReport',
   userInfo: { username: 'hookkeeper-validate', groups: [] },
   summary: { objects: 1, allowed: 0, denied: 1, warnings: 0, patched: 0, deletions: 0 },
-  results: [{
-    file: 'machines.yaml', document: 1, line: 1,
-    object: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'master-0' },
-    operation: 'CREATE', source: 'manifest', allowed: false,
-    findings: [{ rule: 'hook-naming', severity: 'deny', path: 'spec.lifecycleHooks.preDrain[0].name', line: 9, message: 'name is too short', fix: 'use a longer name' }],
-    notices: [], patch: [], changes: [],
-  }],
+  results: [
+    {
+      file: 'machines.yaml',
+      document: 1,
+      line: 1,
+      object: {
+        apiVersion: 'machine.openshift.io/v1beta1',
+        kind: 'Machine',
+        namespace: 'openshift-machine-api',
+        name: 'master-0',
+      },
+      operation: 'CREATE',
+      source: 'manifest',
+      allowed: false,
+      findings: [
+        {
+          rule: 'hook-naming',
+          severity: 'deny',
+          path: 'spec.lifecycleHooks.preDrain[0].name',
+          line: 9,
+          message: 'name is too short',
+          fix: 'use a longer name',
+        },
+      ],
+      notices: [],
+      patch: [],
+      changes: [],
+    },
+  ],
   deletions: [],
   notes: [],
 };
@@ -45,45 +67,81 @@ const AUDIT_REPORT: AuditReport = {
   startedAt: '2026-01-02T03:04:05Z',
   finishedAt: '2026-01-02T03:04:06Z',
   stuckAfterSeconds: 1800,
-  resources: [{ resource: 'machines.machine.openshift.io', version: 'v1beta1', kind: 'Machine', status: 'audited', objects: 2 }],
+  resources: [
+    { resource: 'machines.machine.openshift.io', version: 'v1beta1', kind: 'Machine', status: 'audited', objects: 2 },
+  ],
   notes: [],
-  findings: [{
-    rule: 'stuck-deletion', result: 'fail',
-    object: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'master-0' },
-    path: 'spec.lifecycleHooks.preDrain[0]', message: 'master-0 has been deleting for 2h', fix: 'ask the hook owner',
-  }],
+  findings: [
+    {
+      rule: 'stuck-deletion',
+      result: 'fail',
+      object: {
+        apiVersion: 'machine.openshift.io/v1beta1',
+        kind: 'Machine',
+        namespace: 'openshift-machine-api',
+        name: 'master-0',
+      },
+      path: 'spec.lifecycleHooks.preDrain[0]',
+      message: 'master-0 has been deleting for 2h',
+      fix: 'ask the hook owner',
+    },
+  ],
   summary: { objects: 2, passed: 1, fail: 1, warn: 0, stuckDeletions: 1, orphanedHooks: 0 },
-  passed: [{ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'master-1' }],
+  passed: [
+    {
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'Machine',
+      namespace: 'openshift-machine-api',
+      name: 'master-1',
+    },
+  ],
 };
 
 const validateChecks: Record<ValidateFormat, (out: string) => void> = {
-  text: (out) => assert.equal(out, [
-    'machines.yaml:1 (document 1): Machine openshift-machine-api/master-0 [CREATE]: DENIED',
-    '  deny hook-naming spec.lifecycleHooks.preDrain[0].name (line 9)',
-    '    name is too short',
-    '    fix: use a longer name',
-    '1 object: 0 allowed, 1 denied, 0 warnings',
-    '',
-  ].join('\n')),
+  text: (out) =>
+    assert.equal(
+      out,
+      [
+        'machines.yaml:1 (document 1): Machine openshift-machine-api/master-0 [CREATE]: DENIED',
+        '  deny hook-naming spec.lifecycleHooks.preDrain[0].name (line 9)',
+        '    name is too short',
+        '    fix: use a longer name',
+        '1 object: 0 allowed, 1 denied, 0 warnings',
+        '',
+      ].join('\n'),
+    ),
   json: (out) => assert.deepEqual(JSON.parse(out), VALIDATE_REPORT),
   junit: (out) => {
     assert.match(out, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
     assert.match(out, /<testsuite name="machines\.yaml" tests="1" failures="1"/);
-    assert.match(out, /<failure [^>]*>[^<]*hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line 9\): name is too short/);
+    assert.match(
+      out,
+      /<failure [^>]*>[^<]*hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line 9\): name is too short/,
+    );
   },
 };
 
 const auditChecks: Record<AuditFormatName, (out: string) => void> = {
-  text: (out) => assert.match(out, /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: master-0 has been deleting for 2h\n {2}fix: ask the hook owner\n/),
+  text: (out) =>
+    assert.match(
+      out,
+      /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: master-0 has been deleting for 2h\n {2}fix: ask the hook owner\n/,
+    ),
   json: (out) => assert.deepEqual(JSON.parse(out), AUDIT_REPORT),
   policyreport: (out) => {
     const docs = YAML.parseAllDocuments(out).map((d) => d.toJS() as Record<string, unknown>);
-    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind']]), [['wgpolicyk8s.io/v1alpha2', 'PolicyReport']]);
+    assert.deepEqual(
+      docs.map((d) => [d['apiVersion'], d['kind']]),
+      [['wgpolicyk8s.io/v1alpha2', 'PolicyReport']],
+    );
     assert.deepEqual(docs[0]?.['summary'], { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 });
   },
   openreports: (out) => {
     const docs = YAML.parseAllDocuments(out).map((d) => d.toJS() as Record<string, unknown>);
-    assert.deepEqual(docs.map((d) => [d['apiVersion'], d['kind'], d['source']]), [['openreports.io/v1alpha1', 'Report', 'hookkeeper']]);
+    assert.deepEqual(
+      docs.map((d) => [d['apiVersion'], d['kind'], d['source']]),
+      [['openreports.io/v1alpha1', 'Report', 'hookkeeper']],
+    );
     assert.deepEqual(docs[0]?.['summary'], { pass: 1, fail: 1, warn: 0, error: 0, skip: 0 });
   },
 };
@@ -97,15 +155,25 @@ describe('validate --output', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   test('the CLI offers exactly the registry formats, in its order', async () => {
-    assert.deepEqual(await listedChoices(['validate', '--output', 'no-such-format', 'm.yaml'], { cwd: dir }), Object.keys(VALIDATE_FORMATS));
+    assert.deepEqual(
+      await listedChoices(['validate', '--output', 'no-such-format', 'm.yaml'], { cwd: dir }),
+      Object.keys(VALIDATE_FORMATS),
+    );
     const help = (await cli(['validate', '--help'])).stdout.replace(/\s+/g, ' ');
-    assert.ok(help.includes(`--output <format> output format: ${Object.keys(VALIDATE_FORMATS).join(', ')} (default: "text")`), help);
+    assert.ok(
+      help.includes(`--output <format> output format: ${Object.keys(VALIDATE_FORMATS).join(', ')} (default: "text")`),
+      help,
+    );
     for (const name of Object.keys(VALIDATE_FORMATS)) {
       const r = await cli(['validate', '--output', name, 'm.yaml'], { cwd: dir });
       assert.equal(r.code, 0, `${name}: ${r.stderr}`);
       assert.notEqual(r.stdout, '', name);
     }
-    assert.equal((await cli(['validate', '--output', 'toString', 'm.yaml'], { cwd: dir })).code, 2, 'a prototype property is not a format');
+    assert.equal(
+      (await cli(['validate', '--output', 'toString', 'm.yaml'], { cwd: dir })).code,
+      2,
+      'a prototype property is not a format',
+    );
   });
 
   for (const name of Object.keys(validateChecks) as ValidateFormat[]) {
@@ -120,8 +188,13 @@ describe('audit --output', () => {
   const fake = useFakeApiServer('hookkeeper-formats-');
 
   test('the CLI offers exactly the registry formats, in its order', async () => {
-    fake.api.objects.set('machine.openshift.io/v1beta1/machines', [machine({ name: 'worker-0', namespace: 'team-a', role: 'worker' })]);
-    assert.deepEqual(await listedChoices(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'no-such-format']), Object.keys(AUDIT_FORMATS));
+    fake.api.objects.set('machine.openshift.io/v1beta1/machines', [
+      machine({ name: 'worker-0', namespace: 'team-a', role: 'worker' }),
+    ]);
+    assert.deepEqual(
+      await listedChoices(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'no-such-format']),
+      Object.keys(AUDIT_FORMATS),
+    );
     for (const name of Object.keys(AUDIT_FORMATS)) {
       const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', name]);
       assert.equal(r.code, 0, `${name}: ${r.stderr}`);
@@ -130,7 +203,12 @@ describe('audit --output', () => {
   });
 
   test('the report formats record passes; text and json do not need them', () => {
-    assert.deepEqual(Object.entries(AUDIT_FORMATS).filter(([, f]) => f.recordsPasses).map(([n]) => n), ['policyreport', 'openreports']);
+    assert.deepEqual(
+      Object.entries(AUDIT_FORMATS)
+        .filter(([, f]) => f.recordsPasses)
+        .map(([n]) => n),
+      ['policyreport', 'openreports'],
+    );
   });
 
   for (const name of Object.keys(auditChecks) as AuditFormatName[]) {

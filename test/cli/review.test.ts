@@ -9,11 +9,30 @@ import { answerDocuments, splitDocuments } from '../../src/cli/commands/review.j
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 
-const createMaster = admissionReview({ uid: 'uid-create', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi });
-const removeEtcd = admissionReview({ uid: 'uid-remove', operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice });
+const createMaster = admissionReview({
+  uid: 'uid-create',
+  operation: 'CREATE',
+  object: machine({ role: 'master' }),
+  user: USERS.machineApi,
+});
+const removeEtcd = admissionReview({
+  uid: 'uid-remove',
+  operation: 'UPDATE',
+  object: machine({ preDrain: [] }),
+  oldObject: machine({ preDrain: [ETCD] }),
+  user: USERS.alice,
+});
 // Everything written, read after the fact: a PassThrough's read() may hand back only its first chunk.
 function collector(): Writable & { text: string } {
-  const sink = Object.assign(new Writable({ write(chunk: Buffer, _encoding, done) { sink.text += String(chunk); done(); } }), { text: '' });
+  const sink = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        sink.text += String(chunk);
+        done();
+      },
+    }),
+    { text: '' },
+  );
   return sink;
 }
 const decode = (patch: string) => JSON.parse(Buffer.from(patch, 'base64').toString()) as unknown;
@@ -33,7 +52,10 @@ describe('hookkeeper review', () => {
   test('one document per line, one response per line; a denial exits 1', async () => {
     const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n${JSON.stringify(removeEtcd)}\n` });
     assert.equal(r.code, 1);
-    const [first, second] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const [first, second] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(first.response.uid, 'uid-create');
     assert.equal(second.response.uid, 'uid-remove');
     assert.equal(second.response.allowed, false);
@@ -52,7 +74,9 @@ describe('hookkeeper review', () => {
   });
 
   test('a bad line is reported on stderr with its line number and exits 2; the rest are answered', async () => {
-    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n{nope\n{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}\n` });
+    const r = await cli(['review'], {
+      stdin: `${JSON.stringify(createMaster)}\n{nope\n{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}\n`,
+    });
     assert.equal(r.code, 2);
     assert.equal(r.stdout.trim().split('\n').length, 1);
     assert.match(r.stderr, /stdin line 2: not JSON/);
@@ -64,20 +88,35 @@ describe('hookkeeper review', () => {
     const stderr = collector();
     const lines = ['{"n":1}', '', '{"n":2}', '{"n":3}', '{"n":4}'];
     const docs = splitDocuments({ lines, bytes: lines.join('\n').length });
-    const code = answerDocuments(docs, (value) => {
-      const n = (value as { n: number }).n;
-      if (n === 2) throw new RangeError('Maximum call stack size exceeded');
-      return { ok: true, response: `answer ${n}`, allowed: n !== 4 };
-    }, { stdout, stderr });
+    const code = answerDocuments(
+      docs,
+      (value) => {
+        const n = (value as { n: number }).n;
+        if (n === 2) throw new RangeError('Maximum call stack size exceeded');
+        return { ok: true, response: `answer ${n}`, allowed: n !== 4 };
+      },
+      { stdout, stderr },
+    );
     assert.equal(code, 2);
     assert.equal(stdout.text, 'answer 1\nanswer 3\nanswer 4\n');
-    assert.equal(stderr.text, 'hookkeeper review: stdin line 3: cannot evaluate: RangeError: Maximum call stack size exceeded\n');
+    assert.equal(
+      stderr.text,
+      'hookkeeper review: stdin line 3: cannot evaluate: RangeError: Maximum call stack size exceeded\n',
+    );
   });
 
   test('a line longer than the webhook accepts (7 MiB) is reported with its number, not buffered; the rest are answered', async () => {
-    const r = await cli(['review'], { stdin: `${JSON.stringify(createMaster)}\n"${'x'.repeat(8 * 1024 * 1024)}"\n${JSON.stringify(removeEtcd)}\n` });
+    const r = await cli(['review'], {
+      stdin: `${JSON.stringify(createMaster)}\n"${'x'.repeat(8 * 1024 * 1024)}"\n${JSON.stringify(removeEtcd)}\n`,
+    });
     assert.equal(r.code, 2);
-    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l).response.uid), ['uid-create', 'uid-remove']);
+    assert.deepEqual(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).response.uid),
+      ['uid-create', 'uid-remove'],
+    );
     assert.match(r.stderr, /^hookkeeper review: stdin line 2: longer than 7 MiB, the webhook's request limit/);
   });
 
@@ -86,19 +125,28 @@ describe('hookkeeper review', () => {
     const r = await cli(['review'], { stdin: JSON.stringify(big, null, 2) });
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^hookkeeper review: stdin line 1: stdin holds \d+ bytes, more than the 7 MiB a single AdmissionReview may have, and is not one AdmissionReview per line\n$/);
+    assert.match(
+      r.stderr,
+      /^hookkeeper review: stdin line 1: stdin holds \d+ bytes, more than the 7 MiB a single AdmissionReview may have, and is not one AdmissionReview per line\n$/,
+    );
   });
 
   test('--config applies a policy file; an invalid one exits 2 listing every problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-review-'));
     const warnOnly = join(dir, 'warn.yaml');
-    await writeFile(warnOnly, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  owner-only-removal: warn\n');
+    await writeFile(
+      warnOnly,
+      'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  owner-only-removal: warn\n',
+    );
     const ok = await cli(['review', '--config', warnOnly], { stdin: JSON.stringify(removeEtcd) });
     assert.equal(ok.code, 0);
     assert.equal(JSON.parse(ok.stdout).response.allowed, true);
 
     const broken = join(dir, 'broken.yaml');
-    await writeFile(broken, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: maybe\nbreakGlass: {groups: 1}\n');
+    await writeFile(
+      broken,
+      'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: maybe\nbreakGlass: {groups: 1}\n',
+    );
     const bad = await cli(['review'], { stdin: JSON.stringify(removeEtcd), env: { HOOKKEEPER_CONFIG: broken } });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /broken\.yaml:3 \/strictOwners: must be boolean/);

@@ -14,10 +14,30 @@ test('SIGTERM during start-up: serve finishes starting, stops, and exits 0', { t
   const env = { ...process.env };
   delete env['HOOKKEEPER_LOG_LEVEL'];
   delete env['HOOKKEEPER_CONFIG'];
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info',
-    '--tls-cert', pki.certFile, '--tls-key', pki.keyFile], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      MAIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--log-level',
+      'info',
+      '--tls-cert',
+      pki.certFile,
+      '--tls-key',
+      pki.keyFile,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const messages: string[] = [];
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -30,6 +50,9 @@ test('SIGTERM during start-up: serve finishes starting, stops, and exits 0', { t
   const { code, signal } = await exit;
   assert.deepEqual({ code, signal }, { code: 0, signal: null }, `messages: ${messages.join(' | ')}; stderr: ${stderr}`);
   assert.notEqual(messages.indexOf('starting'), -1, messages.join(' | '));
-  assert.ok(messages.indexOf('shutting down: no new connections, finishing in-flight requests') > messages.indexOf('starting'), messages.join(' | '));
+  assert.ok(
+    messages.indexOf('shutting down: no new connections, finishing in-flight requests') > messages.indexOf('starting'),
+    messages.join(' | '),
+  );
   assert.equal(messages.at(-1), 'stopped');
 });

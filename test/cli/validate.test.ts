@@ -22,15 +22,38 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hookkeeper-validate-'));
   await mkdir(join(dir, 'manifests/workers'), { recursive: true });
   await mkdir(join(dir, 'old'), { recursive: true });
-  await writeFile(join(dir, 'manifests/control-plane.yaml'), yaml(machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-1' })));
-  await writeFile(join(dir, 'manifests/workers/workers.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [machine({ name: 'worker-0', role: 'worker' })] }, null, 2));
+  await writeFile(
+    join(dir, 'manifests/control-plane.yaml'),
+    yaml(machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-1' })),
+  );
+  await writeFile(
+    join(dir, 'manifests/workers/workers.json'),
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [machine({ name: 'worker-0', role: 'worker' })] }, null, 2),
+  );
   await writeFile(join(dir, 'manifests/README.md'), '# not read: not a manifest extension\n');
-  await writeFile(join(dir, 'bad-hook.yaml'), yaml(machine({ name: 'worker-9', role: 'worker', preDrain: [{ name: 'bad name', owner: 'ops-team' }] })));
+  await writeFile(
+    join(dir, 'bad-hook.yaml'),
+    yaml(machine({ name: 'worker-9', role: 'worker', preDrain: [{ name: 'bad name', owner: 'ops-team' }] })),
+  );
   await writeFile(join(dir, 'invalid.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n');
-  await writeFile(join(dir, 'old/control-plane.yaml'), yaml(machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-2', preDrain: [ETCD] })));
+  await writeFile(
+    join(dir, 'old/control-plane.yaml'),
+    yaml(machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-2', preDrain: [ETCD] })),
+  );
   await writeFile(join(dir, 'removal.yaml'), yaml(machine({ name: 'master-0', preDrain: [] })));
-  await writeFile(join(dir, 'warn-policy.yaml'), 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  hook-naming: warn\n');
-  await writeFile(join(dir, 'widgets.yaml'), yaml({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 'huge', colour: 'red' } }));
+  await writeFile(
+    join(dir, 'warn-policy.yaml'),
+    'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  hook-naming: warn\n',
+  );
+  await writeFile(
+    join(dir, 'widgets.yaml'),
+    yaml({
+      apiVersion: 'example.hookkeeper.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'ns' },
+      spec: { size: 'huge', colour: 'red' },
+    }),
+  );
 });
 after(async () => rm(dir, { recursive: true, force: true }));
 
@@ -45,18 +68,33 @@ describe('hookkeeper validate: inputs and exit codes', () => {
   test('--show-patches: the control-plane Machine gets the etcd hook, shown as JSON Patch and in words', async () => {
     const r = await cli(['validate', '--show-patches', 'manifests/control-plane.yaml'], { cwd: dir });
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /^manifests\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-1 \[CREATE\]: allowed, patched\n/);
-    assert.match(r.stdout, /\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n/);
-    assert.match(r.stdout, /\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"\n/);
+    assert.match(
+      r.stdout,
+      /^manifests\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-1 \[CREATE\]: allowed, patched\n/,
+    );
+    assert.match(
+      r.stdout,
+      /\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n/,
+    );
+    assert.match(
+      r.stdout,
+      /\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"\n/,
+    );
   });
 
   test('a denial -> exit 1, with file, line, document, object, rule, field path, message and fix', async () => {
     const r = await cli(['validate', 'bad-hook.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const lines = r.stdout.split('\n');
-    assert.match(lines[0] ?? '', /^bad-hook\.yaml:1 \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/);
+    assert.match(
+      lines[0] ?? '',
+      /^bad-hook\.yaml:1 \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/,
+    );
     assert.match(lines[1] ?? '', /^ {2}deny hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line \d+\)$/);
-    assert.match(lines[2] ?? '', /^ {4}spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "bad name": .* in body should match/);
+    assert.match(
+      lines[2] ?? '',
+      /^ {4}spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "bad name": .* in body should match/,
+    );
     assert.match(lines[3] ?? '', /^ {4}fix: give hook "bad name" a name of 3-256 characters/);
   });
 
@@ -68,7 +106,10 @@ describe('hookkeeper validate: inputs and exit codes', () => {
   });
 
   test('stdin with -', async () => {
-    const r = await cli(['validate', '-'], { cwd: dir, stdin: yaml(machine({ name: 'x', role: 'worker', preDrain: [{ name: 'b', owner: 'ops-team' }] })) });
+    const r = await cli(['validate', '-'], {
+      cwd: dir,
+      stdin: yaml(machine({ name: 'x', role: 'worker', preDrain: [{ name: 'b', owner: 'ops-team' }] })),
+    });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /^<stdin>:1 \(document 1\): Machine openshift-machine-api\/x \[CREATE\]: DENIED/);
   });
@@ -77,25 +118,53 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     const r = await cli(['validate', 'manifests', 'invalid.yaml'], { cwd: dir });
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^hookkeeper validate: cannot validate: an input is unreadable or not Kubernetes objects\n {2}invalid\.yaml:5: Flow sequence/);
+    assert.match(
+      r.stderr,
+      /^hookkeeper validate: cannot validate: an input is unreadable or not Kubernetes objects\n {2}invalid\.yaml:5: Flow sequence/,
+    );
   });
 
   test('a stdin line longer than the API server accepts (3 MiB) -> exit 2, naming it, without reading on', async () => {
-    const r = await cli(['validate', '-'], { cwd: dir, stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: ${'z'.repeat(4 * 1024 * 1024)}}\n` });
+    const r = await cli(['validate', '-'], {
+      cwd: dir,
+      stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: ${'z'.repeat(4 * 1024 * 1024)}}\n`,
+    });
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n');
+    assert.equal(
+      r.stderr,
+      'hookkeeper validate: cannot read the inputs\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n',
+    );
   });
 
-  test('an endless input that is not a regular file (/dev/zero) -> exit 2 at its first 3 MiB, naming it', { skip: existsSync('/dev/zero') ? false : 'no /dev/zero' }, async () => {
-    const r = await cli(['validate', '/dev/zero'], { cwd: dir });
-    assert.equal(r.code, 2);
-    assert.equal(r.stderr, 'hookkeeper validate: cannot read the inputs\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n');
-  });
+  test(
+    'an endless input that is not a regular file (/dev/zero) -> exit 2 at its first 3 MiB, naming it',
+    { skip: existsSync('/dev/zero') ? false : 'no /dev/zero' },
+    async () => {
+      const r = await cli(['validate', '/dev/zero'], { cwd: dir });
+      assert.equal(r.code, 2);
+      assert.equal(
+        r.stderr,
+        'hookkeeper validate: cannot read the inputs\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n',
+      );
+    },
+  );
 
   test('a YAML alias bomb -> exit 2, naming file and line', async () => {
-    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)];
-    const r = await cli(['validate', '-'], { cwd: dir, stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n` });
+    const levels = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(', ')}]`,
+      ),
+    ];
+    const r = await cli(['validate', '-'], {
+      cwd: dir,
+      stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n`,
+    });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /\n {2}<stdin>:5: aliases expand beyond 100 nodes/);
   });
@@ -127,13 +196,49 @@ describe('hookkeeper validate: output formats', () => {
     assert.equal(report.kind, 'ValidateReport');
     assert.deepEqual(report.summary, { objects: 4, allowed: 3, denied: 1, warnings: 0, patched: 1, deletions: 1 });
     const bad = report.results.find((x) => !x.allowed);
-    assert.deepEqual(Object.keys(bad ?? {}).sort(), ['allowed', 'changes', 'document', 'file', 'findings', 'line', 'notices', 'object', 'operation', 'patch', 'source']);
-    assert.deepEqual(bad?.object, { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'worker-9' });
-    assert.deepEqual(Object.keys(bad?.findings[0] ?? {}).sort(), ['fix', 'hook', 'line', 'message', 'path', 'rule', 'severity']);
+    assert.deepEqual(Object.keys(bad ?? {}).sort(), [
+      'allowed',
+      'changes',
+      'document',
+      'file',
+      'findings',
+      'line',
+      'notices',
+      'object',
+      'operation',
+      'patch',
+      'source',
+    ]);
+    assert.deepEqual(bad?.object, {
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'Machine',
+      namespace: 'openshift-machine-api',
+      name: 'worker-9',
+    });
+    assert.deepEqual(Object.keys(bad?.findings[0] ?? {}).sort(), [
+      'fix',
+      'hook',
+      'line',
+      'message',
+      'path',
+      'rule',
+      'severity',
+    ]);
     const list = report.results.find((x) => x.file === 'manifests/workers/workers.json');
     assert.equal(list?.item, 0);
-    assert.deepEqual(report.results.map((x) => [x.object.name, x.operation]), [['master-0', 'UPDATE'], ['master-1', 'CREATE'], ['worker-0', 'CREATE'], ['worker-9', 'CREATE']]);
-    assert.deepEqual(report.deletions.map((d) => [d.object.name, d.file, d.allowed]), [['master-2', 'old/control-plane.yaml', true]]);
+    assert.deepEqual(
+      report.results.map((x) => [x.object.name, x.operation]),
+      [
+        ['master-0', 'UPDATE'],
+        ['master-1', 'CREATE'],
+        ['worker-0', 'CREATE'],
+        ['worker-9', 'CREATE'],
+      ],
+    );
+    assert.deepEqual(
+      report.deletions.map((d) => [d.object.name, d.file, d.allowed]),
+      [['master-2', 'old/control-plane.yaml', true]],
+    );
   });
 
   test('--output junit: one testcase per object, failures for denials', async () => {
@@ -141,7 +246,14 @@ describe('hookkeeper validate: output formats', () => {
     assert.equal(r.code, 1);
     const xml = parseXml(r.stdout);
     assert.deepEqual([xml.name, xml.attrs['tests'], xml.attrs['failures']], ['testsuites', '4', '1']);
-    assert.deepEqual(xml.children.map((s) => [s.attrs['name'], s.children.length]), [['manifests/control-plane.yaml', 2], ['manifests/workers/workers.json', 1], ['bad-hook.yaml', 1]]);
+    assert.deepEqual(
+      xml.children.map((s) => [s.attrs['name'], s.children.length]),
+      [
+        ['manifests/control-plane.yaml', 2],
+        ['manifests/workers/workers.json', 1],
+        ['bad-hook.yaml', 1],
+      ],
+    );
     assert.equal(xml.children[2]?.children[0]?.children[0]?.attrs['type'], 'hook-naming');
   });
 });
@@ -150,22 +262,40 @@ describe('hookkeeper validate: UPDATE simulation', () => {
   test('--old: removing the etcd hook is judged as an UPDATE by --as (default hookkeeper-validate): denied', async () => {
     const r = await cli(['validate', '--old', 'old', 'removal.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /removal\.yaml:1 \(document 1\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\]/);
+    assert.match(
+      r.stdout,
+      /removal\.yaml:1 \(document 1\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\]/,
+    );
     assert.match(r.stdout, /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/);
-    assert.match(r.stdout, /old\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-2 \[DELETE\]: deleted from the manifests: informational/);
+    assert.match(
+      r.stdout,
+      /old\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-2 \[DELETE\]: deleted from the manifests: informational/,
+    );
   });
 
   test('a removal inside a List inside a List is reviewed, as kubectl flattens it: denied', async () => {
-    const nested = { apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'List', items: [machine({ name: 'master-0', preDrain: [] })] }] };
+    const nested = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [{ apiVersion: 'v1', kind: 'List', items: [machine({ name: 'master-0', preDrain: [] })] }],
+    };
     const r = await cli(['validate', '--old', 'old', '-'], { cwd: dir, stdin: YAML.stringify(nested) });
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /^<stdin>:\d+ \(document 1, item 0\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/);
+    assert.match(
+      r.stdout,
+      /^<stdin>:\d+ \(document 1, item 0\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
+    );
   });
 
   test('a bad hook under a YAML merge key (<<: *anchor) is merged, as kubectl merges it: denied', async () => {
     const text = [
-      'apiVersion: machine.openshift.io/v1beta1', 'kind: Machine', 'metadata: {name: worker-8, namespace: openshift-machine-api}',
-      'spec:', '  <<: &spec', '    lifecycleHooks:', '      preDrain: [{name: bad name, owner: ops-team}]',
+      'apiVersion: machine.openshift.io/v1beta1',
+      'kind: Machine',
+      'metadata: {name: worker-8, namespace: openshift-machine-api}',
+      'spec:',
+      '  <<: &spec',
+      '    lifecycleHooks:',
+      '      preDrain: [{name: bad name, owner: ops-team}]',
     ].join('\n');
     const r = await cli(['validate', '-'], { cwd: dir, stdin: text });
     assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -173,15 +303,26 @@ describe('hookkeeper validate: UPDATE simulation', () => {
   });
 
   test('--as the etcd operator: allowed; --as-group system:masters: allowed as break-glass, with a notice', async () => {
-    const asOwner = await cli(['validate', '--old', 'old', '--as', USERS.etcdOperator.username, 'removal.yaml'], { cwd: dir });
+    const asOwner = await cli(['validate', '--old', 'old', '--as', USERS.etcdOperator.username, 'removal.yaml'], {
+      cwd: dir,
+    });
     assert.equal(asOwner.code, 0, asOwner.stdout);
-    const glass = await cli(['validate', '--old', 'old', '--as', 'kube:admin', '--as-group', 'system:masters', 'removal.yaml'], { cwd: dir });
+    const glass = await cli(
+      ['validate', '--old', 'old', '--as', 'kube:admin', '--as-group', 'system:masters', 'removal.yaml'],
+      { cwd: dir },
+    );
     assert.equal(glass.code, 0, glass.stdout);
-    assert.match(glass.stdout, /\[UPDATE\]: allowed\n {2}notice: break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator\/etcd; audited/);
+    assert.match(
+      glass.stdout,
+      /\[UPDATE\]: allowed\n {2}notice: break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator\/etcd; audited/,
+    );
   });
 
   test('--old-ref: the same paths at a git revision', async () => {
-    const repo = await gitRepo({ 'manifests/cp.yaml': yaml(machine({ name: 'master-0', preDrain: [ETCD] })), 'manifests/gone.yaml': yaml(machine({ name: 'master-3', preDrain: [ETCD] })) });
+    const repo = await gitRepo({
+      'manifests/cp.yaml': yaml(machine({ name: 'master-0', preDrain: [ETCD] })),
+      'manifests/gone.yaml': yaml(machine({ name: 'master-3', preDrain: [ETCD] })),
+    });
     try {
       await writeFile(join(repo.dir, 'manifests/cp.yaml'), yaml(machine({ name: 'master-0', preDrain: [] })));
       await rm(join(repo.dir, 'manifests/gone.yaml'));
@@ -189,11 +330,17 @@ describe('hookkeeper validate: UPDATE simulation', () => {
       const r = await cli(['validate', '--old-ref', 'HEAD', '--output', 'json', 'manifests'], { cwd: repo.dir });
       assert.equal(r.code, 1, r.stderr);
       const report = JSON.parse(r.stdout) as ValidateReport;
-      assert.deepEqual(report.results.map((x) => [x.file, x.object.name, x.operation, x.allowed]), [
-        ['manifests/cp.yaml', 'master-0', 'UPDATE', false],
-        ['manifests/new.yaml', 'master-4', 'CREATE', true],
-      ]);
-      assert.deepEqual(report.deletions.map((d) => [d.file, d.object.name]), [['HEAD:manifests/gone.yaml', 'master-3']]);
+      assert.deepEqual(
+        report.results.map((x) => [x.file, x.object.name, x.operation, x.allowed]),
+        [
+          ['manifests/cp.yaml', 'master-0', 'UPDATE', false],
+          ['manifests/new.yaml', 'master-4', 'CREATE', true],
+        ],
+      );
+      assert.deepEqual(
+        report.deletions.map((d) => [d.file, d.object.name]),
+        [['HEAD:manifests/gone.yaml', 'master-3']],
+      );
       const bad = await cli(['validate', '--old-ref', 'no-such-ref', 'manifests'], { cwd: repo.dir });
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--old-ref: "no-such-ref" is not a commit/);
@@ -207,9 +354,18 @@ describe('hookkeeper validate --crd', () => {
   test('schema violations of the given CRD are denials with rule crd-schema', async () => {
     const r = await cli(['validate', '--crd', WIDGET_CRD, 'widgets.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /deny crd-schema spec\.colour \(line 8\)\n {4}strict decoding error: unknown field "spec\.colour"\n/);
-    assert.match(r.stdout, /deny crd-schema spec\.size \(line 7\)\n {4}spec\.size: Unsupported value: "huge": supported values: "small", "medium", "large"\n {4}fix: use one of "small", "medium", "large"\n/);
-    assert.match(r.stdout, /note: widgets\.example\.hookkeeper\.io v1: 1 x-kubernetes-validations \(CEL\) rule\(s\) not checked/);
+    assert.match(
+      r.stdout,
+      /deny crd-schema spec\.colour \(line 8\)\n {4}strict decoding error: unknown field "spec\.colour"\n/,
+    );
+    assert.match(
+      r.stdout,
+      /deny crd-schema spec\.size \(line 7\)\n {4}spec\.size: Unsupported value: "huge": supported values: "small", "medium", "large"\n {4}fix: use one of "small", "medium", "large"\n/,
+    );
+    assert.match(
+      r.stdout,
+      /note: widgets\.example\.hookkeeper\.io v1: 1 x-kubernetes-validations \(CEL\) rule\(s\) not checked/,
+    );
   });
 
   test('without --crd the same object passes: only hook rules apply', async () => {

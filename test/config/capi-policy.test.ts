@@ -22,9 +22,17 @@ const capiRule = (name: string, kinds = '[{group: cluster.x-k8s.io, kind: Machin
 describe('policy for Cluster API', () => {
   test('the example policy (test/fixtures/capi-policy.yaml) loads', () => {
     const p = capiPolicy();
-    assert.deepEqual(p.defaultHooks.map((r) => [r.name, r.match.kinds, r.stage, r.hook]), [[
-      'capi-control-plane-etcd-quorum', [{ group: 'cluster.x-k8s.io', kind: 'Machine' }], 'preDrain', { name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' },
-    ]]);
+    assert.deepEqual(
+      p.defaultHooks.map((r) => [r.name, r.match.kinds, r.stage, r.hook]),
+      [
+        [
+          'capi-control-plane-etcd-quorum',
+          [{ group: 'cluster.x-k8s.io', kind: 'Machine' }],
+          'preDrain',
+          { name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' },
+        ],
+      ],
+    );
     assert.deepEqual(p.enforcement['capi-migration'], 'warn');
   });
 
@@ -46,6 +54,9 @@ describe('policy for Cluster API', () => {
   });
 
   test('the same name is fine for Machine API kinds only', () => {
-    assert.deepEqual(problems(capiRule('storage.example.com/MigrateVolumes', '[{group: machine.openshift.io, kind: Machine}]')), []);
+    assert.deepEqual(
+      problems(capiRule('storage.example.com/MigrateVolumes', '[{group: machine.openshift.io, kind: Machine}]')),
+      [],
+    );
   });
 });

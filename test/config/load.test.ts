@@ -12,7 +12,11 @@ function problemsOf(text: string): Array<{ line?: number; path?: string; message
   } catch (err) {
     assert.ok(err instanceof AppError);
     assert.equal(err.code, 'CONFIG_INVALID');
-    return err.problems.map((p) => ({ ...(p.line === undefined ? {} : { line: p.line }), ...(p.path === undefined ? {} : { path: p.path }), message: p.message }));
+    return err.problems.map((p) => ({
+      ...(p.line === undefined ? {} : { line: p.line }),
+      ...(p.path === undefined ? {} : { path: p.path }),
+      message: p.message,
+    }));
   }
   assert.fail('expected the policy to be rejected');
 }
@@ -23,106 +27,160 @@ describe('policy files', () => {
   });
 
   test('fields given replace the default; enforcement merges rule by rule', () => {
-    const p = parsePolicy([
-      'apiVersion: hookkeeper.io/v1alpha1',
-      'kind: Policy',
-      'enforcement:',
-      '  hook-naming: warn',
-      'strictOwners: true',
-      'owners:',
-      '  storage-operator:',
-      '    serviceAccounts: [{namespace: storage, name: operator}]',
-      'defaultHooks: []',
-    ].join('\n'), 'p.yaml');
+    const p = parsePolicy(
+      [
+        'apiVersion: hookkeeper.io/v1alpha1',
+        'kind: Policy',
+        'enforcement:',
+        '  hook-naming: warn',
+        'strictOwners: true',
+        'owners:',
+        '  storage-operator:',
+        '    serviceAccounts: [{namespace: storage, name: operator}]',
+        'defaultHooks: []',
+      ].join('\n'),
+      'p.yaml',
+    );
     assert.equal(p.enforcement['hook-naming'], 'warn');
     assert.equal(p.enforcement['deletion-freeze'], 'deny');
     assert.equal(p.strictOwners, true);
-    assert.deepEqual(p.owners, { 'storage-operator': { users: [], groups: [], serviceAccounts: [{ namespace: 'storage', name: 'operator' }] } });
+    assert.deepEqual(p.owners, {
+      'storage-operator': { users: [], groups: [], serviceAccounts: [{ namespace: 'storage', name: 'operator' }] },
+    });
     assert.deepEqual(p.defaultHooks, []);
     assert.deepEqual(p.reservedHooks, DEFAULT_POLICY.reservedHooks);
     assert.ok(Object.isFrozen(p) && Object.isFrozen(p.owners));
   });
 
   test('every schema problem is listed with its path and line', () => {
-    assert.deepEqual(problemsOf([
-      'apiVersion: hookkeeper.io/v1alpha1',
-      'kind: Policy',
-      'enforcement:',
-      '  hook-naming: block',
-      'strictOwner: true',
-      'breakGlass:',
-      '  groups: system:masters',
-    ].join('\n')), [
-      { line: 4, path: '/enforcement/hook-naming', message: 'must be equal to one of the allowed values: deny, warn, off' },
-      { line: 5, path: '/strictOwner', message: 'must NOT have additional properties (strictOwner)' },
-      { line: 7, path: '/breakGlass/groups', message: 'must be array' },
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        [
+          'apiVersion: hookkeeper.io/v1alpha1',
+          'kind: Policy',
+          'enforcement:',
+          '  hook-naming: block',
+          'strictOwner: true',
+          'breakGlass:',
+          '  groups: system:masters',
+        ].join('\n'),
+      ),
+      [
+        {
+          line: 4,
+          path: '/enforcement/hook-naming',
+          message: 'must be equal to one of the allowed values: deny, warn, off',
+        },
+        { line: 5, path: '/strictOwner', message: 'must NOT have additional properties (strictOwner)' },
+        { line: 7, path: '/breakGlass/groups', message: 'must be array' },
+      ],
+    );
   });
 
   test('schema and semantic problems are listed together, each at the line of its key, in file order', () => {
-    assert.deepEqual(problemsOf([
-      'apiVersion: hookkeeper.io/v1alpha1',
-      'kind: Policy',
-      'enforcement:',
-      '  hook-naming: block',
-      'reservedHooks:',
-      '  - {name: "Bad Name", owner: clusteroperator/etcd}',
-      'breakGlass:',
-      '  users: []',
-      '  grups: [admins]',
-      'owners:',
-      '  x:',
-      '    users: [a]',
-      'defaultHooks:',
-      '  - name: one',
-      '    match: {kinds: [{group: cluster.x-k8s.io, kind: Machine}]}',
-      '    stage: preDrain',
-      '    hook: {name: example.com/quorum, owner: someone}',
-      '  - name: one',
-      '    stage: preTerminate',
-      '    hook: {name: "Bad Name", owner: someone}',
-    ].join('\n')), [
-      { line: 4, path: '/enforcement/hook-naming', message: 'must be equal to one of the allowed values: deny, warn, off' },
-      { line: 6, path: '/reservedHooks/0/name', message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${HOOK_NAME_PATTERN}'` },
-      { line: 9, path: '/breakGlass/grups', message: 'must NOT have additional properties (grups)' },
-      { line: 17, path: '/defaultHooks/0/hook/name', message: 'as Cluster API annotation key "pre-drain.delete.hook.machine.cluster.x-k8s.io/example.com/quorum": a qualified name must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\') with an optional DNS subdomain prefix and \'/\' (e.g. \'example.com/MyName\')' },
-      { line: 18, path: '/defaultHooks/1', message: 'must have required property \'match\'' },
-      { line: 18, path: '/defaultHooks/1/name', message: 'duplicate default hook rule name one' },
-      { line: 20, path: '/defaultHooks/1/hook/name', message: `Invalid value: "Bad Name": /defaultHooks/1/hook/name in body should match '${HOOK_NAME_PATTERN}'` },
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        [
+          'apiVersion: hookkeeper.io/v1alpha1',
+          'kind: Policy',
+          'enforcement:',
+          '  hook-naming: block',
+          'reservedHooks:',
+          '  - {name: "Bad Name", owner: clusteroperator/etcd}',
+          'breakGlass:',
+          '  users: []',
+          '  grups: [admins]',
+          'owners:',
+          '  x:',
+          '    users: [a]',
+          'defaultHooks:',
+          '  - name: one',
+          '    match: {kinds: [{group: cluster.x-k8s.io, kind: Machine}]}',
+          '    stage: preDrain',
+          '    hook: {name: example.com/quorum, owner: someone}',
+          '  - name: one',
+          '    stage: preTerminate',
+          '    hook: {name: "Bad Name", owner: someone}',
+        ].join('\n'),
+      ),
+      [
+        {
+          line: 4,
+          path: '/enforcement/hook-naming',
+          message: 'must be equal to one of the allowed values: deny, warn, off',
+        },
+        {
+          line: 6,
+          path: '/reservedHooks/0/name',
+          message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${HOOK_NAME_PATTERN}'`,
+        },
+        { line: 9, path: '/breakGlass/grups', message: 'must NOT have additional properties (grups)' },
+        {
+          line: 17,
+          path: '/defaultHooks/0/hook/name',
+          message:
+            "as Cluster API annotation key \"pre-drain.delete.hook.machine.cluster.x-k8s.io/example.com/quorum\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        },
+        { line: 18, path: '/defaultHooks/1', message: "must have required property 'match'" },
+        { line: 18, path: '/defaultHooks/1/name', message: 'duplicate default hook rule name one' },
+        {
+          line: 20,
+          path: '/defaultHooks/1/hook/name',
+          message: `Invalid value: "Bad Name": /defaultHooks/1/hook/name in body should match '${HOOK_NAME_PATTERN}'`,
+        },
+      ],
+    );
   });
 
   test('a section of the wrong shape is reported at its key and does not stop the checks of the others', () => {
-    assert.deepEqual(problemsOf([
-      'apiVersion: hookkeeper.io/v1alpha1',
-      'kind: Policy',
-      'reservedHooks:',
-      '  name: EtcdQuorumOperator',
-      'defaultHooks: 3',
-      'children:',
-      '  - {name: c, match: 7, parent: {apiVersion: v1, kind: Node, resource: nodes, nameFrom: {label: "bad key!"}}}',
-      'owners: {"a": {users: [u]}}',
-      'breakGlass: {groups: [x, x]}',
-    ].join('\n')).map((p) => `${p.line} ${p.path}`), [
-      '3 /reservedHooks',
-      '5 /defaultHooks',
-      '7 /children/0/match',
-      '7 /children/0/parent/nameFrom/label',
-      '9 /breakGlass/groups',
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        [
+          'apiVersion: hookkeeper.io/v1alpha1',
+          'kind: Policy',
+          'reservedHooks:',
+          '  name: EtcdQuorumOperator',
+          'defaultHooks: 3',
+          'children:',
+          '  - {name: c, match: 7, parent: {apiVersion: v1, kind: Node, resource: nodes, nameFrom: {label: "bad key!"}}}',
+          'owners: {"a": {users: [u]}}',
+          'breakGlass: {groups: [x, x]}',
+        ].join('\n'),
+      ).map((p) => `${p.line} ${p.path}`),
+      [
+        '3 /reservedHooks',
+        '5 /defaultHooks',
+        '7 /children/0/match',
+        '7 /children/0/parent/nameFrom/label',
+        '9 /breakGlass/groups',
+      ],
+    );
   });
 
   test('hooks in the policy obey the hook naming rules', () => {
-    assert.deepEqual(problemsOf([
-      'apiVersion: hookkeeper.io/v1alpha1',
-      'kind: Policy',
-      'reservedHooks:',
-      '  - {name: "Bad Name", owner: ok-owner}',
-      '  - {name: Good, owner: x}',
-    ].join('\n')), [
-      { line: 4, path: '/reservedHooks/0/name', message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'}'` },
-      { line: 5, path: '/reservedHooks/1/owner', message: 'Invalid value: "x": /reservedHooks/1/owner in body should be at least 3 chars long' },
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        [
+          'apiVersion: hookkeeper.io/v1alpha1',
+          'kind: Policy',
+          'reservedHooks:',
+          '  - {name: "Bad Name", owner: ok-owner}',
+          '  - {name: Good, owner: x}',
+        ].join('\n'),
+      ),
+      [
+        {
+          line: 4,
+          path: '/reservedHooks/0/name',
+          message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'}'`,
+        },
+        {
+          line: 5,
+          path: '/reservedHooks/1/owner',
+          message: 'Invalid value: "x": /reservedHooks/1/owner in body should be at least 3 chars long',
+        },
+      ],
+    );
   });
 
   test('unparseable YAML names the line', () => {
@@ -133,6 +191,11 @@ describe('policy files', () => {
 
   test('wrong apiVersion or kind, or several documents, are refused', () => {
     assert.equal(problemsOf('apiVersion: v1\nkind: ConfigMap\n').length, 2);
-    assert.match(problemsOf('apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n---\napiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n')[0]?.message ?? '', /expected one YAML document, found 2/);
+    assert.match(
+      problemsOf(
+        'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n---\napiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n',
+      )[0]?.message ?? '',
+      /expected one YAML document, found 2/,
+    );
   });
 });

@@ -21,14 +21,17 @@ function annotations(obj: KubeObject): Record<string, unknown> {
 describe('Cluster API carriers', () => {
   test('match on group and kind, for v1beta1 and v1beta2 alike', () => {
     for (const version of ['v1beta1', 'v1beta2']) {
-      assert.deepEqual(['Machine', 'MachineSet', 'MachineDeployment'].map((k) => {
-        const c = carrier(k, version);
-        return [c.id, c.format, c.live, c.stagePath('preDrain')];
-      }), [
-        ['capi-machine', 'annotations', true, 'metadata.annotations'],
-        ['capi-machineset', 'annotations', false, 'spec.template.metadata.annotations'],
-        ['capi-machinedeployment', 'annotations', false, 'spec.template.metadata.annotations'],
-      ]);
+      assert.deepEqual(
+        ['Machine', 'MachineSet', 'MachineDeployment'].map((k) => {
+          const c = carrier(k, version);
+          return [c.id, c.format, c.live, c.stagePath('preDrain')];
+        }),
+        [
+          ['capi-machine', 'annotations', true, 'metadata.annotations'],
+          ['capi-machineset', 'annotations', false, 'spec.template.metadata.annotations'],
+          ['capi-machinedeployment', 'annotations', false, 'spec.template.metadata.annotations'],
+        ],
+      );
     }
     assert.equal(carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Cluster' }), undefined);
     assert.equal(carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' })?.format, 'list');
@@ -38,49 +41,89 @@ describe('Cluster API carriers', () => {
     const reading = carrier('Machine').read(capiMachine());
     assert.deepEqual(reading, {
       problems: [],
-      hooks: [{
-        stage: 'preTerminate', index: 0, name: 'kcp-cleanup', owner: '', key: KCP_CLEANUP,
-        path: `metadata.annotations[${KCP_CLEANUP}]`, namePath: `metadata.annotations[${KCP_CLEANUP}]`, ownerPath: `metadata.annotations[${KCP_CLEANUP}]`,
-      }],
+      hooks: [
+        {
+          stage: 'preTerminate',
+          index: 0,
+          name: 'kcp-cleanup',
+          owner: '',
+          key: KCP_CLEANUP,
+          path: `metadata.annotations[${KCP_CLEANUP}]`,
+          namePath: `metadata.annotations[${KCP_CLEANUP}]`,
+          ownerPath: `metadata.annotations[${KCP_CLEANUP}]`,
+        },
+      ],
     });
   });
 
   test('reads both stages, in v1beta2 too', () => {
-    const obj = capiMachine({ version: 'v1beta2', annotations: { [`${PRE_DRAIN}/migrate-volumes`]: 'storage.example.com/volume-migrator', [`${PRE_DRAIN}/EtcdQuorumOperator`]: 'clusteroperator/etcd' } });
-    assert.deepEqual(wellFormed(carrier('Machine', 'v1beta2').read(obj).hooks).map((h) => [h.stage, h.index, h.name, h.owner]), [
-      ['preTerminate', 0, 'kcp-cleanup', ''],
-      ['preDrain', 0, 'migrate-volumes', 'storage.example.com/volume-migrator'],
-      ['preDrain', 1, 'EtcdQuorumOperator', 'clusteroperator/etcd'],
-    ]);
+    const obj = capiMachine({
+      version: 'v1beta2',
+      annotations: {
+        [`${PRE_DRAIN}/migrate-volumes`]: 'storage.example.com/volume-migrator',
+        [`${PRE_DRAIN}/EtcdQuorumOperator`]: 'clusteroperator/etcd',
+      },
+    });
+    assert.deepEqual(
+      wellFormed(carrier('Machine', 'v1beta2').read(obj).hooks).map((h) => [h.stage, h.index, h.name, h.owner]),
+      [
+        ['preTerminate', 0, 'kcp-cleanup', ''],
+        ['preDrain', 0, 'migrate-volumes', 'storage.example.com/volume-migrator'],
+        ['preDrain', 1, 'EtcdQuorumOperator', 'clusteroperator/etcd'],
+      ],
+    );
   });
 
   test('every key with the hook prefix is a hook, as the Machine controller counts them (strings.HasPrefix)', () => {
     assert.deepEqual(parseHookAnnotationKey(`${PRE_DRAIN}/x`), { stage: 'preDrain', name: 'x', canonical: true });
     assert.deepEqual(parseHookAnnotationKey(PRE_DRAIN), { stage: 'preDrain', name: PRE_DRAIN, canonical: false });
-    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`), { stage: 'preTerminate', name: `${PRE_TERMINATE}-extra/y`, canonical: false });
+    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`), {
+      stage: 'preTerminate',
+      name: `${PRE_TERMINATE}-extra/y`,
+      canonical: false,
+    });
     assert.equal(parseHookAnnotationKey('machine.cluster.x-k8s.io/exclude-node-draining'), undefined);
     assert.equal(parseHookAnnotationKey('example.com/pre-drain.delete.hook.machine.cluster.x-k8s.io'), undefined);
   });
 
   test('a null annotation value is an empty owner (a Go map[string]string decodes null as "")', () => {
     const obj = capiMachine({ withoutKcpAnnotations: true, annotations: { [`${PRE_DRAIN}/x`]: null } });
-    assert.deepEqual(wellFormed(carrier('Machine').read(obj).hooks).map((h) => h.owner), ['']);
+    assert.deepEqual(
+      wellFormed(carrier('Machine').read(obj).hooks).map((h) => h.owner),
+      [''],
+    );
   });
 
   test('annotations that are not a map are a structural problem', () => {
     const obj = capiMachine({ withoutKcpAnnotations: true });
     (obj['metadata'] as Record<string, unknown>)['annotations'] = ['not', 'a', 'map'];
-    assert.deepEqual(carrier('Machine').read(obj).problems.map((p) => p.message), [
-      'metadata.annotations: Invalid value: "array": metadata.annotations in body must be of type object: "array"',
-    ]);
+    assert.deepEqual(
+      carrier('Machine')
+        .read(obj)
+        .problems.map((p) => p.message),
+      ['metadata.annotations: Invalid value: "array": metadata.annotations in body must be of type object: "array"'],
+    );
   });
 
   test('templates keep hooks in spec.template.metadata.annotations', () => {
     for (const kind of ['MachineSet', 'MachineDeployment'] as const) {
-      const reading = carrier(kind).read(capiTemplate(kind, { [`${PRE_DRAIN}/migrate-volumes`]: 'storage.example.com/volume-migrator', 'example.com/other': 'x' }));
-      assert.deepEqual(reading.hooks.map((h) => [h.stage, h.name, h.owner, h.path]), [
-        ['preDrain', 'migrate-volumes', 'storage.example.com/volume-migrator', `spec.template.metadata.annotations[${PRE_DRAIN}/migrate-volumes]`],
-      ]);
+      const reading = carrier(kind).read(
+        capiTemplate(kind, {
+          [`${PRE_DRAIN}/migrate-volumes`]: 'storage.example.com/volume-migrator',
+          'example.com/other': 'x',
+        }),
+      );
+      assert.deepEqual(
+        reading.hooks.map((h) => [h.stage, h.name, h.owner, h.path]),
+        [
+          [
+            'preDrain',
+            'migrate-volumes',
+            'storage.example.com/volume-migrator',
+            `spec.template.metadata.annotations[${PRE_DRAIN}/migrate-volumes]`,
+          ],
+        ],
+      );
     }
   });
 });
@@ -90,9 +133,13 @@ describe('Cluster API carrier write()', () => {
 
   test('sets one stage: adds, changes owners, removes; other annotations and the other stage are untouched', () => {
     const obj = capiMachine({ annotations: { [`${PRE_DRAIN}/old`]: 'o-1', [`${PRE_DRAIN}/keep`]: 'o-2' } });
-    c.write(obj, 'preDrain', [{ name: 'keep', owner: 'o-3' }, { name: 'new', owner: 'o-4' }]);
+    c.write(obj, 'preDrain', [
+      { name: 'keep', owner: 'o-3' },
+      { name: 'new', owner: 'o-4' },
+    ]);
     assert.deepEqual(annotations(obj), {
-      'controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration': annotations(capiMachine())['controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration'],
+      'controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration':
+        annotations(capiMachine())['controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration'],
       [KCP_CLEANUP]: '',
       [`${PRE_DRAIN}/keep`]: 'o-3',
       [`${PRE_DRAIN}/new`]: 'o-4',
@@ -103,7 +150,11 @@ describe('Cluster API carrier write()', () => {
     const original = capiMachine({ annotations: { [PRE_DRAIN]: '', [`${PRE_DRAIN}/a`]: 'o-1' } });
     const copy = structuredClone(original);
     for (const stage of ['preDrain', 'preTerminate'] as const) {
-      c.write(copy, stage, wellFormed(c.read(copy).hooks).filter((h) => h.stage === stage));
+      c.write(
+        copy,
+        stage,
+        wellFormed(c.read(copy).hooks).filter((h) => h.stage === stage),
+      );
     }
     assert.deepEqual(diff(original, copy), []);
   });
@@ -118,13 +169,27 @@ describe('Cluster API carrier write()', () => {
   test("the JSON Patch escapes the key's '/' as ~1 (and '~' as ~0), and applies back to the written object", () => {
     const original = capiMachine();
     const copy = structuredClone(original);
-    c.write(copy, 'preDrain', [{ name: 'my-hook', owner: 'o-1' }, { name: 'odd~name', owner: 'o-2' }]);
+    c.write(copy, 'preDrain', [
+      { name: 'my-hook', owner: 'o-1' },
+      { name: 'odd~name', owner: 'o-2' },
+    ]);
     const patch = diff(original, copy);
     assert.deepEqual(patch, [
-      { op: 'add', path: '/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1my-hook', value: 'o-1' },
-      { op: 'add', path: '/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1odd~0name', value: 'o-2' },
+      {
+        op: 'add',
+        path: '/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1my-hook',
+        value: 'o-1',
+      },
+      {
+        op: 'add',
+        path: '/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1odd~0name',
+        value: 'o-2',
+      },
     ]);
-    const applied = jsonpatch.applyPatch(structuredClone(original), jsonpatch.deepClone(patch) as jsonpatch.Operation[]).newDocument;
+    const applied = jsonpatch.applyPatch(
+      structuredClone(original),
+      jsonpatch.deepClone(patch) as jsonpatch.Operation[],
+    ).newDocument;
     assert.deepEqual(applied, copy);
   });
 });

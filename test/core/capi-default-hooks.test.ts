@@ -7,7 +7,17 @@ import { handle } from '../../src/admission/handle.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { CAPI_USERS, capiInput, capiMachine, capiPolicy, capiTemplate, KCP_CLEANUP, PRE_DRAIN, wirePatch, type CapiVersion } from '../fixtures/capi.js';
+import {
+  CAPI_USERS,
+  capiInput,
+  capiMachine,
+  capiPolicy,
+  capiTemplate,
+  KCP_CLEANUP,
+  PRE_DRAIN,
+  wirePatch,
+  type CapiVersion,
+} from '../fixtures/capi.js';
 
 const policy = capiPolicy();
 const ETCD_KEY = `${PRE_DRAIN}/EtcdQuorumOperator`;
@@ -24,7 +34,9 @@ describe('default-hooks for Cluster API Machines', () => {
       const out = mutateCreate(obj);
       const patch = wirePatch(out.result);
       assert.deepEqual(patch, [{ op: 'add', path: ETCD_PATH, value: 'clusteroperator/etcd' }]);
-      assert.deepEqual(out.mutation.changes, ['capi-control-plane-etcd-quorum: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
+      assert.deepEqual(out.mutation.changes, [
+        'capi-control-plane-etcd-quorum: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"',
+      ]);
       const patched = jsonpatch.applyPatch(structuredClone(obj), patch as jsonpatch.Operation[]).newDocument;
       const meta = patched['metadata'] as Record<string, Record<string, string>>;
       assert.equal(meta['annotations']?.[KCP_CLEANUP], '');
@@ -37,7 +49,9 @@ describe('default-hooks for Cluster API Machines', () => {
 
   test('a Machine without annotations gets the whole map', () => {
     const out = mutateCreate(capiMachine({ withoutKcpAnnotations: true }));
-    assert.deepEqual(wirePatch(out.result), [{ op: 'add', path: '/metadata/annotations', value: { [ETCD_KEY]: 'clusteroperator/etcd' } }]);
+    assert.deepEqual(wirePatch(out.result), [
+      { op: 'add', path: '/metadata/annotations', value: { [ETCD_KEY]: 'clusteroperator/etcd' } },
+    ]);
   });
 
   test('a wrong owner is corrected in place', () => {
@@ -59,11 +73,20 @@ describe('default-hooks for Cluster API Machines', () => {
   test('the rule runs on CREATE only, as configured', () => {
     const oldObject = capiMachine();
     const object = capiMachine({ resourceVersion: '182735' });
-    assert.deepEqual(wirePatch(handle('mutate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user: CAPI_USERS.capi })).result), []);
+    assert.deepEqual(
+      wirePatch(
+        handle('mutate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user: CAPI_USERS.capi })).result,
+      ),
+      [],
+    );
   });
 
   test('review: the mutated Machine is what gets validated, and it passes', () => {
-    const out = handle('review', policy, capiInput({ operation: 'CREATE', object: capiMachine({ version: 'v1beta2' }), user: CAPI_USERS.kcp }));
+    const out = handle(
+      'review',
+      policy,
+      capiInput({ operation: 'CREATE', object: capiMachine({ version: 'v1beta2' }), user: CAPI_USERS.kcp }),
+    );
     assert.equal(out.result.allowed, true);
     assert.deepEqual(wirePatch(out.result), [{ op: 'add', path: ETCD_PATH, value: 'clusteroperator/etcd' }]);
     assert.deepEqual(out.decision.denials, []);
@@ -71,15 +94,24 @@ describe('default-hooks for Cluster API Machines', () => {
 
   test('audit: a stored control-plane Machine without the hook is reported in annotation terms', () => {
     const d = evaluate(policy, { ...capiInput({ operation: 'CREATE', object: capiMachine() }), source: 'audit' });
-    assert.deepEqual(d.denials.map((v) => [v.path, v.message, v.fix]), [[
-      'metadata.annotations',
-      'metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',
-      `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper's mutating webhook adds it on create`,
-    ]]);
+    assert.deepEqual(
+      d.denials.map((v) => [v.path, v.message, v.fix]),
+      [
+        [
+          'metadata.annotations',
+          'metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',
+          `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper's mutating webhook adds it on create`,
+        ],
+      ],
+    );
   });
 
   test('the embedded default policy injects nothing into Cluster API Machines', () => {
-    const out = handle('mutate', DEFAULT_POLICY, capiInput({ operation: 'CREATE', object: capiMachine({ namespace: 'openshift-machine-api' }) }));
+    const out = handle(
+      'mutate',
+      DEFAULT_POLICY,
+      capiInput({ operation: 'CREATE', object: capiMachine({ namespace: 'openshift-machine-api' }) }),
+    );
     assert.deepEqual(wirePatch(out.result), []);
   });
 });

@@ -5,14 +5,32 @@ import { describe, test } from 'node:test';
 import { handle } from '../../src/admission/handle.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, UserInfo } from '../../src/core/types.js';
-import { CAPI_USERS, capiInput, capiMachine, capiPolicy, capiTemplate, KCP_CLEANUP, PRE_DRAIN, PRE_TERMINATE, type CapiVersion } from '../fixtures/capi.js';
+import {
+  CAPI_USERS,
+  capiInput,
+  capiMachine,
+  capiPolicy,
+  capiTemplate,
+  KCP_CLEANUP,
+  PRE_DRAIN,
+  PRE_TERMINATE,
+  type CapiVersion,
+} from '../fixtures/capi.js';
 
 const ETCD_KEY = `${PRE_DRAIN}/EtcdQuorumOperator`;
 const MIGRATOR_KEY = `${PRE_TERMINATE}/migrate-volumes`;
-const HOOKS: Record<string, string> = { [ETCD_KEY]: 'clusteroperator/etcd', [MIGRATOR_KEY]: 'storage.example.com/volume-migrator' };
+const HOOKS: Record<string, string> = {
+  [ETCD_KEY]: 'clusteroperator/etcd',
+  [MIGRATOR_KEY]: 'storage.example.com/volume-migrator',
+};
 const policy = capiPolicy();
 
-function update(before: Record<string, string>, after: Record<string, string>, user: UserInfo, o: { version?: CapiVersion; policy?: Policy } = {}) {
+function update(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  user: UserInfo,
+  o: { version?: CapiVersion; policy?: Policy } = {},
+) {
   const version = o.version ?? 'v1beta1';
   const oldObject = capiMachine({ version, annotations: before });
   const object = capiMachine({ version, annotations: after, resourceVersion: '182801' });
@@ -34,36 +52,57 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
     test(`${version}: anyone else is denied, told who may`, () => {
       const out = update(HOOKS, without(ETCD_KEY), CAPI_USERS.capi, { version });
       assert.equal(out.result.allowed, false);
-      assert.equal(out.result.status?.message,
+      assert.equal(
+        out.result.status?.message,
         `metadata.annotations[${ETCD_KEY}]: Forbidden: "system:serviceaccount:capi-system:capi-manager" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"; ` +
-        'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)');
-      assert.deepEqual(out.decision.denials[0]?.hook, { stage: 'preDrain', name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' });
+          'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)',
+      );
+      assert.deepEqual(out.decision.denials[0]?.hook, {
+        stage: 'preDrain',
+        name: 'EtcdQuorumOperator',
+        owner: 'clusteroperator/etcd',
+      });
     });
   }
 
-  test('changing the annotation value is changing the owner, and is the owner\'s to do', () => {
+  test("changing the annotation value is changing the owner, and is the owner's to do", () => {
     const out = update(HOOKS, { ...HOOKS, [MIGRATOR_KEY]: 'alice' }, CAPI_USERS.alice);
-    assert.deepEqual(out.decision.denials.map((v) => v.message), [
-      `metadata.annotations[${MIGRATOR_KEY}]: Forbidden: "alice" may not change the owner of preTerminate hook "migrate-volumes" owned by "storage.example.com/volume-migrator"; ` +
-      'only its owner may: system:serviceaccount:storage-system:volume-migrator (break-glass: group system:masters)',
-    ]);
+    assert.deepEqual(
+      out.decision.denials.map((v) => v.message),
+      [
+        `metadata.annotations[${MIGRATOR_KEY}]: Forbidden: "alice" may not change the owner of preTerminate hook "migrate-volumes" owned by "storage.example.com/volume-migrator"; ` +
+          'only its owner may: system:serviceaccount:storage-system:volume-migrator (break-glass: group system:masters)',
+      ],
+    );
   });
 
   test('break-glass removes any hook, with a warning and an audit annotation', () => {
     const out = update(HOOKS, without(ETCD_KEY), CAPI_USERS.admin);
     assert.equal(out.result.allowed, true);
-    assert.deepEqual(out.result.warnings, ['break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited']);
+    assert.deepEqual(out.result.warnings, [
+      'break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited',
+    ]);
     assert.deepEqual(out.result.auditAnnotations, {
-      'break-glass-hook-removal': JSON.stringify({ stage: 'preDrain', hook: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd', user: 'kube:admin', action: 'removal' }),
+      'break-glass-hook-removal': JSON.stringify({
+        stage: 'preDrain',
+        hook: 'EtcdQuorumOperator',
+        owner: 'clusteroperator/etcd',
+        user: 'kube:admin',
+        action: 'removal',
+      }),
     });
   });
 
-  test("kcp-cleanup has the empty owner, which no policy can register: it is never identity-checked", () => {
+  test('kcp-cleanup has the empty owner, which no policy can register: it is never identity-checked', () => {
     const before = { [KCP_CLEANUP]: '' };
     for (const user of [CAPI_USERS.kcp, CAPI_USERS.capi, CAPI_USERS.alice]) {
       const oldObject = capiMachine({ annotations: before });
       const object = capiMachine({ withoutKcpAnnotations: true, resourceVersion: '182801' });
-      assert.equal(handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user })).result.allowed, true, user.username);
+      assert.equal(
+        handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user })).result.allowed,
+        true,
+        user.username,
+      );
     }
   });
 
@@ -79,28 +118,44 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
   test('templates are not live: removing a hook from a MachineSet template is not identity-checked', () => {
     const oldObject = capiTemplate('MachineSet', HOOKS);
     const object = capiTemplate('MachineSet', without(ETCD_KEY));
-    assert.equal(handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user: CAPI_USERS.alice })).result.allowed, true);
+    assert.equal(
+      handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user: CAPI_USERS.alice })).result
+        .allowed,
+      true,
+    );
   });
 });
 
 describe('strictOwners with Cluster API hook annotations', () => {
   const strict = capiPolicy('strictOwners: true\n');
-  const create = (obj: KubeObject, user: UserInfo) => handle('validate', strict, capiInput({ operation: 'CREATE', object: obj, user }));
+  const create = (obj: KubeObject, user: UserInfo) =>
+    handle('validate', strict, capiInput({ operation: 'CREATE', object: obj, user }));
 
   test('adding a hook with the empty owner is denied, as it could never be identity-checked', () => {
-    const out = create(capiMachine({ role: 'worker', annotations: { [`${PRE_DRAIN}/my-hook`]: '' } }), CAPI_USERS.alice);
-    assert.deepEqual(out.decision.denials.map((v) => v.message), [
-      `metadata.annotations[${PRE_DRAIN}/my-hook]: Invalid value: "": owner of hook "my-hook" is not registered in the policy and strictOwners is on`,
-    ]);
+    const out = create(
+      capiMachine({ role: 'worker', annotations: { [`${PRE_DRAIN}/my-hook`]: '' } }),
+      CAPI_USERS.alice,
+    );
+    assert.deepEqual(
+      out.decision.denials.map((v) => v.message),
+      [
+        `metadata.annotations[${PRE_DRAIN}/my-hook]: Invalid value: "": owner of hook "my-hook" is not registered in the policy and strictOwners is on`,
+      ],
+    );
   });
 
   test("so strictOwners refuses the kubeadm control plane's Machines (kcp-cleanup)", () => {
-    assert.deepEqual(create(capiMachine(), CAPI_USERS.kcp).decision.denials.map((v) => v.path), [`metadata.annotations[${KCP_CLEANUP}]`]);
+    assert.deepEqual(
+      create(capiMachine(), CAPI_USERS.kcp).decision.denials.map((v) => v.path),
+      [`metadata.annotations[${KCP_CLEANUP}]`],
+    );
   });
 
   test('a hook with a registered owner may be added; a stored empty-owner hook does not block updates', () => {
     assert.equal(create(capiMachine({ role: 'worker', annotations: HOOKS }), CAPI_USERS.alice).result.allowed, true);
-    const out = update({ [KCP_CLEANUP]: '' }, { [KCP_CLEANUP]: '', 'example.com/note': 'x' }, CAPI_USERS.alice, { policy: strict });
+    const out = update({ [KCP_CLEANUP]: '' }, { [KCP_CLEANUP]: '', 'example.com/note': 'x' }, CAPI_USERS.alice, {
+      policy: strict,
+    });
     assert.equal(out.result.allowed, true);
   });
 });

@@ -5,15 +5,31 @@ import { parentKinds, parentRequests } from '../../src/core/children.js';
 import type { ChildRule, Policy } from '../../src/core/policy.js';
 import { parseNameTemplate, resolveParentName } from '../../src/core/rules/children-bind.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { childInput, DB_POLICY, launcherPod, pgConfigMap, persistentVolume, VM_KEY, VM_POLICY } from '../fixtures/children.js';
+import {
+  childInput,
+  DB_POLICY,
+  launcherPod,
+  pgConfigMap,
+  persistentVolume,
+  VM_KEY,
+  VM_POLICY,
+} from '../fixtures/children.js';
 
 const VM_RULE = VM_POLICY.children[0] as ChildRule;
 
 describe('parentRequests', () => {
   test('CREATE of a child asks for its parent, with what the API path needs', () => {
-    assert.deepEqual(parentRequests(VM_POLICY, childInput({ object: launcherPod() })), [{
-      key: VM_KEY, apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', resource: 'virtualmachines', namespaced: true, namespace: 'vms', name: 'testvm',
-    }]);
+    assert.deepEqual(parentRequests(VM_POLICY, childInput({ object: launcherPod() })), [
+      {
+        key: VM_KEY,
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachine',
+        resource: 'virtualmachines',
+        namespaced: true,
+        namespace: 'vms',
+        name: 'testvm',
+      },
+    ]);
   });
 
   test('only child CREATEs pay for a lookup', () => {
@@ -26,27 +42,57 @@ describe('parentRequests', () => {
 
   test('the audit asks for the parents of stored children', () => {
     const pod = launcherPod({ stored: true, name: 'virt-launcher-testvm-x7k2p' });
-    assert.equal(parentRequests(VM_POLICY, { ...childInput({ operation: 'UPDATE', object: pod, oldObject: pod }), source: 'audit' }).length, 1);
+    assert.equal(
+      parentRequests(VM_POLICY, {
+        ...childInput({ operation: 'UPDATE', object: pod, oldObject: pod }),
+        source: 'audit',
+      }).length,
+      1,
+    );
   });
 
   test('one request per parent, however many rules name it', () => {
-    const policy: Policy = { ...VM_POLICY, children: [VM_RULE, { ...VM_RULE, name: 'again', finalizer: 'example.com/other' }] };
+    const policy: Policy = {
+      ...VM_POLICY,
+      children: [VM_RULE, { ...VM_RULE, name: 'again', finalizer: 'example.com/other' }],
+    };
     assert.equal(parentRequests(policy, childInput({ object: launcherPod() })).length, 1);
   });
 
   test('no request when both lookup rules are off', () => {
-    const policy: Policy = { ...VM_POLICY, enforcement: { ...VM_POLICY.enforcement, 'child-owner-reference': 'off', 'child-parent': 'off' } };
+    const policy: Policy = {
+      ...VM_POLICY,
+      enforcement: { ...VM_POLICY.enforcement, 'child-owner-reference': 'off', 'child-parent': 'off' },
+    };
     assert.deepEqual(parentRequests(policy, childInput({ object: launcherPod() })), []);
   });
 
   test('no request for a parent that cannot exist (namespaced owner of a cluster-scoped child)', () => {
-    const policy: Policy = { ...DB_POLICY, children: [{ ...VM_RULE, match: { kinds: [{ group: '', kind: 'PersistentVolume' }] }, parent: { ...VM_RULE.parent, nameFrom: { label: 'example.com/vm' } } }] };
-    assert.deepEqual(parentRequests(policy, childInput({ kind: 'PersistentVolume', object: persistentVolume({ 'example.com/vm': 'testvm' }) })), []);
+    const policy: Policy = {
+      ...DB_POLICY,
+      children: [
+        {
+          ...VM_RULE,
+          match: { kinds: [{ group: '', kind: 'PersistentVolume' }] },
+          parent: { ...VM_RULE.parent, nameFrom: { label: 'example.com/vm' } },
+        },
+      ],
+    };
+    assert.deepEqual(
+      parentRequests(
+        policy,
+        childInput({ kind: 'PersistentVolume', object: persistentVolume({ 'example.com/vm': 'testvm' }) }),
+      ),
+      [],
+    );
   });
 
   test('parentKinds lists each parent kind once', () => {
     const policy: Policy = { ...VM_POLICY, children: [VM_RULE, { ...VM_RULE, name: 'again' }, ...DB_POLICY.children] };
-    assert.deepEqual(parentKinds(policy).map((k) => `${k.apiVersion}/${k.kind}`), ['kubevirt.io/v1/VirtualMachine', 'postgres-operator.crunchydata.com/v1beta1/PostgresCluster']);
+    assert.deepEqual(
+      parentKinds(policy).map((k) => `${k.apiVersion}/${k.kind}`),
+      ['kubevirt.io/v1/VirtualMachine', 'postgres-operator.crunchydata.com/v1beta1/PostgresCluster'],
+    );
   });
 });
 

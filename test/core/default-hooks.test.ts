@@ -6,13 +6,16 @@ import { evaluate, mutate } from '../../src/core/engine.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
 
-const create = (obj: Record<string, unknown>) => reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi });
+const create = (obj: Record<string, unknown>) =>
+  reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi });
 
 describe('default-hooks', () => {
   test('a master Machine gets the etcd hook appended', () => {
     const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master' })));
     assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
-    assert.deepEqual(m.changes, ['etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
+    assert.deepEqual(m.changes, [
+      'etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"',
+    ]);
   });
 
   test('other hooks are kept in order, the etcd hook goes last', () => {
@@ -24,7 +27,9 @@ describe('default-hooks', () => {
   test('a stage holding a hook without a string name or owner is left alone: validation reports it, mutation never drops it', () => {
     for (const odd of [{ name: 42, owner: 'team/x' }, { name: 'Team', owner: { deep: [1] } }, { owner: 'team/x' }]) {
       const obj = machine({ role: 'master' });
-      (obj['spec'] as Record<string, unknown>)['lifecycleHooks'] = { preDrain: [odd, { name: 'storage.example.com/Migrate', owner: 'storage-operator' }] };
+      (obj['spec'] as Record<string, unknown>)['lifecycleHooks'] = {
+        preDrain: [odd, { name: 'storage.example.com/Migrate', owner: 'storage-operator' }],
+      };
       const m = mutate(DEFAULT_POLICY, create(obj));
       assert.deepEqual(m.patch, [], JSON.stringify(odd));
     }
@@ -43,14 +48,29 @@ describe('default-hooks', () => {
   });
 
   test('an entry with the name but a wrong owner is corrected in place', () => {
-    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master', preDrain: [{ name: ETCD.name, owner: 'someone' }, { name: 'Other', owner: 'o-1' }] })));
+    const m = mutate(
+      DEFAULT_POLICY,
+      create(
+        machine({
+          role: 'master',
+          preDrain: [
+            { name: ETCD.name, owner: 'someone' },
+            { name: 'Other', owner: 'o-1' },
+          ],
+        }),
+      ),
+    );
     assert.deepEqual(m.patch, [{ op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: ETCD.owner }]);
   });
 
   test('workers, other namespaces and UPDATEs are left alone', () => {
     assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'worker' }))).patch, []);
     assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'master', namespace: 'default' }))).patch, []);
-    const upd = reviewInput({ operation: 'UPDATE', object: machine({ role: 'master' }), oldObject: machine({ role: 'master' }) });
+    const upd = reviewInput({
+      operation: 'UPDATE',
+      object: machine({ role: 'master' }),
+      oldObject: machine({ role: 'master' }),
+    });
     assert.deepEqual(mutate(DEFAULT_POLICY, upd).patch, []);
   });
 
@@ -69,7 +89,10 @@ describe('default-hooks', () => {
 
   test('the audit reports a control-plane Machine without its default hook', () => {
     const d = evaluate(DEFAULT_POLICY, { ...create(machine({ role: 'master' })), source: 'audit' });
-    assert.deepEqual(d.denials.map((v) => [v.rule, v.path]), [['default-hooks', 'spec.lifecycleHooks.preDrain']]);
+    assert.deepEqual(
+      d.denials.map((v) => [v.rule, v.path]),
+      [['default-hooks', 'spec.lifecycleHooks.preDrain']],
+    );
     assert.equal(evaluate(DEFAULT_POLICY, create(machine({ role: 'master' }))).allowed, true);
   });
 });

@@ -10,13 +10,25 @@ import { cloneJson, copyForWrites } from '../../src/core/patch.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { CAPI_USERS, capiInput, capiMachine, capiPolicy } from '../fixtures/capi.js';
-import { childInput, DB_POLICY, FOUND, launcherPod, PG_KEY, PG_UID, pgConfigMap, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
+import {
+  childInput,
+  DB_POLICY,
+  FOUND,
+  launcherPod,
+  PG_KEY,
+  PG_UID,
+  pgConfigMap,
+  VM_KEY,
+  VM_POLICY,
+  VM_UID,
+} from '../fixtures/children.js';
 import { fullMachine } from '../fixtures/hardening-machine.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { deepFreeze } from '../helpers/hardening-json.js';
 
-const get = (obj: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], obj);
+const get = (obj: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], obj);
 
 /** mutate on a frozen copy of input.object; the patch applied to the original must give the mutated object. */
 function mutateFrozen(policy: Policy, input: ReviewInput) {
@@ -24,16 +36,22 @@ function mutateFrozen(policy: Policy, input: ReviewInput) {
   const frozen = deepFreeze(cloneJson(original));
   const m = mutate(policy, { ...input, object: frozen });
   if (m.mutated) {
-    const applied = jsonpatch.applyPatch(cloneJson(original), m.patch as jsonpatch.Operation[], true, false).newDocument;
+    const applied = jsonpatch.applyPatch(
+      cloneJson(original),
+      m.patch as jsonpatch.Operation[],
+      true,
+      false,
+    ).newDocument;
     assert.deepEqual(applied, m.mutated);
   }
   return { m, frozen };
 }
 
-const controlPlaneCreate = (object: KubeObject): ReviewInput => reviewInput({ operation: 'CREATE', object, user: USERS.machineApi });
+const controlPlaneCreate = (object: KubeObject): ReviewInput =>
+  reviewInput({ operation: 'CREATE', object, user: USERS.machineApi });
 
 describe('mutation copies only what rules may change', () => {
-  test('a full control-plane Machine: the hook list is new, managedFields and providerSpec are the request\'s own', () => {
+  test("a full control-plane Machine: the hook list is new, managedFields and providerSpec are the request's own", () => {
     const { m, frozen } = mutateFrozen(DEFAULT_POLICY, controlPlaneCreate(fullMachine()));
     assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
     assert.equal(get(m.mutated, 'metadata', 'managedFields'), get(frozen, 'metadata', 'managedFields'));
@@ -43,7 +61,10 @@ describe('mutation copies only what rules may change', () => {
 
   test('a wrong owner of the etcd hook is corrected in place, other hooks kept', () => {
     const other = { name: 'drain-guard', owner: 'team-a' };
-    const { m } = mutateFrozen(DEFAULT_POLICY, controlPlaneCreate(machine({ preDrain: [other, { name: ETCD.name, owner: 'someone-else' }] })));
+    const { m } = mutateFrozen(
+      DEFAULT_POLICY,
+      controlPlaneCreate(machine({ preDrain: [other, { name: ETCD.name, owner: 'someone-else' }] })),
+    );
     assert.deepEqual(m.patch, [{ op: 'replace', path: '/spec/lifecycleHooks/preDrain/1/owner', value: ETCD.owner }]);
   });
 
@@ -68,7 +89,10 @@ describe('mutation copies only what rules may change', () => {
   });
 
   test('a Cluster API Machine gets its annotation; the other annotations are untouched', () => {
-    const { m, frozen } = mutateFrozen(capiPolicy(), capiInput({ operation: 'CREATE', object: capiMachine(), user: CAPI_USERS.kcp }));
+    const { m, frozen } = mutateFrozen(
+      capiPolicy(),
+      capiInput({ operation: 'CREATE', object: capiMachine(), user: CAPI_USERS.kcp }),
+    );
     assert.equal(m.patch.length, 1);
     assert.equal(m.patch[0]?.op, 'add');
     assert.notEqual(get(m.mutated, 'metadata', 'annotations'), get(frozen, 'metadata', 'annotations'));
@@ -76,10 +100,22 @@ describe('mutation copies only what rules may change', () => {
   });
 
   test('child rules append to existing ownerReferences and finalizers without touching the request', () => {
-    const vm = mutateFrozen(VM_POLICY, childInput({ object: launcherPod({ finalizers: ['example.com/keep'] }), parents: { [VM_KEY]: FOUND(VM_UID) } })).m;
-    assert.deepEqual(vm.patch.map((p) => `${p.op} ${p.path}`).sort(), ['add /metadata/finalizers/1', 'add /metadata/ownerReferences/1']);
-    const db = mutateFrozen(DB_POLICY, childInput({ kind: 'ConfigMap', object: pgConfigMap(), parents: { [PG_KEY]: FOUND(PG_UID) } })).m;
-    assert.deepEqual(db.patch.map((p) => `${p.op} ${p.path}`), ['add /metadata/finalizers']);
+    const vm = mutateFrozen(
+      VM_POLICY,
+      childInput({ object: launcherPod({ finalizers: ['example.com/keep'] }), parents: { [VM_KEY]: FOUND(VM_UID) } }),
+    ).m;
+    assert.deepEqual(vm.patch.map((p) => `${p.op} ${p.path}`).sort(), [
+      'add /metadata/finalizers/1',
+      'add /metadata/ownerReferences/1',
+    ]);
+    const db = mutateFrozen(
+      DB_POLICY,
+      childInput({ kind: 'ConfigMap', object: pgConfigMap(), parents: { [PG_KEY]: FOUND(PG_UID) } }),
+    ).m;
+    assert.deepEqual(
+      db.patch.map((p) => `${p.op} ${p.path}`),
+      ['add /metadata/finalizers'],
+    );
   });
 
   test('a worker Machine is not copied at all', () => {
@@ -103,8 +139,13 @@ describe('copyForWrites', () => {
   });
 
   test('"__proto__" keys on the way stay own keys', () => {
-    const original = JSON.parse('{"__proto__":{"polluted":true},"metadata":{"__proto__":{"x":1},"finalizers":["a"]}}') as KubeObject;
-    const copy = copyForWrites(original, [['metadata', 'finalizers'], ['__proto__', 'polluted']]);
+    const original = JSON.parse(
+      '{"__proto__":{"polluted":true},"metadata":{"__proto__":{"x":1},"finalizers":["a"]}}',
+    ) as KubeObject;
+    const copy = copyForWrites(original, [
+      ['metadata', 'finalizers'],
+      ['__proto__', 'polluted'],
+    ]);
     assert.equal(Object.getPrototypeOf(copy), Object.prototype);
     assert.equal(Object.getPrototypeOf(copy['metadata']), Object.prototype);
     assert.equal(JSON.stringify(copy), JSON.stringify(original));

@@ -8,15 +8,32 @@ import { reviewInput } from '../fixtures/input.js';
 
 function messages(preDrain: HookSpec[], preTerminate: HookSpec[] = []): string[] {
   const obj = machine({ role: 'worker', preDrain, preTerminate });
-  return evaluate(DEFAULT_POLICY, reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi })).denials.map((v) => v.message);
+  return evaluate(
+    DEFAULT_POLICY,
+    reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi }),
+  ).denials.map((v) => v.message);
 }
 
 describe('single-owner', () => {
   test('a name twice in one stanza is a duplicate, whatever the owners', () => {
-    assert.deepEqual(messages([{ name: 'Migrate', owner: 'team-a' }, { name: 'Migrate', owner: 'team-b' }]),
-      ['spec.lifecycleHooks.preDrain[1]: Duplicate value: {"name":"Migrate"}']);
-    assert.deepEqual(messages([], [{ name: 'Migrate', owner: 'team-a' }, { name: 'Other', owner: 'x-y' }, { name: 'Migrate', owner: 'team-a' }]),
-      ['spec.lifecycleHooks.preTerminate[2]: Duplicate value: {"name":"Migrate"}']);
+    assert.deepEqual(
+      messages([
+        { name: 'Migrate', owner: 'team-a' },
+        { name: 'Migrate', owner: 'team-b' },
+      ]),
+      ['spec.lifecycleHooks.preDrain[1]: Duplicate value: {"name":"Migrate"}'],
+    );
+    assert.deepEqual(
+      messages(
+        [],
+        [
+          { name: 'Migrate', owner: 'team-a' },
+          { name: 'Other', owner: 'x-y' },
+          { name: 'Migrate', owner: 'team-a' },
+        ],
+      ),
+      ['spec.lifecycleHooks.preTerminate[2]: Duplicate value: {"name":"Migrate"}'],
+    );
   });
 
   test('the same name in both stanzas must carry the same owner', () => {
@@ -35,7 +52,13 @@ describe('single-owner', () => {
   });
 
   test('violations name the hook', () => {
-    const obj = machine({ role: 'worker', preDrain: [{ name: 'Migrate', owner: 'a-1' }, { name: 'Migrate', owner: 'a-1' }] });
+    const obj = machine({
+      role: 'worker',
+      preDrain: [
+        { name: 'Migrate', owner: 'a-1' },
+        { name: 'Migrate', owner: 'a-1' },
+      ],
+    });
     const [v] = evaluate(DEFAULT_POLICY, reviewInput({ operation: 'CREATE', object: obj })).denials;
     assert.deepEqual(v?.hook, { stage: 'preDrain', name: 'Migrate', owner: 'a-1' });
     assert.match(v?.fix ?? '', /appears twice in preDrain/);
@@ -43,7 +66,10 @@ describe('single-owner', () => {
 });
 
 describe('ratcheting on UPDATE', () => {
-  const dup = [{ name: 'Migrate', owner: 'team-a' }, { name: 'Migrate', owner: 'team-a' }];
+  const dup = [
+    { name: 'Migrate', owner: 'team-a' },
+    { name: 'Migrate', owner: 'team-a' },
+  ];
 
   test('a problem the stored object already had warns instead of denying', () => {
     const old = machine({ role: 'worker', preDrain: dup });
@@ -51,13 +77,19 @@ describe('ratcheting on UPDATE', () => {
     (next['metadata'] as Record<string, unknown>)['labels'] = { team: 'storage' };
     const d = evaluate(DEFAULT_POLICY, reviewInput({ operation: 'UPDATE', object: next, oldObject: old }));
     assert.equal(d.allowed, true);
-    assert.deepEqual(d.warnings.map((v) => v.rule), ['single-owner']);
+    assert.deepEqual(
+      d.warnings.map((v) => v.rule),
+      ['single-owner'],
+    );
   });
 
   test('a problem the UPDATE introduces is denied', () => {
     const old = machine({ role: 'worker', preDrain: [{ name: 'Migrate', owner: 'team-a' }] });
     const next = machine({ role: 'worker', preDrain: dup });
     const d = evaluate(DEFAULT_POLICY, reviewInput({ operation: 'UPDATE', object: next, oldObject: old }));
-    assert.deepEqual(d.denials.map((v) => v.rule), ['single-owner']);
+    assert.deepEqual(
+      d.denials.map((v) => v.rule),
+      ['single-owner'],
+    );
   });
 });

@@ -13,7 +13,11 @@ import { copiedPaths } from '../image/build.js';
 
 const root = packageRoot();
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
-const patterns = (file: string): string[] => read(file).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const patterns = (file: string): string[] =>
+  read(file)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 
 function argDefault(containerfile: string, name: string): string {
   const m = new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(containerfile);
@@ -23,7 +27,9 @@ function argDefault(containerfile: string, name: string): string {
 
 test('both stages default to public images of one Node line, the line build-image.sh assembles and CI tests', () => {
   const containerfile = read('Containerfile');
-  const runtime = /^gcr\.io\/distroless\/nodejs(\d+)-debian(\d+):nonroot$/.exec(argDefault(containerfile, 'RUNTIME_IMAGE'));
+  const runtime = /^gcr\.io\/distroless\/nodejs(\d+)-debian(\d+):nonroot$/.exec(
+    argDefault(containerfile, 'RUNTIME_IMAGE'),
+  );
   const build = /^docker\.io\/library\/node:(\d+)-(\w+)-slim$/.exec(argDefault(containerfile, 'BUILD_IMAGE'));
   assert.ok(runtime?.[1] && build?.[1], 'runtime distroless nodejsN-debianM:nonroot, build node:N-SUITE-slim');
   const line = Number(runtime[1]);
@@ -34,10 +40,17 @@ test('both stages default to public images of one Node line, the line build-imag
   assert.match(containerfile, /^FROM \$\{RUNTIME_IMAGE\}$/m);
 
   const script = read('scripts/build-image.sh');
-  assert.equal(/HOOKKEEPER_IMAGE_NODE_MAJOR:-(\d+)/.exec(script)?.[1], String(line), 'build-image.sh assembles the same line');
+  assert.equal(
+    /HOOKKEEPER_IMAGE_NODE_MAJOR:-(\d+)/.exec(script)?.[1],
+    String(line),
+    'build-image.sh assembles the same line',
+  );
   assert.equal(/HOOKKEEPER_IMAGE_SUITE:-(\w+)/.exec(script)?.[1], build[2]);
   const ciLines = /^node_lines=\(([\d ]+)\)$/m.exec(read('.ci/run'))?.[1]?.split(' ').map(Number) ?? [];
-  assert.ok(ciLines.includes(line), `.ci/run tests Node ${ciLines.join(', ')}; the image's ${line} must be one of them`);
+  assert.ok(
+    ciLines.includes(line),
+    `.ci/run tests Node ${ciLines.join(', ')}; the image's ${line} must be one of them`,
+  );
   const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
   const minimum = Number(/^>=(\d+)\./.exec(engines)?.[1]);
   for (const l of ciLines) assert.ok(l >= minimum, `engines ${engines} admits Node ${l}`);
@@ -46,7 +59,14 @@ test('both stages default to public images of one Node line, the line build-imag
 test('the build context leaves out dependencies, builds, certificates, keys and tests; docker and podman read the same list', () => {
   const ignored = patterns('.containerignore');
   assert.deepEqual(patterns('.dockerignore'), ignored);
-  for (const p of ['node_modules', 'dist', '.dev-certs', 'webhook-config/overlays/self-managed/certs', 'test', '.git']) {
+  for (const p of [
+    'node_modules',
+    'dist',
+    '.dev-certs',
+    'webhook-config/overlays/self-managed/certs',
+    'test',
+    '.git',
+  ]) {
     assert.ok(ignored.includes(p), `.containerignore leaves out ${p}`);
   }
   const copied = copiedPaths(read('Containerfile'));
@@ -57,8 +77,10 @@ test('the build context leaves out dependencies, builds, certificates, keys and 
   }
 });
 
-test('the base Deployment names a placeholder image, the one the README\'s `kustomize edit set image` replaces', () => {
-  const deployment = parse(read('webhook-config/base/deployment.yaml')) as { spec: { template: { spec: { containers: { image: string }[] } } } };
+test("the base Deployment names a placeholder image, the one the README's `kustomize edit set image` replaces", () => {
+  const deployment = parse(read('webhook-config/base/deployment.yaml')) as {
+    spec: { template: { spec: { containers: { image: string }[] } } };
+  };
   const image = deployment.spec.template.spec.containers[0]?.image ?? '';
   assert.match(image, /^[a-z0-9.-]+\.invalid\//, 'a registry that never resolves: nothing is pulled by accident');
   const command = /kustomize edit set image (\S+)=(\S+)/.exec(read('README.md'));
@@ -72,21 +94,29 @@ type Built = { kind: string; spec?: { template?: { spec?: { containers?: { image
 const found = findKustomize();
 const kustomize = found && found[0] !== 'kubectl' ? found : undefined;
 
-test('`kustomize edit set image` as the README writes it sets the image of every overlay', { skip: kustomize ? false : NO_KUSTOMIZE }, () => {
-  const cmd: string[] = kustomize ?? assert.fail(NO_KUSTOMIZE);
-  const [name] = /kustomize edit set image (\S+)=/.exec(read('README.md'))?.slice(1) ?? [];
-  assert.ok(name);
-  const copy = mkdtempSync(join(tmpdir(), 'hookkeeper-image-name-'));
-  try {
-    cpSync(join(root, 'webhook-config'), join(copy, 'webhook-config'), { recursive: true });
-    for (const overlay of ['openshift', 'cert-manager']) {
-      const dir = join(copy, 'webhook-config', 'overlays', overlay);
-      execFileSync(cmd[0] ?? '', ['edit', 'set', 'image', `${name}=registry.example.com/team/hookkeeper:1.2.3`], { cwd: dir });
-      const docs = kustomizeBuild<Built>(cmd, dir);
-      const images = docs.filter((d) => d.kind === 'Deployment').map((d) => d.spec?.template?.spec?.containers?.[0]?.image);
-      assert.deepEqual(images, ['registry.example.com/team/hookkeeper:1.2.3'], overlay);
+test(
+  '`kustomize edit set image` as the README writes it sets the image of every overlay',
+  { skip: kustomize ? false : NO_KUSTOMIZE },
+  () => {
+    const cmd: string[] = kustomize ?? assert.fail(NO_KUSTOMIZE);
+    const [name] = /kustomize edit set image (\S+)=/.exec(read('README.md'))?.slice(1) ?? [];
+    assert.ok(name);
+    const copy = mkdtempSync(join(tmpdir(), 'hookkeeper-image-name-'));
+    try {
+      cpSync(join(root, 'webhook-config'), join(copy, 'webhook-config'), { recursive: true });
+      for (const overlay of ['openshift', 'cert-manager']) {
+        const dir = join(copy, 'webhook-config', 'overlays', overlay);
+        execFileSync(cmd[0] ?? '', ['edit', 'set', 'image', `${name}=registry.example.com/team/hookkeeper:1.2.3`], {
+          cwd: dir,
+        });
+        const docs = kustomizeBuild<Built>(cmd, dir);
+        const images = docs
+          .filter((d) => d.kind === 'Deployment')
+          .map((d) => d.spec?.template?.spec?.containers?.[0]?.image);
+        assert.deepEqual(images, ['registry.example.com/team/hookkeeper:1.2.3'], overlay);
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
-});
+  },
+);

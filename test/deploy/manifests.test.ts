@@ -6,7 +6,10 @@ import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 
-type Doc = Record<string, unknown> & { kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } };
+type Doc = Record<string, unknown> & {
+  kind?: string;
+  metadata?: { name?: string; annotations?: Record<string, string> };
+};
 interface Webhook {
   name: string;
   admissionReviewVersions?: string[];
@@ -33,7 +36,12 @@ function yamlFiles(dir: string): string[] {
 function load(file: string): Doc[] {
   const docs = parseAllDocuments(readFileSync(file, 'utf8'));
   if (!Array.isArray(docs)) return [];
-  for (const doc of docs) assert.deepEqual(doc.errors.map((e) => e.message), [], relative(root, file));
+  for (const doc of docs)
+    assert.deepEqual(
+      doc.errors.map((e) => e.message),
+      [],
+      relative(root, file),
+    );
   return docs.map((d) => d.toJS() as Doc).filter((d) => d !== null);
 }
 
@@ -58,7 +66,8 @@ test('every YAML file under webhook-config parses, and every path a kustomizatio
 });
 
 test('each webhook configuration has the fields the API server requires, and stays out of kube-system and hookkeeper', () => {
-  const configs = yamlFiles(root).flatMap(load)
+  const configs = yamlFiles(root)
+    .flatMap(load)
     .filter((d) => /^(Validating|Mutating)WebhookConfiguration$/.test(d.kind ?? '') && Array.isArray(d['webhooks']));
   assert.equal(configs.length, 2);
   for (const config of configs) {
@@ -68,9 +77,11 @@ test('each webhook configuration has the fields the API server requires, and sta
       assert.equal(w.sideEffects, 'None', where);
       assert.ok(typeof w.timeoutSeconds === 'number' && w.timeoutSeconds > 0 && w.timeoutSeconds <= 10, where);
       assert.equal(w.matchPolicy, 'Equivalent', where);
-      assert.deepEqual(w.namespaceSelector?.matchExpressions, [
-        { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'hookkeeper'] },
-      ], where);
+      assert.deepEqual(
+        w.namespaceSelector?.matchExpressions,
+        [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'hookkeeper'] }],
+        where,
+      );
       assert.equal(w.clientConfig?.service?.name, 'hookkeeper', where);
       assert.equal(w.clientConfig?.service?.namespace, 'hookkeeper', where);
       assert.equal(w.clientConfig?.service?.port, 443, where);
@@ -86,13 +97,19 @@ test('validating: fails closed on UPDATE of every guarded kind, open on CREATE',
   assert.equal(update?.failurePolicy, 'Fail');
   assert.equal(create?.name, 'machine-creates.hookkeeper.io');
   assert.equal(create?.failurePolicy, 'Ignore');
-  for (const [w, op] of [[update, 'UPDATE'], [create, 'CREATE']] as const) {
+  for (const [w, op] of [
+    [update, 'UPDATE'],
+    [create, 'CREATE'],
+  ] as const) {
     assert.equal(w?.clientConfig?.service?.path, '/validate');
-    assert.deepEqual(w?.rules?.map((r) => [r.apiGroups, r.apiVersions, r.resources, r.operations]), [
-      [['machine.openshift.io'], ['v1beta1'], ['machines', 'machinesets'], [op]],
-      [['machine.openshift.io'], ['v1'], ['controlplanemachinesets'], [op]],
-      [['cluster.x-k8s.io'], ['v1beta1', 'v1beta2'], ['machines', 'machinesets', 'machinedeployments'], [op]],
-    ]);
+    assert.deepEqual(
+      w?.rules?.map((r) => [r.apiGroups, r.apiVersions, r.resources, r.operations]),
+      [
+        [['machine.openshift.io'], ['v1beta1'], ['machines', 'machinesets'], [op]],
+        [['machine.openshift.io'], ['v1'], ['controlplanemachinesets'], [op]],
+        [['cluster.x-k8s.io'], ['v1beta1', 'v1beta2'], ['machines', 'machinesets', 'machinedeployments'], [op]],
+      ],
+    );
   }
 });
 
@@ -102,32 +119,62 @@ test('mutating: fails open on Machine CREATE only, and is reinvoked', () => {
   assert.equal(w?.failurePolicy, 'Ignore');
   assert.equal(w?.reinvocationPolicy, 'IfNeeded');
   assert.equal(w?.clientConfig?.service?.path, '/mutate');
-  assert.deepEqual(w?.rules?.map((r) => [r.apiGroups, r.resources, r.operations]), [
-    [['machine.openshift.io'], ['machines'], ['CREATE']],
-    [['cluster.x-k8s.io'], ['machines'], ['CREATE']],
-  ]);
+  assert.deepEqual(
+    w?.rules?.map((r) => [r.apiGroups, r.resources, r.operations]),
+    [
+      [['machine.openshift.io'], ['machines'], ['CREATE']],
+      [['cluster.x-k8s.io'], ['machines'], ['CREATE']],
+    ],
+  );
 });
 
 test('the Deployment runs hardened, probes over HTTPS and mounts Secret hookkeeper-tls where serve reads it', () => {
-  const spec = (byKind('Deployment')['spec'] as { replicas: number; template: { spec: Record<string, unknown> } });
+  const spec = byKind('Deployment')['spec'] as { replicas: number; template: { spec: Record<string, unknown> } };
   assert.equal(spec.replicas, 2);
   const pod = spec.template.spec as {
     securityContext: Record<string, unknown>;
     containers: Record<string, unknown>[];
-    volumes: { projected: { sources: { secret?: { name: string; items: { key: string; path: string }[] }; configMap?: { name: string } }[] } }[];
+    volumes: {
+      projected: {
+        sources: { secret?: { name: string; items: { key: string; path: string }[] }; configMap?: { name: string } }[];
+      };
+    }[];
   };
   assert.equal(pod.securityContext['runAsNonRoot'], true);
   assert.deepEqual(pod.securityContext['seccompProfile'], { type: 'RuntimeDefault' });
   const [c] = pod.containers;
-  assert.deepEqual(c?.['args'], ['serve', '--config', '/etc/hookkeeper/policy.yaml', '--tls-cert', '/etc/hookkeeper/tls/tls.crt', '--tls-key', '/etc/hookkeeper/tls/tls.key']);
-  assert.deepEqual(c?.['securityContext'], { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+  assert.deepEqual(c?.['args'], [
+    'serve',
+    '--config',
+    '/etc/hookkeeper/policy.yaml',
+    '--tls-cert',
+    '/etc/hookkeeper/tls/tls.crt',
+    '--tls-key',
+    '/etc/hookkeeper/tls/tls.key',
+  ]);
+  assert.deepEqual(c?.['securityContext'], {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+  });
   assert.deepEqual(c?.['lifecycle'], { preStop: { sleep: { seconds: 5 } } });
-  assert.deepEqual((c?.['readinessProbe'] as { httpGet: unknown }).httpGet, { path: '/readyz', port: 'https', scheme: 'HTTPS' });
-  assert.deepEqual((c?.['livenessProbe'] as { httpGet: unknown }).httpGet, { path: '/healthz', port: 'https', scheme: 'HTTPS' });
+  assert.deepEqual((c?.['readinessProbe'] as { httpGet: unknown }).httpGet, {
+    path: '/readyz',
+    port: 'https',
+    scheme: 'HTTPS',
+  });
+  assert.deepEqual((c?.['livenessProbe'] as { httpGet: unknown }).httpGet, {
+    path: '/healthz',
+    port: 'https',
+    scheme: 'HTTPS',
+  });
   const sources = pod.volumes.flatMap((v) => v.projected.sources);
   assert.deepEqual(sources.find((s) => s.secret)?.secret, {
     name: 'hookkeeper-tls',
-    items: [{ key: 'tls.crt', path: 'tls/tls.crt' }, { key: 'tls.key', path: 'tls/tls.key' }],
+    items: [
+      { key: 'tls.crt', path: 'tls/tls.crt' },
+      { key: 'tls.key', path: 'tls/tls.key' },
+    ],
   });
   assert.equal(sources.find((s) => s.configMap)?.configMap?.name, 'hookkeeper-policy');
   assert.equal((byKind('PodDisruptionBudget')['spec'] as { minAvailable: number }).minAvailable, 1);
@@ -135,15 +182,23 @@ test('the Deployment runs hardened, probes over HTTPS and mounts Secret hookkeep
 
 test('RBAC only reads', () => {
   const rules = byKind('ClusterRole')['rules'] as { verbs: string[] }[];
-  for (const rule of rules) assert.deepEqual(rule.verbs.filter((v) => !['get', 'list', 'watch'].includes(v)), []);
+  for (const rule of rules)
+    assert.deepEqual(
+      rule.verbs.filter((v) => !['get', 'list', 'watch'].includes(v)),
+      [],
+    );
 });
 
 test('each overlay wires up the certificate its way', () => {
   const overlay = (name: string): Doc[] => yamlFiles(join(root, 'overlays', name)).flatMap(load);
-  const annotations = (docs: Doc[], kind: string): Record<string, string> | undefined => docs.find((d) => d.kind === kind)?.metadata?.annotations;
+  const annotations = (docs: Doc[], kind: string): Record<string, string> | undefined =>
+    docs.find((d) => d.kind === kind)?.metadata?.annotations;
 
   const openshift = overlay('openshift');
-  assert.equal(annotations(openshift, 'Service')?.['service.beta.openshift.io/serving-cert-secret-name'], 'hookkeeper-tls');
+  assert.equal(
+    annotations(openshift, 'Service')?.['service.beta.openshift.io/serving-cert-secret-name'],
+    'hookkeeper-tls',
+  );
   for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) {
     assert.equal(annotations(openshift, kind)?.['service.beta.openshift.io/inject-cabundle'], 'true', kind);
   }
@@ -156,6 +211,8 @@ test('each overlay wires up the certificate its way', () => {
     assert.equal(annotations(certManager, kind)?.['cert-manager.io/inject-ca-from'], 'hookkeeper/hookkeeper-tls', kind);
   }
 
-  const selfManaged = overlay('self-managed').find((d) => d.kind === 'Kustomization') as { secretGenerator: { name: string; type?: string }[] };
+  const selfManaged = overlay('self-managed').find((d) => d.kind === 'Kustomization') as {
+    secretGenerator: { name: string; type?: string }[];
+  };
   assert.deepEqual(selfManaged.secretGenerator.find((g) => g.name === 'hookkeeper-tls')?.type, 'kubernetes.io/tls');
 });

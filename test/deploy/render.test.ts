@@ -15,29 +15,55 @@ test('url form: url + the webhook path, and the caBundle', () => {
   const [validating, mutating] = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:9443' });
   assert.equal(validating?.kind, 'ValidatingWebhookConfiguration');
   assert.equal(mutating?.kind, 'MutatingWebhookConfiguration');
-  assert.deepEqual(validating?.webhooks.map((w) => w.clientConfig), [
-    { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
-    { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
-  ]);
-  assert.deepEqual(mutating?.webhooks.map((w) => w.clientConfig), [{ url: 'https://127.0.0.1:9443/mutate', caBundle: bundle }]);
+  assert.deepEqual(
+    validating?.webhooks.map((w) => w.clientConfig),
+    [
+      { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
+      { url: 'https://127.0.0.1:9443/validate', caBundle: bundle },
+    ],
+  );
+  assert.deepEqual(
+    mutating?.webhooks.map((w) => w.clientConfig),
+    [{ url: 'https://127.0.0.1:9443/mutate', caBundle: bundle }],
+  );
 });
 
 test('url form keeps a path prefix and drops a trailing slash', () => {
   const [validating] = renderWebhookConfigurations({ caBundle: bundle, url: 'https://hooks.example:8443/hk/' });
-  assert.deepEqual(validating?.webhooks[0]?.clientConfig, { url: 'https://hooks.example:8443/hk/validate', caBundle: bundle });
+  assert.deepEqual(validating?.webhooks[0]?.clientConfig, {
+    url: 'https://hooks.example:8443/hk/validate',
+    caBundle: bundle,
+  });
 });
 
 test('service form: name, namespace, port (default 443) and path', () => {
-  const [validating, mutating] = renderWebhookConfigurations({ caBundle: bundle, service: { name: 'hk', namespace: 'ops' } });
-  assert.deepEqual(validating?.webhooks[0]?.clientConfig, { service: { name: 'hk', namespace: 'ops', port: 443, path: '/validate' }, caBundle: bundle });
-  assert.deepEqual(mutating?.webhooks[0]?.clientConfig, { service: { name: 'hk', namespace: 'ops', port: 443, path: '/mutate' }, caBundle: bundle });
-  const [withPort] = renderWebhookConfigurations({ caBundle: bundle, service: { name: 'hk', namespace: 'ops', port: 8443 } });
-  assert.deepEqual(withPort?.webhooks[0]?.clientConfig, { service: { name: 'hk', namespace: 'ops', port: 8443, path: '/validate' }, caBundle: bundle });
+  const [validating, mutating] = renderWebhookConfigurations({
+    caBundle: bundle,
+    service: { name: 'hk', namespace: 'ops' },
+  });
+  assert.deepEqual(validating?.webhooks[0]?.clientConfig, {
+    service: { name: 'hk', namespace: 'ops', port: 443, path: '/validate' },
+    caBundle: bundle,
+  });
+  assert.deepEqual(mutating?.webhooks[0]?.clientConfig, {
+    service: { name: 'hk', namespace: 'ops', port: 443, path: '/mutate' },
+    caBundle: bundle,
+  });
+  const [withPort] = renderWebhookConfigurations({
+    caBundle: bundle,
+    service: { name: 'hk', namespace: 'ops', port: 8443 },
+  });
+  assert.deepEqual(withPort?.webhooks[0]?.clientConfig, {
+    service: { name: 'hk', namespace: 'ops', port: 8443, path: '/validate' },
+    caBundle: bundle,
+  });
 });
 
 test('everything but clientConfig comes from webhook-config/base, with the overrides applied', () => {
   const baseDir = join(packageRoot(), 'webhook-config', 'base');
-  const baseValidating = parse(readFileSync(join(baseDir, 'validating-webhook-configuration.yaml'), 'utf8')) as { webhooks: Record<string, unknown>[] };
+  const baseValidating = parse(readFileSync(join(baseDir, 'validating-webhook-configuration.yaml'), 'utf8')) as {
+    webhooks: Record<string, unknown>[];
+  };
   const [plain] = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:1' });
   const { clientConfig: _a, ...rendered } = plain?.webhooks[0] ?? {};
   const { clientConfig: _b, ...fromBase } = baseValidating.webhooks[0] ?? {};
@@ -56,16 +82,32 @@ test('everything but clientConfig comes from webhook-config/base, with the overr
   assert.equal(validating?.webhooks[0]?.failurePolicy, 'Ignore');
   assert.equal(mutating?.webhooks[0]?.failurePolicy, 'Fail');
   assert.deepEqual(validating?.webhooks[0]?.namespaceSelector, selector);
-  assert.notEqual(validating?.webhooks[0]?.namespaceSelector, selector, 'a copy, not the caller\'s object');
+  assert.notEqual(validating?.webhooks[0]?.namespaceSelector, selector, "a copy, not the caller's object");
 });
 
 test('exactly one of url and service; the url must be plain https; the caBundle must be base64 PEM', () => {
   assert.throws(() => renderWebhookConfigurations({ caBundle: bundle }), usage);
-  assert.throws(() => renderWebhookConfigurations({ caBundle: bundle, url: 'https://a', service: { name: 'a', namespace: 'b' } }), usage);
-  for (const url of ['http://127.0.0.1:1', 'https://u:p@127.0.0.1:1', 'https://127.0.0.1:1/?x=1', 'https://127.0.0.1:1/#f', 'not a url']) {
+  assert.throws(
+    () => renderWebhookConfigurations({ caBundle: bundle, url: 'https://a', service: { name: 'a', namespace: 'b' } }),
+    usage,
+  );
+  for (const url of [
+    'http://127.0.0.1:1',
+    'https://u:p@127.0.0.1:1',
+    'https://127.0.0.1:1/?x=1',
+    'https://127.0.0.1:1/#f',
+    'not a url',
+  ]) {
     assert.throws(() => renderWebhookConfigurations({ caBundle: bundle, url }), usage, url);
   }
-  assert.throws(() => renderWebhookConfigurations({ caBundle: bundle, service: { name: 'a', namespace: 'b', port: 70000 } }), usage);
+  assert.throws(
+    () => renderWebhookConfigurations({ caBundle: bundle, service: { name: 'a', namespace: 'b', port: 70000 } }),
+    usage,
+  );
   assert.throws(() => renderWebhookConfigurations({ caBundle: pem, url: 'https://127.0.0.1:1' }), usage);
-  assert.throws(() => renderWebhookConfigurations({ caBundle: Buffer.from('hello').toString('base64'), url: 'https://127.0.0.1:1' }), usage);
+  assert.throws(
+    () =>
+      renderWebhookConfigurations({ caBundle: Buffer.from('hello').toString('base64'), url: 'https://127.0.0.1:1' }),
+    usage,
+  );
 });

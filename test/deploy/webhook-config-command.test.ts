@@ -11,26 +11,50 @@ import { cli } from '../helpers/cli.js';
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const bundle = Buffer.from(pem).toString('base64');
 
-
 test('render --url prints the two configurations as YAML documents', async () => {
   const result = await cli(['webhook-config', 'render', '--ca-bundle', bundle, '--url', 'https://127.0.0.1:9443']);
   assert.equal(result.code, 0);
   assert.equal(result.stderr, '');
   const docs = parseAllDocuments(result.stdout);
   assert.ok(Array.isArray(docs));
-  assert.deepEqual(docs.map((d) => d.toJS() as unknown), renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:9443' }));
+  assert.deepEqual(
+    docs.map((d) => d.toJS() as unknown),
+    renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:9443' }),
+  );
 });
 
 test('render --ca-file --service --output json prints a v1 List', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'hookkeeper-render-'));
   t.after(() => rm(cwd, { recursive: true, force: true }));
   await writeFile(join(cwd, 'ca.crt'), pem);
-  const result = await cli(['webhook-config', 'render', '--ca-file', 'ca.crt', '--service', 'hk', '--namespace', 'ops', '--port', '8443', '--name', 'hk', '--output', 'json'], { cwd });
+  const result = await cli(
+    [
+      'webhook-config',
+      'render',
+      '--ca-file',
+      'ca.crt',
+      '--service',
+      'hk',
+      '--namespace',
+      'ops',
+      '--port',
+      '8443',
+      '--name',
+      'hk',
+      '--output',
+      'json',
+    ],
+    { cwd },
+  );
   assert.equal(result.code, 0);
   assert.deepEqual(JSON.parse(result.stdout), {
     apiVersion: 'v1',
     kind: 'List',
-    items: renderWebhookConfigurations({ caBundle: bundle, service: { name: 'hk', namespace: 'ops', port: 8443 }, name: 'hk' }),
+    items: renderWebhookConfigurations({
+      caBundle: bundle,
+      service: { name: 'hk', namespace: 'ops', port: 8443 },
+      name: 'hk',
+    }),
   });
 });
 
@@ -38,7 +62,10 @@ test('render usage errors exit 2 with the reason', async () => {
   const cases: [string[], RegExp][] = [
     [['--url', 'https://127.0.0.1:1'], /exactly one of --ca-bundle and --ca-file/],
     [['--ca-bundle', bundle], /exactly one of --url and --service/],
-    [['--ca-bundle', bundle, '--url', 'https://a', '--service', 'hk', '--namespace', 'ns'], /exactly one of --url and --service/],
+    [
+      ['--ca-bundle', bundle, '--url', 'https://a', '--service', 'hk', '--namespace', 'ns'],
+      /exactly one of --url and --service/,
+    ],
     [['--ca-bundle', bundle, '--service', 'hk'], /--service needs --namespace/],
     [['--ca-bundle', bundle, '--url', 'http://127.0.0.1:1'], /must use https/],
     [['--ca-bundle', bundle, '--url', 'https://127.0.0.1:1', '--output', 'toml'], /--output must be yaml or json/],

@@ -17,5 +17,9 @@ if (!('missing' in crds)) {
     assert.fail(`${crds.missing} (set HOOKKEEPER_E2E_SHARED_CRDS to their directory)`);
   });
 } else {
-  test('hookkeeper against kube-apiserver with upstream CRDs', { skip: `${crds.missing}; set HOOKKEEPER_E2E_SHARED_CRDS or run from a checkout next to shared/` }, () => undefined);
+  test(
+    'hookkeeper against kube-apiserver with upstream CRDs',
+    { skip: `${crds.missing}; set HOOKKEEPER_E2E_SHARED_CRDS or run from a checkout next to shared/` },
+    () => undefined,
+  );
 }

@@ -18,7 +18,10 @@ describe('cloneJson', () => {
     assert.notEqual(copy, original);
     assert.notEqual(copy['metadata'], original['metadata']);
     ((copy['metadata'] as Record<string, unknown>)['labels'] as Record<string, string>)['x'] = 'y';
-    assert.equal(((original['metadata'] as Record<string, unknown>)['labels'] as Record<string, string>)['x'], undefined);
+    assert.equal(
+      ((original['metadata'] as Record<string, unknown>)['labels'] as Record<string, string>)['x'],
+      undefined,
+    );
   });
 
   test('"__proto__" stays an own key and never becomes the prototype', () => {
@@ -41,7 +44,12 @@ describe('cloneJson', () => {
   test('nesting 3,000 levels deep is copied (structuredClone gives up on objects at about 1,900)', () => {
     const depth = (value: unknown): number => {
       let n = 0;
-      for (let v = value; typeof v === 'object' && v !== null; v = Array.isArray(v) ? v[0] : (v as Record<string, unknown>)['a']) n++;
+      for (
+        let v = value;
+        typeof v === 'object' && v !== null;
+        v = Array.isArray(v) ? v[0] : (v as Record<string, unknown>)['a']
+      )
+        n++;
       return n;
     };
     for (const kind of ['array', 'object'] as const) {
@@ -53,10 +61,16 @@ describe('cloneJson', () => {
   });
 
   test('mutate on an object with own "__proto__" keys patches only what the rule added', () => {
-    const object = JSON.parse(JSON.stringify(machine({ role: 'master' })).replace('"spec":{', '"spec":{"__proto__":{"x":1},')) as Record<string, unknown>;
+    const object = JSON.parse(
+      JSON.stringify(machine({ role: 'master' })).replace('"spec":{', '"spec":{"__proto__":{"x":1},'),
+    ) as Record<string, unknown>;
     const input = reviewInput({ operation: 'CREATE', object, user: USERS.machineApi });
     assert.deepEqual(mutate(DEFAULT_POLICY, input).patch, [
-      { op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [{ name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' }] },
+      {
+        op: 'add',
+        path: '/spec/lifecycleHooks/preDrain',
+        value: [{ name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' }],
+      },
     ]);
   });
 });

@@ -31,16 +31,21 @@ function deepMachine(o: Parameters<typeof machine>[0] = {}): Record<string, unkn
 const lastFinalizerRemoved = admissionReview({
   operation: 'UPDATE',
   object: deepMachine({ preDrain: [ETCD], deletionTimestamp: '2026-11-24T10:00:00Z', finalizers: [] }),
-  oldObject: deepMachine({ preDrain: [ETCD], deletionTimestamp: '2026-11-24T10:00:00Z', finalizers: ['machine.machine.openshift.io'] }),
+  oldObject: deepMachine({
+    preDrain: [ETCD],
+    deletionTimestamp: '2026-11-24T10:00:00Z',
+    finalizers: ['machine.machine.openshift.io'],
+  }),
   user: USERS.machineApi,
 });
 
-const app = (level = 'silent') => createApp({
-  policy: () => DEFAULT_POLICY,
-  logger: level === 'silent' ? silentLogger() : createLogger({ level, destination: { write: () => undefined } }),
-  metrics: createMetrics(),
-  ready: () => true,
-});
+const app = (level = 'silent') =>
+  createApp({
+    policy: () => DEFAULT_POLICY,
+    logger: level === 'silent' ? silentLogger() : createLogger({ level, destination: { write: () => undefined } }),
+    metrics: createMetrics(),
+    ready: () => true,
+  });
 
 const post = (path: string, text: string, level?: string) =>
   request(app(level)).post(path).set('content-type', 'application/json').send(text).expect(200);
@@ -67,15 +72,27 @@ describe(`objects nested ${DEPTH} levels deep, through the whole server path`, (
   });
 
   test('creating a control-plane Machine: the default hook is patched in', async () => {
-    const res = await post('/mutate', withDeep(admissionReview({ operation: 'CREATE', object: deepMachine({ preDrain: [] }), user: USERS.machineApi })));
+    const res = await post(
+      '/mutate',
+      withDeep(admissionReview({ operation: 'CREATE', object: deepMachine({ preDrain: [] }), user: USERS.machineApi })),
+    );
     assert.equal(res.body.response.allowed, true);
-    assert.deepEqual(JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()),
-      [{ op: 'add', path: '/spec/lifecycleHooks/preDrain/0', value: { name: ETCD.name, owner: ETCD.owner } }]);
+    assert.deepEqual(JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()), [
+      { op: 'add', path: '/spec/lifecycleHooks/preDrain/0', value: { name: ETCD.name, owner: ETCD.owner } },
+    ]);
   });
 
   test('deep values where rules read and write: hook entries, owner references, annotations', async () => {
-    const object = machine({ preDrain: [{ name: 'Team', owner: 'team/x' }], ownerReferences: [{ apiVersion: 'v1', kind: '__deep__', name: 'a', uid: 'u', controller: true }, { apiVersion: 'v1', kind: 'B', name: 'b', uid: 'v', controller: true }] });
-    const hooksOf = (object['spec'] as Record<string, Record<string, Array<Record<string, unknown>>>>)['lifecycleHooks']!;
+    const object = machine({
+      preDrain: [{ name: 'Team', owner: 'team/x' }],
+      ownerReferences: [
+        { apiVersion: 'v1', kind: '__deep__', name: 'a', uid: 'u', controller: true },
+        { apiVersion: 'v1', kind: 'B', name: 'b', uid: 'v', controller: true },
+      ],
+    });
+    const hooksOf = (object['spec'] as Record<string, Record<string, Array<Record<string, unknown>>>>)[
+      'lifecycleHooks'
+    ]!;
     hooksOf['preDrain']![0]!['extra'] = '__deep__';
     hooksOf['preDrain']!.push({ name: '__deep__', owner: '__deep__' });
     const body = withDeep(admissionReview({ operation: 'CREATE', object, user: USERS.machineApi }));

@@ -12,16 +12,30 @@ import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { removeEtcdHookReview } from '../fixtures/hardening-machine.js';
-import { closedLoop, expectDecision, keepAliveAgent, realisticShots, send, type Shot, type Target } from '../helpers/hardening-load.js';
+import {
+  closedLoop,
+  expectDecision,
+  keepAliveAgent,
+  realisticShots,
+  send,
+  type Shot,
+  type Target,
+} from '../helpers/hardening-load.js';
 import { spawnServe } from '../helpers/hardening-serve.js';
 import { MountedPair } from '../helpers/mounted-pair.js';
 import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
 
 const running: RunningServer[] = [];
-after(async () => { await Promise.all(running.map((s) => s.shutdown())); });
+after(async () => {
+  await Promise.all(running.map((s) => s.shutdown()));
+});
 
 async function start(options: Partial<ServeOptions>, logger = silentLogger()): Promise<RunningServer> {
-  const s = await startServer({ host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', reloadIntervalMs: 50, shutdownGraceMs: 5000, ...options }, logger, createMetrics());
+  const s = await startServer(
+    { host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', reloadIntervalMs: 50, shutdownGraceMs: 5000, ...options },
+    logger,
+    createMetrics(),
+  );
   running.push(s);
   return s;
 }
@@ -30,13 +44,27 @@ async function start(options: Partial<ServeOptions>, logger = silentLogger()): P
 function slowRequest(target: Target, shot: Shot): { finish(): void; result: Promise<string | undefined> } {
   let finish = (): void => undefined;
   const result = new Promise<string | undefined>((resolve) => {
-    const req = request({ host: '127.0.0.1', port: target.port, path: shot.path, method: 'POST', ca: target.ca, agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(shot.body) } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
-      res.on('close', () => { if (!res.complete) resolve('response cut short'); });
-      res.on('end', () => resolve(shot.check(res.statusCode ?? 0, body)));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: shot.path,
+        method: 'POST',
+        ca: target.ca,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(shot.body) },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on('close', () => {
+          if (!res.complete) resolve('response cut short');
+        });
+        res.on('end', () => resolve(shot.check(res.statusCode ?? 0, body)));
+      },
+    );
     req.on('error', (err) => resolve(`request: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
     const half = Math.floor(shot.body.length / 2);
     req.write(shot.body.slice(0, half));
@@ -88,8 +116,13 @@ describe('faults under load', { timeout: 90_000 }, () => {
     const fresh = closedLoop(target, realisticShots('rotate-fresh'), 2, false);
     for (let i = 1; i <= 5; i++) {
       const cn = `rotated-${i}`;
-      await publish(await issueServingCertificate(pki.ca, { commonName: cn, dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 }));
-      await eventually(async () => (await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).peer.subject.CN === cn, 10_000);
+      await publish(
+        await issueServingCertificate(pki.ca, { commonName: cn, dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 }),
+      );
+      await eventually(
+        async () => (await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).peer.subject.CN === cn,
+        10_000,
+      );
     }
     const [a, b] = await Promise.all([kept.stop(), fresh.stop()]);
     agent.destroy();
@@ -106,10 +139,23 @@ describe('faults under load', { timeout: 90_000 }, () => {
     const config = join(pki.dir, 'policy.yaml');
     await writeFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n');
     const logged: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write(chunk: Buffer, _enc, cb) { logged.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } });
-    const s = await start({ tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, configFile: config }, pino({ level: 'warn' }, sink));
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        logged.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        cb();
+      },
+    });
+    const s = await start(
+      { tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, configFile: config },
+      pino({ level: 'warn' }, sink),
+    );
     const target = { port: s.port, ca: pki.ca.certPem };
-    const failures = async (): Promise<number> => Number(/hookkeeper_reloads_total\{source="policy",result="failure"\} (\d+)/.exec(await s.metrics.registry.metrics())?.[1] ?? 0);
+    const failures = async (): Promise<number> =>
+      Number(
+        /hookkeeper_reloads_total\{source="policy",result="failure"\} (\d+)/.exec(
+          await s.metrics.registry.metrics(),
+        )?.[1] ?? 0,
+      );
 
     const agent = keepAliveAgent(target, 8);
     const load = closedLoop(target, realisticShots('reload'), 8, agent);
@@ -126,16 +172,23 @@ describe('faults under load', { timeout: 90_000 }, () => {
     }
     const summary = await load.stop();
     assert.deepEqual(summary.failures, []);
-    const refusals = logged.filter((l) => l['level'] === 50 && l['msg'] === 'refused invalid policy; keeping the last good one');
+    const refusals = logged.filter(
+      (l) => l['level'] === 50 && l['msg'] === 'refused invalid policy; keeping the last good one',
+    );
     assert.equal(refusals.length, invalid.length);
-    assert.doesNotMatch(await s.metrics.registry.metrics(), /hookkeeper_reloads_total\{source="policy",result="success"\}/);
+    assert.doesNotMatch(
+      await s.metrics.registry.metrics(),
+      /hookkeeper_reloads_total\{source="policy",result="success"\}/,
+    );
 
     // Reload still works afterwards: owner-only-removal at warn lets the hook removal through.
-    await replaceFile(config, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n');
+    await replaceFile(
+      config,
+      'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement: {owner-only-removal: warn}\n',
+    );
     const removal = JSON.stringify(removeEtcdHookReview('reload-after'));
     const allowed: Shot = { path: '/validate', body: removal, check: expectDecision('reload-after', 'allowed') };
     await eventually(async () => (await send(target, allowed, { agent })) === undefined, 10_000);
     agent.destroy();
   });
 });
-

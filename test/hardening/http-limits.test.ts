@@ -18,13 +18,23 @@ import { httpsRequest, makePki, type TestPki } from '../helpers/tls.js';
 
 const LIMIT = 64 * 1024;
 const closers: Array<() => Promise<void>> = [];
-after(async () => { await Promise.all(closers.map((c) => c())); });
+after(async () => {
+  await Promise.all(closers.map((c) => c()));
+});
 
 async function plainServer(): Promise<{ port: number; metrics: Metrics }> {
   const metrics = createMetrics();
-  const server: Server = createServer(createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics, ready: () => true, bodyLimit: LIMIT }));
+  const server: Server = createServer(
+    createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics, ready: () => true, bodyLimit: LIMIT }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { port: (server.address() as AddressInfo).port, metrics };
 }
 
@@ -33,30 +43,47 @@ const denied = JSON.stringify(removeEtcdHookReview('limits-uid'));
 describe('body and content type', { timeout: 30_000 }, () => {
   test('a chunked body with no content-length is cut off at the limit: 413, connection closed', async () => {
     const { port, metrics } = await plainServer();
-    const res = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/validate', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (r) => {
-        let body = '';
-        r.on('data', (c: Buffer) => { body += c.toString(); });
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, connection: r.headers['connection'], body }));
-      });
-      req.on('error', (err) => { if (!answered) reject(err); });
-      let answered = false;
-      req.on('response', () => { answered = true; });
-      // Keep sending 16 KiB chunks (8 MiB at most) until the server answers.
-      const chunk = `"${'x'.repeat(16 * 1024 - 2)}"`;
-      let sent = 0;
-      const pump = (): void => {
-        while (!answered && sent < 512) {
-          sent++;
-          if (!req.write(chunk)) {
-            req.once('drain', pump);
-            return;
+    const res = await new Promise<{ status: number; connection: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/validate',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          },
+          (r) => {
+            let body = '';
+            r.on('data', (c: Buffer) => {
+              body += c.toString();
+            });
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, connection: r.headers['connection'], body }));
+          },
+        );
+        req.on('error', (err) => {
+          if (!answered) reject(err);
+        });
+        let answered = false;
+        req.on('response', () => {
+          answered = true;
+        });
+        // Keep sending 16 KiB chunks (8 MiB at most) until the server answers.
+        const chunk = `"${'x'.repeat(16 * 1024 - 2)}"`;
+        let sent = 0;
+        const pump = (): void => {
+          while (!answered && sent < 512) {
+            sent++;
+            if (!req.write(chunk)) {
+              req.once('drain', pump);
+              return;
+            }
           }
-        }
-        if (!answered) req.end();
-      };
-      pump();
-    });
+          if (!answered) req.end();
+        };
+        pump();
+      },
+    );
     assert.equal(res.status, 413);
     assert.equal(res.connection, 'close');
     assert.match(JSON.parse(res.body).error, /exceeds the 65536-byte limit/);
@@ -66,10 +93,19 @@ describe('body and content type', { timeout: 30_000 }, () => {
   test('a chunked body under the limit is read whole', async () => {
     const { port } = await plainServer();
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/validate', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.statusCode ?? 0));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/validate',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < denied.length; i += 1000) req.write(denied.slice(i, i + 1000));
       req.end();
@@ -81,10 +117,19 @@ describe('body and content type', { timeout: 30_000 }, () => {
     const { port } = await plainServer();
     const target = `http://127.0.0.1:${port}`;
     const bare = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/validate', method: 'POST', headers: { 'content-length': Buffer.byteLength(denied) } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.statusCode ?? 0));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/validate',
+          method: 'POST',
+          headers: { 'content-length': Buffer.byteLength(denied) },
+        },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(denied);
     });
@@ -101,10 +146,22 @@ describe('body and content type', { timeout: 30_000 }, () => {
 });
 
 async function tlsServer(pki: TestPki): Promise<RunningServer> {
-  const s = await startServer({
-    host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile,
-    reloadIntervalMs: 60_000, shutdownGraceMs: 1_000, headersTimeoutMs: 300, requestTimeoutMs: 600, handshakeTimeoutMs: 300,
-  }, silentLogger(), createMetrics());
+  const s = await startServer(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      devCertDir: '/nonexistent',
+      tlsCertFile: pki.certFile,
+      tlsKeyFile: pki.keyFile,
+      reloadIntervalMs: 60_000,
+      shutdownGraceMs: 1_000,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+      handshakeTimeoutMs: 300,
+    },
+    silentLogger(),
+    createMetrics(),
+  );
   closers.push(() => s.shutdown());
   return s;
 }
@@ -112,9 +169,13 @@ async function tlsServer(pki: TestPki): Promise<RunningServer> {
 /** Opens a TLS connection, writes `text`, then stalls; resolves with what the server sent once it closes the socket. */
 function stall(port: number, ca: string, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket: TLSSocket = connect({ host: '127.0.0.1', port, ca }, () => { if (text !== '') socket.write(text); });
+    const socket: TLSSocket = connect({ host: '127.0.0.1', port, ca }, () => {
+      if (text !== '') socket.write(text);
+    });
     let received = '';
-    socket.on('data', (c: Buffer) => { received += c.toString(); });
+    socket.on('data', (c: Buffer) => {
+      received += c.toString();
+    });
     socket.on('error', reject);
     socket.on('close', () => resolve(received));
   });
@@ -127,7 +188,11 @@ describe('slow clients', { timeout: 30_000 }, () => {
     const ca = pki.ca.certPem;
     const stalled = Promise.all([
       stall(s.port, ca, 'POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: appl'),
-      stall(s.port, ca, `POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(denied)}\r\n\r\n${denied.slice(0, 500)}`),
+      stall(
+        s.port,
+        ca,
+        `POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(denied)}\r\n\r\n${denied.slice(0, 500)}`,
+      ),
       stall(s.port, ca, ''),
     ]);
     // While they hang, the server answers everyone else.
@@ -145,10 +210,15 @@ describe('slow clients', { timeout: 30_000 }, () => {
     for (const bytes of [Buffer.alloc(0), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])]) {
       const started = Date.now();
       const closed = await new Promise<number>((resolve, reject) => {
-        const socket = netConnect({ host: '127.0.0.1', port: s.port }, () => { if (bytes.length > 0) socket.write(bytes); });
+        const socket = netConnect({ host: '127.0.0.1', port: s.port }, () => {
+          if (bytes.length > 0) socket.write(bytes);
+        });
         socket.on('error', () => undefined); // a reset is as good as a close here
         socket.on('close', () => resolve(Date.now() - started));
-        setTimeout(() => { socket.destroy(); reject(new Error('still open after 10 s')); }, 10_000).unref();
+        setTimeout(() => {
+          socket.destroy();
+          reject(new Error('still open after 10 s'));
+        }, 10_000).unref();
       });
       assert.ok(closed < 5_000, `closed after ${closed} ms`);
     }
@@ -159,13 +229,31 @@ describe('slow clients', { timeout: 30_000 }, () => {
 describe('many connections', { timeout: 60_000 }, () => {
   test('200 idle connections and 200 concurrent reviews: every review answered, probes answered during the storm', async () => {
     const pki = await makePki();
-    const s = await startServer({ host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, reloadIntervalMs: 60_000, shutdownGraceMs: 1_000 }, silentLogger(), createMetrics());
+    const s = await startServer(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        devCertDir: '/nonexistent',
+        tlsCertFile: pki.certFile,
+        tlsKeyFile: pki.keyFile,
+        reloadIntervalMs: 60_000,
+        shutdownGraceMs: 1_000,
+      },
+      silentLogger(),
+      createMetrics(),
+    );
     closers.push(() => s.shutdown());
     const target = { port: s.port, ca: pki.ca.certPem };
-    const idle = await Promise.all(Array.from({ length: 200 }, () => new Promise<TLSSocket>((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: s.port, ca: pki.ca.certPem }, () => resolve(socket));
-      socket.on('error', reject);
-    })));
+    const idle = await Promise.all(
+      Array.from(
+        { length: 200 },
+        () =>
+          new Promise<TLSSocket>((resolve, reject) => {
+            const socket = connect({ host: '127.0.0.1', port: s.port, ca: pki.ca.certPem }, () => resolve(socket));
+            socket.on('error', reject);
+          }),
+      ),
+    );
     const agent = keepAliveAgent(target, 200);
     const shot = { path: '/validate', body: denied, check: expectDecision('limits-uid', 'denied') };
     const storm = Promise.all(Array.from({ length: 200 }, () => send(target, shot, { agent })));

@@ -24,9 +24,20 @@ const LARGE = 50_000;
 /** Linear: 10 and a little (constant work per request). Quadratic: about 100. */
 const MAX_RATIO = 15;
 
-const hooks = (n: number, owner: string = ETCD.owner, prefix = 'Hook') => Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, owner }));
-const openshift = (o: { operation: 'CREATE' | 'UPDATE'; object: KubeObject; oldObject?: KubeObject; user?: ReviewInput['userInfo'] }): ReviewInput =>
-  reviewInput({ operation: o.operation, object: o.object, oldObject: o.oldObject ?? null, user: o.user ?? USERS.alice });
+const hooks = (n: number, owner: string = ETCD.owner, prefix = 'Hook') =>
+  Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, owner }));
+const openshift = (o: {
+  operation: 'CREATE' | 'UPDATE';
+  object: KubeObject;
+  oldObject?: KubeObject;
+  user?: ReviewInput['userInfo'];
+}): ReviewInput =>
+  reviewInput({
+    operation: o.operation,
+    object: o.object,
+    oldObject: o.oldObject ?? null,
+    user: o.user ?? USERS.alice,
+  });
 
 interface Case {
   name: string;
@@ -36,37 +47,122 @@ interface Case {
 }
 
 const strict: Policy = { ...DEFAULT_POLICY, strictOwners: true };
-const warnAll: Policy = { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn', 'single-owner': 'warn' } };
+const warnAll: Policy = {
+  ...DEFAULT_POLICY,
+  enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn', 'single-owner': 'warn' },
+};
 
 const CASES: Case[] = [
-  { name: 'a non-owner removes every hook (owner-only-removal denials)', webhook: 'validate', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks(n) }) }) },
-  { name: 'break-glass removes every hook (notices, warnings, audit annotations)', webhook: 'validate', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks(n), preTerminate: hooks(n) }), user: USERS.admin }) },
-  { name: 'hooks added to a deleting Machine (deletion-freeze)', webhook: 'validate', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'UPDATE', object: machine({ preDrain: hooks(n), deletionTimestamp: '2026-11-24T10:00:00Z' }), oldObject: machine({ deletionTimestamp: '2026-11-24T10:00:00Z' }) }) },
-  { name: 'one name over and over, in both stages (single-owner)', webhook: 'validate', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n).map((h) => ({ ...h, name: 'Same' })), preTerminate: hooks(n, 'other/owner').map((h) => ({ ...h, name: 'Same' })) }) }) },
-  { name: 'invalid names the stored object already had (ratcheting)', webhook: 'validate', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'UPDATE', object: machine({ preDrain: hooks(n, 'x', 'bad name ') }), oldObject: machine({ preDrain: hooks(n, 'x', 'bad name ') }) }) },
-  { name: 'unregistered owners under strictOwners', webhook: 'validate', policy: strict,
-    input: (n) => openshift({ operation: 'UPDATE', object: machine({ preDrain: hooks(n, 'team/unknown') }), oldObject: machine() }) },
-  { name: 'every violation as a warning', webhook: 'validate', policy: warnAll,
-    input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n, 'x', 'bad name ') }) }) },
-  { name: 'a default hook added to a Machine with many hooks (mutate, review)', webhook: 'review', policy: DEFAULT_POLICY,
-    input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n, 'team/x') }) }) },
-  { name: 'Cluster API hook annotations removed by a non-owner', webhook: 'review', policy: capiPolicy(),
+  {
+    name: 'a non-owner removes every hook (owner-only-removal denials)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks(n) }) }),
+  },
+  {
+    name: 'break-glass removes every hook (notices, warnings, audit annotations)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'UPDATE',
+        object: machine({ preDrain: [] }),
+        oldObject: machine({ preDrain: hooks(n), preTerminate: hooks(n) }),
+        user: USERS.admin,
+      }),
+  },
+  {
+    name: 'hooks added to a deleting Machine (deletion-freeze)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'UPDATE',
+        object: machine({ preDrain: hooks(n), deletionTimestamp: '2026-11-24T10:00:00Z' }),
+        oldObject: machine({ deletionTimestamp: '2026-11-24T10:00:00Z' }),
+      }),
+  },
+  {
+    name: 'one name over and over, in both stages (single-owner)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'CREATE',
+        object: machine({
+          preDrain: hooks(n).map((h) => ({ ...h, name: 'Same' })),
+          preTerminate: hooks(n, 'other/owner').map((h) => ({ ...h, name: 'Same' })),
+        }),
+      }),
+  },
+  {
+    name: 'invalid names the stored object already had (ratcheting)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'UPDATE',
+        object: machine({ preDrain: hooks(n, 'x', 'bad name ') }),
+        oldObject: machine({ preDrain: hooks(n, 'x', 'bad name ') }),
+      }),
+  },
+  {
+    name: 'unregistered owners under strictOwners',
+    webhook: 'validate',
+    policy: strict,
+    input: (n) =>
+      openshift({ operation: 'UPDATE', object: machine({ preDrain: hooks(n, 'team/unknown') }), oldObject: machine() }),
+  },
+  {
+    name: 'every violation as a warning',
+    webhook: 'validate',
+    policy: warnAll,
+    input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n, 'x', 'bad name ') }) }),
+  },
+  {
+    name: 'a default hook added to a Machine with many hooks (mutate, review)',
+    webhook: 'review',
+    policy: DEFAULT_POLICY,
+    input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n, 'team/x') }) }),
+  },
+  {
+    name: 'Cluster API hook annotations removed by a non-owner',
+    webhook: 'review',
+    policy: capiPolicy(),
     input: (n) => {
-      const annotations = Object.fromEntries(Array.from({ length: n }, (_, i) => [`${PRE_DRAIN}/hook-${i}`, 'clusteroperator/etcd']));
-      return capiInput({ operation: 'UPDATE', object: capiMachine(), oldObject: capiMachine({ annotations }), user: CAPI_USERS.alice });
-    } },
-  { name: 'a child with many owner references and finalizers (child rules)', webhook: 'review', policy: VM_POLICY,
+      const annotations = Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [`${PRE_DRAIN}/hook-${i}`, 'clusteroperator/etcd']),
+      );
+      return capiInput({
+        operation: 'UPDATE',
+        object: capiMachine(),
+        oldObject: capiMachine({ annotations }),
+        user: CAPI_USERS.alice,
+      });
+    },
+  },
+  {
+    name: 'a child with many owner references and finalizers (child rules)',
+    webhook: 'review',
+    policy: VM_POLICY,
     input: (n) => {
-      const refs = Array.from({ length: n }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, uid: `u-${i}`, controller: false }));
+      const refs = Array.from({ length: n }, (_, i) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: `cm-${i}`,
+        uid: `u-${i}`,
+        controller: false,
+      }));
       const finalizers = Array.from({ length: n }, (_, i) => `example.com/f-${i}`);
-      return childInput({ operation: 'UPDATE', object: launcherPod({ name: 'p', ownerReferences: refs, finalizers: [] }),
-        oldObject: launcherPod({ name: 'p', ownerReferences: refs, finalizers: [...finalizers, VM_FINALIZER] }), user: CHILD_USERS.alice });
-    } },
+      return childInput({
+        operation: 'UPDATE',
+        object: launcherPod({ name: 'p', ownerReferences: refs, finalizers: [] }),
+        oldObject: launcherPod({ name: 'p', ownerReferences: refs, finalizers: [...finalizers, VM_FINALIZER] }),
+        user: CHILD_USERS.alice,
+      });
+    },
+  },
 ];
 
 type Method = (...args: unknown[]) => unknown;
@@ -87,13 +183,33 @@ function visits(run: () => void): number {
   const length = (self: unknown): number => (self as { length: number }).length;
   const size = (self: unknown): number => (self as { size: number }).size;
   const one = (): number => 1;
-  for (const m of ['includes', 'indexOf', 'lastIndexOf', 'find', 'findIndex', 'findLast', 'findLastIndex', 'some', 'every', 'filter',
-    'map', 'forEach', 'reduce', 'flatMap', 'slice', 'join', 'concat', Symbol.iterator] as const) wrap(Array.prototype, m, length);
+  for (const m of [
+    'includes',
+    'indexOf',
+    'lastIndexOf',
+    'find',
+    'findIndex',
+    'findLast',
+    'findLastIndex',
+    'some',
+    'every',
+    'filter',
+    'map',
+    'forEach',
+    'reduce',
+    'flatMap',
+    'slice',
+    'join',
+    'concat',
+    Symbol.iterator,
+  ] as const)
+    wrap(Array.prototype, m, length);
   for (const proto of [Map.prototype, Set.prototype]) {
     for (const m of ['forEach', 'keys', 'values', 'entries', Symbol.iterator] as const) wrap(proto, m, size);
     for (const m of ['has', 'get', 'set', 'add'] as const) if (m in proto) wrap(proto, m, one);
   }
-  for (const m of ['keys', 'entries', 'values'] as const) wrap(Object, m, (_self, result) => (result as unknown[]).length);
+  for (const m of ['keys', 'entries', 'values'] as const)
+    wrap(Object, m, (_self, result) => (result as unknown[]).length);
   wrap(Object, 'hasOwn', one);
   try {
     run();
@@ -114,14 +230,22 @@ describe(`cost is linear: ${LARGE} items take less than ${MAX_RATIO}x the work o
       const large = visits(answer(c, c.input(LARGE)));
       assert.ok(small >= SMALL, `only ${small} visits for ${SMALL} items: the counters are not counting`);
       const ratio = large / small;
-      assert.ok(ratio < MAX_RATIO, `${LARGE} items took ${ratio.toFixed(1)}x the visits of ${SMALL} (${large} against ${small})`);
+      assert.ok(
+        ratio < MAX_RATIO,
+        `${LARGE} items took ${ratio.toFixed(1)}x the visits of ${SMALL} (${large} against ${small})`,
+      );
     });
   }
 });
 
 test('a list of findings too long to pass as arguments is still collected (no push(...list))', () => {
   // 160,000 break-glass removals: past the ~120,000 arguments a spread call can take on Node's default stack.
-  const input = openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: hooks(160_000, ETCD.owner, 'H') }), user: USERS.admin });
+  const input = openshift({
+    operation: 'UPDATE',
+    object: machine({ preDrain: [] }),
+    oldObject: machine({ preDrain: hooks(160_000, ETCD.owner, 'H') }),
+    user: USERS.admin,
+  });
   const { result, decision } = handle('validate', DEFAULT_POLICY, input);
   assert.equal(result.allowed, true);
   assert.equal(decision.notices.length, 160_000);

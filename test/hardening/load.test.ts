@@ -21,10 +21,15 @@ function ask<T>(child: ChildProcess, message: string): Promise<T> {
 describe('steady load', { timeout: 120_000 }, () => {
   test(`${RATE} req/s for ${SECONDS} s: no failed request, no heap growth`, async () => {
     const pki = await makePki();
-    const child = fork(CHILD, [pki.certFile, pki.keyFile], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, [pki.certFile, pki.keyFile], {
+      execArgv: ['--expose-gc', '--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })));
+      const { port } = await new Promise<{ port: number }>((resolve) =>
+        child.once('message', (m) => resolve(m as { port: number })),
+      );
       const target = { port, ca: pki.ca.certPem };
       const agent = keepAliveAgent(target, 16);
       const shots = realisticShots('load');
@@ -44,7 +49,10 @@ describe('steady load', { timeout: 120_000 }, () => {
       // keeps optimising, feedback vectors), each further 10 s only -0.01..+0.08 MiB with no trend over a minute,
       // and two full GCs back to back on an idle server differ by under 0.1 MiB.
       const growth = afterLoad.heapUsed - before.heapUsed;
-      assert.ok(growth < 1024 * 1024, `heap grew by ${Math.round(growth / 1024)} KiB (${before.heapUsed} -> ${afterLoad.heapUsed})`);
+      assert.ok(
+        growth < 1024 * 1024,
+        `heap grew by ${Math.round(growth / 1024)} KiB (${before.heapUsed} -> ${afterLoad.heapUsed})`,
+      );
     } finally {
       child.send('stop');
       await exited;

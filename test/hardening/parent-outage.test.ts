@@ -60,10 +60,18 @@ async function refusing(): Promise<Outage> {
 }
 
 function podCreate(uid: string): string {
-  return JSON.stringify(admissionReview({
-    uid, operation: 'CREATE', object: launcherPod(), user: CHILD_USERS.virtController,
-    group: '', version: 'v1', kind: 'Pod', resource: 'pods',
-  }));
+  return JSON.stringify(
+    admissionReview({
+      uid,
+      operation: 'CREATE',
+      object: launcherPod(),
+      user: CHILD_USERS.virtController,
+      group: '',
+      version: 'v1',
+      kind: 'Pod',
+      resource: 'pods',
+    }),
+  );
 }
 
 /**
@@ -75,17 +83,26 @@ function expectParentUnverified(uid: string, allowed: boolean, failure: string, 
   const parent = 'parent VirtualMachine "testvm" in namespace "vms"';
   return (status, body) => {
     if (status !== 200) return `HTTP ${status}: ${body.slice(0, 200)}`;
-    const response = (JSON.parse(body) as { response?: { uid?: string; allowed?: boolean; status?: { message?: string }; warnings?: string[] } }).response;
+    const response = (
+      JSON.parse(body) as {
+        response?: { uid?: string; allowed?: boolean; status?: { message?: string }; warnings?: string[] };
+      }
+    ).response;
     if (response?.uid !== uid) return `uid ${String(response?.uid)} instead of ${uid}`;
     if (response.allowed !== allowed) return `allowed: ${String(response.allowed)}, wanted ${String(allowed)}`;
     if (allowed) {
       const start = `child-parent: ${field}: ${failure}`;
-      return response.warnings?.some((w) => w.startsWith(start)) ? undefined : `no warning starting ${JSON.stringify(start)}: ${JSON.stringify(response.warnings)}`;
+      return response.warnings?.some((w) => w.startsWith(start))
+        ? undefined
+        : `no warning starting ${JSON.stringify(start)}: ${JSON.stringify(response.warnings)}`;
     }
     const message = response.status?.message ?? '';
     const prefix = `${field}: ${failure} ${parent}: `;
     const suffix = '; no owner reference was added (policy rule "virtualmachine-pods": onMissingParent deny)';
-    const ok = message.startsWith(prefix) && message.endsWith(suffix) && detail.test(message.slice(prefix.length, -suffix.length));
+    const ok =
+      message.startsWith(prefix) &&
+      message.endsWith(suffix) &&
+      detail.test(message.slice(prefix.length, -suffix.length));
     return ok ? undefined : `message ${JSON.stringify(message)}`;
   };
 }
@@ -102,42 +119,76 @@ describe('API server unreachable during parent lookups, under load', { timeout: 
     await rm(pki.dir, { recursive: true, force: true });
   });
 
-  async function serveWithPolicy(policyText: string, apiServer: string): Promise<{ server: RunningServer; context: ParentContext }> {
+  async function serveWithPolicy(
+    policyText: string,
+    apiServer: string,
+  ): Promise<{ server: RunningServer; context: ParentContext }> {
     const kubeconfig = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-    await writeFile(kubeconfig, JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'outage',
-      clusters: [{ name: 'outage', cluster: { server: apiServer, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'hookkeeper', user: { token: 'hookkeeper-token' } }],
-      contexts: [{ name: 'outage', context: { cluster: 'outage', user: 'hookkeeper' } }],
-    }));
+    await writeFile(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'outage',
+        clusters: [{ name: 'outage', cluster: { server: apiServer, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'hookkeeper', user: { token: 'hookkeeper-token' } }],
+        contexts: [{ name: 'outage', context: { cluster: 'outage', user: 'hookkeeper' } }],
+      }),
+    );
     const policyFile = join(dir, `policy-${Math.random().toString(36).slice(2)}.yaml`);
     await writeFile(policyFile, policyText);
     // The real lookup (client-node watch caches and GETs), as serve composes it.
-    const context = createParentContext({ loadKubeConfig: () => loadKubeConfig({ kubeconfig }), budgetMs: BUDGET_MS, syncGraceMs: 1000, logger: silentLogger() });
-    const server = await startServer({
-      host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', reloadIntervalMs: 60_000, shutdownGraceMs: 2000,
-      tlsCertFile: pki.certFile, tlsKeyFile: pki.keyFile, configFile: policyFile,
-      onPolicy: (p) => context.setPolicy(p), gatherContext: (input) => context.gather(input), ready: () => context.ready(),
-    }, silentLogger(), createMetrics());
+    const context = createParentContext({
+      loadKubeConfig: () => loadKubeConfig({ kubeconfig }),
+      budgetMs: BUDGET_MS,
+      syncGraceMs: 1000,
+      logger: silentLogger(),
+    });
+    const server = await startServer(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        devCertDir: '/nonexistent',
+        reloadIntervalMs: 60_000,
+        shutdownGraceMs: 2000,
+        tlsCertFile: pki.certFile,
+        tlsKeyFile: pki.keyFile,
+        configFile: policyFile,
+        onPolicy: (p) => context.setPolicy(p),
+        gatherContext: (input) => context.gather(input),
+        ready: () => context.ready(),
+      },
+      silentLogger(),
+      createMetrics(),
+    );
     return { server, context };
   }
 
   /** WORKERS keep-alive loops of REVIEWS_PER_WORKER child CREATEs each; every answer checked and timed. */
-  async function load(target: Target, check: (uid: string) => Shot['check']): Promise<{ failures: string[]; slowestMs: number; answered: number }> {
+  async function load(
+    target: Target,
+    check: (uid: string) => Shot['check'],
+  ): Promise<{ failures: string[]; slowestMs: number; answered: number }> {
     const agent = keepAliveAgent(target, WORKERS);
     const failures: string[] = [];
     let slowestMs = 0;
     let answered = 0;
-    await Promise.all(Array.from({ length: WORKERS }, async (_, w) => {
-      for (let i = 0; i < REVIEWS_PER_WORKER; i++) {
-        const uid = `outage-${w}-${i}`;
-        const started = performance.now();
-        const problem = await send(target, { path: '/validate?timeout=5s', body: podCreate(uid), check: check(uid) }, { agent });
-        slowestMs = Math.max(slowestMs, performance.now() - started);
-        answered++;
-        if (problem !== undefined) failures.push(`${uid}: ${problem}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: WORKERS }, async (_, w) => {
+        for (let i = 0; i < REVIEWS_PER_WORKER; i++) {
+          const uid = `outage-${w}-${i}`;
+          const started = performance.now();
+          const problem = await send(
+            target,
+            { path: '/validate?timeout=5s', body: podCreate(uid), check: check(uid) },
+            { agent },
+          );
+          slowestMs = Math.max(slowestMs, performance.now() - started);
+          answered++;
+          if (problem !== undefined) failures.push(`${uid}: ${problem}`);
+        }
+      }),
+    );
     agent.destroy();
     return { failures, slowestMs, answered };
   }
@@ -149,20 +200,33 @@ describe('API server unreachable during parent lookups, under load', { timeout: 
   };
 
   for (const [name, open, failure, detail] of [
-    ['accepts connections and never answers', blackHole, 'Timeout: lookup timed out for', new RegExp(`^no answer within ${BUDGET_MS} ms$`)],
+    [
+      'accepts connections and never answers',
+      blackHole,
+      'Timeout: lookup timed out for',
+      new RegExp(`^no answer within ${BUDGET_MS} ms$`),
+    ],
     ['refuses connections', refusing, 'Internal error: lookup failed for', /ECONNREFUSED/],
   ] as const) {
     test(`an API server that ${name}: onMissingParent decides every review within the budget`, async () => {
       const { deny, warn } = await policies();
       const outage = await open();
       try {
-        for (const [policy, allowed] of [[deny, false], [warn, true]] as const) {
+        for (const [policy, allowed] of [
+          [deny, false],
+          [warn, true],
+        ] as const) {
           const { server, context } = await serveWithPolicy(policy, outage.url);
           try {
-            const result = await load({ port: server.port, ca: pki.ca.certPem }, (uid) => expectParentUnverified(uid, allowed, failure, detail));
+            const result = await load({ port: server.port, ca: pki.ca.certPem }, (uid) =>
+              expectParentUnverified(uid, allowed, failure, detail),
+            );
             assert.deepEqual(result.failures, []);
             assert.equal(result.answered, WORKERS * REVIEWS_PER_WORKER);
-            assert.ok(result.slowestMs < BUDGET_MS + SLACK_MS, `slowest review took ${Math.round(result.slowestMs)} ms, budget ${BUDGET_MS} ms`);
+            assert.ok(
+              result.slowestMs < BUDGET_MS + SLACK_MS,
+              `slowest review took ${Math.round(result.slowestMs)} ms, budget ${BUDGET_MS} ms`,
+            );
           } finally {
             await server.shutdown();
             context.stop();

@@ -12,8 +12,22 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { ETCD } from '../fixtures/openshift.js';
 import { createMasterReview, removeEtcdHookReview, statusUpdateReview } from '../fixtures/hardening-machine.js';
 import {
-  allPaths, applyEdits, DECISIVE, deepFreeze, hostileJson, nested, nestedText, objectPaths, prototypeKey, unrelatedEdits, valueAt, viaWire, withValueAt,
-  WRONG_TYPES, type Json, type Path,
+  allPaths,
+  applyEdits,
+  DECISIVE,
+  deepFreeze,
+  hostileJson,
+  nested,
+  nestedText,
+  objectPaths,
+  prototypeKey,
+  unrelatedEdits,
+  valueAt,
+  viaWire,
+  withValueAt,
+  WRONG_TYPES,
+  type Json,
+  type Path,
 } from '../helpers/hardening-json.js';
 
 const WEBHOOKS: readonly Webhook[] = ['validate', 'mutate', 'review'];
@@ -33,7 +47,12 @@ function answer(webhook: Webhook, body: unknown): Answer {
   if (!parsed.ok) return { status: 400, ...(parsed.uid ? { uid: parsed.uid } : {}) };
   const out = toAdmissionReview(parsed.review.uid, handle(webhook, DEFAULT_POLICY, parsed.review.input).result);
   JSON.stringify(out); // the answer must serialise too
-  return { status: 200, uid: out.response.uid, allowed: out.response.allowed, ...(out.response.patch ? { patch: out.response.patch } : {}) };
+  return {
+    status: 200,
+    uid: out.response.uid,
+    allowed: out.response.allowed,
+    ...(out.response.patch ? { patch: out.response.patch } : {}),
+  };
 }
 
 /** The uid an answer must carry: request.uid when it is a non-empty string the API server could have sent. */
@@ -48,7 +67,8 @@ function checkAll(body: unknown): void {
     const uid = readableUid(body);
     if (uid !== undefined) assert.equal(a.uid, uid, `${webhook}: uid not echoed`);
     // A longer one is refused and never echoed: answers stay bounded.
-    else if (typeof valueAt(body, ['request', 'uid']) === 'string') assert.equal(a.uid, undefined, `${webhook}: an over-long uid echoed`);
+    else if (typeof valueAt(body, ['request', 'uid']) === 'string')
+      assert.equal(a.uid, undefined, `${webhook}: an over-long uid echoed`);
   }
 }
 
@@ -63,7 +83,12 @@ const REALISTIC = [statusUpdateReview(), removeEtcdHookReview(), createMasterRev
 
 describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
   test('arbitrary JSON bodies never throw', () => {
-    fc.assert(fc.property(hostileJson, (body) => { checkAll(viaWire(body)); }), { numRuns: 400 });
+    fc.assert(
+      fc.property(hostileJson, (body) => {
+        checkAll(viaWire(body));
+      }),
+      { numRuns: 400 },
+    );
     assertPrototypeClean();
   });
 
@@ -80,20 +105,26 @@ describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
     const review = REALISTIC[1] as Json;
     const paths = allPaths(review);
     const edit = fc.tuple(fc.integer({ min: 0, max: paths.length - 1 }), fc.option(hostileJson, { nil: undefined }));
-    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => {
-      let body: unknown = review;
-      for (const [i, value] of edits) body = withValueAt(body, paths[i] as Path, value);
-      checkAll(body);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => {
+        let body: unknown = review;
+        for (const [i, value] of edits) body = withValueAt(body, paths[i] as Path, value);
+        checkAll(body);
+      }),
+      { numRuns: 300 },
+    );
     assertPrototypeClean();
   });
 
   test('prototype-sensitive keys added to any object in the review', () => {
     const review = REALISTIC[1] as Json;
     const targets = objectPaths(review);
-    fc.assert(fc.property(fc.integer({ min: 0, max: targets.length - 1 }), prototypeKey, hostileJson, (i, key, value) => {
-      checkAll(withValueAt(review, [...(targets[i] as Path), key], value));
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: targets.length - 1 }), prototypeKey, hostileJson, (i, key, value) => {
+        checkAll(withValueAt(review, [...(targets[i] as Path), key], value));
+      }),
+      { numRuns: 400 },
+    );
     assertPrototypeClean();
   });
 
@@ -104,7 +135,10 @@ describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
       for (const path of paths.filter((_, i) => i % 7 === 0)) checkAll(withValueAt(review, path, nested(1_000, kind)));
       // The Go JSON decoder in kube-apiserver refuses more than 10,000 levels, and only fields the CRD schema leaves
       // open (providerSpec) can nest; validation reads fixed paths only. Built as text: JSON.stringify cannot go this deep.
-      const text = JSON.stringify(review).replace('"ami":{"id":"ami-0c5d3e3a9b1f2e4d6"}', `"ami":${nestedText(10_000, kind)}`);
+      const text = JSON.stringify(review).replace(
+        '"ami":{"id":"ami-0c5d3e3a9b1f2e4d6"}',
+        `"ami":${nestedText(10_000, kind)}`,
+      );
       const deep: unknown = JSON.parse(text);
       const a = answer('validate', deep);
       assert.equal(a.status, 200);
@@ -116,24 +150,33 @@ describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
 describe('what the policy denies stays denied, whatever else changes', { timeout: 120_000 }, () => {
   test('an ordinary user removing the etcd hook is denied by /validate (and by the combined review)', () => {
     const review = REALISTIC[1] as Json;
-    fc.assert(fc.property(unrelatedEdits(review, DECISIVE), (edits) => {
-      const body = applyEdits(review, edits);
-      const uid = readableUid(body);
-      for (const webhook of ['validate', 'review'] as const) {
-        const a = answer(webhook, body);
-        // Only envelope fields (request.name, options, ...) of the wrong type can make it a 400: never an allow either way.
-        if (a.status === 200) assert.equal(a.allowed, false, `${webhook} allowed it after ${JSON.stringify(edits).slice(0, 300)}`);
-        assert.equal(a.uid, uid);
-      }
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(unrelatedEdits(review, DECISIVE), (edits) => {
+        const body = applyEdits(review, edits);
+        const uid = readableUid(body);
+        for (const webhook of ['validate', 'review'] as const) {
+          const a = answer(webhook, body);
+          // Only envelope fields (request.name, options, ...) of the wrong type can make it a 400: never an allow either way.
+          if (a.status === 200)
+            assert.equal(a.allowed, false, `${webhook} allowed it after ${JSON.stringify(edits).slice(0, 300)}`);
+          assert.equal(a.uid, uid);
+        }
+      }),
+      { numRuns: 400 },
+    );
     assertPrototypeClean();
   });
 
   test('identities smuggled through prototype keys do not count: still denied', () => {
     const review = REALISTIC[1] as Json;
-    const owner = { username: 'system:serviceaccount:openshift-etcd-operator:etcd-operator', groups: ['system:masters'] };
+    const owner = {
+      username: 'system:serviceaccount:openshift-etcd-operator:etcd-operator',
+      groups: ['system:masters'],
+    };
     for (const key of ['__proto__', 'constructor', 'prototype']) {
-      const body = JSON.parse(JSON.stringify(review).replace('"userInfo":{', `"userInfo":{${JSON.stringify(key)}:${JSON.stringify(owner)},`)) as unknown;
+      const body = JSON.parse(
+        JSON.stringify(review).replace('"userInfo":{', `"userInfo":{${JSON.stringify(key)}:${JSON.stringify(owner)},`),
+      ) as unknown;
       assert.ok(Object.hasOwn(valueAt(body, ['request', 'userInfo']) as object, key));
       assert.equal(answer('validate', body).allowed, false, key);
       const noName = withValueAt(body, ['request', 'userInfo', 'username'], undefined);
@@ -145,15 +188,22 @@ describe('what the policy denies stays denied, whatever else changes', { timeout
   test('a control-plane Machine CREATE always gets the etcd hook from /mutate', () => {
     const review = REALISTIC[2] as Json;
     const decisive: Path[] = [
-      ...DECISIVE, ['request', 'namespace'],
+      ...DECISIVE,
+      ['request', 'namespace'],
       ['request', 'object', 'metadata', 'labels', 'machine.openshift.io/cluster-api-machine-role'],
     ];
-    fc.assert(fc.property(unrelatedEdits(review, decisive), (edits) => {
-      const a = answer('mutate', applyEdits(review, edits));
-      if (a.status !== 200) return;
-      assert.equal(a.allowed, true);
-      const patch = JSON.parse(Buffer.from(a.patch ?? '', 'base64').toString() || '[]') as Array<{ value?: unknown }>;
-      assert.ok(JSON.stringify(patch).includes(JSON.stringify(ETCD.name)), `no etcd hook after ${JSON.stringify(edits).slice(0, 300)}`);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(unrelatedEdits(review, decisive), (edits) => {
+        const a = answer('mutate', applyEdits(review, edits));
+        if (a.status !== 200) return;
+        assert.equal(a.allowed, true);
+        const patch = JSON.parse(Buffer.from(a.patch ?? '', 'base64').toString() || '[]') as Array<{ value?: unknown }>;
+        assert.ok(
+          JSON.stringify(patch).includes(JSON.stringify(ETCD.name)),
+          `no etcd hook after ${JSON.stringify(edits).slice(0, 300)}`,
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });

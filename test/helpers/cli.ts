@@ -8,7 +8,10 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function cli(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string; tty?: boolean } = {}): Promise<CliRun> {
+export async function cli(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string; tty?: boolean } = {},
+): Promise<CliRun> {
   const tty = options.tty === true;
   const stdin = new PassThrough();
   const stdout = Object.assign(new PassThrough(), { isTTY: tty });
@@ -18,6 +21,13 @@ export async function cli(args: string[], options: { stdin?: string; env?: Recor
   stdout.on('data', (c: Buffer) => out.push(c));
   stderr.on('data', (c: Buffer) => err.push(c));
   stdin.end(options.stdin ?? '');
-  const code = await runCli(args, { stdin, stdout, stderr, env: options.env ?? {}, cwd: options.cwd ?? process.cwd(), isTTY: tty });
+  const code = await runCli(args, {
+    stdin,
+    stdout,
+    stderr,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    isTTY: tty,
+  });
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }

@@ -6,12 +6,22 @@ import { startServer } from '../../src/server/serve.js';
 
 const [certFile, keyFile] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!certFile || !keyFile || !gc || !process.send) throw new Error('usage: node --expose-gc --import tsx hardening-gc-server.ts <cert> <key> (with an IPC channel)');
+if (!certFile || !keyFile || !gc || !process.send)
+  throw new Error('usage: node --expose-gc --import tsx hardening-gc-server.ts <cert> <key> (with an IPC channel)');
 
 const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) });
-const server = await startServer({
-  host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile: certFile, tlsKeyFile: keyFile, reloadIntervalMs: 1_000, shutdownGraceMs: 2_000,
-}, logger);
+const server = await startServer(
+  {
+    host: '127.0.0.1',
+    port: 0,
+    devCertDir: '/nonexistent',
+    tlsCertFile: certFile,
+    tlsKeyFile: keyFile,
+    reloadIntervalMs: 1_000,
+    shutdownGraceMs: 2_000,
+  },
+  logger,
+);
 
 process.on('message', (message) => {
   if (message === 'heap') {

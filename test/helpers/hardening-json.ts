@@ -6,7 +6,15 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type Path = ReadonlyArray<string | number>;
 
 /** Keys that reach the prototype chain when code indexes plain objects carelessly. */
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'] as const;
+export const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+] as const;
 
 /** The body as the server sees it: through JSON text, so own "__proto__" keys survive as they would on the wire. */
 export function viaWire<T>(value: T): T {
@@ -71,7 +79,9 @@ export function isWithin(path: Path, prefix: Path): boolean {
 
 /** JSON text of arrays or objects nested `depth` levels deep. */
 export function nestedText(depth: number, kind: 'array' | 'object'): string {
-  return kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /** Nested arrays or objects `depth` levels deep, as JSON text can carry them. */
@@ -89,14 +99,40 @@ export function hostileObject(values: readonly Json[]): Json {
  * Values of every JSON type and then some: what a field of the wrong type may hold. The last is an object whose
  * own "toString" and "valueOf" are not functions: String(it) and `${it}` throw.
  */
-export const WRONG_TYPES: readonly Json[] = [null, true, false, 0, -1.5, 1e308, '', 'x', [], [null], {}, { a: [] }, [[[]]], 'x'.repeat(10_000), hostileObject([[]])];
+export const WRONG_TYPES: readonly Json[] = [
+  null,
+  true,
+  false,
+  0,
+  -1.5,
+  1e308,
+  '',
+  'x',
+  [],
+  [null],
+  {},
+  { a: [] },
+  [[[]]],
+  'x'.repeat(10_000),
+  hostileObject([[]]),
+];
 
 /** Arbitrary JSON, with prototype-sensitive keys, very long strings and deep nesting mixed in. */
 export const hostileJson: fc.Arbitrary<Json> = fc.oneof(
   { weight: 6, arbitrary: fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json> },
-  { weight: 1, arbitrary: fc.array(fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, { minLength: 1, maxLength: 3 }).map(hostileObject) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, { minLength: 1, maxLength: 3 })
+      .map(hostileObject),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 200_000 }).map((n) => 'a'.repeat(n)) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 50, max: 1_000 }), fc.constantFrom('array' as const, 'object' as const)).map(([d, k]) => nested(d, k)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 50, max: 1_000 }), fc.constantFrom('array' as const, 'object' as const))
+      .map(([d, k]) => nested(d, k)),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...WRONG_TYPES) },
 );
 
@@ -104,9 +140,14 @@ export const prototypeKey: fc.Arbitrary<string> = fc.constantFrom(...PROTOTYPE_K
 
 /** Paths whose change may legitimately change a hook-removal decision; anything else must leave it as it was. */
 export const DECISIVE: readonly Path[] = [
-  ['apiVersion'], ['kind'],
-  ['request', 'uid'], ['request', 'kind'], ['request', 'operation'], ['request', 'userInfo'],
-  ['request', 'object', 'spec', 'lifecycleHooks'], ['request', 'oldObject', 'spec', 'lifecycleHooks'],
+  ['apiVersion'],
+  ['kind'],
+  ['request', 'uid'],
+  ['request', 'kind'],
+  ['request', 'operation'],
+  ['request', 'userInfo'],
+  ['request', 'object', 'spec', 'lifecycleHooks'],
+  ['request', 'oldObject', 'spec', 'lifecycleHooks'],
 ];
 
 /** Replace (or, with undefined, remove) the value at a path, or add a key to the object at a path. */
@@ -117,13 +158,18 @@ export function unrelatedEdits(review: Json, decisive: readonly Path[]): fc.Arbi
   const paths = allPaths(review).filter((p) => !decisive.some((d) => isWithin(p, d) || isWithin(d, p)));
   const objects = objectPaths(review).filter((p) => p.length > 0 && !decisive.some((d) => isWithin(p, d)));
   const replace = fc.record({ path: fc.constantFrom(...paths), value: fc.option(hostileJson, { nil: undefined }) });
-  const add = fc.record({ add: fc.constantFrom(...objects), key: fc.oneof(prototypeKey, fc.string({ maxLength: 20 })), value: hostileJson });
+  const add = fc.record({
+    add: fc.constantFrom(...objects),
+    key: fc.oneof(prototypeKey, fc.string({ maxLength: 20 })),
+    value: hostileJson,
+  });
   return fc.array(fc.oneof(replace, add), { minLength: 1, maxLength: 6 });
 }
 
 export function applyEdits(review: Json, edits: readonly Edit[]): unknown {
   let body: unknown = review;
-  for (const e of edits) body = 'add' in e ? withValueAt(body, [...e.add, e.key], e.value) : withValueAt(body, e.path, e.value);
+  for (const e of edits)
+    body = 'add' in e ? withValueAt(body, [...e.add, e.key], e.value) : withValueAt(body, e.path, e.value);
   return body;
 }
 

@@ -29,17 +29,27 @@ export interface SendOptions {
 
 export function send(target: Target, shot: Shot, options: SendOptions): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const req = request({
-      host: '127.0.0.1', port: target.port, path: shot.path, method: 'POST', ca: target.ca, agent: options.agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(shot.body) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (err) => resolve(`response: ${err.message}`));
-      // 'aborted' then 'close' without 'end': the server cut the response short.
-      res.on('close', () => { if (!res.complete) resolve('response cut short'); });
-      res.on('end', () => resolve(shot.check(res.statusCode ?? 0, Buffer.concat(chunks).toString())));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: shot.path,
+        method: 'POST',
+        ca: target.ca,
+        agent: options.agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(shot.body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => resolve(`response: ${err.message}`));
+        // 'aborted' then 'close' without 'end': the server cut the response short.
+        res.on('close', () => {
+          if (!res.complete) resolve('response cut short');
+        });
+        res.on('end', () => resolve(shot.check(res.statusCode ?? 0, Buffer.concat(chunks).toString())));
+      },
+    );
     req.on('error', (err) => resolve(`request: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
     req.end(shot.body, () => options.onSent?.());
   });
@@ -61,11 +71,19 @@ export interface ClosedLoop {
  * Keeps `workers` requests in flight until stop(), or until `maxMs` have passed: a test that fails before it
  * calls stop() must not leave the loop (and so the test process) running.
  */
-export function closedLoop(target: Target, shots: readonly Shot[], workers: number, agent: Agent | false, maxMs = 60_000): ClosedLoop {
+export function closedLoop(
+  target: Target,
+  shots: readonly Shot[],
+  workers: number,
+  agent: Agent | false,
+  maxMs = 60_000,
+): ClosedLoop {
   const summary: Summary = { sent: 0, ok: 0, failures: [] };
   let running = true;
   let next = 0;
-  const deadline = setTimeout(() => { running = false; }, maxMs);
+  const deadline = setTimeout(() => {
+    running = false;
+  }, maxMs);
   deadline.unref();
   const loops = Array.from({ length: workers }, async () => {
     while (running) {
@@ -88,7 +106,13 @@ export function closedLoop(target: Target, shots: readonly Shot[], workers: numb
 }
 
 /** Sends `rate` requests per second for `seconds`, paced in 10 ms ticks, and waits for every answer. */
-export async function fixedRate(target: Target, shots: readonly Shot[], rate: number, seconds: number, agent: Agent): Promise<Summary> {
+export async function fixedRate(
+  target: Target,
+  shots: readonly Shot[],
+  rate: number,
+  seconds: number,
+  agent: Agent,
+): Promise<Summary> {
   const summary: Summary = { sent: 0, ok: 0, failures: [] };
   const pending: Array<Promise<void>> = [];
   const total = Math.round(rate * seconds);
@@ -99,10 +123,12 @@ export async function fixedRate(target: Target, shots: readonly Shot[], rate: nu
     while (summary.sent < due) {
       const shot = shots[summary.sent % shots.length] as Shot;
       summary.sent++;
-      pending.push(send(target, shot, { agent }).then((problem) => {
-        if (problem === undefined) summary.ok++;
-        else summary.failures.push(`${shot.path}: ${problem}`);
-      }));
+      pending.push(
+        send(target, shot, { agent }).then((problem) => {
+          if (problem === undefined) summary.ok++;
+          else summary.failures.push(`${shot.path}: ${problem}`);
+        }),
+      );
     }
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -129,8 +155,20 @@ export function expectDecision(uid: string, decision: 'allowed' | 'denied' | 'pa
 /** The realistic traffic mix: a status update (allowed), a hook removal by an ordinary user (denied), a control-plane CREATE (patched). */
 export function realisticShots(prefix: string): Shot[] {
   return [
-    { path: '/validate?timeout=10s', body: JSON.stringify(statusUpdateReview(`${prefix}-update`)), check: expectDecision(`${prefix}-update`, 'allowed') },
-    { path: '/validate?timeout=10s', body: JSON.stringify(removeEtcdHookReview(`${prefix}-remove`)), check: expectDecision(`${prefix}-remove`, 'denied') },
-    { path: '/mutate?timeout=10s', body: JSON.stringify(createMasterReview(`${prefix}-create`)), check: expectDecision(`${prefix}-create`, 'patched') },
+    {
+      path: '/validate?timeout=10s',
+      body: JSON.stringify(statusUpdateReview(`${prefix}-update`)),
+      check: expectDecision(`${prefix}-update`, 'allowed'),
+    },
+    {
+      path: '/validate?timeout=10s',
+      body: JSON.stringify(removeEtcdHookReview(`${prefix}-remove`)),
+      check: expectDecision(`${prefix}-remove`, 'denied'),
+    },
+    {
+      path: '/mutate?timeout=10s',
+      body: JSON.stringify(createMasterReview(`${prefix}-create`)),
+      check: expectDecision(`${prefix}-create`, 'patched'),
+    },
   ];
 }

@@ -18,11 +18,16 @@ export async function spawnServe(args: readonly string[]): Promise<ServeProcess>
   const env = { ...process.env };
   delete env['HOOKKEEPER_LOG_LEVEL'];
   delete env['HOOKKEEPER_CONFIG'];
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', ...args],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', ...args],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const lines: Array<Record<string, unknown>> = [];
   let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -36,7 +41,9 @@ export async function spawnServe(args: readonly string[]): Promise<ServeProcess>
         lines.push({ raw: line });
       }
     });
-    void exit.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before serving: ${stderr}`)));
+    void exit.then(({ code, signal }) =>
+      reject(new Error(`serve exited (${code ?? signal}) before serving: ${stderr}`)),
+    );
   });
   return { child, port, lines, exit };
 }

@@ -40,9 +40,28 @@ export function runHelm(helm: string, args: readonly string[]): HelmResult {
 }
 
 /** Every document `helm template RELEASE CHART --namespace NS ARGS...` renders, in output order; throws with helm's stderr. */
-export function helmTemplate<T = unknown>(helm: string, chart: string, options: { release?: string; namespace?: string; args?: readonly string[] } = {}): T[] {
-  const out = execFileSync(helm, ['template', options.release ?? 'hookkeeper', chart, '--namespace', options.namespace ?? 'hookkeeper', ...(options.args ?? [])], {
-    encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024,
-  });
-  return parseAllDocuments(out).map((d) => d.toJS() as T).filter((d) => d !== null);
+export function helmTemplate<T = unknown>(
+  helm: string,
+  chart: string,
+  options: { release?: string; namespace?: string; args?: readonly string[] } = {},
+): T[] {
+  const out = execFileSync(
+    helm,
+    [
+      'template',
+      options.release ?? 'hookkeeper',
+      chart,
+      '--namespace',
+      options.namespace ?? 'hookkeeper',
+      ...(options.args ?? []),
+    ],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as T)
+    .filter((d) => d !== null);
 }

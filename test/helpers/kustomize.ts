@@ -10,7 +10,9 @@ export function findKustomize(env: NodeJS.ProcessEnv = process.env): string[] | 
     ['kustomize', 'build'],
     ['kubectl', 'kustomize'],
   ];
-  return candidates.find(([cmd, sub]) => spawnSync(cmd ?? '', [sub ?? '', '--help'], { encoding: 'utf8' }).status === 0);
+  return candidates.find(
+    ([cmd, sub]) => spawnSync(cmd ?? '', [sub ?? '', '--help'], { encoding: 'utf8' }).status === 0,
+  );
 }
 
 export const NO_KUSTOMIZE = 'no kustomize (set KUSTOMIZE=/path/to/kustomize to run)';

@@ -10,7 +10,10 @@ import type { CertKeyPem } from '../../src/certs/pki.js';
 export class MountedPair {
   private version = 0;
 
-  constructor(private readonly certFile: string, private readonly keyFile: string) {}
+  constructor(
+    private readonly certFile: string,
+    private readonly keyFile: string,
+  ) {}
 
   private get dir(): string {
     return dirname(this.certFile);
@@ -18,7 +21,10 @@ export class MountedPair {
 
   /** Turns the plain files hookkeeper was started with into the kubelet layout, content unchanged (no reload). */
   async adopt(): Promise<void> {
-    await this.publish({ certPem: await readFile(this.certFile, 'utf8'), keyPem: await readFile(this.keyFile, 'utf8') });
+    await this.publish({
+      certPem: await readFile(this.certFile, 'utf8'),
+      keyPem: await readFile(this.keyFile, 'utf8'),
+    });
     for (const file of [this.certFile, this.keyFile]) {
       await symlink(join('..data', basename(file)), `${file}.link`);
       await rename(`${file}.link`, file);
@@ -34,4 +40,3 @@ export class MountedPair {
     await rename(join(this.dir, '..data_tmp'), join(this.dir, '..data'));
   }
 }
-

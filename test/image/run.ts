@@ -8,7 +8,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnManaged } from '../e2e/harness/processes.js';
 import type { ImageConfig } from './oci.js';
 
-export interface Volume { hostPath: string; mountPath: string; readOnly: boolean }
+export interface Volume {
+  hostPath: string;
+  mountPath: string;
+  readOnly: boolean;
+}
 
 export interface Container {
   /** Host PID of the container's first process (PID 1 inside). */
@@ -49,48 +53,91 @@ export function imageUser(config: ImageConfig, rootfs: string): { uid: number; g
   if (!m?.[1]) throw new Error(`image user ${JSON.stringify(config.User)} is not numeric`);
   const uid = Number(m[1]);
   if (m[2] !== undefined) return { uid, gid: Number(m[2]) };
-  const line = readFileSync(join(rootfs, 'etc/passwd'), 'utf8').split('\n').find((l) => l.split(':')[2] === m[1]);
+  const line = readFileSync(join(rootfs, 'etc/passwd'), 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[2] === m[1]);
   return { uid, gid: Number(line?.split(':')[3] ?? uid) };
 }
 
 /** Tools the runner needs, and root; the missing ones, named. */
 export function missingTools(): string[] {
-  const missing = ['unshare', 'setpriv', 'nsenter', 'mount', 'ip', 'curl', 'tar']
-    .filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+  const missing = ['unshare', 'setpriv', 'nsenter', 'mount', 'ip', 'curl', 'tar'].filter(
+    (t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0,
+  );
   if (process.getuid?.() !== 0) missing.push('root');
   return missing;
 }
 
-export async function startContainer(opts: { rootfs: string; config: ImageConfig; argv: string[]; volumes: Volume[]; logFile: string }): Promise<Container> {
+export async function startContainer(opts: {
+  rootfs: string;
+  config: ImageConfig;
+  argv: string[];
+  volumes: Volume[];
+  logFile: string;
+}): Promise<Container> {
   const { uid, gid } = imageUser(opts.config, opts.rootfs);
   // The runtime creates mount points, as containerd does for volumes; the root is still writable at this point.
-  for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))]) mkdirSync(join(opts.rootfs, dir), { recursive: true });
+  for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))])
+    mkdirSync(join(opts.rootfs, dir), { recursive: true });
   const env = opts.config.Env ?? [];
   // The e2e harness's process management: its own process group (the container's processes stay in it through
   // unshare, chroot and the change of user), killed at exit or by the reaper if the test process dies.
   const logFile = opts.logFile;
-  const managed = spawnManaged('container', 'unshare', ['--mount', '--net', '--pid', '--fork', '--kill-child', '--', 'bash', '-c', SETUP, 'setup',
-    opts.rootfs, opts.config.WorkingDir || '/', String(uid), String(gid), String(env.length), ...env, ...opts.argv], {
-    logFile,
-    env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HK_VOLUMES: opts.volumes.map((v) => `${v.hostPath}\t${v.mountPath}\t${v.readOnly ? 'ro' : 'rw'}`).join('\n') },
-  });
+  const managed = spawnManaged(
+    'container',
+    'unshare',
+    [
+      '--mount',
+      '--net',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--',
+      'bash',
+      '-c',
+      SETUP,
+      'setup',
+      opts.rootfs,
+      opts.config.WorkingDir || '/',
+      String(uid),
+      String(gid),
+      String(env.length),
+      ...env,
+      ...opts.argv,
+    ],
+    {
+      logFile,
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        HK_VOLUMES: opts.volumes.map((v) => `${v.hostPath}\t${v.mountPath}\t${v.readOnly ? 'ro' : 'rw'}`).join('\n'),
+      },
+    },
+  );
   const output = (): string => readFileSync(logFile, 'utf8');
   const exited = managed.exited.then((e) => e.code);
   let done = false;
-  void exited.then(() => { done = true; });
+  void exited.then(() => {
+    done = true;
+  });
   const outer = managed.pid;
   const entrypoint = join(opts.rootfs, opts.argv[0] ?? '');
   // The container's first process is unshare's only child; it is ours once it has exec'd the entrypoint.
   let pid: number | undefined;
   for (let i = 0; i < 200 && !done && pid === undefined; i++) {
     const children = (() => {
-      try { return readFileSync(`/proc/${outer}/task/${outer}/children`, 'utf8').trim(); } catch { return ''; }
+      try {
+        return readFileSync(`/proc/${outer}/task/${outer}/children`, 'utf8').trim();
+      } catch {
+        return '';
+      }
     })();
     const candidate = Number(children.split(' ')[0]);
     if (candidate > 0) {
       try {
         if (readlinkSync(`/proc/${candidate}/exe`) === entrypoint) pid = candidate;
-      } catch { /* exec in progress */ }
+      } catch {
+        /* exec in progress */
+      }
     }
     if (pid === undefined) await sleep(50);
   }
@@ -108,12 +155,30 @@ export async function startContainer(opts: { rootfs: string; config: ImageConfig
       // A service name resolves to the container's loopback, as cluster DNS resolves it to the pod.
       const { hostname, port } = new URL(url);
       const resolve = /^[\d.]+$/.test(hostname) ? [] : ['--resolve', `${hostname}:${port}:127.0.0.1`];
-      const out = execFileSync('nsenter', [`--net=${netns}`, '--', 'curl', '-sS', '--max-time', '5', '--cacert', caFile, ...resolve,
-        ...(jsonFile ? ['-H', 'Content-Type: application/json', '--data-binary', `@${jsonFile}`] : []),
-        '-w', '\n%{http_code}', url], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = execFileSync(
+        'nsenter',
+        [
+          `--net=${netns}`,
+          '--',
+          'curl',
+          '-sS',
+          '--max-time',
+          '5',
+          '--cacert',
+          caFile,
+          ...resolve,
+          ...(jsonFile ? ['-H', 'Content-Type: application/json', '--data-binary', `@${jsonFile}`] : []),
+          '-w',
+          '\n%{http_code}',
+          url,
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       const cut = out.lastIndexOf('\n');
       return [Number(out.slice(cut + 1)), out.slice(0, cut)];
     },
-    kill: async () => { await managed.stop(0); },
+    kill: async () => {
+      await managed.stop(0);
+    },
   };
 }

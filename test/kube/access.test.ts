@@ -18,7 +18,12 @@ import { useFakeApiServer } from '../audit/fake-apiserver.js';
 import { machine } from '../fixtures/openshift.js';
 import { makePki, type TestPki } from '../helpers/tls.js';
 
-const MACHINES: ResourceRef = { group: 'machine.openshift.io', version: 'v1beta1', plural: 'machines', namespaced: true };
+const MACHINES: ResourceRef = {
+  group: 'machine.openshift.io',
+  version: 'v1beta1',
+  plural: 'machines',
+  namespaced: true,
+};
 
 interface Kubeconfig {
   cluster: Record<string, unknown>;
@@ -29,15 +34,24 @@ interface Kubeconfig {
 
 function kubeconfigText(k: Kubeconfig): string {
   return JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': k.currentContext ?? 'main',
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': k.currentContext ?? 'main',
     clusters: [{ name: 'c', cluster: k.cluster }],
     users: [{ name: 'u', user: k.user }],
-    contexts: [{ name: 'main', context: { cluster: 'c', user: 'u', namespace: 'ignored' } }, ...(k.extraContexts ?? [])],
+    contexts: [
+      { name: 'main', context: { cluster: 'c', user: 'u', namespace: 'ignored' } },
+      ...(k.extraContexts ?? []),
+    ],
   });
 }
 
-const usageError = (message: string | RegExp) => (err: unknown): boolean =>
-  err instanceof AppError && err.code === 'USAGE' && (typeof message === 'string' ? err.message === message : message.test(err.message));
+const usageError =
+  (message: string | RegExp) =>
+  (err: unknown): boolean =>
+    err instanceof AppError &&
+    err.code === 'USAGE' &&
+    (typeof message === 'string' ? err.message === message : message.test(err.message));
 
 describe('connect: kubeconfigs read without client-node', () => {
   const fake = useFakeApiServer('hookkeeper-access-');
@@ -54,7 +68,10 @@ describe('connect: kubeconfigs read without client-node', () => {
     assert.equal(access.server, fake.api.url);
     assert.deepEqual([access.proxied, access.compress], [false, true]);
     // client-node's applyToHTTPSOptions always makes an agent; this reader never does.
-    assert.deepEqual(await access.requestOptions(), { rejectUnauthorized: false, headers: { Authorization: 'Bearer audit-token' } });
+    assert.deepEqual(await access.requestOptions(), {
+      rejectUnauthorized: false,
+      headers: { Authorization: 'Bearer audit-token' },
+    });
     let n = 0;
     for await (const page of createLister(access).list(MACHINES)) n += page.length;
     assert.equal(n, 2);
@@ -62,7 +79,10 @@ describe('connect: kubeconfigs read without client-node', () => {
     assert.deepEqual([await exists('ns', 'sa'), await exists('ns', 'gone')], [true, false]);
     assert.deepEqual(new Set(fake.api.authorizations), new Set(['Bearer audit-token']));
     fake.api.refuse = { code: 403, message: 'serviceaccounts "x" is forbidden' };
-    await assert.rejects(exists('ns', 'x'), /cannot read service account ns\/x: forbidden \(403\): serviceaccounts "x" is forbidden/);
+    await assert.rejects(
+      exists('ns', 'x'),
+      /cannot read service account ns\/x: forbidden \(403\): serviceaccounts "x" is forbidden/,
+    );
   });
 
   test('certificate files relative to the kubeconfig or inline data, tls-server-name, disable-compression', async () => {
@@ -71,15 +91,32 @@ describe('connect: kubeconfigs read without client-node', () => {
     await writeFile(join(sub, 'pki', 'ca.crt'), 'CA PEM');
     await writeFile(join(sub, 'pki', 'client.key'), 'KEY PEM');
     const file = join(sub, 'config');
-    await writeFile(file, kubeconfigText({
-      cluster: { server: 'https://api.example:6443/', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'api.internal', 'disable-compression': true },
-      user: { 'client-certificate-data': Buffer.from('CERT PEM').toString('base64'), 'client-key': 'pki/client.key' },
-    }));
+    await writeFile(
+      file,
+      kubeconfigText({
+        cluster: {
+          server: 'https://api.example:6443/',
+          'certificate-authority': 'pki/ca.crt',
+          'tls-server-name': 'api.internal',
+          'disable-compression': true,
+        },
+        user: { 'client-certificate-data': Buffer.from('CERT PEM').toString('base64'), 'client-key': 'pki/client.key' },
+      }),
+    );
     const access = await connect({ kubeconfig: file, env: {} });
     assert.deepEqual([access.server, access.compress], ['https://api.example:6443', false]);
     const options = await access.requestOptions();
-    assert.deepEqual([String(options.ca), String(options.cert), String(options.key as string | Buffer), options.servername, options.rejectUnauthorized, options.headers],
-      ['CA PEM', 'CERT PEM', 'KEY PEM', 'api.internal', undefined, {}]);
+    assert.deepEqual(
+      [
+        String(options.ca),
+        String(options.cert),
+        String(options.key as string | Buffer),
+        options.servername,
+        options.rejectUnauthorized,
+        options.headers,
+      ],
+      ['CA PEM', 'CERT PEM', 'KEY PEM', 'api.internal', undefined, {}],
+    );
   });
 
   test('a token file is read for every request: projected tokens rotate', async () => {
@@ -93,7 +130,7 @@ describe('connect: kubeconfigs read without client-node', () => {
     assert.deepEqual((await access.requestOptions()).headers, { Authorization: 'Bearer second' });
   });
 
-  test('--context and bad files: the same usage errors, word for word, as client-node\'s loader', async () => {
+  test("--context and bad files: the same usage errors, word for word, as client-node's loader", async () => {
     assert.equal((await connect({ kubeconfig: fake.kubeconfig, context: 'fake', env: {} })).server, fake.api.url);
     const broken = join(dir, 'broken');
     await writeFile(broken, 'clusters: [unclosed');
@@ -115,7 +152,7 @@ describe('connect: kubeconfigs read without client-node', () => {
     await assert.rejects(connect({ kubeconfig: broken, env: {} }), usageError(/^cannot load kubeconfig .*broken: /));
   });
 
-  test('kubectl\'s defaults: $KUBECONFIG when it names one file, else $HOME/.kube/config', async () => {
+  test("kubectl's defaults: $KUBECONFIG when it names one file, else $HOME/.kube/config", async () => {
     assert.equal((await connect({ env: { KUBECONFIG: fake.kubeconfig, HOME: '/nonexistent' } })).server, fake.api.url);
     const home = join(dir, 'home');
     await mkdir(join(home, '.kube'), { recursive: true });
@@ -132,19 +169,39 @@ describe('connect: everything else through client-node', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   test('an exec plugin runs as client-node runs it', async () => {
-    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-exec' } });
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'from-exec' },
+    });
     const file = join(dir, 'exec');
-    await writeFile(file, kubeconfigText({
-      cluster: { server: 'https://api.example:6443' },
-      user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `echo '${credential}'`], interactiveMode: 'Never' } },
-    }));
+    await writeFile(
+      file,
+      kubeconfigText({
+        cluster: { server: 'https://api.example:6443' },
+        user: {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: 'sh',
+            args: ['-c', `echo '${credential}'`],
+            interactiveMode: 'Never',
+          },
+        },
+      }),
+    );
     const access = await connect({ kubeconfig: file, env: {} });
     assert.deepEqual((await access.requestOptions()).headers, { Authorization: 'Bearer from-exec' });
   });
 
-  test('a proxy-url: the proxy\'s agent is used as it is', async () => {
+  test("a proxy-url: the proxy's agent is used as it is", async () => {
     const file = join(dir, 'proxy');
-    await writeFile(file, kubeconfigText({ cluster: { server: 'https://api.example:6443', 'proxy-url': 'http://proxy.example:3128' }, user: { token: 't' } }));
+    await writeFile(
+      file,
+      kubeconfigText({
+        cluster: { server: 'https://api.example:6443', 'proxy-url': 'http://proxy.example:3128' },
+        user: { token: 't' },
+      }),
+    );
     const access = await connect({ kubeconfig: file, env: {} });
     assert.equal(access.proxied, true);
     assert.ok((await access.requestOptions()).agent);
@@ -153,13 +210,32 @@ describe('connect: everything else through client-node', () => {
   test('$KUBECONFIG naming several files: merged as kubectl merges them', async () => {
     const first = join(dir, 'first');
     const second = join(dir, 'second');
-    await writeFile(first, JSON.stringify({ apiVersion: 'v1', kind: 'Config', 'current-context': 'main', contexts: [{ name: 'main', context: { cluster: 'c', user: 'u' } }] }));
-    await writeFile(second, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://merged.example:6443' } }], users: [{ name: 'u', user: { token: 't' } }] }));
+    await writeFile(
+      first,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'main',
+        contexts: [{ name: 'main', context: { cluster: 'c', user: 'u' } }],
+      }),
+    );
+    await writeFile(
+      second,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: 'https://merged.example:6443' } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+      }),
+    );
     // client-node reads the environment itself.
     const saved = process.env['KUBECONFIG'];
     process.env['KUBECONFIG'] = `${first}:${second}`;
     try {
-      assert.equal((await connect({ env: { KUBECONFIG: `${first}:${second}` } })).server, 'https://merged.example:6443');
+      assert.equal(
+        (await connect({ env: { KUBECONFIG: `${first}:${second}` } })).server,
+        'https://merged.example:6443',
+      );
     } finally {
       if (saved === undefined) delete process.env['KUBECONFIG'];
       else process.env['KUBECONFIG'] = saved;
@@ -174,15 +250,33 @@ describe('connect: a real TLS round trip', () => {
   const seen: Array<{ authorization: string | undefined; clientCert: boolean; socket: unknown }> = [];
   before(async () => {
     pki = await makePki();
-    server = createServer({ cert: await readFile(pki.certFile), key: await readFile(pki.keyFile), requestCert: true, rejectUnauthorized: false }, (req, res) => {
-      const socket = req.socket as TLSSocket;
-      seen.push({ authorization: req.headers.authorization, clientCert: Object.keys(socket.getPeerCertificate()).length > 0, socket });
-      const url = new URL(req.url ?? '/', 'https://x');
-      const offset = Number(url.searchParams.get('continue') ?? '0');
-      const next = offset + 1 < 3 ? String(offset + 1) : undefined;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'MachineList', metadata: next ? { continue: next } : {}, items: [machine({ name: `m-${offset}` })] }));
-    });
+    server = createServer(
+      {
+        cert: await readFile(pki.certFile),
+        key: await readFile(pki.keyFile),
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
+      (req, res) => {
+        const socket = req.socket as TLSSocket;
+        seen.push({
+          authorization: req.headers.authorization,
+          clientCert: Object.keys(socket.getPeerCertificate()).length > 0,
+          socket,
+        });
+        const url = new URL(req.url ?? '/', 'https://x');
+        const offset = Number(url.searchParams.get('continue') ?? '0');
+        const next = offset + 1 < 3 ? String(offset + 1) : undefined;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'MachineList',
+            metadata: next ? { continue: next } : {},
+            items: [machine({ name: `m-${offset}` })],
+          }),
+        );
+      },
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });
@@ -194,23 +288,49 @@ describe('connect: a real TLS round trip', () => {
 
   test('the CA verifies the server, the client certificate is presented, one connection serves every page', async () => {
     const file = join(pki.dir, 'kubeconfig');
-    await writeFile(file, kubeconfigText({
-      cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority': 'ca.crt' },
-      user: { 'client-certificate': 'tls.crt', 'client-key': 'tls.key', token: 'tls-token' },
-    }));
+    await writeFile(
+      file,
+      kubeconfigText({
+        cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority': 'ca.crt' },
+        user: { 'client-certificate': 'tls.crt', 'client-key': 'tls.key', token: 'tls-token' },
+      }),
+    );
     const names: string[] = [];
-    for await (const page of createLister(await connect({ kubeconfig: file, env: {} }), { pageSize: 1 }).list(MACHINES)) {
+    for await (const page of createLister(await connect({ kubeconfig: file, env: {} }), { pageSize: 1 }).list(
+      MACHINES,
+    )) {
       names.push(...page.map((m) => (m['metadata'] as { name: string }).name));
     }
     assert.deepEqual(names, ['m-0', 'm-1', 'm-2']);
-    assert.deepEqual(seen.map((s) => [s.authorization, s.clientCert]), [['Bearer tls-token', true], ['Bearer tls-token', true], ['Bearer tls-token', true]]);
+    assert.deepEqual(
+      seen.map((s) => [s.authorization, s.clientCert]),
+      [
+        ['Bearer tls-token', true],
+        ['Bearer tls-token', true],
+        ['Bearer tls-token', true],
+      ],
+    );
     assert.equal(new Set(seen.map((s) => s.socket)).size, 1);
     // And a server the CA did not sign is refused.
     const other = await makePki('another-ca');
     try {
-      await writeFile(file, kubeconfigText({ cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority': other.caFile }, user: { token: 't' } }));
+      await writeFile(
+        file,
+        kubeconfigText({
+          cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority': other.caFile },
+          user: { token: 't' },
+        }),
+      );
       const pages = createLister(await connect({ kubeconfig: file, env: {} })).list(MACHINES);
-      await assert.rejects(async () => { for await (const p of pages) assert.ok(p); }, (err: unknown) => err instanceof AppError && err.code === 'CLUSTER' && /cannot reach the API server at .*: .*(certificate|self.signed)/i.test(err.message));
+      await assert.rejects(
+        async () => {
+          for await (const p of pages) assert.ok(p);
+        },
+        (err: unknown) =>
+          err instanceof AppError &&
+          err.code === 'CLUSTER' &&
+          /cannot reach the API server at .*: .*(certificate|self.signed)/i.test(err.message),
+      );
     } finally {
       await rm(other.dir, { recursive: true, force: true });
     }

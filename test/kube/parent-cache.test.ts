@@ -10,9 +10,17 @@ import { createParentLookup, type ParentLookup } from '../../src/kube/parents.js
 import { silentLogger } from '../../src/log.js';
 
 const KIND = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', resource: 'virtualmachines', namespaced: true };
-const req = (name: string): ParentRequest => ({ ...KIND, key: `kubevirt.io/v1/VirtualMachine/vms/${name}`, namespace: 'vms', name });
+const req = (name: string): ParentRequest => ({
+  ...KIND,
+  key: `kubevirt.io/v1/VirtualMachine/vms/${name}`,
+  namespace: 'vms',
+  name,
+});
 const vm = (name: string, uid: string, resourceVersion: string) => ({
-  apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name, namespace: 'vms', uid, resourceVersion }, spec: { runStrategy: 'Halted' },
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'VirtualMachine',
+  metadata: { name, namespace: 'vms', uid, resourceVersion },
+  spec: { runStrategy: 'Halted' },
 });
 
 describe('watch-backed parent cache against a fake API server', () => {
@@ -44,24 +52,40 @@ describe('watch-backed parent cache against a fake API server', () => {
           res.writeHead(500).end(JSON.stringify({ kind: 'Status', message: 'etcdserver: leader changed' }));
           return;
         }
-        res.end(JSON.stringify({ kind: 'VirtualMachineList', apiVersion: 'kubevirt.io/v1', metadata: { resourceVersion: '100' }, items: [vm('testvm', 'uid-testvm', '90')] }));
+        res.end(
+          JSON.stringify({
+            kind: 'VirtualMachineList',
+            apiVersion: 'kubevirt.io/v1',
+            metadata: { resourceVersion: '100' },
+            items: [vm('testvm', 'uid-testvm', '90')],
+          }),
+        );
         return;
       }
       if (url.pathname === '/apis/kubevirt.io/v1/namespaces/vms/virtualmachines/stuck') {
         // An API server that accepted the request and never answers (etcd trouble): the lookup must give up.
-        request.on('close', () => { hungUpOn = true; });
+        request.on('close', () => {
+          hungUpOn = true;
+        });
         return;
       }
       if (url.pathname === '/apis/kubevirt.io/v1/namespaces/vms/virtualmachines/fresh') {
         res.end(JSON.stringify(vm('fresh', 'uid-fresh', '120')));
         return;
       }
-      res.writeHead(404).end(JSON.stringify({ kind: 'Status', message: `virtualmachines.kubevirt.io "${url.pathname.split('/').pop()}" not found` }));
+      res.writeHead(404).end(
+        JSON.stringify({
+          kind: 'Status',
+          message: `virtualmachines.kubevirt.io "${url.pathname.split('/').pop()}" not found`,
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'fake', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      clusters: [
+        { name: 'fake', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+      ],
       users: [{ name: 'hookkeeper', token: 'sa-token' }],
       contexts: [{ name: 'fake', cluster: 'fake', user: 'hookkeeper' }],
       currentContext: 'fake',
@@ -80,7 +104,7 @@ describe('watch-backed parent cache against a fake API server', () => {
     assert.ok(check(), `timed out waiting for ${what}`);
   }
 
-  test('the cache syncs after a failed first list, and watches from the list\'s resourceVersion', async () => {
+  test("the cache syncs after a failed first list, and watches from the list's resourceVersion", async () => {
     await until('sync', () => lookup.synced());
     await until('watch', () => watchStream !== undefined);
     assert.ok(lists >= 2);
@@ -93,7 +117,10 @@ describe('watch-backed parent cache against a fake API server', () => {
     const facts = await lookup.lookup([req('testvm'), req('nothere')]);
     assert.deepEqual(facts[req('testvm').key], { found: true, uid: 'uid-testvm', deleting: false, namespaced: true });
     assert.deepEqual(facts[req('nothere').key], {
-      found: false, reason: 'NotFound', message: 'GET /apis/kubevirt.io/v1/namespaces/vms/virtualmachines/nothere: HTTP 404: virtualmachines.kubevirt.io "nothere" not found',
+      found: false,
+      reason: 'NotFound',
+      message:
+        'GET /apis/kubevirt.io/v1/namespaces/vms/virtualmachines/nothere: HTTP 404: virtualmachines.kubevirt.io "nothere" not found',
     });
     assert.deepEqual(seen, ['/apis/kubevirt.io/v1/namespaces/vms/virtualmachines/nothere']);
   });

@@ -9,24 +9,44 @@ import { createParentLookup } from '../../src/kube/parents.js';
 import { silentLogger } from '../../src/log.js';
 
 const VM: ParentRequest = {
-  key: 'kubevirt.io/v1/VirtualMachine/vms/testvm', apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', resource: 'virtualmachines',
-  namespaced: true, namespace: 'vms', name: 'testvm',
+  key: 'kubevirt.io/v1/VirtualMachine/vms/testvm',
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'VirtualMachine',
+  resource: 'virtualmachines',
+  namespaced: true,
+  namespace: 'vms',
+  name: 'testvm',
 };
 const PG: ParentRequest = {
-  key: 'postgres-operator.crunchydata.com/v1beta1/PostgresCluster/db/hippo', apiVersion: 'postgres-operator.crunchydata.com/v1beta1',
-  kind: 'PostgresCluster', resource: 'postgresclusters', namespaced: true, namespace: 'db', name: 'hippo',
+  key: 'postgres-operator.crunchydata.com/v1beta1/PostgresCluster/db/hippo',
+  apiVersion: 'postgres-operator.crunchydata.com/v1beta1',
+  kind: 'PostgresCluster',
+  resource: 'postgresclusters',
+  namespaced: true,
+  namespace: 'db',
+  name: 'hippo',
 };
 
 function vmObject(deletionTimestamp?: string): Record<string, unknown> {
   return {
-    apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine',
-    metadata: { name: 'testvm', namespace: 'vms', uid: 'vm-uid', resourceVersion: '5521', ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachine',
+    metadata: {
+      name: 'testvm',
+      namespace: 'vms',
+      uid: 'vm-uid',
+      resourceVersion: '5521',
+      ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    },
     spec: { runStrategy: 'Always' },
   };
 }
 
 /** A fake GET: answers from a table of paths, after `delayMs`; with ignoreSignal it never gives up early. */
-function fakeGet(answers: Record<string, ApiResponse | Error>, o: { delayMs?: number; ignoreSignal?: boolean } = {}): ApiGet & { calls: string[] } {
+function fakeGet(
+  answers: Record<string, ApiResponse | Error>,
+  o: { delayMs?: number; ignoreSignal?: boolean } = {},
+): ApiGet & { calls: string[] } {
   const calls: string[] = [];
   const get = (path: string, signal: AbortSignal): Promise<ApiResponse> => {
     calls.push(path);
@@ -36,7 +56,15 @@ function fakeGet(answers: Record<string, ApiResponse | Error>, o: { delayMs?: nu
         if (a instanceof Error) reject(a);
         else resolve(a);
       }, o.delayMs ?? 0);
-      if (!o.ignoreSignal) signal.addEventListener('abort', () => { clearTimeout(timer); reject(new Error('The operation was aborted')); }, { once: true });
+      if (!o.ignoreSignal)
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(new Error('The operation was aborted'));
+          },
+          { once: true },
+        );
     });
   };
   return Object.assign(get, { calls });
@@ -49,8 +77,14 @@ function lookupWith(get: ApiGet, budgetMs = 200, caches: CacheFactory | false = 
 describe('API paths', () => {
   test('groups live under /apis, the core group under /api; names are escaped', () => {
     assert.equal(objectPath(VM), '/apis/kubevirt.io/v1/namespaces/vms/virtualmachines/testvm');
-    assert.equal(objectPath({ ...VM, apiVersion: 'v1', kind: 'ConfigMap', resource: 'configmaps', name: 'a:b' }), '/api/v1/namespaces/vms/configmaps/a%3Ab');
-    assert.equal(objectPath({ ...VM, namespaced: false, namespace: '' }), '/apis/kubevirt.io/v1/virtualmachines/testvm');
+    assert.equal(
+      objectPath({ ...VM, apiVersion: 'v1', kind: 'ConfigMap', resource: 'configmaps', name: 'a:b' }),
+      '/api/v1/namespaces/vms/configmaps/a%3Ab',
+    );
+    assert.equal(
+      objectPath({ ...VM, namespaced: false, namespace: '' }),
+      '/apis/kubevirt.io/v1/virtualmachines/testvm',
+    );
     assert.equal(collectionPath(VM), '/apis/kubevirt.io/v1/virtualmachines');
   });
 });
@@ -61,21 +95,44 @@ describe('createParentLookup', () => {
   test('found: uid and deletion state from the object', async () => {
     const facts = await lookupWith(fakeGet({ [VM_PATH]: { status: 200, body: vmObject() } })).lookup([VM]);
     assert.deepEqual(facts, { [VM.key]: { found: true, uid: 'vm-uid', deleting: false, namespaced: true } });
-    const deleting = await lookupWith(fakeGet({ [VM_PATH]: { status: 200, body: vmObject('2026-11-21T11:00:00Z') } })).lookup([VM]);
+    const deleting = await lookupWith(
+      fakeGet({ [VM_PATH]: { status: 200, body: vmObject('2026-11-21T11:00:00Z') } }),
+    ).lookup([VM]);
     assert.deepEqual(deleting[VM.key], { found: true, uid: 'vm-uid', deleting: true, namespaced: true });
   });
 
-  test('missing: NotFound with the API server\'s message', async () => {
+  test("missing: NotFound with the API server's message", async () => {
     const facts = await lookupWith(fakeGet({})).lookup([VM]);
-    assert.deepEqual(facts[VM.key], { found: false, reason: 'NotFound', message: `GET ${VM_PATH}: HTTP 404: not found` });
+    assert.deepEqual(facts[VM.key], {
+      found: false,
+      reason: 'NotFound',
+      message: `GET ${VM_PATH}: HTTP 404: not found`,
+    });
   });
 
   test('refused or failing: Error', async () => {
-    const forbidden = { status: 403, body: { kind: 'Status', message: 'virtualmachines.kubevirt.io "testvm" is forbidden: User "system:serviceaccount:hookkeeper:hookkeeper" cannot get resource "virtualmachines"' } };
+    const forbidden = {
+      status: 403,
+      body: {
+        kind: 'Status',
+        message:
+          'virtualmachines.kubevirt.io "testvm" is forbidden: User "system:serviceaccount:hookkeeper:hookkeeper" cannot get resource "virtualmachines"',
+      },
+    };
     const facts = await lookupWith(fakeGet({ [VM_PATH]: forbidden })).lookup([VM]);
-    assert.deepEqual(facts[VM.key], { found: false, reason: 'Error', message: `GET ${VM_PATH}: HTTP 403: ${forbidden.body.message}` });
-    const refused = await lookupWith(fakeGet({ [VM_PATH]: new Error('connect ECONNREFUSED 10.0.0.1:443') })).lookup([VM]);
-    assert.deepEqual(refused[VM.key], { found: false, reason: 'Error', message: `GET ${VM_PATH}: connect ECONNREFUSED 10.0.0.1:443` });
+    assert.deepEqual(facts[VM.key], {
+      found: false,
+      reason: 'Error',
+      message: `GET ${VM_PATH}: HTTP 403: ${forbidden.body.message}`,
+    });
+    const refused = await lookupWith(fakeGet({ [VM_PATH]: new Error('connect ECONNREFUSED 10.0.0.1:443') })).lookup([
+      VM,
+    ]);
+    assert.deepEqual(refused[VM.key], {
+      found: false,
+      reason: 'Error',
+      message: `GET ${VM_PATH}: connect ECONNREFUSED 10.0.0.1:443`,
+    });
   });
 
   test('slow: Timeout within the budget, and the GET is aborted', async () => {
@@ -96,7 +153,13 @@ describe('createParentLookup', () => {
   });
 
   test('parents are looked up in parallel under one budget', async () => {
-    const get = fakeGet({ [VM_PATH]: { status: 200, body: vmObject() }, [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } } }, { delayMs: 80 });
+    const get = fakeGet(
+      {
+        [VM_PATH]: { status: 200, body: vmObject() },
+        [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } },
+      },
+      { delayMs: 80 },
+    );
     const started = performance.now();
     const facts = await lookupWith(get, 150).lookup([VM, PG]);
     assert.ok(performance.now() - started < 150);
@@ -106,7 +169,11 @@ describe('createParentLookup', () => {
 
   test('a cache hit needs no GET; a miss falls back to GET', async () => {
     const cached = new Map<string, KubernetesObject>([['vms/testvm', vmObject()]]);
-    const caches: CacheFactory = () => ({ get: (name, ns) => cached.get(`${ns}/${name}`), synced: () => true, stop: () => undefined });
+    const caches: CacheFactory = () => ({
+      get: (name, ns) => cached.get(`${ns}/${name}`),
+      synced: () => true,
+      stop: () => undefined,
+    });
     const get = fakeGet({ [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } } });
     const lookup = lookupWith(get, 200, caches);
     const facts = await lookup.lookup([VM, PG]);
@@ -116,8 +183,14 @@ describe('createParentLookup', () => {
   });
 
   test('an object without a uid is an error, not a parent', async () => {
-    const facts = await lookupWith(fakeGet({ [VM_PATH]: { status: 200, body: { metadata: { name: 'testvm' } } } })).lookup([VM]);
-    assert.deepEqual(facts[VM.key], { found: false, reason: 'Error', message: 'VirtualMachine testvm has no metadata.uid' });
+    const facts = await lookupWith(
+      fakeGet({ [VM_PATH]: { status: 200, body: { metadata: { name: 'testvm' } } } }),
+    ).lookup([VM]);
+    assert.deepEqual(facts[VM.key], {
+      found: false,
+      reason: 'Error',
+      message: 'VirtualMachine testvm has no metadata.uid',
+    });
   });
 
   test('no requests: no work', async () => {

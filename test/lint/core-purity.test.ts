@@ -20,18 +20,32 @@ async function purityErrors(code: string, file: string): Promise<string[]> {
   assert.ok(result, 'ESLint returned a result');
   const fatal = result.messages.filter((m) => m.fatal);
   assert.deepEqual(fatal, [], 'the snippet parses');
-  return result.messages
-    .filter((m) => m.ruleId?.startsWith('no-restricted-'))
-    .map((m) => `${m.ruleId}: ${m.message}`);
+  return result.messages.filter((m) => m.ruleId?.startsWith('no-restricted-')).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
 const impure: Array<[string, string, string]> = [
-  ['an import of node:fs', "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n", 'src/core/x.ts'],
+  [
+    'an import of node:fs',
+    "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n",
+    'src/core/x.ts',
+  ],
   ['an import of bare fs', "import { readFileSync } from 'fs';\nexport const f = readFileSync;\n", 'src/core/x.ts'],
   ['an import of node:path', "import { join } from 'node:path';\nexport const f = join;\n", 'src/core/x.ts'],
-  ['an import of the logger', "import { createLogger } from '../log.js';\nexport const f = createLogger;\n", 'src/core/x.ts'],
-  ['an import of the logger from rules/', "import { createLogger } from '../../log.js';\nexport const f = createLogger;\n", 'src/core/rules/x.ts'],
-  ['an import of a transport', "import { runAudit } from '../audit/run.js';\nexport const f = runAudit;\n", 'src/core/x.ts'],
+  [
+    'an import of the logger',
+    "import { createLogger } from '../log.js';\nexport const f = createLogger;\n",
+    'src/core/x.ts',
+  ],
+  [
+    'an import of the logger from rules/',
+    "import { createLogger } from '../../log.js';\nexport const f = createLogger;\n",
+    'src/core/rules/x.ts',
+  ],
+  [
+    'an import of a transport',
+    "import { runAudit } from '../audit/run.js';\nexport const f = runAudit;\n",
+    'src/core/x.ts',
+  ],
   ['an import of pino', "import pino from 'pino';\nexport const f = pino;\n", 'src/core/x.ts'],
   ['a type-only import of pino', "import type { Logger } from 'pino';\nexport type L = Logger;\n", 'src/core/x.ts'],
   ['an import of another dependency', "import { parse } from 'yaml';\nexport const f = parse;\n", 'src/core/x.ts'],
@@ -61,10 +75,26 @@ describe('core purity lint', () => {
 
   const pure: Array<[string, string, string]> = [
     ['an import of ./guards.js', "import { quote } from './guards.js';\nexport const f = quote;\n", 'src/core/x.ts'],
-    ['an import of ../guards.js from rules/', "import { quote } from '../guards.js';\nexport const f = quote;\n", 'src/core/rules/x.ts'],
-    ['a type-only import from core', "import type { Violation } from './types.js';\nexport type V = Violation;\n", 'src/core/x.ts'],
-    ['an import of fast-json-patch', "import jsonpatch from 'fast-json-patch';\nexport const f = jsonpatch.compare;\n", 'src/core/x.ts'],
-    ['a Date value passed in', 'export const later = (a: Date, b: Date) => a.getTime() > b.getTime();\n', 'src/core/x.ts'],
+    [
+      'an import of ../guards.js from rules/',
+      "import { quote } from '../guards.js';\nexport const f = quote;\n",
+      'src/core/rules/x.ts',
+    ],
+    [
+      'a type-only import from core',
+      "import type { Violation } from './types.js';\nexport type V = Violation;\n",
+      'src/core/x.ts',
+    ],
+    [
+      'an import of fast-json-patch',
+      "import jsonpatch from 'fast-json-patch';\nexport const f = jsonpatch.compare;\n",
+      'src/core/x.ts',
+    ],
+    [
+      'a Date value passed in',
+      'export const later = (a: Date, b: Date) => a.getTime() > b.getTime();\n',
+      'src/core/x.ts',
+    ],
     ['Date.parse of an input', 'export const at = (s: string) => Date.parse(s);\n', 'src/core/x.ts'],
   ];
   for (const [what, code, file] of pure) {
@@ -74,7 +104,13 @@ describe('core purity lint', () => {
   }
 
   test('the same snippets outside src/core are not purity errors', async () => {
-    assert.deepEqual(await purityErrors("import { createLogger } from '../log.js';\nexport const f = createLogger;\n", 'src/server/x.ts'), []);
+    assert.deepEqual(
+      await purityErrors(
+        "import { createLogger } from '../log.js';\nexport const f = createLogger;\n",
+        'src/server/x.ts',
+      ),
+      [],
+    );
     assert.deepEqual(await purityErrors('export const now = () => Date.now();\n', 'src/audit/x.ts'), []);
   });
 
@@ -83,7 +119,9 @@ describe('core purity lint', () => {
     const files = (await readdir(core, { recursive: true })).filter((f) => f.endsWith('.ts')).map((f) => join(core, f));
     assert.ok(files.length > 10, 'found the core sources');
     const results = await eslint.lintFiles(files);
-    const problems = results.flatMap((r) => r.messages.map((m) => `${relative(root, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`));
+    const problems = results.flatMap((r) =>
+      r.messages.map((m) => `${relative(root, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),
+    );
     assert.deepEqual(problems, []);
   });
 });

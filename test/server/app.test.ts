@@ -12,13 +12,28 @@ import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js'
 
 /** What a fault answers: a metav1.Status, which the API server quotes in the error it returns, plus the request's uid. */
 const FAULT_STATUS = (uid: string, fault: string): Record<string, unknown> => ({
-  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500,
-  message: `hookkeeper could not evaluate request ${uid}: ${fault}`, uid,
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  reason: 'InternalError',
+  code: 500,
+  message: `hookkeeper could not evaluate request ${uid}: ${fault}`,
+  uid,
 });
 
 function app(overrides: Partial<AppDeps> = {}) {
   const metrics = createMetrics();
-  return { metrics, listener: createApp({ policy: () => DEFAULT_POLICY, logger: silentLogger(), metrics, ready: () => true, ...overrides }) };
+  return {
+    metrics,
+    listener: createApp({
+      policy: () => DEFAULT_POLICY,
+      logger: silentLogger(),
+      metrics,
+      ready: () => true,
+      ...overrides,
+    }),
+  };
 }
 
 const removeEtcdHook = admissionReview({
@@ -31,14 +46,21 @@ const removeEtcdHook = admissionReview({
 
 describe('POST /validate', () => {
   test('a denial is HTTP 200 with a 403 status inside, uid echoed', async () => {
-    const res = await request(app().listener).post('/validate?timeout=10s').send(removeEtcdHook).expect(200).expect('content-type', 'application/json');
+    const res = await request(app().listener)
+      .post('/validate?timeout=10s')
+      .send(removeEtcdHook)
+      .expect(200)
+      .expect('content-type', 'application/json');
     assert.equal(res.body.apiVersion, 'admission.k8s.io/v1');
     assert.equal(res.body.kind, 'AdmissionReview');
     assert.equal(res.body.response.uid, 'a1b2c3d4-0000-4000-8000-000000000001');
     assert.equal(res.body.response.allowed, false);
     assert.equal(res.body.response.status.code, 403);
     assert.equal(res.body.response.status.reason, 'Forbidden');
-    assert.match(res.body.response.status.message, /"alice" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"/);
+    assert.match(
+      res.body.response.status.message,
+      /"alice" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"/,
+    );
     assert.equal(res.body.response.patch, undefined);
   });
 
@@ -54,7 +76,9 @@ describe('POST /validate', () => {
     (body['request'] as Record<string, unknown>)['userInfo'] = USERS.admin;
     const res = await request(app().listener).post('/validate').send(body).expect(200);
     assert.equal(res.body.response.allowed, true);
-    assert.deepEqual(res.body.response.warnings, ['break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited']);
+    assert.deepEqual(res.body.response.warnings, [
+      'break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited',
+    ]);
     assert.ok(res.body.response.auditAnnotations['break-glass-hook-removal']);
   });
 
@@ -66,7 +90,14 @@ describe('POST /validate', () => {
   });
 
   test('a kind hookkeeper does not handle is allowed unchanged', async () => {
-    const body = admissionReview({ operation: 'CREATE', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }, group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps' });
+    const body = admissionReview({
+      operation: 'CREATE',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } },
+      group: '',
+      version: 'v1',
+      kind: 'ConfigMap',
+      resource: 'configmaps',
+    });
     const res = await request(app().listener).post('/mutate').send(body).expect(200);
     assert.deepEqual(res.body.response, { uid: '0df28fbd-5f5f-11e8-bc74-36e6bb280816', allowed: true });
   });
@@ -92,7 +123,11 @@ describe('POST /mutate', () => {
 
 describe('bad input', () => {
   test('not JSON -> 400 saying so', async () => {
-    const res = await request(app().listener).post('/validate').set('content-type', 'application/json').send('{"apiVersion": ').expect(400);
+    const res = await request(app().listener)
+      .post('/validate')
+      .set('content-type', 'application/json')
+      .send('{"apiVersion": ')
+      .expect(400);
     assert.match(res.body.error, /^request body is not JSON: /);
   });
 
@@ -117,13 +152,21 @@ describe('bad input', () => {
 
   test('a body over the limit -> 413', async () => {
     const { listener, metrics } = app({ bodyLimit: 1024 });
-    const res = await request(listener).post('/validate').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(4096) })).expect(413);
+    const res = await request(listener)
+      .post('/validate')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ pad: 'x'.repeat(4096) }))
+      .expect(413);
     assert.match(res.body.error, /exceeds the 1024-byte limit/);
     assert.match(await metrics.registry.metrics(), /hookkeeper_bad_requests_total\{reason="too_large"\} 1/);
   });
 
   test('the real limit is 7 MiB', async () => {
-    const res = await request(app().listener).post('/validate').set('content-type', 'application/json').send(`"${'x'.repeat(7 * 1024 * 1024)}"`).expect(413);
+    const res = await request(app().listener)
+      .post('/validate')
+      .set('content-type', 'application/json')
+      .send(`"${'x'.repeat(7 * 1024 * 1024)}"`)
+      .expect(413);
     assert.match(res.body.error, /7340032-byte limit/);
   });
 
@@ -142,12 +185,33 @@ describe('bad input', () => {
 
   test('a fault inside evaluation answers HTTP 500 with a Status naming uid and fault, logged at error with the stack', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
-    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
-    const res = await request(listener).post('/validate').send(removeEtcdHook).expect(500).expect('content-type', 'application/json');
+    const logger = createLogger({
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    });
+    const { listener, metrics } = app({
+      logger,
+      policy: () => {
+        throw new Error('policy unavailable');
+      },
+    });
+    const res = await request(listener)
+      .post('/validate')
+      .send(removeEtcdHook)
+      .expect(500)
+      .expect('content-type', 'application/json');
     assert.deepEqual(res.body, FAULT_STATUS('a1b2c3d4-0000-4000-8000-000000000001', 'policy unavailable'));
-    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="UPDATE",decision="error"\} 1/);
-    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; uid?: string; err?: { stack?: string } });
+    assert.match(
+      await metrics.registry.metrics(),
+      /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="UPDATE",decision="error"\} 1/,
+    );
+    const logged = lines.map(
+      (l) => JSON.parse(l) as { level: number; msg: string; uid?: string; err?: { stack?: string } },
+    );
     const fault = logged.find((l) => l.msg === 'admission review failed');
     assert.equal(fault?.level, 50);
     assert.equal(fault.uid, 'a1b2c3d4-0000-4000-8000-000000000001');
@@ -157,23 +221,56 @@ describe('bad input', () => {
   test('a patch too large to answer with is a fault: HTTP 500, so failurePolicy applies, not an allow-false review', async () => {
     // 400 default hooks with long names: the add of the whole list is well over the 16 KiB a patch may take.
     const rule = DEFAULT_POLICY.defaultHooks[0]!;
-    const defaultHooks = Array.from({ length: 400 }, (_, i) => ({ ...rule, name: `d${i}`, hook: { name: `Hook${i}${'x'.repeat(40)}`, owner: rule.hook.owner } }));
+    const defaultHooks = Array.from({ length: 400 }, (_, i) => ({
+      ...rule,
+      name: `d${i}`,
+      hook: { name: `Hook${i}${'x'.repeat(40)}`, owner: rule.hook.owner },
+    }));
     const { listener, metrics } = app({ policy: () => ({ ...DEFAULT_POLICY, defaultHooks }) });
-    const create = admissionReview({ uid: 'uid-big-patch', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi });
+    const create = admissionReview({
+      uid: 'uid-big-patch',
+      operation: 'CREATE',
+      object: machine({ role: 'master' }),
+      user: USERS.machineApi,
+    });
     const res = await request(listener).post('/mutate').send(create).expect(500);
     assert.equal(res.body.uid, 'uid-big-patch');
-    assert.match(res.body.message, /^hookkeeper could not evaluate request uid-big-patch: hookkeeper's patch of \d+ bytes exceeds the 16384-byte limit/);
-    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="error"\} 1/);
+    assert.match(
+      res.body.message,
+      /^hookkeeper could not evaluate request uid-big-patch: hookkeeper's patch of \d+ bytes exceeds the 16384-byte limit/,
+    );
+    assert.match(
+      await metrics.registry.metrics(),
+      /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="error"\} 1/,
+    );
   });
 
   test('a fault in the handler outside a review is answered HTTP 500 as well, and counted', async () => {
     // The fault is logged through the request's child logger; a broken one leaves only the handler's own catch.
     const logger = silentLogger();
-    logger.child = () => { throw new Error('logger broken'); };
-    const { listener, metrics } = app({ logger, policy: () => { throw new Error('policy unavailable'); } });
+    logger.child = () => {
+      throw new Error('logger broken');
+    };
+    const { listener, metrics } = app({
+      logger,
+      policy: () => {
+        throw new Error('policy unavailable');
+      },
+    });
     const res = await request(listener).post('/mutate').send(removeEtcdHook).expect(500);
-    assert.deepEqual(res.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'hookkeeper could not evaluate the request: logger broken' });
-    assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="mutate",kind="other",operation="unknown",decision="error"\} 1/);
+    assert.deepEqual(res.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      reason: 'InternalError',
+      code: 500,
+      message: 'hookkeeper could not evaluate the request: logger broken',
+    });
+    assert.match(
+      await metrics.registry.metrics(),
+      /hookkeeper_admission_requests_total\{webhook="mutate",kind="other",operation="unknown",decision="error"\} 1/,
+    );
   });
 });
 
@@ -191,7 +288,10 @@ describe('probes and metrics', () => {
     const { listener } = app();
     await request(listener).post('/validate').send(removeEtcdHook).expect(200);
     const text = (await request(listener).get('/metrics').expect(200)).text;
-    assert.match(text, /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="denied"\} 1/);
+    assert.match(
+      text,
+      /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="denied"\} 1/,
+    );
     assert.match(text, /hookkeeper_violations_total\{rule="owner-only-removal",enforcement="deny"\} 1/);
     assert.match(text, /hookkeeper_admission_duration_seconds_count\{webhook="validate"\} 1/);
   });
@@ -200,18 +300,34 @@ describe('probes and metrics', () => {
 test('the metrics kind label is bounded: kinds hookkeeper does not handle count as "other"', async () => {
   const { listener, metrics } = app();
   for (const kind of ['Gadget', 'Widget']) {
-    const body = admissionReview({ operation: 'CREATE', object: { apiVersion: 'example.com/v1', kind, metadata: { name: 'x', namespace: 'y' } }, group: 'example.com', version: 'v1', kind, resource: 'things' });
+    const body = admissionReview({
+      operation: 'CREATE',
+      object: { apiVersion: 'example.com/v1', kind, metadata: { name: 'x', namespace: 'y' } },
+      group: 'example.com',
+      version: 'v1',
+      kind,
+      resource: 'things',
+    });
     await request(listener).post('/validate').send(body).expect(200);
   }
   const text = await metrics.registry.metrics();
-  assert.match(text, /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="CREATE",decision="allowed"\} 2/);
+  assert.match(
+    text,
+    /hookkeeper_admission_requests_total\{webhook="validate",kind="other",operation="CREATE",decision="allowed"\} 2/,
+  );
   assert.doesNotMatch(text, /kind="(Gadget|Widget)"/);
 });
 
 describe('context gathered by the transport', () => {
   const podCreate = admissionReview({
-    uid: 'c0ffee00-0000-4000-8000-000000000007', operation: 'CREATE', object: launcherPod(), user: CHILD_USERS.virtController,
-    group: '', version: 'v1', kind: 'Pod', resource: 'pods',
+    uid: 'c0ffee00-0000-4000-8000-000000000007',
+    operation: 'CREATE',
+    object: launcherPod(),
+    user: CHILD_USERS.virtController,
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    resource: 'pods',
   });
   const found: ParentFact = { found: true, uid: VM_UID, deleting: false, namespaced: true };
 
@@ -219,24 +335,42 @@ describe('context gathered by the transport', () => {
     const asked: string[] = [];
     const { listener } = app({
       policy: () => VM_POLICY,
-      gatherContext: (input) => { asked.push(input.name ?? input.kind.kind); return Promise.resolve({ parents: { [VM_KEY]: found } }); },
+      gatherContext: (input) => {
+        asked.push(input.name ?? input.kind.kind);
+        return Promise.resolve({ parents: { [VM_KEY]: found } });
+      },
     });
     const res = await request(listener).post('/mutate').send(podCreate).expect(200);
     assert.equal(res.body.response.uid, 'c0ffee00-0000-4000-8000-000000000007');
-    const patch = JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()) as Array<{ op: string; path: string; value: unknown }>;
-    assert.ok(patch.some((op) => JSON.stringify(op.value).includes(VM_UID)), JSON.stringify(patch));
+    const patch = JSON.parse(Buffer.from(res.body.response.patch, 'base64').toString()) as Array<{
+      op: string;
+      path: string;
+      value: unknown;
+    }>;
+    assert.ok(
+      patch.some((op) => JSON.stringify(op.value).includes(VM_UID)),
+      JSON.stringify(patch),
+    );
     assert.deepEqual(asked, ['Pod']);
   });
 
   for (const [how, gatherContext] of [
     ['rejects', () => Promise.reject(new Error('watch cache broken'))],
-    ['throws', () => { throw new Error('watch cache broken'); }],
+    [
+      'throws',
+      () => {
+        throw new Error('watch cache broken');
+      },
+    ],
   ] as const) {
     test(`a lookup that ${how} is never an allow: HTTP 500 naming the uid, counted as an error`, async () => {
       const { listener, metrics } = app({ policy: () => VM_POLICY, gatherContext });
       const res = await request(listener).post('/validate').send(podCreate).expect(500);
       assert.deepEqual(res.body, FAULT_STATUS('c0ffee00-0000-4000-8000-000000000007', 'watch cache broken'));
-      assert.match(await metrics.registry.metrics(), /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/);
+      assert.match(
+        await metrics.registry.metrics(),
+        /hookkeeper_admission_requests_total\{webhook="validate",kind="Pod",operation="CREATE",decision="error"\} 1/,
+      );
     });
   }
 
@@ -249,11 +383,22 @@ describe('context gathered by the transport', () => {
 
 describe('decision lines at the default level', () => {
   /** The "admission decision" lines written at info, one review after another, each labelled by its decision. */
-  async function decisionLines(send: (listener: ReturnType<typeof app>['listener']) => Promise<unknown>): Promise<Array<{ level: number; decision: string; uid: string }>> {
+  async function decisionLines(
+    send: (listener: ReturnType<typeof app>['listener']) => Promise<unknown>,
+  ): Promise<Array<{ level: number; decision: string; uid: string }>> {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: { write: (line: string) => { lines.push(line); } } });
+    const logger = createLogger({
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    });
     await send(app({ logger }).listener);
-    return lines.map((l) => JSON.parse(l) as { level: number; msg: string; decision: string; uid: string }).filter((l) => l.msg === 'admission decision')
+    return lines
+      .map((l) => JSON.parse(l) as { level: number; msg: string; decision: string; uid: string })
+      .filter((l) => l.msg === 'admission decision')
       .map(({ level, decision, uid }) => ({ level, decision, uid }));
   }
   const as = (user: unknown, uid: string): Record<string, unknown> => {
@@ -268,19 +413,38 @@ describe('decision lines at the default level', () => {
     let metricsText = '';
     const lines = await decisionLines(async (listener) => {
       await request(listener).post('/validate').send(as(USERS.etcdOperator, 'allowed-0')).expect(200);
-      await request(listener).post('/mutate').send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) })).expect(200);
+      await request(listener)
+        .post('/mutate')
+        .send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) }))
+        .expect(200);
       metricsText = (await request(listener).get('/metrics').expect(200)).text;
     });
     assert.deepEqual(lines, []);
-    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="allowed"\} 1/);
-    assert.match(metricsText, /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="allowed"\} 1/);
+    assert.match(
+      metricsText,
+      /hookkeeper_admission_requests_total\{webhook="validate",kind="Machine",operation="UPDATE",decision="allowed"\} 1/,
+    );
+    assert.match(
+      metricsText,
+      /hookkeeper_admission_requests_total\{webhook="mutate",kind="Machine",operation="CREATE",decision="allowed"\} 1/,
+    );
   });
 
   test('denials, warnings and patches each write their line at info', async () => {
     const lines = await decisionLines(async (listener) => {
       await request(listener).post('/validate').send(as(USERS.alice, 'denied-0')).expect(200);
       await request(listener).post('/validate').send(as(USERS.admin, 'warned-0')).expect(200);
-      await request(listener).post('/mutate').send(admissionReview({ uid: 'patched-0', operation: 'CREATE', object: machine({ role: 'master' }), user: USERS.machineApi })).expect(200);
+      await request(listener)
+        .post('/mutate')
+        .send(
+          admissionReview({
+            uid: 'patched-0',
+            operation: 'CREATE',
+            object: machine({ role: 'master' }),
+            user: USERS.machineApi,
+          }),
+        )
+        .expect(200);
     });
     assert.deepEqual(lines, [
       { level: 30, decision: 'denied', uid: 'denied-0' },

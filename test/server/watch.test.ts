@@ -21,7 +21,14 @@ describe('watchFiles', () => {
   test('a change is reported once, after the content has changed', async () => {
     const pair = new Pair();
     let changes = 0;
-    const watch = await watchFiles(['cert', 'key'], 5, async () => { changes++; }, pair.read);
+    const watch = await watchFiles(
+      ['cert', 'key'],
+      5,
+      async () => {
+        changes++;
+      },
+      pair.read,
+    );
     try {
       await settle(30);
       assert.equal(changes, 0);
@@ -36,7 +43,14 @@ describe('watchFiles', () => {
   test('a swap between reading the certificate and the key is one change, not two', async () => {
     const pair = new Pair();
     let changes = 0;
-    const watch = await watchFiles(['cert', 'key'], 5, async () => { changes++; }, pair.read);
+    const watch = await watchFiles(
+      ['cert', 'key'],
+      5,
+      async () => {
+        changes++;
+      },
+      pair.read,
+    );
     try {
       // The first poll reads the old certificate, then the swap happens, then it reads the new key.
       pair.swapAfter = pair.reads + 1;
@@ -51,11 +65,16 @@ describe('watchFiles', () => {
   test('the handler loads the content both reads agreed on, never a later read of a file being rewritten', async () => {
     const pair = new Pair();
     const loaded: string[] = [];
-    const watch = await watchFiles(['cert', 'key'], 5, async (agreed) => {
-      // A writer starts rewriting the files in place right after the two reads agreed.
-      pair.version = 'half-written';
-      loaded.push(`${String(await agreed('cert'))} ${String(await agreed('key'))}`);
-    }, pair.read);
+    const watch = await watchFiles(
+      ['cert', 'key'],
+      5,
+      async (agreed) => {
+        // A writer starts rewriting the files in place right after the two reads agreed.
+        pair.version = 'half-written';
+        loaded.push(`${String(await agreed('cert'))} ${String(await agreed('key'))}`);
+      },
+      pair.read,
+    );
     try {
       pair.version = 'new';
       await settle(60);
@@ -69,12 +88,20 @@ describe('watchFiles', () => {
     let missing = false;
     const errors: string[] = [];
     const read = async (file: string): Promise<Buffer> => {
-      if (missing) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT' });
+      if (missing)
+        throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT' });
       return Buffer.from(file);
     };
-    const watch = await watchFiles(['policy.yaml'], 5, async (agreed) => {
-      await agreed('policy.yaml').catch((err: NodeJS.ErrnoException) => { errors.push(err.code ?? ''); });
-    }, read);
+    const watch = await watchFiles(
+      ['policy.yaml'],
+      5,
+      async (agreed) => {
+        await agreed('policy.yaml').catch((err: NodeJS.ErrnoException) => {
+          errors.push(err.code ?? '');
+        });
+      },
+      read,
+    );
     try {
       missing = true;
       await settle(40);
@@ -94,7 +121,15 @@ describe('watchFiles', () => {
     // Another change lands between that load and the watch's start: the first poll reports it.
     pair.version = 'newer';
     const loaded: string[] = [];
-    const watch = await watchFiles(['cert', 'key'], 5, async (agreed) => { loaded.push(String(await agreed('cert'))); }, pair.read, start.fingerprint);
+    const watch = await watchFiles(
+      ['cert', 'key'],
+      5,
+      async (agreed) => {
+        loaded.push(String(await agreed('cert')));
+      },
+      pair.read,
+      start.fingerprint,
+    );
     try {
       await settle(40);
       assert.deepEqual(loaded, ['cert:newer']);

@@ -40,14 +40,26 @@ metadata: {name: c}
 describe('parseManifests', () => {
   test('splits on document markers only at column 0, drops empty documents, counts lines in the file', () => {
     const docs = parseManifests(MULTI, 'm.yaml');
-    assert.deepEqual(docs.map((d) => [d.index, d.line]), [[0, 3], [1, 14], [2, 24]]);
-    assert.equal((docs[0]?.value as { data: { script: string } }).data.script, 'echo one\n--- not a marker: indented\n');
+    assert.deepEqual(
+      docs.map((d) => [d.index, d.line]),
+      [
+        [0, 3],
+        [1, 14],
+        [2, 24],
+      ],
+    );
+    assert.equal(
+      (docs[0]?.value as { data: { script: string } }).data.script,
+      'echo one\n--- not a marker: indented\n',
+    );
     assert.deepEqual((docs[2]?.value as { metadata: unknown }).metadata, { name: 'c' });
   });
 
   test('gives the same values as the project YAML reader', () => {
     const ours = parseManifests(MULTI, 'm.yaml').map((d) => d.value);
-    const reference = parseYamlDocuments(MULTI, 'm.yaml').map((d) => d.value).filter((v) => v !== null);
+    const reference = parseYamlDocuments(MULTI, 'm.yaml')
+      .map((d) => d.value)
+      .filter((v) => v !== null);
     assert.deepEqual(ours, reference);
   });
 
@@ -67,37 +79,76 @@ describe('parseManifests', () => {
 
   test('a syntax error names file and line, worded as src/config/yaml.ts words it', () => {
     const text = 'apiVersion: v1\nkind: A\n---\nkind: B\nmetadata:\n  name: [x\n';
-    const expected = (() => { try { parseYamlDocuments(text, 'bad.yaml'); } catch (e) { return e as AppError; } return undefined; })();
+    const expected = (() => {
+      try {
+        parseYamlDocuments(text, 'bad.yaml');
+      } catch (e) {
+        return e as AppError;
+      }
+      return undefined;
+    })();
     assert.ok(expected instanceof AppError);
-    assert.throws(() => parseManifests(text, 'bad.yaml'), (err: unknown) => {
-      assert.ok(err instanceof AppError);
-      assert.equal(err.code, 'INPUT_INVALID');
-      assert.equal(err.message, expected.message);
-      assert.match(err.message, /^bad\.yaml:\d+: cannot parse YAML/);
-      assert.equal(err.problems[0]?.line, expected.problems[0]?.line);
-      return true;
-    });
+    assert.throws(
+      () => parseManifests(text, 'bad.yaml'),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, 'INPUT_INVALID');
+        assert.equal(err.message, expected.message);
+        assert.match(err.message, /^bad\.yaml:\d+: cannot parse YAML/);
+        assert.equal(err.problems[0]?.line, expected.problems[0]?.line);
+        return true;
+      },
+    );
   });
 
   test('duplicate keys are an error, as in the project YAML reader', () => {
-    assert.throws(() => parseManifests('a: 1\na: 2\n', 'dup.yaml'), (err: unknown) => err instanceof AppError && /^dup\.yaml:\d+:/.test(err.message));
+    assert.throws(
+      () => parseManifests('a: 1\na: 2\n', 'dup.yaml'),
+      (err: unknown) => err instanceof AppError && /^dup\.yaml:\d+:/.test(err.message),
+    );
   });
 
   test('documents with aliases go through the alias-capped parser', () => {
     const [doc] = parseManifests('base: &b {x: 1}\nother: *b\n', 'a.yaml');
     assert.deepEqual(doc?.value, { base: { x: 1 }, other: { x: 1 } });
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(', ')}]`,
+      ),
+    ].join('\n');
     assert.throws(() => parseManifests(bomb, 'bomb.yaml'));
   });
 
   test('an alias bomb is an input error naming file and line, not a crash', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(', ')}]`,
+      ),
+    ].join('\n');
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\n${bomb}\n`;
-    assert.throws(() => parseManifests(text, 'bomb.yaml'), (e: unknown) => e instanceof AppError && e.code === 'INPUT_INVALID'
-      && /^bomb\.yaml:5: /.test(e.message) && /alias/.test(e.message) && e.problems[0]?.line === 5 && e.problems[0]?.file === 'bomb.yaml');
+    assert.throws(
+      () => parseManifests(text, 'bomb.yaml'),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'INPUT_INVALID' &&
+        /^bomb\.yaml:5: /.test(e.message) &&
+        /alias/.test(e.message) &&
+        e.problems[0]?.line === 5 &&
+        e.problems[0]?.file === 'bomb.yaml',
+    );
   });
 
-  test('merge keys (<<) are merged as kubectl\'s YAML reader merges them, with and without aliases', () => {
+  test("merge keys (<<) are merged as kubectl's YAML reader merges them, with and without aliases", () => {
     const [viaAlias] = parseManifests('base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n', 'a.yaml');
     assert.deepEqual(viaAlias?.value, { base: { x: 1, y: 2 }, other: { x: 1, y: 3 } });
     const [inline] = parseManifests('other:\n  <<: [{x: 1}, {z: 2}]\n  y: 3\n', 'a.yaml');
@@ -106,42 +157,93 @@ describe('parseManifests', () => {
 
   test('a document or line larger than the API server accepts (3 MiB) is refused with file and line', () => {
     const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${Array.from({ length: 4096 }, (_, i) => `  k${i}: ${'x'.repeat(1024)}`).join('\n')}\n`;
-    assert.throws(() => parseManifests(big, 'big.yaml'), (e: unknown) => e instanceof AppError && e.code === 'INPUT_INVALID'
-      && /^big\.yaml:5: document 2 is larger than 3 MiB/.test(e.message) && e.problems[0]?.line === 5);
+    assert.throws(
+      () => parseManifests(big, 'big.yaml'),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'INPUT_INVALID' &&
+        /^big\.yaml:5: document 2 is larger than 3 MiB/.test(e.message) &&
+        e.problems[0]?.line === 5,
+    );
     const line = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: long}\ndata: {k: ${'y'.repeat(4 * 1024 * 1024)}}\n`;
-    assert.throws(() => parseManifests(line, 'line.yaml'), (e: unknown) => e instanceof AppError && /^line\.yaml:4: line 4 is longer than 3 MiB/.test(e.message));
+    assert.throws(
+      () => parseManifests(line, 'line.yaml'),
+      (e: unknown) => e instanceof AppError && /^line\.yaml:4: line 4 is longer than 3 MiB/.test(e.message),
+    );
   });
 
   test('splits as the `yaml` package does: same documents, values and lines, whatever the markers, comments and directives', () => {
     // Lines both parsers read alike ("----" and a lone CR at the end are read differently, before any splitting).
-    const lines = ['---', '--- ', '---\t# c', '---  # x', '---\r', '...', '... # y', '...\r', '# comment', ' # indented', '', '  ', '%YAML 1.2',
-      'a: 1', 'a: 3\r', 'b: [1, 2]', 'c: |', '  text', '  ---', '  ...', '- item', 'kind: Foo', 'g: "multi', '  line"', 'h:', '  i: 2'];
-    const view = (docs: readonly { value: unknown; lineOf(path: (string | number)[]): number | undefined }[]): unknown[] =>
+    const lines = [
+      '---',
+      '--- ',
+      '---\t# c',
+      '---  # x',
+      '---\r',
+      '...',
+      '... # y',
+      '...\r',
+      '# comment',
+      ' # indented',
+      '',
+      '  ',
+      '%YAML 1.2',
+      'a: 1',
+      'a: 3\r',
+      'b: [1, 2]',
+      'c: |',
+      '  text',
+      '  ---',
+      '  ...',
+      '- item',
+      'kind: Foo',
+      'g: "multi',
+      '  line"',
+      'h:',
+      '  i: 2',
+    ];
+    const view = (
+      docs: readonly { value: unknown; lineOf(path: (string | number)[]): number | undefined }[],
+    ): unknown[] =>
       docs.map((d) => ({ value: d.value, root: d.lineOf([]), a: d.lineOf(['a']), i: d.lineOf(['h', 'i']) }));
     let compared = 0;
-    fc.assert(fc.property(fc.array(fc.constantFrom(...lines), { maxLength: 12 }), fc.boolean(), (picked, newline) => {
-      const text = picked.join('\n') + (newline || picked.at(-1)?.endsWith('\r') ? '\n' : '');
-      let reference: unknown[];
-      try {
-        reference = view(parseYamlDocuments(text, 'p.yaml').filter((d) => d.value !== null && d.value !== undefined));
-      } catch {
-        return; // not YAML: the error path is tested above
-      }
-      compared++;
-      // The reference has no line for a missing field; ours falls back to the nearest parent (tested above).
-      const ours = view(parseManifests(text, 'p.yaml')).map((d, i) => Object.fromEntries(Object.entries(d as object)
-        .map(([k, v]) => [k, (reference[i] as Record<string, unknown> | undefined)?.[k] === undefined && k !== 'value' ? undefined : v])));
-      assert.deepEqual(ours, reference, JSON.stringify(text));
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...lines), { maxLength: 12 }), fc.boolean(), (picked, newline) => {
+        const text = picked.join('\n') + (newline || picked.at(-1)?.endsWith('\r') ? '\n' : '');
+        let reference: unknown[];
+        try {
+          reference = view(parseYamlDocuments(text, 'p.yaml').filter((d) => d.value !== null && d.value !== undefined));
+        } catch {
+          return; // not YAML: the error path is tested above
+        }
+        compared++;
+        // The reference has no line for a missing field; ours falls back to the nearest parent (tested above).
+        const ours = view(parseManifests(text, 'p.yaml')).map((d, i) =>
+          Object.fromEntries(
+            Object.entries(d as object).map(([k, v]) => [
+              k,
+              (reference[i] as Record<string, unknown> | undefined)?.[k] === undefined && k !== 'value' ? undefined : v,
+            ]),
+          ),
+        );
+        assert.deepEqual(ours, reference, JSON.stringify(text));
+      }),
+      { numRuns: 3000 },
+    );
     assert.ok(compared > 500, `only ${compared} generated texts were YAML`);
   });
 
   test('CRLF files: document lines, field lines and values as with LF', () => {
     const lf = 'a: 1\n---\n# c\nb:\n  c: 2\n...\nd: 3\n';
     const crlf = lf.replace(/\n/g, '\r\n');
-    const view = (text: string): unknown => parseManifests(text, 'w.yaml').map((d) => [d.line, d.value, d.lineOf(['b', 'c']), d.lineOf(['d'])]);
+    const view = (text: string): unknown =>
+      parseManifests(text, 'w.yaml').map((d) => [d.line, d.value, d.lineOf(['b', 'c']), d.lineOf(['d'])]);
     assert.deepEqual(view(crlf), view(lf));
-    assert.deepEqual(view(lf), [[1, { a: 1 }, 1, 1], [4, { b: { c: 2 } }, 5, 4], [7, { d: 3 }, 7, 7]]);
+    assert.deepEqual(view(lf), [
+      [1, { a: 1 }, 1, 1],
+      [4, { b: { c: 2 } }, 5, 4],
+      [7, { d: 3 }, 7, 7],
+    ]);
   });
 
   test('JSON is YAML: a .json file parses, with lines', () => {
@@ -158,35 +260,71 @@ describe('subjectsOf', () => {
   };
 
   test('a v1 List yields its items, a typed list fills in apiVersion and kind', () => {
-    const { subjects, problems } = parse([
-      'apiVersion: v1', 'kind: List', 'items:', '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: x}}',
-      '---', 'apiVersion: machine.openshift.io/v1beta1', 'kind: MachineList', 'items:', '  - metadata: {name: m}',
-    ].join('\n'));
+    const { subjects, problems } = parse(
+      [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: x}}',
+        '---',
+        'apiVersion: machine.openshift.io/v1beta1',
+        'kind: MachineList',
+        'items:',
+        '  - metadata: {name: m}',
+      ].join('\n'),
+    );
     assert.deepEqual(problems, []);
-    assert.deepEqual(subjects.map((s) => s.type === 'manifest' && [s.gvk, s.namespace, s.name, s.origin.document, s.origin.item, s.pointer]), [
-      [{ group: '', version: 'v1', kind: 'ConfigMap' }, 'x', 'a', 1, 0, ['items', 0]],
-      [{ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, undefined, 'm', 2, 0, ['items', 0]],
-    ]);
+    assert.deepEqual(
+      subjects.map(
+        (s) => s.type === 'manifest' && [s.gvk, s.namespace, s.name, s.origin.document, s.origin.item, s.pointer],
+      ),
+      [
+        [{ group: '', version: 'v1', kind: 'ConfigMap' }, 'x', 'a', 1, 0, ['items', 0]],
+        [{ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, undefined, 'm', 2, 0, ['items', 0]],
+      ],
+    );
   });
 
   test('a List inside a List is flattened, as kubectl flattens it: every object is reviewed', () => {
-    const { subjects, problems } = parse([
-      'apiVersion: v1', 'kind: List', 'items:',
-      '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}',
-      '  - apiVersion: v1', '    kind: List', '    items:',
-      '      - {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}',
-      '      - {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}]}',
-    ].join('\n'));
+    const { subjects, problems } = parse(
+      [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}',
+        '  - apiVersion: v1',
+        '    kind: List',
+        '    items:',
+        '      - {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}',
+        '      - {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}]}',
+      ].join('\n'),
+    );
     assert.deepEqual(problems, []);
-    assert.deepEqual(subjects.map((s) => s.type === 'manifest' && [s.gvk.kind, s.name, s.origin.item, s.pointer, s.doc.lineOf(s.pointer)]), [
-      ['ConfigMap', 'a', 0, ['items', 0], 4],
-      ['ConfigMap', 'b', 1, ['items', 1, 'items', 0], 8],
-      ['ConfigMap', 'c', 1, ['items', 1, 'items', 1, 'items', 0], 9],
-    ]);
+    assert.deepEqual(
+      subjects.map(
+        (s) => s.type === 'manifest' && [s.gvk.kind, s.name, s.origin.item, s.pointer, s.doc.lineOf(s.pointer)],
+      ),
+      [
+        ['ConfigMap', 'a', 0, ['items', 0], 4],
+        ['ConfigMap', 'b', 1, ['items', 1, 'items', 0], 8],
+        ['ConfigMap', 'c', 1, ['items', 1, 'items', 1, 'items', 0], 9],
+      ],
+    );
   });
 
   test('an AdmissionReview is reviewed as sent: operation, user and object from the request', () => {
-    const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }, operation: 'DELETE', userInfo: { username: 'alice' }, oldObject: { metadata: { name: 'm' } }, object: null } };
+    const review = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'u-1',
+        kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' },
+        operation: 'DELETE',
+        userInfo: { username: 'alice' },
+        oldObject: { metadata: { name: 'm' } },
+        object: null,
+      },
+    };
     const { subjects } = parse(JSON.stringify(review));
     const [s] = subjects;
     assert.equal(s?.type, 'review');
@@ -197,8 +335,17 @@ describe('subjectsOf', () => {
   });
 
   test('what is not a Kubernetes object is a problem with file and line', () => {
-    const { problems } = parse('just a string\n---\nfoo: bar\n---\napiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest: {}\n');
-    assert.deepEqual(problems.map((p) => [p.file, p.line]), [['f.yaml', 1], ['f.yaml', 3], ['f.yaml', 5]]);
+    const { problems } = parse(
+      'just a string\n---\nfoo: bar\n---\napiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest: {}\n',
+    );
+    assert.deepEqual(
+      problems.map((p) => [p.file, p.line]),
+      [
+        ['f.yaml', 1],
+        ['f.yaml', 3],
+        ['f.yaml', 5],
+      ],
+    );
     assert.match(problems[0]?.message ?? '', /document 1 is not a Kubernetes object/);
     assert.match(problems[1]?.message ?? '', /apiVersion and kind missing/);
     assert.match(problems[2]?.message ?? '', /invalid AdmissionReview/);

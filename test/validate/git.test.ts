@@ -17,7 +17,7 @@ describe('readAtRef', () => {
       'manifests/notes.txt': 'not a manifest\n',
       'manifests/.hidden/c.yaml': 'kind: C\n',
       'other/d.json': '{"kind": "D"}\n',
-      'README': 'explicitly named\n',
+      README: 'explicitly named\n',
     });
     // The working tree moves on: a.yaml changes, b.yml is deleted; neither affects what HEAD holds.
     await writeFile(join(repo.dir, 'manifests/a.yaml'), 'kind: A2\n');
@@ -36,12 +36,18 @@ describe('readAtRef', () => {
   test('paths are taken relative to the working directory; a named file is read whatever its name; stdin has no old version', async () => {
     const files = await readAtRef('HEAD', ['../README', '../other', '-', 'missing.yaml'], join(repo.dir, 'manifests'));
     // Outside the working directory, names are absolute, as for the new files.
-    assert.deepEqual(files.map((f) => f.file).sort(), [`HEAD:${join(repo.dir, 'README')}`, `HEAD:${join(repo.dir, 'other/d.json')}`]);
+    assert.deepEqual(files.map((f) => f.file).sort(), [
+      `HEAD:${join(repo.dir, 'README')}`,
+      `HEAD:${join(repo.dir, 'other/d.json')}`,
+    ]);
     assert.deepEqual(files.map((f) => f.text).sort(), ['explicitly named\n', '{"kind": "D"}\n']);
   });
 
   test('an unknown revision or a path outside the repository is a usage error', async () => {
-    await assert.rejects(readAtRef('no-such-branch', ['manifests'], repo.dir), (e: unknown) => e instanceof AppError && e.code === 'USAGE' && /"no-such-branch" is not a commit/.test(e.message));
+    await assert.rejects(
+      readAtRef('no-such-branch', ['manifests'], repo.dir),
+      (e: unknown) => e instanceof AppError && e.code === 'USAGE' && /"no-such-branch" is not a commit/.test(e.message),
+    );
     await assert.rejects(readAtRef('HEAD', [tmpdir()], repo.dir), /is outside the git repository/);
   });
 });

@@ -14,27 +14,47 @@ const text = [
   machine({ name: 'master-0' }),
   machine({ name: 'worker-<0>', role: 'worker', preDrain: [{ name: 'bad & "quoted"', owner: 'someone' }] }),
   machine({ name: 'worker-1', role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] }),
-].map((o) => YAML.stringify(o)).join('---\n');
+]
+  .map((o) => YAML.stringify(o))
+  .join('---\n');
 const old = YAML.stringify(machine({ name: 'retired', preDrain: [ETCD] }));
-const report = validateInputs([{ file: 'm.yaml', text }], [{ file: 'old.yaml', text: old }], { policy: DEFAULT_POLICY, userInfo: DEFAULT_USER });
+const report = validateInputs([{ file: 'm.yaml', text }], [{ file: 'old.yaml', text: old }], {
+  policy: DEFAULT_POLICY,
+  userInfo: DEFAULT_USER,
+});
 
 describe('text output', () => {
   test('objects with something to say, each finding with rule, path, line, message and fix; then a summary', () => {
     const out = renderText(report, { showPatches: false });
     const lines = out.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^m\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/worker-<0> \[CREATE\]: DENIED$/);
+    assert.match(
+      lines[0] ?? '',
+      /^m\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/worker-<0> \[CREATE\]: DENIED$/,
+    );
     assert.match(lines[1] ?? '', /^ {2}deny hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line \d+\)$/);
-    assert.match(lines[2] ?? '', /^ {4}spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "bad & \\"quoted\\"": .* should match/);
+    assert.match(
+      lines[2] ?? '',
+      /^ {4}spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "bad & \\"quoted\\"": .* should match/,
+    );
     assert.match(lines[3] ?? '', /^ {4}fix: give hook/);
     assert.ok(out.includes('warn capi-migration spec.lifecycleHooks.preDrain[0].name'));
     assert.ok(!out.includes('master-0'), 'a patched object stays quiet without --show-patches');
-    assert.match(out, /old\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/retired \[DELETE\]: deleted from the manifests: informational/);
-    assert.equal(lines.at(-1), '3 objects: 2 allowed (1 patched: see them with --show-patches), 1 denied, 1 warning; 1 deletion');
+    assert.match(
+      out,
+      /old\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/retired \[DELETE\]: deleted from the manifests: informational/,
+    );
+    assert.equal(
+      lines.at(-1),
+      '3 objects: 2 allowed (1 patched: see them with --show-patches), 1 denied, 1 warning; 1 deletion',
+    );
   });
 
   test('--show-patches adds the JSON Patch and the change in words', () => {
     const out = renderText(report, { showPatches: true });
-    assert.match(out, /Machine openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/);
+    assert.match(
+      out,
+      /Machine openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/,
+    );
   });
 });
 
@@ -57,15 +77,24 @@ describe('JUnit output', () => {
     assert.deepEqual([xml.attrs['tests'], xml.attrs['failures']], ['4', '1']);
     const [suite, oldSuite] = xml.children;
     assert.deepEqual([suite?.attrs['name'], suite?.attrs['tests'], suite?.attrs['failures']], ['m.yaml', '3', '1']);
-    assert.deepEqual([oldSuite?.attrs['name'], oldSuite?.attrs['tests'], oldSuite?.attrs['failures']], ['old.yaml', '1', '0']);
+    assert.deepEqual(
+      [oldSuite?.attrs['name'], oldSuite?.attrs['tests'], oldSuite?.attrs['failures']],
+      ['old.yaml', '1', '0'],
+    );
     const cases = suite?.children ?? [];
     assert.ok(cases.every((c) => c.name === 'testcase' && c.attrs['classname'] === 'm.yaml'));
-    assert.match(cases[1]?.attrs['name'] ?? '', /^document 2 \(line \d+\): Machine openshift-machine-api\/worker-<0> \[CREATE\]$/);
+    assert.match(
+      cases[1]?.attrs['name'] ?? '',
+      /^document 2 \(line \d+\): Machine openshift-machine-api\/worker-<0> \[CREATE\]$/,
+    );
     const failure = cases[1]?.children.find((c) => c.name === 'failure');
     assert.equal(failure?.attrs['type'], 'hook-naming');
     assert.match(failure?.attrs['message'] ?? '', /Invalid value: "bad & \\"quoted\\""/);
     assert.match(failure?.text ?? '', /fix: give hook "bad & \\"quoted\\""/);
-    assert.equal(cases[0]?.children.find((c) => c.name === 'failure'), undefined);
+    assert.equal(
+      cases[0]?.children.find((c) => c.name === 'failure'),
+      undefined,
+    );
     assert.match(cases[0]?.children.find((c) => c.name === 'system-out')?.text ?? '', /^patch: \[\{"op":"add"/);
     assert.match(cases[2]?.children.find((c) => c.name === 'system-out')?.text ?? '', /^warning: capi-migration/);
     assert.match(oldSuite?.children[0]?.children[0]?.text ?? '', /deleted from the manifests/);

@@ -23,7 +23,9 @@ describe('validateInputs', () => {
     assert.equal(r?.allowed, true);
     assert.deepEqual(r?.findings, []);
     assert.deepEqual(r?.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
-    assert.deepEqual(r?.changes, ['etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"']);
+    assert.deepEqual(r?.changes, [
+      'etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"',
+    ]);
     assert.deepEqual(report.summary, { objects: 1, allowed: 1, denied: 0, warnings: 0, patched: 1, deletions: 0 });
     assert.deepEqual(report.userInfo, { username: 'hookkeeper-validate', groups: [] });
   });
@@ -37,7 +39,10 @@ describe('validateInputs', () => {
     assert.equal(r?.allowed, false);
     assert.equal(r?.findings[0]?.rule, 'owner-only-removal');
     assert.equal(r?.findings[0]?.severity, 'deny');
-    assert.match(r?.findings[0]?.message ?? '', /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/);
+    assert.match(
+      r?.findings[0]?.message ?? '',
+      /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/,
+    );
     // The hook is gone from the new file: the line points at the nearest present parent, spec.lifecycleHooks.preDrain.
     const lines = now[0]?.text.split('\n') ?? [];
     assert.match(lines[(r?.findings[0]?.line ?? 0) - 1] ?? '', /preDrain/);
@@ -46,12 +51,35 @@ describe('validateInputs', () => {
   });
 
   test('objects only in the old manifests are deletions: reported, allowed', () => {
-    const old = [{ file: 'old.yaml', text: yaml(machine({ name: 'gone', preDrain: [ETCD] }), machine({ name: 'kept', preDrain: [ETCD] })) }];
-    const report = validateInputs([{ file: 'new.yaml', text: yaml(machine({ name: 'kept', preDrain: [ETCD] })) }], old, options);
+    const old = [
+      {
+        file: 'old.yaml',
+        text: yaml(machine({ name: 'gone', preDrain: [ETCD] }), machine({ name: 'kept', preDrain: [ETCD] })),
+      },
+    ];
+    const report = validateInputs(
+      [{ file: 'new.yaml', text: yaml(machine({ name: 'kept', preDrain: [ETCD] })) }],
+      old,
+      options,
+    );
     assert.equal(report.results[0]?.operation, 'UPDATE');
-    assert.deepEqual(report.deletions.map((d) => [d.object, d.allowed, d.findings, d.file, d.document]), [
-      [{ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'openshift-machine-api', name: 'gone' }, true, [], 'old.yaml', 1],
-    ]);
+    assert.deepEqual(
+      report.deletions.map((d) => [d.object, d.allowed, d.findings, d.file, d.document]),
+      [
+        [
+          {
+            apiVersion: 'machine.openshift.io/v1beta1',
+            kind: 'Machine',
+            namespace: 'openshift-machine-api',
+            name: 'gone',
+          },
+          true,
+          [],
+          'old.yaml',
+          1,
+        ],
+      ],
+    );
     assert.equal(report.summary.deletions, 1);
     assert.equal(report.summary.denied, 0);
   });
@@ -59,13 +87,22 @@ describe('validateInputs', () => {
   test('old and new match on API group, kind, namespace and name, not on version', () => {
     const old = machine({ name: 'm', preDrain: [ETCD] });
     const moved = { ...machine({ name: 'm', namespace: 'elsewhere', preDrain: [] }) };
-    const report = validateInputs([{ file: 'n.yaml', text: yaml(moved) }], [{ file: 'o.yaml', text: yaml(old) }], options);
+    const report = validateInputs(
+      [{ file: 'n.yaml', text: yaml(moved) }],
+      [{ file: 'o.yaml', text: yaml(old) }],
+      options,
+    );
     assert.equal(report.results[0]?.operation, 'CREATE');
     assert.equal(report.deletions.length, 1);
   });
 
   test('an AdmissionReview document is judged as sent (operation and user from the request)', () => {
-    const review = admissionReview({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: [ETCD] }), user: USERS.alice });
+    const review = admissionReview({
+      operation: 'UPDATE',
+      object: machine({ preDrain: [] }),
+      oldObject: machine({ preDrain: [ETCD] }),
+      user: USERS.alice,
+    });
     const report = validateInputs([{ file: 'r.json', text: JSON.stringify(review, null, 2) }], undefined, options);
     const [r] = report.results;
     assert.equal(r?.source, 'AdmissionReview');
@@ -75,7 +112,14 @@ describe('validateInputs', () => {
   });
 
   test('findings in a List point at the item and the field', () => {
-    const list = { apiVersion: 'v1', kind: 'List', items: [machine({ name: 'ok', preDrain: [ETCD] }), machine({ name: 'bad', preDrain: [ETCD, { name: 'x', owner: 'someone' }] })] };
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        machine({ name: 'ok', preDrain: [ETCD] }),
+        machine({ name: 'bad', preDrain: [ETCD, { name: 'x', owner: 'someone' }] }),
+      ],
+    };
     const text = YAML.stringify(list);
     const report = validateInputs([{ file: 'l.yaml', text }], undefined, options);
     const bad = report.results[1];
@@ -89,46 +133,107 @@ describe('validateInputs', () => {
 
   test('findings in the second and later documents of a file point at lines in the file, as do the documents', () => {
     const bad = machine({ name: 'bad', role: 'worker', preDrain: [{ name: 'x', owner: 'someone' }] });
-    const text = ['# machines of pool a', YAML.stringify(machine({ name: 'ok', preDrain: [ETCD] })), '---', '# the bad one', YAML.stringify(bad), '...', YAML.stringify(bad).replace('name: bad', 'name: bad-2')].join('\n');
+    const text = [
+      '# machines of pool a',
+      YAML.stringify(machine({ name: 'ok', preDrain: [ETCD] })),
+      '---',
+      '# the bad one',
+      YAML.stringify(bad),
+      '...',
+      YAML.stringify(bad).replace('name: bad', 'name: bad-2'),
+    ].join('\n');
     const lines = text.split('\n');
     const report = validateInputs([{ file: 'pool.yaml', text }], undefined, options);
-    assert.deepEqual(report.results.map((r) => [r.document, r.allowed]), [[1, true], [2, false], [3, false]]);
-    for (const r of report.results) assert.match(lines[r.line - 1] ?? '', /^apiVersion: machine\.openshift\.io\/v1beta1$/, `document ${r.document}`);
-    assert.deepEqual(report.results.map((r) => r.line), [2, lines.indexOf('# the bad one') + 2, lines.indexOf('...') + 2]);
+    assert.deepEqual(
+      report.results.map((r) => [r.document, r.allowed]),
+      [
+        [1, true],
+        [2, false],
+        [3, false],
+      ],
+    );
+    for (const r of report.results)
+      assert.match(lines[r.line - 1] ?? '', /^apiVersion: machine\.openshift\.io\/v1beta1$/, `document ${r.document}`);
+    assert.deepEqual(
+      report.results.map((r) => r.line),
+      [2, lines.indexOf('# the bad one') + 2, lines.indexOf('...') + 2],
+    );
     for (const r of report.results.slice(1)) {
-      const naming = r.findings.find((f) => f.rule === 'hook-naming' && f.path === 'spec.lifecycleHooks.preDrain[0].name');
+      const naming = r.findings.find(
+        (f) => f.rule === 'hook-naming' && f.path === 'spec.lifecycleHooks.preDrain[0].name',
+      );
       assert.ok(naming?.line, `document ${r.document}: ${JSON.stringify(r.findings)}`);
       assert.match(lines[naming.line - 1] ?? '', /^ {6}- name: x$/);
-      assert.ok(naming.line > r.line && naming.line < (r.document === 2 ? lines.indexOf('...') + 1 : lines.length), 'inside its own document');
+      assert.ok(
+        naming.line > r.line && naming.line < (r.document === 2 ? lines.indexOf('...') + 1 : lines.length),
+        'inside its own document',
+      );
     }
   });
 
   test('a YAML error in a later document names the file and its line in the file; nothing is reported from the other files', () => {
     const good = { file: 'good.yaml', text: yaml(machine({ preDrain: [ETCD] })) };
-    const broken = { file: 'broken.yaml', text: ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: a}', '---', 'apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: b}', 'kind: Secret', ''].join('\n') };
-    assert.throws(() => validateInputs([good, broken, good], undefined, options), (err: unknown) => {
-      assert.ok(err instanceof AppError);
-      assert.equal(err.code, 'INPUT_INVALID');
-      assert.deepEqual(err.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
-      return true;
-    });
+    const broken = {
+      file: 'broken.yaml',
+      text: [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: {name: a}',
+        '---',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: {name: b}',
+        'kind: Secret',
+        '',
+      ].join('\n'),
+    };
+    assert.throws(
+      () => validateInputs([good, broken, good], undefined, options),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, 'INPUT_INVALID');
+        assert.deepEqual(err.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
+        return true;
+      },
+    );
   });
 
   test('an unreadable --old file is an input error naming it; problems in the new files come first', () => {
     const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
     const badOld = [{ file: 'old.yaml', text: 'kind: [' }];
-    assert.throws(() => validateInputs(now, badOld, options), (err: unknown) => err instanceof AppError && err.problems.map((p) => `${p.file}:${p.line}`).join() === 'old.yaml:1');
-    assert.throws(() => validateInputs([{ file: 'new.yaml', text: 'a: [' }], badOld, options), (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml');
+    assert.throws(
+      () => validateInputs(now, badOld, options),
+      (err: unknown) =>
+        err instanceof AppError && err.problems.map((p) => `${p.file}:${p.line}`).join() === 'old.yaml:1',
+    );
+    assert.throws(
+      () => validateInputs([{ file: 'new.yaml', text: 'a: [' }], badOld, options),
+      (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml',
+    );
   });
 
   test('with --crd, a CRD finding in a later document points at its field in the file', () => {
-    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
-    const widget = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name, namespace: 'ns' }, spec });
-    const text = yaml(widget('a', { size: 'small' }), machine({ preDrain: [ETCD] }), widget('c', { size: 'small', replicas: 'many' }));
+    const crds = CrdSet.parse([
+      { file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') },
+    ]);
+    const widget = (name: string, spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'example.hookkeeper.io/v1',
+      kind: 'Widget',
+      metadata: { name, namespace: 'ns' },
+      spec,
+    });
+    const text = yaml(
+      widget('a', { size: 'small' }),
+      machine({ preDrain: [ETCD] }),
+      widget('c', { size: 'small', replicas: 'many' }),
+    );
     const report = validateInputs([{ file: 'mixed.yaml', text }], undefined, { ...options, crds });
     const [first, , third] = report.results;
     assert.deepEqual(first?.findings, []);
-    assert.deepEqual(third?.findings.map((f) => [f.rule, f.severity, f.path]), [['crd-schema', 'deny', 'spec.replicas']]);
+    assert.deepEqual(
+      third?.findings.map((f) => [f.rule, f.severity, f.path]),
+      [['crd-schema', 'deny', 'spec.replicas']],
+    );
     const lines = text.split('\n');
     const at = third?.findings[0]?.line ?? 0;
     assert.equal(lines[at - 1], '  replicas: many');
@@ -136,35 +241,89 @@ describe('validateInputs', () => {
   });
 
   test('a hook name that cannot become a Cluster API annotation is a capi-migration warning: reported, not failed', () => {
-    const report = validateInputs([{ file: 'w.yaml', text: yaml(machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] })) }], undefined, options);
+    const report = validateInputs(
+      [
+        {
+          file: 'w.yaml',
+          text: yaml(
+            machine({ role: 'worker', preDrain: [{ name: 'example.com/Backup', owner: 'backup-controller' }] }),
+          ),
+        },
+      ],
+      undefined,
+      options,
+    );
     const [r] = report.results;
     assert.equal(r?.allowed, true);
-    assert.deepEqual(r?.findings.map((f) => [f.rule, f.severity]), [['capi-migration', 'warn']]);
+    assert.deepEqual(
+      r?.findings.map((f) => [f.rule, f.severity]),
+      [['capi-migration', 'warn']],
+    );
     assert.equal(report.summary.warnings, 1);
   });
 
   test('CRD violations are denials, except on UPDATE where the stored object has them already (ratcheting)', () => {
-    const crds = CrdSet.parse([{ file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') }]);
-    const widget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec });
-    const old = [{ file: 'o.yaml', text: yaml(widget({ size: 'huge' })) }];
-    const report = validateInputs([{ file: 'n.yaml', text: yaml(widget({ size: 'huge', replicas: 99 })) }], old, { ...options, crds });
-    assert.deepEqual(report.results[0]?.findings.map((f) => [f.rule, f.severity, f.path, f.line]), [
-      ['crd-schema', 'warn', 'spec.size', 7],
-      ['crd-schema', 'deny', 'spec.replicas', 8],
+    const crds = CrdSet.parse([
+      { file: 'w.yaml', text: readFileSync(new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url), 'utf8') },
     ]);
+    const widget = (spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'example.hookkeeper.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'ns' },
+      spec,
+    });
+    const old = [{ file: 'o.yaml', text: yaml(widget({ size: 'huge' })) }];
+    const report = validateInputs([{ file: 'n.yaml', text: yaml(widget({ size: 'huge', replicas: 99 })) }], old, {
+      ...options,
+      crds,
+    });
+    assert.deepEqual(
+      report.results[0]?.findings.map((f) => [f.rule, f.severity, f.path, f.line]),
+      [
+        ['crd-schema', 'warn', 'spec.size', 7],
+        ['crd-schema', 'deny', 'spec.replicas', 8],
+      ],
+    );
   });
 
   test('an object defined twice is noted', () => {
-    const report = validateInputs([{ file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) }, { file: 'b.yaml', text: yaml(machine({ preDrain: [ETCD] })) }], undefined, options);
-    assert.deepEqual(report.notes, ['Machine openshift-machine-api/ci-ln-7x2k9-master-0 is defined twice: a.yaml document 1 and b.yaml document 1']);
+    const report = validateInputs(
+      [
+        { file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
+        { file: 'b.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
+      ],
+      undefined,
+      options,
+    );
+    assert.deepEqual(report.notes, [
+      'Machine openshift-machine-api/ci-ln-7x2k9-master-0 is defined twice: a.yaml document 1 and b.yaml document 1',
+    ]);
   });
 
   test('every unreadable input is reported at once, with file and line', () => {
-    assert.throws(() => validateInputs([{ file: 'a.yaml', text: 'a: [' }, { file: 'b.yaml', text: 'kind: Foo\n' }, { file: 'c.yaml', text: yaml(machine()) }], undefined, options), (err: unknown) => {
-      assert.ok(err instanceof AppError);
-      assert.equal(err.code, 'INPUT_INVALID');
-      assert.deepEqual(err.problems.map((p) => [p.file, p.line]), [['a.yaml', 1], ['b.yaml', 1]]);
-      return true;
-    });
+    assert.throws(
+      () =>
+        validateInputs(
+          [
+            { file: 'a.yaml', text: 'a: [' },
+            { file: 'b.yaml', text: 'kind: Foo\n' },
+            { file: 'c.yaml', text: yaml(machine()) },
+          ],
+          undefined,
+          options,
+        ),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, 'INPUT_INVALID');
+        assert.deepEqual(
+          err.problems.map((p) => [p.file, p.line]),
+          [
+            ['a.yaml', 1],
+            ['b.yaml', 1],
+          ],
+        );
+        return true;
+      },
+    );
   });
 });

@@ -7,7 +7,11 @@ export interface XmlElement {
   text: string;
 }
 
-const decode = (s: string): string => s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e] as string);
+const decode = (s: string): string =>
+  s.replace(
+    /&(lt|gt|amp|quot|apos);/g,
+    (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e] as string,
+  );
 
 export function parseXml(xml: string): XmlElement {
   const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
@@ -31,7 +35,8 @@ export function parseXml(xml: string): XmlElement {
       top.text += decode(m[5]);
     }
   }
-  if (token.lastIndex < body.length) throw new Error(`malformed XML at ${token.lastIndex}: ${body.slice(token.lastIndex, token.lastIndex + 40)}`);
+  if (token.lastIndex < body.length)
+    throw new Error(`malformed XML at ${token.lastIndex}: ${body.slice(token.lastIndex, token.lastIndex + 40)}`);
   if (stack.length !== 1) throw new Error(`unclosed <${stack[stack.length - 1]?.name}>`);
   const [only] = root.children;
   if (!only || root.children.length !== 1) throw new Error('expected one root element');

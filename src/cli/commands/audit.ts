@@ -24,23 +24,35 @@ interface AuditFlags {
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
     .command('audit')
-    .description('audit the hooks of a live cluster: policy violations of stored objects, stuck deletions and orphaned hook owners')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
+    .description(
+      'audit the hooks of a live cluster: policy violations of stored objects, stuck deletions and orphaned hook owners',
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)',
+    )
     .option('--context <name>', 'kubeconfig context to use')
     .option('-n, --namespace <ns>', 'audit one namespace (default: all namespaces)')
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
-    .option('--stuck-after <duration>', 'a deletion held by hooks for longer than this is stuck (e.g. 90s, 30m, 2h)', '30m')
+    .option(
+      '--stuck-after <duration>',
+      'a deletion held by hooks for longer than this is stuck (e.g. 90s, 30m, 2h)',
+      '30m',
+    )
     .option('--output <format>', `output format: ${describeFormats(AUDIT_FORMATS)}; reports as a YAML stream`, 'text')
-    .addHelpText('after', [
-      '',
-      'Lists Machines, MachineSets and ControlPlaneMachineSets (machine.openshift.io) and Cluster API Machines,',
-      'MachineSets and MachineDeployments page by page; a kind whose CRD is not installed is skipped with a note.',
-      '',
-      ...rulesHelp('audit'),
-      '',
-      'Exit codes: 0 clean (warnings do not fail), 1 findings, 2 usage error,',
-      '3 cluster error (unreachable, unauthorized or forbidden, none of the CRDs installed).',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Lists Machines, MachineSets and ControlPlaneMachineSets (machine.openshift.io) and Cluster API Machines,',
+        'MachineSets and MachineDeployments page by page; a kind whose CRD is not installed is skipped with a note.',
+        '',
+        ...rulesHelp('audit'),
+        '',
+        'Exit codes: 0 clean (warnings do not fail), 1 findings, 2 usage error,',
+        '3 cluster error (unreachable, unauthorized or forbidden, none of the CRDs installed).',
+      ].join('\n'),
+    )
     .action(async (flags: AuditFlags) => {
       done(await audit(flags, io));
     });
@@ -56,12 +68,17 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
   const onProgress = progress(io);
   try {
     const output = flags.output;
-    if (!isFormat(AUDIT_FORMATS, output)) throw new AppError('USAGE', `--output must be one of ${formatNames(AUDIT_FORMATS).join(', ')}, got "${output}"`);
+    if (!isFormat(AUDIT_FORMATS, output))
+      throw new AppError('USAGE', `--output must be one of ${formatNames(AUDIT_FORMATS).join(', ')}, got "${output}"`);
     const format = AUDIT_FORMATS[output];
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
     const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, render] = await Promise.all([
-      import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/run.js'), format.load()]);
+      import('../../kube/access.js'),
+      import('../../kube/lister.js'),
+      import('../../audit/run.js'),
+      format.load(),
+    ]);
     const cluster = await connect({
       ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
       ...(flags.context ? { context: flags.context } : {}),

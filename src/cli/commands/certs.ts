@@ -19,15 +19,20 @@ interface CertsFlags {
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
     .command('certs')
-    .description('create a CA and a serving certificate for the webhook Service in --out (ca.crt, ca.key, tls.crt, tls.key); '
-      + 'prints the base64 caBundle on stdout')
+    .description(
+      'create a CA and a serving certificate for the webhook Service in --out (ca.crt, ca.key, tls.crt, tls.key); ' +
+        'prints the base64 caBundle on stdout',
+    )
     .option('--out <dir>', 'directory for the files (required)')
     .option('--service <name>', 'the webhook Service name (required)')
     .option('--namespace <ns>', 'the webhook Service namespace (required)')
     .option('--ip <ip>', 'an IP SAN to add, repeatable (e.g. 127.0.0.1 for a url-registered webhook)', collect, [])
     .option('--days <n>', 'serving certificate lifetime in days', '365')
     .option('--renew', 'keep the CA in --out and re-issue the serving certificate from it')
-    .option('--renew-before <days>', 'with --renew: only re-issue if it expires within this many days or its names changed')
+    .option(
+      '--renew-before <days>',
+      'with --renew: only re-issue if it expires within this many days or its names changed',
+    )
     .action(async (flags: CertsFlags) => {
       done(await certs(flags, io));
     });
@@ -42,7 +47,10 @@ async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
     const namespace = flags.namespace ?? '';
     if (flags.renewBefore !== undefined && !flags.renew) throw new AppError('USAGE', '--renew-before needs --renew');
     // Certificate generation (@peculiar/x509) loads only for this command.
-    const [{ runCerts }, { serviceDnsNames }] = await Promise.all([import('../../certs/store.js'), import('../../certs/pki.js')]);
+    const [{ runCerts }, { serviceDnsNames }] = await Promise.all([
+      import('../../certs/store.js'),
+      import('../../certs/pki.js'),
+    ]);
     const result = await runCerts({
       out,
       service,
@@ -57,11 +65,11 @@ async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
     const until = result.notAfter.toISOString();
     const lines = result.issued
       ? [
-        `${result.caCreated ? 'created a CA and' : 'kept the CA and issued'} a serving certificate in ${out}`,
-        `  names: ${names}`,
-        `  valid until ${until}`,
-        '  the caBundle for the webhook configurations is on stdout (base64 of ca.crt)',
-      ]
+          `${result.caCreated ? 'created a CA and' : 'kept the CA and issued'} a serving certificate in ${out}`,
+          `  names: ${names}`,
+          `  valid until ${until}`,
+          '  the caBundle for the webhook configurations is on stdout (base64 of ca.crt)',
+        ]
       : [`the serving certificate in ${out} is valid until ${until} and fits: nothing written`];
     write(io.stderr, lines.join('\n'));
     return ExitCode.Ok;

@@ -40,16 +40,36 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--tls-key <file>', 'serving key (PEM); reloaded when the file changes')
     .option('--client-ca <file>', 'require client certificates signed by this CA (mTLS)')
     .option('--client-cn <name>', 'with --client-ca: accept only this client certificate CN (repeatable)', collect, [])
-    .option('--dev-cert-dir <dir>', 'where development certificates are generated when --tls-cert/--tls-key are not given', '.dev-certs')
+    .option(
+      '--dev-cert-dir <dir>',
+      'where development certificates are generated when --tls-cert/--tls-key are not given',
+      '.dev-certs',
+    )
     .option('--log-level <level>', 'trace, debug, info, warn, error', 'info')
     .option('--reload-interval <seconds>', 'how often certificate and policy files are checked for changes', '5')
     .option('--shutdown-grace <seconds>', 'how long in-flight requests may finish after SIGTERM', '20')
-    .option('--kubeconfig <file>', 'credentials for parent lookups of child-resource rules (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)')
-    .option('--lookup-budget <ms>', 'how long a parent lookup may take before the rule\'s onMissingParent decides (default: 1500)')
-    .option('--audit-interval <duration>', 'also audit the cluster in the background this often (e.g. 10m) and export the findings as hookkeeper_audit_* metrics')
-    .option('--stuck-after <duration>', 'with --audit-interval: a deletion held by hooks for longer than this is stuck', '30m')
-    .addHelpText('after', '\nExit codes: 0 stopped by SIGTERM or SIGINT (also during start-up), 2 cannot start (flags, policy,\n'
-      + 'certificate, port), 3 the background audit cannot reach the cluster.')
+    .option(
+      '--kubeconfig <file>',
+      'credentials for parent lookups of child-resource rules (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)',
+    )
+    .option(
+      '--lookup-budget <ms>',
+      "how long a parent lookup may take before the rule's onMissingParent decides (default: 1500)",
+    )
+    .option(
+      '--audit-interval <duration>',
+      'also audit the cluster in the background this often (e.g. 10m) and export the findings as hookkeeper_audit_* metrics',
+    )
+    .option(
+      '--stuck-after <duration>',
+      'with --audit-interval: a deletion held by hooks for longer than this is stuck',
+      '30m',
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 stopped by SIGTERM or SIGINT (also during start-up), 2 cannot start (flags, policy,\n' +
+        'certificate, port), 3 the background audit cannot reach the cluster.',
+    )
     .action(async (flags: ServeFlags) => {
       done(await serve(flags, io));
     });
@@ -59,10 +79,16 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
  * SIGTERM/SIGINT, listened for from the first moment: a signal during start-up (a pod deleted while it starts) must
  * not kill the process half-started. Start-up finishes, then the server drains and the command exits 0.
  */
-function stopSignal(): { received: Promise<NodeJS.Signals>; signal: () => NodeJS.Signals | undefined; dispose: () => void } {
+function stopSignal(): {
+  received: Promise<NodeJS.Signals>;
+  signal: () => NodeJS.Signals | undefined;
+  dispose: () => void;
+} {
   let signal: NodeJS.Signals | undefined;
   let resolveSignal: (s: NodeJS.Signals) => void = () => undefined;
-  const received = new Promise<NodeJS.Signals>((resolve) => { resolveSignal = resolve; });
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    resolveSignal = resolve;
+  });
   const onSignal = (s: NodeJS.Signals): void => {
     signal ??= s;
     resolveSignal(s);
@@ -96,54 +122,73 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
   let audit: AuditLoop | undefined;
   let running: RunningServer | undefined;
   try {
-    if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) throw new AppError('USAGE', '--tls-cert and --tls-key go together');
+    if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey))
+      throw new AppError('USAGE', '--tls-cert and --tls-key go together');
     if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
     const configFile = flags.config ?? io.env['HOOKKEEPER_CONFIG'];
     const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
-    if (kubeconfig && !existsSync(kubeconfig)) throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
+    if (kubeconfig && !existsSync(kubeconfig))
+      throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
     // @kubernetes/client-node takes about a second to load: it is imported, and credentials are loaded, only if
     // the policy (now or after a reload) has child rules, or for the background audit.
-    const loadKubeConfig = async () => (await import('../../kube/client.js')).loadKubeConfig(kubeconfig ? { kubeconfig } : {});
+    const loadKubeConfig = async () =>
+      (await import('../../kube/client.js')).loadKubeConfig(kubeconfig ? { kubeconfig } : {});
     const context = createParentContext({
       loadKubeConfig,
       ...(flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) }),
       logger: logger.child({ component: 'parents' }),
     });
     parents = context;
-    const auditIntervalMs = flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
+    const auditIntervalMs =
+      flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
     // The server (express, prom-client) is loaded by this command only, not by every CLI invocation.
-    const [{ createMetrics }, { startServer }] = await Promise.all([import('../../server/metrics.js'), import('../../server/serve.js')]);
+    const [{ createMetrics }, { startServer }] = await Promise.all([
+      import('../../server/metrics.js'),
+      import('../../server/serve.js'),
+    ]);
     const metrics = createMetrics({ defaultMetrics: true });
     let policyInForce: Policy | undefined;
-    running = await startServer({
-      host: flags.host,
-      port: wholeNumber('--port', flags.port),
-      ...(configFile ? { configFile: resolve(io.cwd, configFile) } : {}),
-      ...(flags.tlsCert ? { tlsCertFile: resolve(io.cwd, flags.tlsCert) } : {}),
-      ...(flags.tlsKey ? { tlsKeyFile: resolve(io.cwd, flags.tlsKey) } : {}),
-      ...(flags.clientCa ? { clientCaFile: resolve(io.cwd, flags.clientCa) } : {}),
-      clientCommonNames: flags.clientCn,
-      devCertDir: resolve(io.cwd, flags.devCertDir),
-      reloadIntervalMs: wholeNumber('--reload-interval', flags.reloadInterval) * 1000,
-      shutdownGraceMs: wholeNumber('--shutdown-grace', flags.shutdownGrace) * 1000,
-      onPolicy: (policy) => {
-        policyInForce = policy;
-        context.setPolicy(policy);
+    running = await startServer(
+      {
+        host: flags.host,
+        port: wholeNumber('--port', flags.port),
+        ...(configFile ? { configFile: resolve(io.cwd, configFile) } : {}),
+        ...(flags.tlsCert ? { tlsCertFile: resolve(io.cwd, flags.tlsCert) } : {}),
+        ...(flags.tlsKey ? { tlsKeyFile: resolve(io.cwd, flags.tlsKey) } : {}),
+        ...(flags.clientCa ? { clientCaFile: resolve(io.cwd, flags.clientCa) } : {}),
+        clientCommonNames: flags.clientCn,
+        devCertDir: resolve(io.cwd, flags.devCertDir),
+        reloadIntervalMs: wholeNumber('--reload-interval', flags.reloadInterval) * 1000,
+        shutdownGraceMs: wholeNumber('--shutdown-grace', flags.shutdownGrace) * 1000,
+        onPolicy: (policy) => {
+          policyInForce = policy;
+          context.setPolicy(policy);
+        },
+        gatherContext: (input) => context.gather(input),
+        ready: () => context.ready(),
       },
-      gatherContext: (input) => context.gather(input),
-      ready: () => context.ready(),
-    }, logger, metrics);
+      logger,
+      metrics,
+    );
     if (auditIntervalMs !== undefined && policyInForce && stop.signal() === undefined) {
       const [{ connect, serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
-        import('../../kube/access.js'), import('../../kube/lister.js'), import('../../audit/background.js')]);
+        import('../../kube/access.js'),
+        import('../../kube/lister.js'),
+        import('../../audit/background.js'),
+      ]);
       const cluster = await connect({ ...(kubeconfig ? { kubeconfig } : {}), env: io.env });
       const first = policyInForce;
       audit = startBackgroundAudit({
-        intervalMs: auditIntervalMs, stuckAfterMs, policy: () => policyInForce ?? first,
-        lister: createLister(cluster), serviceAccountExists: serviceAccountLookup(cluster), registry: metrics.registry, logger: logger.child({ component: 'audit' }),
+        intervalMs: auditIntervalMs,
+        stuckAfterMs,
+        policy: () => policyInForce ?? first,
+        lister: createLister(cluster),
+        serviceAccountExists: serviceAccountLookup(cluster),
+        registry: metrics.registry,
+        logger: logger.child({ component: 'audit' }),
       });
     }
     const signal = await stop.received;

@@ -27,50 +27,89 @@ interface ValidateFlags {
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
   program
     .command('validate')
-    .description('review manifests as the webhook would (mutate, then validate), for CI: files, directories (*.yaml, *.yml, *.json), or - for stdin')
+    .description(
+      'review manifests as the webhook would (mutate, then validate), for CI: files, directories (*.yaml, *.yml, *.json), or - for stdin',
+    )
     .argument('[paths...]', 'files, directories (searched recursively) or - for stdin')
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
-    .option('--old <path>', 'the previous manifests (repeatable): objects found there are judged as UPDATE, objects gone from the inputs are listed as deletions', collect, [])
-    .option('--old-ref <git-ref>', 'like --old, with the same paths as they are at this git revision (e.g. origin/main)')
+    .option(
+      '--old <path>',
+      'the previous manifests (repeatable): objects found there are judged as UPDATE, objects gone from the inputs are listed as deletions',
+      collect,
+      [],
+    )
+    .option(
+      '--old-ref <git-ref>',
+      'like --old, with the same paths as they are at this git revision (e.g. origin/main)',
+    )
     .option('--as <user>', 'the username the changes will be applied as', DEFAULT_USER.username)
     .option('--as-group <group>', 'a group of that user (repeatable)', collect, [])
-    .option('--crd <file>', 'also check objects against this CustomResourceDefinition\'s schema, as the API server will (repeatable)', collect, [])
+    .option(
+      '--crd <file>',
+      "also check objects against this CustomResourceDefinition's schema, as the API server will (repeatable)",
+      collect,
+      [],
+    )
     .option('--output <format>', `output format: ${describeFormats(VALIDATE_FORMATS)}`, 'text')
     .option('--show-patches', 'show the mutation the webhook would apply (JSON Patch and the change in words)')
-    .addHelpText('after', [
-      '',
-      'Plain manifests are judged as CREATE, or as UPDATE when --old/--old-ref holds the same object (matched by API',
-      'group, kind, namespace and name), as the user given with --as (default "hookkeeper-validate", no groups).',
-      'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
-      '',
-      ...rulesHelp('validate', { mutating: true }),
-      '',
-      'Exit codes: 0 all allowed (warnings do not fail), 1 something denied, 2 usage or input error.',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Plain manifests are judged as CREATE, or as UPDATE when --old/--old-ref holds the same object (matched by API',
+        'group, kind, namespace and name), as the user given with --as (default "hookkeeper-validate", no groups).',
+        'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
+        '',
+        ...rulesHelp('validate', { mutating: true }),
+        '',
+        'Exit codes: 0 all allowed (warnings do not fail), 1 something denied, 2 usage or input error.',
+      ].join('\n'),
+    )
     .action(async (paths: string[], flags: ValidateFlags) => {
       done(await validate(paths, flags, io));
     });
 }
 
 async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: CliIO): Promise<InputFile[] | undefined> {
-  if (flags.oldRef !== undefined && flags.old.length > 0) throw new AppError('USAGE', 'choose one of --old and --old-ref');
+  if (flags.oldRef !== undefined && flags.old.length > 0)
+    throw new AppError('USAGE', 'choose one of --old and --old-ref');
   if (flags.oldRef !== undefined) return (await import('../../validate/git.js')).readAtRef(flags.oldRef, paths, io.cwd);
   if (flags.old.length === 0) return undefined;
   if (flags.old.includes(STDIN)) throw new AppError('USAGE', '--old cannot read stdin');
-  return (await import('../../validate/inputs.js')).readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve('') });
+  return (await import('../../validate/inputs.js')).readInputs(flags.old, {
+    cwd: io.cwd,
+    readStdin: () => Promise.resolve(''),
+  });
 }
 
 async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
   try {
     const output = flags.output;
-    if (!isFormat(VALIDATE_FORMATS, output)) throw new AppError('USAGE', `--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${output}"`);
-    if (paths.length === 0) throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin');
+    if (!isFormat(VALIDATE_FORMATS, output))
+      throw new AppError(
+        'USAGE',
+        `--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${output}"`,
+      );
+    if (paths.length === 0)
+      throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin');
     const policy = await cliPolicy(flags.config, io);
-    const [{ readInputs }, { validateInputs }] = await Promise.all([import('../../validate/inputs.js'), import('../../validate/run.js')]);
-    const crds = flags.crd.length === 0 ? undefined : (await import('../../validate/crd.js')).CrdSet.parse(await Promise.all(flags.crd.map(async (f) => ({
-      file: f,
-      text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => { throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause }); }),
-    }))));
+    const [{ readInputs }, { validateInputs }] = await Promise.all([
+      import('../../validate/inputs.js'),
+      import('../../validate/run.js'),
+    ]);
+    const crds =
+      flags.crd.length === 0
+        ? undefined
+        : (await import('../../validate/crd.js')).CrdSet.parse(
+            await Promise.all(
+              flags.crd.map(async (f) => ({
+                file: f,
+                text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => {
+                  throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause });
+                }),
+              })),
+            ),
+          );
     const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
     const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
       policy,
@@ -79,7 +118,8 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     });
     const render = await VALIDATE_FORMATS[output].load();
     write(io.stdout, render(report, { showPatches: flags.showPatches === true }));
-    if (report.results.length === 0 && report.deletions.length === 0) write(io.stderr, 'hookkeeper validate: no manifests found');
+    if (report.results.length === 0 && report.deletions.length === 0)
+      write(io.stderr, 'hookkeeper validate: no manifests found');
     const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
     return denied ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
@@ -87,4 +127,3 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
     return exitCodeFor(err);
   }
 }
-

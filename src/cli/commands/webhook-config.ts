@@ -25,7 +25,9 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .description('the ValidatingWebhookConfiguration and MutatingWebhookConfiguration that register hookkeeper');
   group
     .command('render')
-    .description('print both webhook configurations (from webhook-config/base) for a url or a Service, with the caBundle set')
+    .description(
+      'print both webhook configurations (from webhook-config/base) for a url or a Service, with the caBundle set',
+    )
     .option('--ca-bundle <base64>', 'base64 of the PEM CA certificate (what `hookkeeper certs` prints)')
     .option('--ca-file <file>', 'the PEM CA certificate file instead, e.g. certs/ca.crt')
     .option('--url <url>', 'https://HOST:PORT the API server calls; /validate and /mutate are appended')
@@ -41,26 +43,43 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function render(flags: RenderFlags, io: CliIO): Promise<number> {
   try {
-    if (flags.output !== 'yaml' && flags.output !== 'json') throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
-    if ((flags.caBundle === undefined) === (flags.caFile === undefined)) throw new AppError('USAGE', 'give exactly one of --ca-bundle and --ca-file');
-    if ((flags.url === undefined) === (flags.service === undefined)) throw new AppError('USAGE', 'give exactly one of --url and --service');
-    if (flags.service !== undefined && flags.namespace === undefined) throw new AppError('USAGE', '--service needs --namespace');
-    if (flags.url !== undefined && flags.namespace !== undefined) throw new AppError('USAGE', '--namespace goes with --service, not --url');
+    if (flags.output !== 'yaml' && flags.output !== 'json')
+      throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
+    if ((flags.caBundle === undefined) === (flags.caFile === undefined))
+      throw new AppError('USAGE', 'give exactly one of --ca-bundle and --ca-file');
+    if ((flags.url === undefined) === (flags.service === undefined))
+      throw new AppError('USAGE', 'give exactly one of --url and --service');
+    if (flags.service !== undefined && flags.namespace === undefined)
+      throw new AppError('USAGE', '--service needs --namespace');
+    if (flags.url !== undefined && flags.namespace !== undefined)
+      throw new AppError('USAGE', '--namespace goes with --service, not --url');
     const opts: RenderOptions = {
       // certs/pki loads @peculiar/x509: only when a CA file is to be encoded.
-      caBundle: flags.caBundle ?? (await import('../../certs/pki.js')).caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
+      caBundle:
+        flags.caBundle ??
+        (await import('../../certs/pki.js')).caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
       ...(flags.url !== undefined && { url: flags.url }),
       ...(flags.service !== undefined && {
-        service: { name: flags.service, namespace: flags.namespace ?? '', port: wholeNumber('--port', flags.port ?? '443') },
+        service: {
+          name: flags.service,
+          namespace: flags.namespace ?? '',
+          port: wholeNumber('--port', flags.port ?? '443'),
+        },
       }),
       ...(flags.name !== undefined && { name: flags.name }),
     };
-    const [{ renderWebhookConfigurations }, { stringify }] = await Promise.all([import('../../deploy/render.js'), import('yaml')]);
+    const [{ renderWebhookConfigurations }, { stringify }] = await Promise.all([
+      import('../../deploy/render.js'),
+      import('yaml'),
+    ]);
     const configs = renderWebhookConfigurations(opts);
-    write(io.stdout, flags.output === 'json'
-      ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: configs }, null, 2)
-      // lineWidth 0: never fold the long caBundle line.
-      : configs.map((c) => stringify(c, { lineWidth: 0 })).join('---\n'));
+    write(
+      io.stdout,
+      flags.output === 'json'
+        ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: configs }, null, 2)
+        : // lineWidth 0: never fold the long caBundle line.
+          configs.map((c) => stringify(c, { lineWidth: 0 })).join('---\n'),
+    );
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);

@@ -4,7 +4,12 @@ import { capiMigrationWarnings } from '../capi-migration.js';
 import type { CarrierRuleModule } from './context.js';
 
 export const capiMigrationRule: CarrierRuleModule<'capi-migration'> = {
-  id: 'capi-migration', enforcement: 'warn', ratchets: false, sources: ['validate'], selects: 'carriers', facts: [],
+  id: 'capi-migration',
+  enforcement: 'warn',
+  ratchets: false,
+  sources: ['validate'],
+  selects: 'carriers',
+  facts: [],
   // It judges the object's hooks as they are, whatever the update changes.
   judgesFinalizerRemovals: true,
   summary: 'a Machine API hook name can become a Cluster API hook annotation key',

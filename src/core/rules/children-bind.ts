@@ -9,7 +9,8 @@ import type { KubeObject, ReviewInput } from '../types.js';
  * Name templates: literal text with placeholders ${label:KEY}, ${annotation:KEY}, ${metadata.name} and
  * ${metadata.namespace}, all read from the child. Object names cannot contain "$", so no escape is needed.
  */
-export type TemplatePart = { literal: string } | { label: string } | { annotation: string } | { field: 'name' | 'namespace' };
+export type TemplatePart =
+  { literal: string } | { label: string } | { annotation: string } | { field: 'name' | 'namespace' };
 
 export function parseNameTemplate(template: string): { parts: TemplatePart[] } | { error: string } {
   const parts: TemplatePart[] = [];
@@ -22,13 +23,17 @@ export function parseNameTemplate(template: string): { parts: TemplatePart[] } |
     }
     if (at > 0) parts.push({ literal: rest.slice(0, at) });
     const end = rest.indexOf('}', at);
-    if (rest[at + 1] !== '{' || end === -1) return { error: `"$" at ${quote(rest.slice(at))} does not start a \${...} placeholder` };
+    if (rest[at + 1] !== '{' || end === -1)
+      return { error: `"$" at ${quote(rest.slice(at))} does not start a \${...} placeholder` };
     const body = rest.slice(at + 2, end);
     if (body.startsWith('label:') && body.length > 6) parts.push({ label: body.slice(6) });
     else if (body.startsWith('annotation:') && body.length > 11) parts.push({ annotation: body.slice(11) });
     else if (body === 'metadata.name') parts.push({ field: 'name' });
     else if (body === 'metadata.namespace') parts.push({ field: 'namespace' });
-    else return { error: `unknown placeholder \${${body}}: use \${label:KEY}, \${annotation:KEY}, \${metadata.name} or \${metadata.namespace}` };
+    else
+      return {
+        error: `unknown placeholder \${${body}}: use \${label:KEY}, \${annotation:KEY}, \${metadata.name} or \${metadata.namespace}`,
+      };
     rest = rest.slice(end + 1);
   }
   // A literal alone is allowed: every child then belongs to one parent (a cluster-scoped singleton, say).
@@ -46,10 +51,18 @@ export function resolveParentName(source: ParentNameSource, obj: KubeObject, nam
   if ('error' in parsed) return undefined; // the policy loader refuses such templates
   let out = '';
   for (const part of parsed.parts) {
-    const value = 'literal' in part ? part.literal
-      : 'label' in part ? labels[part.label]
-        : 'annotation' in part ? annotations[part.annotation]
-          : part.field === 'name' ? (typeof meta['name'] === 'string' ? meta['name'] : undefined) : namespace;
+    const value =
+      'literal' in part
+        ? part.literal
+        : 'label' in part
+          ? labels[part.label]
+          : 'annotation' in part
+            ? annotations[part.annotation]
+            : part.field === 'name'
+              ? typeof meta['name'] === 'string'
+                ? meta['name']
+                : undefined
+              : namespace;
     // A generateName child has no name yet when the mutating webhook sees it.
     if (value === undefined || value === '') return undefined;
     out += value;
@@ -108,7 +121,11 @@ export function childBindings(policy: Policy, input: ReviewInput, obj: KubeObjec
     if (name === undefined) continue;
     const parentNamespace = rule.parent.namespaced ? namespace : '';
     const binding: ChildBinding = {
-      rule, childNamespace: namespace, name, source: sourcePath(rule.parent.nameFrom), parentNamespace,
+      rule,
+      childNamespace: namespace,
+      name,
+      source: sourcePath(rule.parent.nameFrom),
+      parentNamespace,
       key: parentKey(rule.parent.apiVersion, rule.parent.kind, parentNamespace, name),
     };
     if (rule.parent.namespaced && namespace === '') binding.problem = 'scope';
@@ -120,7 +137,9 @@ export function childBindings(policy: Policy, input: ReviewInput, obj: KubeObjec
 
 /** Does any child rule select this kind? A cheap test before cloning an object. */
 export function hasChildRules(policy: Policy, input: ReviewInput): boolean {
-  return policy.children.some((r) => r.match.kinds.some((k) => k.group === input.kind.group && k.kind === input.kind.kind));
+  return policy.children.some((r) =>
+    r.match.kinds.some((k) => k.group === input.kind.group && k.kind === input.kind.kind),
+  );
 }
 
 export interface OwnerRef {
@@ -141,7 +160,14 @@ export function ownerRefs(obj: KubeObject): OwnerRef[] | undefined {
   refs.forEach((r: unknown, index) => {
     if (!isRecord(r)) return;
     const str = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
-    out.push({ index, apiVersion: str('apiVersion'), kind: str('kind'), name: str('name'), uid: str('uid'), controller: r['controller'] === true });
+    out.push({
+      index,
+      apiVersion: str('apiVersion'),
+      kind: str('kind'),
+      name: str('name'),
+      uid: str('uid'),
+      controller: r['controller'] === true,
+    });
   });
   return out;
 }
@@ -149,8 +175,11 @@ export function ownerRefs(obj: KubeObject): OwnerRef[] | undefined {
 /** The reference to this binding's parent: by uid, or by group, kind and name (any version of the parent). */
 export function findParentRef(refs: readonly OwnerRef[], b: ChildBinding, uid?: string): OwnerRef | undefined {
   const group = groupOf(b.rule.parent.apiVersion);
-  return refs.find((r) => (uid !== undefined && r.uid === uid)
-    || (groupOf(r.apiVersion) === group && r.kind === b.rule.parent.kind && r.name === b.name));
+  return refs.find(
+    (r) =>
+      (uid !== undefined && r.uid === uid) ||
+      (groupOf(r.apiVersion) === group && r.kind === b.rule.parent.kind && r.name === b.name),
+  );
 }
 
 export function describeParent(b: ChildBinding): string {
@@ -160,7 +189,12 @@ export function describeParent(b: ChildBinding): string {
 export function describeChild(input: ReviewInput, obj: KubeObject): string {
   const name = metadata(obj)['name'];
   const generate = metadata(obj)['generateName'];
-  const shown = typeof name === 'string' && name !== '' ? quote(name) : typeof generate === 'string' ? `${quote(`${generate}*`)}` : '(unnamed)';
+  const shown =
+    typeof name === 'string' && name !== ''
+      ? quote(name)
+      : typeof generate === 'string'
+        ? `${quote(`${generate}*`)}`
+        : '(unnamed)';
   return `${input.kind.kind} ${shown}`;
 }
 

@@ -31,13 +31,18 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
 
   const child = describeChild(input, oldObject);
   for (const [finalizer, keys] of removers) {
-    const ids = [...keys].flatMap((k): OwnerIdentities[] => (Object.hasOwn(policy.owners, k) ? [policy.owners[k] as OwnerIdentities] : []));
+    const ids = [...keys].flatMap((k): OwnerIdentities[] =>
+      Object.hasOwn(policy.owners, k) ? [policy.owners[k] as OwnerIdentities] : [],
+    );
     if (ids.some((id) => actsFor(user, id))) continue;
     if (isBreakGlass(user, policy)) {
       out.notices.push({
         rule: 'child-finalizer',
         warning: `break-glass: ${user.username} may remove finalizer ${finalizer} of ${child}; audited`,
-        audit: { key: AUDIT_KEY_BREAK_GLASS_FINALIZER, value: JSON.stringify({ finalizer, kind: input.kind.kind, name: input.name ?? '', user: user.username }) },
+        audit: {
+          key: AUDIT_KEY_BREAK_GLASS_FINALIZER,
+          value: JSON.stringify({ finalizer, kind: input.kind.kind, name: input.name ?? '', user: user.username }),
+        },
       });
       continue;
     }
@@ -46,9 +51,12 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
     out.denials.push({
       rule: 'child-finalizer',
       path: 'metadata.finalizers',
-      message: forbidden('metadata.finalizers', `${quote(user.username)} may not remove finalizer ${quote(finalizer)} from ${child}; ` +
-        `only its parent's controller may: ${allowed.join(', ') || '(no identity registered)'}` +
-        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : '')).message,
+      message: forbidden(
+        'metadata.finalizers',
+        `${quote(user.username)} may not remove finalizer ${quote(finalizer)} from ${child}; ` +
+          `only its parent's controller may: ${allowed.join(', ') || '(no identity registered)'}` +
+          (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
+      ).message,
       fix: `leave finalizer ${quote(finalizer)} in place: ${[...keys].join(', ')} removes it once the parent's cleanup has run`,
       key: `child-finalizer:${finalizer}`,
     });
@@ -57,7 +65,12 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
 }
 
 export const childFinalizerRule: ChildRuleModule<'child-finalizer'> = {
-  id: 'child-finalizer', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: [],
+  id: 'child-finalizer',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'children',
+  facts: [],
   summary: "only the parent's controller (or break-glass, audited) removes a child's managed finalizer",
   validate: ({ policy, input }) => childFinalizer(policy, input, childMode(input)),
 };

@@ -23,4 +23,3 @@ export function noFindings(): ChildFindings {
 export function childMode(input: ReviewInput): ChildMode {
   return input.source === 'audit' ? 'audit' : 'admission';
 }
-

@@ -6,7 +6,13 @@ import { isRecord, ownValue, quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import type { KubeObject, Notice, ParentFact, ReviewInput, Violation } from '../types.js';
 import {
-  type ChildBinding, childBindings, describeChild, describeParent, finalizersOf, findParentRef, ownerRefs,
+  type ChildBinding,
+  childBindings,
+  describeChild,
+  describeParent,
+  finalizersOf,
+  findParentRef,
+  ownerRefs,
 } from './children-bind.js';
 import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
 import type { ChildRuleModule } from './context.js';
@@ -38,11 +44,17 @@ export function applyChildOwnerReferences(policy: Policy, input: ReviewInput, co
       }
       if (!Array.isArray(meta['ownerReferences'])) meta['ownerReferences'] = [];
       (meta['ownerReferences'] as unknown[]).push({
-        apiVersion: b.rule.parent.apiVersion, kind: b.rule.parent.kind, name: b.name, uid: fact.uid,
-        controller, blockOwnerDeletion: b.rule.blockOwnerDeletion,
+        apiVersion: b.rule.parent.apiVersion,
+        kind: b.rule.parent.kind,
+        name: b.name,
+        uid: fact.uid,
+        controller,
+        blockOwnerDeletion: b.rule.blockOwnerDeletion,
       });
-      changes.push(`${b.rule.name}: added ${controller ? 'controller' : 'non-controller'} owner reference to ${describeParent(b)} (uid ${fact.uid})` +
-        (controller === b.rule.controller ? '' : `: ${other?.kind} ${quote(other?.name)} already controls it`));
+      changes.push(
+        `${b.rule.name}: added ${controller ? 'controller' : 'non-controller'} owner reference to ${describeParent(b)} (uid ${fact.uid})` +
+          (controller === b.rule.controller ? '' : `: ${other?.kind} ${quote(other?.name)} already controls it`),
+      );
     }
     const finalizers = finalizersOf(copy);
     if (b.rule.finalizer && finalizers && !finalizers.includes(b.rule.finalizer)) {
@@ -79,7 +91,10 @@ export function childOwnerReference(policy: Policy, input: ReviewInput, mode: Ch
       out.denials.push({
         rule: 'child-owner-reference',
         path,
-        message: forbidden(path, `${child} is already controlled by ${other.kind} ${quote(other.name)}; ${where} would make ${describeParent(b)} its controller (onExistingController: deny)`).message,
+        message: forbidden(
+          path,
+          `${child} is already controlled by ${other.kind} ${quote(other.name)}; ${where} would make ${describeParent(b)} its controller (onExistingController: deny)`,
+        ).message,
         fix: `create the child without that controller reference, or set onExistingController: nonController (or controller: false) in ${where}`,
         key: `child-controller:${b.rule.name}:${other.kind}/${other.name}`,
       });
@@ -90,25 +105,40 @@ export function childOwnerReference(policy: Policy, input: ReviewInput, mode: Ch
       out.denials.push({
         rule: 'child-owner-reference',
         path: 'metadata.ownerReferences',
-        message: required('metadata.ownerReferences', `${child} has no owner reference to its parent ${describeParent(b)} (${where}); hookkeeper's mutating webhook adds it on create`).message,
+        message: required(
+          'metadata.ownerReferences',
+          `${child} has no owner reference to its parent ${describeParent(b)} (${where}); hookkeeper's mutating webhook adds it on create`,
+        ).message,
         fix: `add ${child}'s kind to the rules of hookkeeper's mutating webhook, or set ownerReferences: [${refText}]`,
         key: `child-reference:${b.rule.name}:${b.key}`,
       });
     } else if (mode === 'admission' && b.rule.controller && !ref.controller && other) {
-      out.notices.push(nonControllerNotice(b, child, { apiVersion: other.apiVersion, kind: other.kind, name: other.name }, ref.uid));
+      out.notices.push(
+        nonControllerNotice(b, child, { apiVersion: other.apiVersion, kind: other.kind, name: other.name }, ref.uid),
+      );
     }
-    if (b.rule.finalizer && !finalizers.includes(b.rule.finalizer)) out.denials.push(missingFinalizer(b, child, b.rule.finalizer));
+    if (b.rule.finalizer && !finalizers.includes(b.rule.finalizer))
+      out.denials.push(missingFinalizer(b, child, b.rule.finalizer));
   }
   return out;
 }
 
-function nonControllerNotice(b: ChildBinding, child: string, other: { apiVersion: string; kind: string; name: string }, uid: string): Notice {
+function nonControllerNotice(
+  b: ChildBinding,
+  child: string,
+  other: { apiVersion: string; kind: string; name: string },
+  uid: string,
+): Notice {
   return {
     rule: 'child-owner-reference',
     warning: `${describeParent(b)} is a non-controller owner: ${other.kind} ${quote(other.name)} already controls ${child} (rule ${quote(b.rule.name)})`,
     audit: {
       key: AUDIT_KEY_NON_CONTROLLER,
-      value: JSON.stringify({ rule: b.rule.name, parent: { apiVersion: b.rule.parent.apiVersion, kind: b.rule.parent.kind, name: b.name, uid }, controller: other }),
+      value: JSON.stringify({
+        rule: b.rule.name,
+        parent: { apiVersion: b.rule.parent.apiVersion, kind: b.rule.parent.kind, name: b.name, uid },
+        controller: other,
+      }),
     },
   };
 }
@@ -117,18 +147,30 @@ function missingFinalizer(b: ChildBinding, child: string, finalizer: string): Vi
   return {
     rule: 'child-owner-reference',
     path: 'metadata.finalizers',
-    message: required('metadata.finalizers', `${child} lacks finalizer ${quote(finalizer)} of policy rule ${quote(b.rule.name)}; hookkeeper's mutating webhook adds it on create`).message,
+    message: required(
+      'metadata.finalizers',
+      `${child} lacks finalizer ${quote(finalizer)} of policy rule ${quote(b.rule.name)}; hookkeeper's mutating webhook adds it on create`,
+    ).message,
     fix: `add ${child}'s kind to the rules of hookkeeper's mutating webhook, or add ${quote(finalizer)} to metadata.finalizers`,
     key: `child-finalizer-missing:${b.rule.name}:${finalizer}`,
   };
 }
 
 /** Where applyChildOwnerReferences writes: the only parts of the object the mutation copies for it. */
-export const CHILD_WRITES: ReadonlyArray<readonly string[]> = [['metadata', 'ownerReferences'], ['metadata', 'finalizers']];
+export const CHILD_WRITES: ReadonlyArray<readonly string[]> = [
+  ['metadata', 'ownerReferences'],
+  ['metadata', 'finalizers'],
+];
 
 export const childOwnerReferenceRule: ChildRuleModule<'child-owner-reference'> = {
-  id: 'child-owner-reference', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'children', facts: ['parents'],
-  summary: 'a child gets an ownerReference to its parent and the rule\'s finalizer on create; one lacking them is refused',
+  id: 'child-owner-reference',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'children',
+  facts: ['parents'],
+  summary:
+    "a child gets an ownerReference to its parent and the rule's finalizer on create; one lacking them is refused",
   validate: ({ policy, input }) => childOwnerReference(policy, input, childMode(input)),
   mutate: { writes: CHILD_WRITES, apply: ({ policy, input }, copy) => applyChildOwnerReferences(policy, input, copy) },
 };

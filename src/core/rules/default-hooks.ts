@@ -9,7 +9,12 @@ import type { CarrierRuleModule, Rule } from './context.js';
 import { required } from '../field-errors.js';
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
-export function applyDefaultHooks(policy: Policy, input: ReviewInput, carrier: HookCarrier, copy: KubeObject): string[] {
+export function applyDefaultHooks(
+  policy: Policy,
+  input: ReviewInput,
+  carrier: HookCarrier,
+  copy: KubeObject,
+): string[] {
   if (!carrier.live || input.operation === 'DELETE' || input.operation === 'CONNECT') return [];
   const changes: string[] = [];
   for (const rule of policy.defaultHooks) {
@@ -28,21 +33,29 @@ export function applyDefaultHooks(policy: Policy, input: ReviewInput, carrier: H
     const next = stage.map((h) => ({ name: h.name, owner: h.name === rule.hook.name ? rule.hook.owner : h.owner }));
     if (!existing) next.push({ ...rule.hook });
     carrier.write(copy, rule.stage, next);
-    changes.push(existing
-      ? `${rule.name}: set owner of ${rule.stage} hook ${quote(rule.hook.name)} to ${quote(rule.hook.owner)} (was ${quote(existing.owner)})`
-      : `${rule.name}: added ${rule.stage} hook ${quote(rule.hook.name)} owned by ${quote(rule.hook.owner)}`);
+    changes.push(
+      existing
+        ? `${rule.name}: set owner of ${rule.stage} hook ${quote(rule.hook.name)} to ${quote(rule.hook.owner)} (was ${quote(existing.owner)})`
+        : `${rule.name}: added ${rule.stage} hook ${quote(rule.hook.name)} owned by ${quote(rule.hook.owner)}`,
+    );
   }
   return changes;
 }
 
 /** Default hooks a stored object lacks, for the audit (which cannot mutate). */
-export function missingDefaultHooks(policy: Policy, input: ReviewInput, carrier: HookCarrier): Array<{ rule: string; stage: string; name: string; owner: string }> {
+export function missingDefaultHooks(
+  policy: Policy,
+  input: ReviewInput,
+  carrier: HookCarrier,
+): Array<{ rule: string; stage: string; name: string; owner: string }> {
   const obj = input.object;
   if (!obj || !carrier.live) return [];
   const hooks = wellFormed(carrier.read(obj).hooks);
   return policy.defaultHooks
     .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
-    .filter((rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner))
+    .filter(
+      (rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner),
+    )
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
 
@@ -55,7 +68,10 @@ export const missingDefaultHookRule: Rule = ({ policy, input, carrier }) => {
     violations.push({
       rule: 'default-hooks',
       path,
-      message: required(path, `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`).message,
+      message: required(
+        path,
+        `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`,
+      ).message,
       fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
       hook: { stage, name: m.name, owner: m.owner },
       key: `default:${m.rule}`,
@@ -66,7 +82,12 @@ export const missingDefaultHookRule: Rule = ({ policy, input, carrier }) => {
 
 export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   // Validating only in the audit: admission adds the hook rather than refusing an object without it.
-  id: 'default-hooks', enforcement: 'deny', ratchets: false, sources: ['audit'], selects: 'carriers', facts: [],
+  id: 'default-hooks',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['audit'],
+  selects: 'carriers',
+  facts: [],
   summary: 'mutating: objects matching a default-hook rule get its hook; the audit reports stored objects lacking it',
   validate: missingDefaultHookRule,
   mutate: {

@@ -26,7 +26,10 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
     violations.push({
       rule: 'deletion-freeze',
       path,
-      message: forbidden(path, `${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`).message,
+      message: forbidden(
+        path,
+        `${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`,
+      ).message,
       fix: 'the machine is deleting: hooks can only be removed now; add hooks before deleting the machine',
       key: `freeze:${stage}:${changed.map((h) => `${h.name}/${h.owner}`).join(',')}`,
     });
@@ -35,7 +38,12 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
 };
 
 export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
-  id: 'deletion-freeze', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  id: 'deletion-freeze',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'carriers',
+  facts: [],
   summary: 'a deleting Machine may lose hooks but not gain or change them',
   validate: deletionFreeze,
 };

@@ -24,7 +24,11 @@ export const NAME_LIMITS: StringLimits = { min: 3, max: 256, pattern: { source: 
 const OWNER_LIMITS: StringLimits = { min: 3, max: 512 };
 
 /** Checks one string field as OpenAPI v3 validation in the API server does (lengths count characters). */
-export function checkString(path: string, value: unknown, limits: StringLimits): Array<{ message: string; check: string }> {
+export function checkString(
+  path: string,
+  value: unknown,
+  limits: StringLimits,
+): Array<{ message: string; check: string }> {
   if (value === undefined || value === null) return [{ message: required(path).message, check: 'required' }];
   if (typeof value !== 'string') {
     return [{ message: typeInvalid(path, value, 'string').message, check: 'type' }];
@@ -32,13 +36,19 @@ export function checkString(path: string, value: unknown, limits: StringLimits):
   const out: Array<{ message: string; check: string }> = [];
   const length = [...value].length;
   if (length < limits.min) {
-    out.push({ message: invalid(path, value, `${path} in body should be at least ${limits.min} chars long`).message, check: 'min' });
+    out.push({
+      message: invalid(path, value, `${path} in body should be at least ${limits.min} chars long`).message,
+      check: 'min',
+    });
   }
   if (length > limits.max) {
     out.push({ message: tooLong(path, value, limits.max).message, check: 'max' });
   }
   if (limits.pattern && !limits.pattern.re.test(value)) {
-    out.push({ message: invalid(path, value, `${path} in body should match '${limits.pattern.source}'`).message, check: 'pattern' });
+    out.push({
+      message: invalid(path, value, `${path} in body should match '${limits.pattern.source}'`).message,
+      check: 'pattern',
+    });
   }
   return out;
 }
@@ -50,7 +60,10 @@ function hookLabel(h: RawHook): string {
 export function listHookNaming(hooks: readonly RawHook[]): Violation[] {
   const out: Violation[] = [];
   for (const h of hooks) {
-    const ref = typeof h.name === 'string' && typeof h.owner === 'string' ? { stage: h.stage, name: h.name, owner: h.owner } : undefined;
+    const ref =
+      typeof h.name === 'string' && typeof h.owner === 'string'
+        ? { stage: h.stage, name: h.name, owner: h.owner }
+        : undefined;
     for (const [field, path, value, limits] of [
       ['name', h.namePath, h.name, NAME_LIMITS],
       ['owner', h.ownerPath, h.owner, OWNER_LIMITS],
@@ -60,9 +73,10 @@ export function listHookNaming(hooks: readonly RawHook[]): Violation[] {
           rule: 'hook-naming',
           path,
           message: problem.message,
-          fix: field === 'name'
-            ? `give ${hookLabel(h)} a name of 3-256 characters: CamelCase, or prefixed with a DNS subdomain (foo.example.com/CamelCase)`
-            : `give ${hookLabel(h)} an owner of 3-512 characters naming who removes it (e.g. clusteroperator/etcd)`,
+          fix:
+            field === 'name'
+              ? `give ${hookLabel(h)} a name of 3-256 characters: CamelCase, or prefixed with a DNS subdomain (foo.example.com/CamelCase)`
+              : `give ${hookLabel(h)} an owner of 3-512 characters naming who removes it (e.g. clusteroperator/etcd)`,
           ...(ref ? { hook: ref } : {}),
           key: `naming:${h.stage}:${quote(h.name)}:${quote(h.owner)}:${field}:${problem.check}`,
         });
@@ -86,7 +100,10 @@ export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHo
     const ref = typeof h.owner === 'string' ? { hook: { stage: h.stage, name, owner: h.owner } } : {};
     const problems = annotationKeyErrors(key).map((detail) => ({ detail, check: detail }));
     if (!parseHookAnnotationKey(key)?.canonical) {
-      problems.push({ detail: `an annotation key starting with ${quote(prefix)} declares a ${h.stage} hook and must be ${quote(`${prefix}/<name>`)}`, check: 'shape' });
+      problems.push({
+        detail: `an annotation key starting with ${quote(prefix)} declares a ${h.stage} hook and must be ${quote(`${prefix}/<name>`)}`,
+        check: 'shape',
+      });
     }
     for (const p of problems) {
       out.push({
@@ -118,7 +135,13 @@ export const hookNaming: Rule = ({ carrier, hooks }) => {
 };
 
 export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
-  id: 'hook-naming', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
-  summary: "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
+  id: 'hook-naming',
+  enforcement: 'deny',
+  ratchets: true,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'carriers',
+  facts: [],
+  summary:
+    "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
   validate: hookNaming,
 };

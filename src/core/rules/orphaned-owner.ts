@@ -43,7 +43,12 @@ export const orphanedOwner: Rule = ({ policy, input, hooks: reading }) => {
 };
 
 export const orphanedOwnerRule: CarrierRuleModule<'orphaned-owner'> = {
-  id: 'orphaned-owner', enforcement: 'deny', ratchets: false, sources: ['audit'], selects: 'carriers', facts: ['serviceAccounts'],
+  id: 'orphaned-owner',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['audit'],
+  selects: 'carriers',
+  facts: ['serviceAccounts'],
   summary: 'a hook whose owner acts only through service accounts that no longer exist',
   validate: orphanedOwner,
 };

@@ -32,7 +32,11 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
       violations.push({
         rule: 'owner-only-removal',
         path: h.ownerPath,
-        message: invalid(h.ownerPath, h.owner, `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`).message,
+        message: invalid(
+          h.ownerPath,
+          h.owner,
+          `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`,
+        ).message,
         fix: `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, or use a registered owner`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
@@ -58,7 +62,13 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
         warning: `break-glass: ${user.username} may ${verb} ${old.stage} hook ${old.name} of ${old.owner}; audited`,
         audit: {
           key: AUDIT_KEY_BREAK_GLASS,
-          value: JSON.stringify({ stage: old.stage, hook: old.name, owner: old.owner, user: user.username, action: now ? 'owner-change' : 'removal' }),
+          value: JSON.stringify({
+            stage: old.stage,
+            hook: old.name,
+            owner: old.owner,
+            user: user.username,
+            action: now ? 'owner-change' : 'removal',
+          }),
         },
       });
       continue;
@@ -67,10 +77,12 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
     violations.push({
       rule: 'owner-only-removal',
       path: old.path,
-      message: forbidden(old.path,
+      message: forbidden(
+        old.path,
         `${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} owned by ${quote(old.owner)}; ` +
-        `only its owner may: ${allowed.join(', ') || '(no identity registered)'}` +
-        (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : '')).message,
+          `only its owner may: ${allowed.join(', ') || '(no identity registered)'}` +
+          (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
+      ).message,
       fix: `leave hook ${quote(old.name)} in place: ${old.owner} removes it when its work is done`,
       hook: hookRef,
       key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
@@ -80,7 +92,12 @@ export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks
 };
 
 export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
-  id: 'owner-only-removal', enforcement: 'deny', ratchets: false, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  id: 'owner-only-removal',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'carriers',
+  facts: [],
   summary: "only an identity registered for a hook's owner (or break-glass, audited) removes or re-owns it",
   validate: ownerOnlyRemoval,
 };

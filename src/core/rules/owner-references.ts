@@ -23,7 +23,11 @@ export const ownerReferences: Rule = ({ input }) => {
       rule: 'owner-references',
       path: 'metadata.ownerReferences',
       // The API server prints the whole list (Go's %#v of []OwnerReference); hookkeeper has always left it out.
-      message: invalid('metadata.ownerReferences', OMIT_VALUE, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`).message,
+      message: invalid(
+        'metadata.ownerReferences',
+        OMIT_VALUE,
+        `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
+      ).message,
       fix: `keep controller: true on one owner reference only (${controller} or ${current})`,
       key: `controller:${controller}:${current}`,
     });
@@ -32,7 +36,12 @@ export const ownerReferences: Rule = ({ input }) => {
 };
 
 export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
-  id: 'owner-references', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  id: 'owner-references',
+  enforcement: 'deny',
+  ratchets: true,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'carriers',
+  facts: [],
   summary: 'at most one ownerReference is a controller',
   validate: ownerReferences,
 };

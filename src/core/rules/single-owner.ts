@@ -34,7 +34,11 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: invalid(h.ownerPath, h.owner, `hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`).message,
+        message: invalid(
+          h.ownerPath,
+          h.owner,
+          `hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
+        ).message,
         fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `cross-stage:${quote(h.name)}:${quote(drain.owner)}:${quote(h.owner)}`,
@@ -52,7 +56,11 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: invalid(h.ownerPath, h.owner, `hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`).message,
+        message: invalid(
+          h.ownerPath,
+          h.owner,
+          `hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
+        ).message,
         fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `reserved:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
@@ -63,7 +71,12 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
 };
 
 export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
-  id: 'single-owner', enforcement: 'deny', ratchets: true, sources: ['admission', 'audit', 'validate'], selects: 'carriers', facts: [],
+  id: 'single-owner',
+  enforcement: 'deny',
+  ratchets: true,
+  sources: ['admission', 'audit', 'validate'],
+  selects: 'carriers',
+  facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,
 };

@@ -9,7 +9,9 @@ import type { CarrierRuleModule, Rule } from './context.js';
 
 export function breakGlassText(policy: Policy): string {
   const ids = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  return ids.length > 0 ? `a break-glass identity (${ids.join(', ')})` : 'a break-glass identity (none is configured in the policy)';
+  return ids.length > 0
+    ? `a break-glass identity (${ids.join(', ')})`
+    : 'a break-glass identity (none is configured in the policy)';
 }
 
 /** One violation per hook still present on a live carrier deleting for longer than the threshold. */
@@ -34,7 +36,12 @@ export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) 
 };
 
 export const stuckDeletionRule: CarrierRuleModule<'stuck-deletion'> = {
-  id: 'stuck-deletion', enforcement: 'deny', ratchets: false, sources: ['audit'], selects: 'carriers', facts: ['deletion'],
-  summary: 'a Machine deleting for longer than the audit\'s --stuck-after while hooks still hold it',
+  id: 'stuck-deletion',
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['audit'],
+  selects: 'carriers',
+  facts: ['deletion'],
+  summary: "a Machine deleting for longer than the audit's --stuck-after while hooks still hold it",
   validate: stuckDeletion,
 };

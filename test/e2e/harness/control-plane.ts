@@ -11,7 +11,16 @@ import { createCertificateAuthority, issueServingCertificate } from '../../../sr
 import { installCrds, readCrds, type CrdSet } from './crds.js';
 import { rawRequest } from './http.js';
 import {
-  IDENTITY_NAMES, kubeConfigFor, makeIdentities, RBAC_CHECKS, rbacObjects, shippedRbac, tokensCsv, writeKubeConfig, type Identity, type IdentityName,
+  IDENTITY_NAMES,
+  kubeConfigFor,
+  makeIdentities,
+  RBAC_CHECKS,
+  rbacObjects,
+  shippedRbac,
+  tokensCsv,
+  writeKubeConfig,
+  type Identity,
+  type IdentityName,
 } from './identities.js';
 import { mentionsPortInUse, PortInUse, withFreePorts } from './ports.js';
 import { forgetDir, GiveUp, pollUntil, removeIfAborted, spawnManaged, tail, type ManagedProcess } from './processes.js';
@@ -59,7 +68,9 @@ async function binDir(settings: E2ESettings): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [script], { cwd: settings.repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c; });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+    });
     child.once('error', reject);
     child.once('exit', (code) => {
       const dir = out.trim();
@@ -71,7 +82,12 @@ async function binDir(settings: E2ESettings): Promise<string> {
 
 async function writeCertificates(dir: string): Promise<string> {
   const ca = await createCertificateAuthority({ commonName: 'hookkeeper-e2e-apiserver-ca', days: 1 });
-  const serving = await issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
+  const serving = await issueServingCertificate(ca, {
+    commonName: '127.0.0.1',
+    dnsNames: ['localhost'],
+    ips: ['127.0.0.1'],
+    days: 1,
+  });
   const sa = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -88,7 +104,12 @@ async function writeCertificates(dir: string): Promise<string> {
 }
 
 /** Polls until ready; if the process dies first, fails with its log (PortInUse when it could not bind, so the caller retries). */
-async function startUntilReady(p: ManagedProcess, what: string, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
+async function startUntilReady(
+  p: ManagedProcess,
+  what: string,
+  timeoutMs: number,
+  ready: () => Promise<boolean>,
+): Promise<void> {
   try {
     await pollUntil(what, timeoutMs, async () => {
       const exit = p.exit();
@@ -146,14 +167,31 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const fsyncFlag = await etcdSupportsNoFsync(join(bin, 'etcd'));
     const etcdPort = await withFreePorts(2, async ([client = 0, peer = 0]) => {
       const t = Date.now();
-      const etcd = spawnManaged('etcd', join(bin, 'etcd'), [
-        '--name', 'default', '--data-dir', join(dir, 'etcd'), '--log-level', 'warn',
-        '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`,
-        '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
-        '--initial-cluster', `default=http://127.0.0.1:${peer}`,
-        // Throw-away data: skipping fsync makes every write far cheaper.
-        ...(fsyncFlag ? ['--unsafe-no-fsync'] : []),
-      ], { logFile: join(dir, 'etcd.log'), cwd: dir });
+      const etcd = spawnManaged(
+        'etcd',
+        join(bin, 'etcd'),
+        [
+          '--name',
+          'default',
+          '--data-dir',
+          join(dir, 'etcd'),
+          '--log-level',
+          'warn',
+          '--listen-client-urls',
+          `http://127.0.0.1:${client}`,
+          '--advertise-client-urls',
+          `http://127.0.0.1:${client}`,
+          '--listen-peer-urls',
+          `http://127.0.0.1:${peer}`,
+          '--initial-advertise-peer-urls',
+          `http://127.0.0.1:${peer}`,
+          '--initial-cluster',
+          `default=http://127.0.0.1:${peer}`,
+          // Throw-away data: skipping fsync makes every write far cheaper.
+          ...(fsyncFlag ? ['--unsafe-no-fsync'] : []),
+        ],
+        { logFile: join(dir, 'etcd.log'), cwd: dir },
+      );
       processes.push(etcd);
       await startUntilReady(etcd, 'etcd /health', 30_000, async () => {
         const res = await rawRequest({ url: `http://127.0.0.1:${client}/health`, timeoutMs: 2_000 });
@@ -165,43 +203,75 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
 
     const server = await withFreePorts(1, async ([port = 0]) => {
       const t = Date.now();
-      const apiserver = spawnManaged('kube-apiserver', join(bin, 'kube-apiserver'), [
-        `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-        '--bind-address=127.0.0.1', `--secure-port=${port}`,
-        // Loopback advertise address with no endpoint reconciler: nothing needs the kubernetes Service endpoints.
-        '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
-        `--tls-cert-file=${join(dir, 'apiserver.crt')}`, `--tls-private-key-file=${join(dir, 'apiserver.key')}`, `--cert-dir=${dir}`,
-        `--token-auth-file=${join(dir, 'tokens.csv')}`, '--authorization-mode=RBAC',
-        '--service-account-issuer=https://kubernetes.default.svc',
-        `--service-account-key-file=${join(dir, 'sa.pub')}`, `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-        '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true',
-        // No controller-manager creates the default ServiceAccount that this admission plugin waits for.
-        '--disable-admission-plugins=ServiceAccount',
-        // On in OpenShift: setting blockOwnerDeletion needs update on the owner's finalizers (child-resource rules).
-        '--enable-admission-plugins=OwnerReferencesPermissionEnforcement', '--v=1',
-      ], { logFile: join(dir, 'kube-apiserver.log'), cwd: dir });
+      const apiserver = spawnManaged(
+        'kube-apiserver',
+        join(bin, 'kube-apiserver'),
+        [
+          `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+          '--bind-address=127.0.0.1',
+          `--secure-port=${port}`,
+          // Loopback advertise address with no endpoint reconciler: nothing needs the kubernetes Service endpoints.
+          '--advertise-address=127.0.0.1',
+          '--endpoint-reconciler-type=none',
+          `--tls-cert-file=${join(dir, 'apiserver.crt')}`,
+          `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
+          `--cert-dir=${dir}`,
+          `--token-auth-file=${join(dir, 'tokens.csv')}`,
+          '--authorization-mode=RBAC',
+          '--service-account-issuer=https://kubernetes.default.svc',
+          `--service-account-key-file=${join(dir, 'sa.pub')}`,
+          `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+          '--service-cluster-ip-range=10.0.0.0/24',
+          '--allow-privileged=true',
+          // No controller-manager creates the default ServiceAccount that this admission plugin waits for.
+          '--disable-admission-plugins=ServiceAccount',
+          // On in OpenShift: setting blockOwnerDeletion needs update on the owner's finalizers (child-resource rules).
+          '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+          '--v=1',
+        ],
+        { logFile: join(dir, 'kube-apiserver.log'), cwd: dir },
+      );
       processes.push(apiserver);
       const url = `https://127.0.0.1:${port}`;
-      await startUntilReady(apiserver, 'kube-apiserver /readyz', 90_000, async () =>
-        (await rawRequest({ url: `${url}/readyz`, ca: caPem, token: identities.admin.token, timeoutMs: 5_000 })).status === 200);
+      await startUntilReady(
+        apiserver,
+        'kube-apiserver /readyz',
+        90_000,
+        async () =>
+          (await rawRequest({ url: `${url}/readyz`, ca: caPem, token: identities.admin.token, timeoutMs: 5_000 }))
+            .status === 200,
+      );
       log(`${label}: kube-apiserver ready on ${url} after ${seconds(t)}`);
       return url;
     });
 
-    const configs = Object.fromEntries(IDENTITY_NAMES.map((n) => [n, kubeConfigFor(server, caPem, n, identities[n])])) as Record<IdentityName, KubeConfig>;
+    const configs = Object.fromEntries(
+      IDENTITY_NAMES.map((n) => [n, kubeConfigFor(server, caPem, n, identities[n])]),
+    ) as Record<IdentityName, KubeConfig>;
     const admin = configs.admin;
     const t = Date.now();
     await grantRbac(admin, identities, settings.repoRoot);
     await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'openshift-machine-api' } } });
     await installCrds(admin, server, caPem, identities.admin.token, await readCrds(crds.files));
-    log(`${label}: RBAC, namespace and ${crds.files.length} CRD files installed after ${seconds(t)}; control plane up in ${seconds(started)}`);
+    log(
+      `${label}: RBAC, namespace and ${crds.files.length} CRD files installed after ${seconds(t)}; control plane up in ${seconds(started)}`,
+    );
 
     return {
-      label, repoRoot: settings.repoRoot, dir, server, caPem, identities,
+      label,
+      repoRoot: settings.repoRoot,
+      dir,
+      server,
+      caPem,
+      identities,
       kubeConfig: (name) => configs[name],
       kubeConfigFile: (name) => writeKubeConfig(join(dir, `kubeconfig-${name}.json`), configs[name]),
-      adopt: (p) => { processes.push(p); },
-      markFailed: () => { failed = true; },
+      adopt: (p) => {
+        processes.push(p);
+      },
+      markFailed: () => {
+        failed = true;
+      },
       logTails,
       stop,
     };
@@ -217,15 +287,23 @@ async function etcdSupportsNoFsync(etcd: string): Promise<boolean> {
   return new Promise((resolve) => {
     const child = spawn(etcd, ['--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { text += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { text += c; });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      text += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      text += c;
+    });
     child.once('error', () => resolve(false));
     child.once('exit', () => resolve(text.includes('--unsafe-no-fsync')));
   });
 }
 
 /** RBAC is enforced before admission: without these grants alice would get RBAC's 403, never the webhook's. */
-async function grantRbac(admin: KubeConfig, identities: Record<IdentityName, Identity>, repoRoot: string): Promise<void> {
+async function grantRbac(
+  admin: KubeConfig,
+  identities: Record<IdentityName, Identity>,
+  repoRoot: string,
+): Promise<void> {
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   const ours = rbacObjects(identities);
   const shipped = await shippedRbac(repoRoot);
@@ -239,9 +317,12 @@ async function grantRbac(admin: KubeConfig, identities: Record<IdentityName, Ide
       const review = await authz.createSubjectAccessReview({
         body: {
           spec: {
-            user: id.username, groups: [...id.groups],
+            user: id.username,
+            groups: [...id.groups],
             resourceAttributes: {
-              group: check.group, resource: check.resource.split('/')[0] ?? '', verb: check.verb,
+              group: check.group,
+              resource: check.resource.split('/')[0] ?? '',
+              verb: check.verb,
               ...(check.resource.includes('/') ? { subresource: check.resource.split('/')[1] ?? '' } : {}),
               ...(check.namespace ? { namespace: check.namespace } : {}),
             },

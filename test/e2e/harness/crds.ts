@@ -20,7 +20,11 @@ export function ownCrdSet(repoRoot: string): CrdSet {
   return {
     name: 'test CRDs',
     files: [
-      ...['machine.openshift.io_machines.yaml', 'machine.openshift.io_machinesets.yaml', 'cluster.x-k8s.io_machines.yaml'].map((f) => join(dir, f)),
+      ...[
+        'machine.openshift.io_machines.yaml',
+        'machine.openshift.io_machinesets.yaml',
+        'cluster.x-k8s.io_machines.yaml',
+      ].map((f) => join(dir, f)),
       ...OWN_REPORT_CRD_FILES.map((f) => join(repoRoot, 'test', 'fixtures', f)),
     ],
   };
@@ -66,10 +70,17 @@ export async function readCrds(files: readonly string[]): Promise<V1CustomResour
   return out;
 }
 
-export async function installCrds(admin: KubeConfig, server: string, caPem: string, token: string, crds: readonly V1CustomResourceDefinition[]): Promise<void> {
+export async function installCrds(
+  admin: KubeConfig,
+  server: string,
+  caPem: string,
+  token: string,
+  crds: readonly V1CustomResourceDefinition[],
+): Promise<void> {
   // POSTed as read: the typed API would serialize through its models, which silently drop the JSON-schema keys
   // spelled with dashes (x-kubernetes-preserve-unknown-fields, x-kubernetes-list-type, ...).
-  for (const crd of crds) await createRaw(server, caPem, token, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  for (const crd of crds)
+    await createRaw(server, caPem, token, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
   const api = admin.makeApiClient(ApiextensionsV1Api);
   for (const crd of crds) {
     const name = crd.metadata?.name ?? '';
@@ -90,7 +101,10 @@ export async function installCrds(admin: KubeConfig, server: string, caPem: stri
 }
 
 /** cert-manager's own Issuer and Certificate CRDs in ../shared/crds (strict schemas), used when present. */
-export const CERT_MANAGER_CRD_FILES = ['cert-manager/cert-manager.io_issuers.yaml', 'cert-manager/cert-manager.io_certificates.yaml'] as const;
+export const CERT_MANAGER_CRD_FILES = [
+  'cert-manager/cert-manager.io_issuers.yaml',
+  'cert-manager/cert-manager.io_certificates.yaml',
+] as const;
 
 /**
  * The cert-manager CRDs to check the cert-manager objects against: upstream's when the shared copies are there, else

@@ -4,7 +4,12 @@
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { caBundle, createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../../src/certs/pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertKeyPem,
+} from '../../../src/certs/pki.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
@@ -52,7 +57,12 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
   const dir = join(plane.dir, name);
   mkdirSync(dir, { recursive: true });
   const ca = await createCertificateAuthority({ commonName: 'hookkeeper-e2e-webhook-ca', days: 1 });
-  const serving = await issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: ['localhost'], ips: ['127.0.0.1'], days: 1 });
+  const serving = await issueServingCertificate(ca, {
+    commonName: '127.0.0.1',
+    dnsNames: ['localhost'],
+    ips: ['127.0.0.1'],
+    days: 1,
+  });
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(certFile, serving.certPem);
@@ -60,7 +70,10 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
   let configFile: string | undefined;
   if (options.config !== undefined) {
     configFile = join(dir, 'policy.yaml');
-    await writeFile(configFile, typeof options.config === 'string' ? options.config : JSON.stringify(options.config, null, 2));
+    await writeFile(
+      configFile,
+      typeof options.config === 'string' ? options.config : JSON.stringify(options.config, null, 2),
+    );
   }
   const logFile = join(plane.dir, `${name}.log`);
   // The child reads its policy and credentials from flags only: a developer's HOOKKEEPER_CONFIG or KUBECONFIG must not leak in.
@@ -72,41 +85,68 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
   let current: ManagedProcess | undefined;
   const launch = async (port: number): Promise<void> => {
     const t = Date.now();
-    const entry = options.built ? [join(plane.repoRoot, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts')];
-    const child = spawnManaged(name, process.execPath, [
-      ...entry, 'serve',
-      '--host', '127.0.0.1', '--port', String(port), '--tls-cert', certFile, '--tls-key', keyFile,
-      '--shutdown-grace', '2', '--log-level', 'info',
-      ...(configFile ? ['--config', configFile] : []),
-      ...(options.args ?? []),
-    ], { logFile, env, cwd: plane.repoRoot });
+    const entry = options.built
+      ? [join(plane.repoRoot, 'dist', 'cli', 'main.js')]
+      : ['--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts')];
+    const child = spawnManaged(
+      name,
+      process.execPath,
+      [
+        ...entry,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--tls-cert',
+        certFile,
+        '--tls-key',
+        keyFile,
+        '--shutdown-grace',
+        '2',
+        '--log-level',
+        'info',
+        ...(configFile ? ['--config', configFile] : []),
+        ...(options.args ?? []),
+      ],
+      { logFile, env, cwd: plane.repoRoot },
+    );
     plane.adopt(child);
     current = child;
     try {
       await pollUntil(`${name} /readyz`, 30_000, async () => {
         const exit = child.exit();
         if (exit !== null) throw new GiveUp(`${name} exited (code ${exit.code}, signal ${exit.signal})`);
-        return (await rawRequest({ url: `https://127.0.0.1:${port}/readyz`, ca: ca.certPem, timeoutMs: 2_000 })).status === 200 ? true : undefined;
+        return (await rawRequest({ url: `https://127.0.0.1:${port}/readyz`, ca: ca.certPem, timeoutMs: 2_000 }))
+          .status === 200
+          ? true
+          : undefined;
       });
     } catch (err) {
       await child.stop();
       if (mentionsPortInUse(tail(logFile, 20))) throw new PortInUse(`${name}: port already in use`);
       throw err;
     }
-    process.stderr.write(`[e2e] ${plane.label}: ${name} ready on 127.0.0.1:${port} after ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `[e2e] ${plane.label}: ${name} ready on 127.0.0.1:${port} after ${((Date.now() - t) / 1000).toFixed(1)} s\n`,
+    );
   };
 
-  const port = options.port ?? await withFreePorts(1, async ([p = 0]) => {
-    await launch(p);
-    return p;
-  });
+  const port =
+    options.port ??
+    (await withFreePorts(1, async ([p = 0]) => {
+      await launch(p);
+      return p;
+    }));
   if (options.port !== undefined) await launch(port);
 
   return {
     port,
     url: `https://127.0.0.1:${port}`,
     caPem: ca.certPem,
-    ca, certFile, keyFile,
+    ca,
+    certFile,
+    keyFile,
     logFile,
     pid: () => (current !== undefined && current.exit() === null ? current.pid : undefined),
     running: () => current !== undefined && current.exit() === null,
@@ -122,17 +162,37 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
 
 /** Creates the validating and mutating configurations rendered from webhook-config/base, pointing at hookkeeper. */
 export async function registerWebhooks(plane: ControlPlane, hookkeeper: Hookkeeper): Promise<void> {
-  const [validating, mutating] = renderWebhookConfigurations({ caBundle: caBundle(hookkeeper.caPem), url: hookkeeper.url, name: 'hookkeeper-e2e' });
+  const [validating, mutating] = renderWebhookConfigurations({
+    caBundle: caBundle(hookkeeper.caPem),
+    url: hookkeeper.url,
+    name: 'hookkeeper-e2e',
+  });
   if (!validating || !mutating) throw new Error('renderWebhookConfigurations returned fewer than two configurations');
   // Sent as rendered, with no client model in between that could drop a field it does not know.
   const token = plane.identities.admin.token;
-  await createRaw(plane.server, plane.caPem, token, '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', validating);
-  await createRaw(plane.server, plane.caPem, token, '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', mutating);
+  await createRaw(
+    plane.server,
+    plane.caPem,
+    token,
+    '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+    validating,
+  );
+  await createRaw(
+    plane.server,
+    plane.caPem,
+    token,
+    '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+    mutating,
+  );
 }
 
 /** A worker Machine (which no default-hook rule touches) claiming the reserved etcd hook name: only our webhook denies it. */
 function validatingProbe(): KubeObject {
-  return openshiftMachine({ name: 'probe-reserved-hook', role: 'worker', preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }] });
+  return openshiftMachine({
+    name: 'probe-reserved-hook',
+    role: 'worker',
+    preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }],
+  });
 }
 
 /**
@@ -142,14 +202,31 @@ function validatingProbe(): KubeObject {
 export async function waitForEnforcement(plane: ControlPlane, timeoutMs = 30_000): Promise<void> {
   const t = Date.now();
   const machines = new ResourceClient(plane.kubeConfig('admin'), OPENSHIFT_MACHINES);
-  await pollUntil('the validating webhook to deny its probe', timeoutMs, async () => {
-    const refusal = await rejected(() => machines.create(MACHINE_NAMESPACE, validatingProbe(), { dryRun: true })).catch(() => undefined);
-    return refusal?.by === 'webhook' ? true : undefined;
-  }, 200);
-  await pollUntil('the mutating webhook to inject the etcd hook into its probe', timeoutMs, async () => {
-    const { object } = await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'probe-control-plane', role: 'master' }), { dryRun: true });
-    const preDrain = (object['spec'] as { lifecycleHooks?: { preDrain?: Array<{ name: string }> } }).lifecycleHooks?.preDrain ?? [];
-    return preDrain.some((h) => h.name === ETCD_HOOK.name) ? true : undefined;
-  }, 200);
+  await pollUntil(
+    'the validating webhook to deny its probe',
+    timeoutMs,
+    async () => {
+      const refusal = await rejected(() =>
+        machines.create(MACHINE_NAMESPACE, validatingProbe(), { dryRun: true }),
+      ).catch(() => undefined);
+      return refusal?.by === 'webhook' ? true : undefined;
+    },
+    200,
+  );
+  await pollUntil(
+    'the mutating webhook to inject the etcd hook into its probe',
+    timeoutMs,
+    async () => {
+      const { object } = await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'probe-control-plane', role: 'master' }),
+        { dryRun: true },
+      );
+      const preDrain =
+        (object['spec'] as { lifecycleHooks?: { preDrain?: Array<{ name: string }> } }).lifecycleHooks?.preDrain ?? [];
+      return preDrain.some((h) => h.name === ETCD_HOOK.name) ? true : undefined;
+    },
+    200,
+  );
   process.stderr.write(`[e2e] ${plane.label}: webhooks enforced after ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
 }

@@ -25,21 +25,29 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const r = send(url, {
-      method: req.method ?? 'GET',
-      ...(url.protocol === 'https:' ? { ca: req.ca, rejectUnauthorized: true } : {}),
-      headers: {
-        accept: 'application/json',
-        ...(req.token ? { authorization: `Bearer ${req.token}` } : {}),
-        ...(payload === undefined ? {} : { 'content-type': req.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) }),
+    const r = send(
+      url,
+      {
+        method: req.method ?? 'GET',
+        ...(url.protocol === 'https:' ? { ca: req.ca, rejectUnauthorized: true } : {}),
+        headers: {
+          accept: 'application/json',
+          ...(req.token ? { authorization: `Bearer ${req.token}` } : {}),
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': req.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+        timeout: req.timeoutMs ?? 5_000,
       },
-      timeout: req.timeoutMs ?? 5_000,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     r.on('timeout', () => r.destroy(new Error(`${req.method ?? 'GET'} ${req.url} timed out`)));
     r.on('error', reject);
     r.end(payload);

@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { KubeConfig, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 
-export const IDENTITY_NAMES = ['admin', 'etcdOperator', 'machineApi', 'alice', 'hookkeeper', 'virtController', 'pgo'] as const;
+export const IDENTITY_NAMES = [
+  'admin',
+  'etcdOperator',
+  'machineApi',
+  'alice',
+  'hookkeeper',
+  'virtController',
+  'pgo',
+] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
 export interface Identity {
@@ -17,7 +25,10 @@ export interface Identity {
 }
 
 function serviceAccount(namespace: string, name: string): Omit<Identity, 'token' | 'uid'> {
-  return { username: `system:serviceaccount:${namespace}:${name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`] };
+  return {
+    username: `system:serviceaccount:${namespace}:${name}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
+  };
 }
 
 const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
@@ -35,20 +46,28 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
 };
 
 export function makeIdentities(): Record<IdentityName, Identity> {
-  const entries = IDENTITY_NAMES.map((name) => [name, {
-    ...SUBJECTS[name],
-    uid: `uid-${name}`,
-    token: `${name}-${randomBytes(16).toString('hex')}`,
-  }] as const);
+  const entries = IDENTITY_NAMES.map(
+    (name) =>
+      [
+        name,
+        {
+          ...SUBJECTS[name],
+          uid: `uid-${name}`,
+          token: `${name}-${randomBytes(16).toString('hex')}`,
+        },
+      ] as const,
+  );
   return Object.fromEntries(entries) as Record<IdentityName, Identity>;
 }
 
 /** --token-auth-file: token,user,uid[,"group1,group2"]; no groups means no fourth column (an empty one is a group ""). */
 export function tokensCsv(identities: Record<IdentityName, Identity>): string {
-  return IDENTITY_NAMES.map((name) => {
-    const id = identities[name];
-    return [id.token, id.username, id.uid, ...(id.groups.length > 0 ? [`"${id.groups.join(',')}"`] : [])].join(',');
-  }).join('\n') + '\n';
+  return (
+    IDENTITY_NAMES.map((name) => {
+      const id = identities[name];
+      return [id.token, id.username, id.uid, ...(id.groups.length > 0 ? [`"${id.groups.join(',')}"`] : [])].join(',');
+    }).join('\n') + '\n'
+  );
 }
 
 export function kubeConfigFor(server: string, caPem: string, name: IdentityName, identity: Identity): KubeConfig {
@@ -77,7 +96,11 @@ function clusterRole(name: string, rules: V1ClusterRole['rules']): V1ClusterRole
 }
 
 function binding(role: string, subjects: V1ClusterRoleBinding['subjects']): V1ClusterRoleBinding {
-  return { metadata: { name: role }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, ...(subjects ? { subjects } : {}) };
+  return {
+    metadata: { name: role },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    ...(subjects ? { subjects } : {}),
+  };
 }
 
 function saSubject(id: Identity): { kind: string; name: string; namespace: string } {
@@ -91,19 +114,46 @@ function saSubject(id: Identity): { kind: string; name: string; namespace: strin
  * of the kind it sets blockOwnerDeletion for, which OwnerReferencesPermissionEnforcement asks. hookkeeper's ServiceAccount
  * gets the parent kinds here (README "What to add to the cluster"); its shipped ClusterRole is in shippedRbac().
  */
-export function rbacObjects(identities: Record<IdentityName, Identity>): { roles: V1ClusterRole[]; bindings: V1ClusterRoleBinding[] } {
-  const user = (id: Identity): { apiGroup: string; kind: string; name: string } => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: id.username });
+export function rbacObjects(identities: Record<IdentityName, Identity>): {
+  roles: V1ClusterRole[];
+  bindings: V1ClusterRoleBinding[];
+} {
+  const user = (id: Identity): { apiGroup: string; kind: string; name: string } => ({
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'User',
+    name: id.username,
+  });
   return {
     roles: [
-      clusterRole('hookkeeper-e2e:machine-editor', [{ apiGroups: MACHINE_GROUPS, resources: ['machines'], verbs: ['get', 'list', 'watch', 'update', 'patch'] }]),
-      clusterRole('hookkeeper-e2e:machine-controller', [{ apiGroups: MACHINE_GROUPS, resources: ['machines', 'machinesets'], verbs: EVERY_VERB }]),
-      clusterRole('hookkeeper-e2e:child-editor', [{ apiGroups: [''], resources: CHILD_RESOURCES, verbs: ['get', 'list', 'watch', 'update', 'patch'] }]),
-      clusterRole('hookkeeper-e2e:child-controller', [{ apiGroups: [''], resources: CHILD_RESOURCES, verbs: EVERY_VERB }]),
-      clusterRole('hookkeeper-e2e:postgrescluster-finalizers', [{ apiGroups: ['postgres-operator.crunchydata.com'], resources: ['postgresclusters/finalizers'], verbs: ['update'] }]),
-      clusterRole('hookkeeper-e2e:virtualmachineinstance-finalizers', [{ apiGroups: ['kubevirt.io'], resources: ['virtualmachineinstances/finalizers'], verbs: ['update'] }]),
+      clusterRole('hookkeeper-e2e:machine-editor', [
+        { apiGroups: MACHINE_GROUPS, resources: ['machines'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+      ]),
+      clusterRole('hookkeeper-e2e:machine-controller', [
+        { apiGroups: MACHINE_GROUPS, resources: ['machines', 'machinesets'], verbs: EVERY_VERB },
+      ]),
+      clusterRole('hookkeeper-e2e:child-editor', [
+        { apiGroups: [''], resources: CHILD_RESOURCES, verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+      ]),
+      clusterRole('hookkeeper-e2e:child-controller', [
+        { apiGroups: [''], resources: CHILD_RESOURCES, verbs: EVERY_VERB },
+      ]),
+      clusterRole('hookkeeper-e2e:postgrescluster-finalizers', [
+        {
+          apiGroups: ['postgres-operator.crunchydata.com'],
+          resources: ['postgresclusters/finalizers'],
+          verbs: ['update'],
+        },
+      ]),
+      clusterRole('hookkeeper-e2e:virtualmachineinstance-finalizers', [
+        { apiGroups: ['kubevirt.io'], resources: ['virtualmachineinstances/finalizers'], verbs: ['update'] },
+      ]),
       clusterRole('hookkeeper-e2e:parent-reader', [
         { apiGroups: ['kubevirt.io'], resources: ['virtualmachines'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['postgres-operator.crunchydata.com'], resources: ['postgresclusters'], verbs: ['get', 'list', 'watch'] },
+        {
+          apiGroups: ['postgres-operator.crunchydata.com'],
+          resources: ['postgresclusters'],
+          verbs: ['get', 'list', 'watch'],
+        },
       ]),
     ],
     bindings: [
@@ -128,19 +178,48 @@ export interface AccessCheck {
 
 /** One request per binding above (and the shipped one): once all are allowed, the RBAC authorizer has seen them all. */
 export const RBAC_CHECKS: readonly AccessCheck[] = [
-  { identity: 'alice', verb: 'update', group: 'machine.openshift.io', resource: 'machines', namespace: 'openshift-machine-api' },
-  { identity: 'etcdOperator', verb: 'patch', group: 'machine.openshift.io', resource: 'machines', namespace: 'openshift-machine-api' },
-  { identity: 'machineApi', verb: 'create', group: 'machine.openshift.io', resource: 'machines', namespace: 'openshift-machine-api' },
+  {
+    identity: 'alice',
+    verb: 'update',
+    group: 'machine.openshift.io',
+    resource: 'machines',
+    namespace: 'openshift-machine-api',
+  },
+  {
+    identity: 'etcdOperator',
+    verb: 'patch',
+    group: 'machine.openshift.io',
+    resource: 'machines',
+    namespace: 'openshift-machine-api',
+  },
+  {
+    identity: 'machineApi',
+    verb: 'create',
+    group: 'machine.openshift.io',
+    resource: 'machines',
+    namespace: 'openshift-machine-api',
+  },
   { identity: 'alice', verb: 'patch', group: '', resource: 'pods' },
   { identity: 'virtController', verb: 'create', group: '', resource: 'pods' },
-  { identity: 'pgo', verb: 'update', group: 'postgres-operator.crunchydata.com', resource: 'postgresclusters/finalizers' },
+  {
+    identity: 'pgo',
+    verb: 'update',
+    group: 'postgres-operator.crunchydata.com',
+    resource: 'postgresclusters/finalizers',
+  },
   { identity: 'virtController', verb: 'update', group: 'kubevirt.io', resource: 'virtualmachineinstances/finalizers' },
   { identity: 'hookkeeper', verb: 'watch', group: 'kubevirt.io', resource: 'virtualmachines' },
   { identity: 'hookkeeper', verb: 'list', group: 'machine.openshift.io', resource: 'machines' },
 ];
 
 /** webhook-config/base's ClusterRole and ClusterRoleBinding as shipped: audits in the suite run with exactly that access. */
-export async function shippedRbac(repoRoot: string): Promise<{ roles: V1ClusterRole[]; bindings: V1ClusterRoleBinding[] }> {
-  const read = async <T>(file: string): Promise<T> => parse(await readFile(join(repoRoot, 'webhook-config', 'base', file), 'utf8')) as T;
-  return { roles: [await read<V1ClusterRole>('cluster-role.yaml')], bindings: [await read<V1ClusterRoleBinding>('cluster-role-binding.yaml')] };
+export async function shippedRbac(
+  repoRoot: string,
+): Promise<{ roles: V1ClusterRole[]; bindings: V1ClusterRoleBinding[] }> {
+  const read = async <T>(file: string): Promise<T> =>
+    parse(await readFile(join(repoRoot, 'webhook-config', 'base', file), 'utf8')) as T;
+  return {
+    roles: [await read<V1ClusterRole>('cluster-role.yaml')],
+    bindings: [await read<V1ClusterRoleBinding>('cluster-role-binding.yaml')],
+  };
 }

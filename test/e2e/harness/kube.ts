@@ -10,7 +10,11 @@ export interface Resource {
 }
 
 export const OPENSHIFT_MACHINES: Resource = { group: 'machine.openshift.io', version: 'v1beta1', plural: 'machines' };
-export const OPENSHIFT_MACHINESETS: Resource = { group: 'machine.openshift.io', version: 'v1beta1', plural: 'machinesets' };
+export const OPENSHIFT_MACHINESETS: Resource = {
+  group: 'machine.openshift.io',
+  version: 'v1beta1',
+  plural: 'machinesets',
+};
 export const CAPI_MACHINES: Resource = { group: 'cluster.x-k8s.io', version: 'v1beta1', plural: 'machines' };
 
 /**
@@ -56,17 +60,25 @@ export interface WriteOptions {
 export class ResourceClient {
   private readonly api: CustomObjectsApi;
 
-  constructor(kc: KubeConfig, private readonly resource: Resource) {
+  constructor(
+    kc: KubeConfig,
+    private readonly resource: Resource,
+  ) {
     this.api = kc.makeApiClient(CustomObjectsApi);
   }
 
   async create(namespace: string, body: KubeObject, options: WriteOptions = {}): Promise<Written> {
-    const res = await this.api.createNamespacedCustomObjectWithHttpInfo({ ...this.resource, namespace, body, ...dryRun(options) });
+    const res = await this.api.createNamespacedCustomObjectWithHttpInfo({
+      ...this.resource,
+      namespace,
+      body,
+      ...dryRun(options),
+    });
     return { object: res.data as KubeObject, warnings: parseWarnings(res.headers['warning']) };
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
-    return await this.api.getNamespacedCustomObject({ ...this.resource, namespace, name }) as KubeObject;
+    return (await this.api.getNamespacedCustomObject({ ...this.resource, namespace, name })) as KubeObject;
   }
 
   /** Whether the object exists (a 404 is an answer, not an error). */
@@ -76,13 +88,25 @@ export class ResourceClient {
 
   async replace(namespace: string, body: KubeObject, options: WriteOptions = {}): Promise<Written> {
     const name = String((body['metadata'] as { name?: unknown } | undefined)?.name);
-    const res = await this.api.replaceNamespacedCustomObjectWithHttpInfo({ ...this.resource, namespace, name, body, ...dryRun(options) });
+    const res = await this.api.replaceNamespacedCustomObjectWithHttpInfo({
+      ...this.resource,
+      namespace,
+      name,
+      body,
+      ...dryRun(options),
+    });
     return { object: res.data as KubeObject, warnings: parseWarnings(res.headers['warning']) };
   }
 
   /** RFC 6902 JSON patch (the client's default patch type for custom objects). */
   async patch(namespace: string, name: string, ops: readonly PatchOp[], options: WriteOptions = {}): Promise<Written> {
-    const res = await this.api.patchNamespacedCustomObjectWithHttpInfo({ ...this.resource, namespace, name, body: ops, ...dryRun(options) });
+    const res = await this.api.patchNamespacedCustomObjectWithHttpInfo({
+      ...this.resource,
+      namespace,
+      name,
+      body: ops,
+      ...dryRun(options),
+    });
     return { object: res.data as KubeObject, warnings: parseWarnings(res.headers['warning']) };
   }
 
@@ -125,7 +149,10 @@ export function toRejection(err: unknown): Rejection {
   if (!(err instanceof ApiException)) throw err;
   let status: StatusBody = {};
   try {
-    status = typeof err.body === 'string' ? JSON.parse(err.body) as StatusBody : (err.body as StatusBody | undefined) ?? {};
+    status =
+      typeof err.body === 'string'
+        ? (JSON.parse(err.body) as StatusBody)
+        : ((err.body as StatusBody | undefined) ?? {});
   } catch {
     status = { message: String(err.body) };
   }

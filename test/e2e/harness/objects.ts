@@ -27,19 +27,32 @@ export function flatHeaders(headers: RawResponse['headers']): Record<string, str
 }
 
 export class ObjectClient {
-  constructor(private readonly plane: ControlPlane, private readonly as: IdentityName, private readonly resource: Resource) {}
+  constructor(
+    private readonly plane: ControlPlane,
+    private readonly as: IdentityName,
+    private readonly resource: Resource,
+  ) {}
 
-  private async send(method: string, namespace: string, name: string | undefined, options: WriteOptions & { body?: unknown; contentType?: string } = {}): Promise<{ object: KubeObject; warnings: string[] }> {
+  private async send(
+    method: string,
+    namespace: string,
+    name: string | undefined,
+    options: WriteOptions & { body?: unknown; contentType?: string } = {},
+  ): Promise<{ object: KubeObject; warnings: string[] }> {
     const { group, version, plural } = this.resource;
     const path = `${groupVersionPath(group, version)}/namespaces/${namespace}/${plural}${name === undefined ? '' : `/${name}`}${options.dryRun ? '?dryRun=All' : ''}`;
     const res = await rawRequest({
-      url: `${this.plane.server}${path}`, method, ca: this.plane.caPem, token: this.plane.identities[this.as].token,
+      url: `${this.plane.server}${path}`,
+      method,
+      ca: this.plane.caPem,
+      token: this.plane.identities[this.as].token,
       ...(options.body === undefined ? {} : { body: options.body }),
       ...(options.contentType ? { contentType: options.contentType } : {}),
       timeoutMs: 30_000,
     });
     const headers = flatHeaders(res.headers);
-    if (res.status < 200 || res.status > 299) throw new ApiException(res.status, `${method} ${path}: HTTP ${res.status}`, res.body, headers);
+    if (res.status < 200 || res.status > 299)
+      throw new ApiException(res.status, `${method} ${path}: HTTP ${res.status}`, res.body, headers);
     return { object: JSON.parse(res.body) as KubeObject, warnings: parseWarnings(headers['warning']) };
   }
 

@@ -48,7 +48,10 @@ function startReaper(): void {
   if (reaperStdin) return;
   const script = fileURLToPath(new URL('./reaper.ts', import.meta.url));
   // tsx by absolute URL: the reaper must start whatever its working directory.
-  const reaper: ChildProcess = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+  const reaper: ChildProcess = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   if (!reaper.stdin) throw new Error('the reaper has no stdin');
   reaperStdin = reaper.stdin;
   // Neither the reaper nor its pipe may keep this process alive; the pipe closing is the reaper's cue.
@@ -72,13 +75,23 @@ export function forgetDir(dir: string): void {
   tellReaper(`u${dir}`);
 }
 
-export function spawnManaged(name: string, command: string, args: readonly string[], options: SpawnOptions): ManagedProcess {
+export function spawnManaged(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions,
+): ManagedProcess {
   startReaper();
   const fd = openSync(options.logFile, 'a');
   let child: ChildProcess;
   try {
     // detached: setsid(), so the child leads a group that one kill(-pid) ends, grandchildren included.
-    child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: options.env ?? process.env, cwd: options.cwd });
+    child = spawn(command, args, {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
   } finally {
     closeSync(fd);
   }
@@ -96,7 +109,10 @@ export function spawnManaged(name: string, command: string, args: readonly strin
     });
   });
   const managed: ManagedProcess = {
-    name, pid, logFile: options.logFile, exited,
+    name,
+    pid,
+    logFile: options.logFile,
+    exited,
     exit: () => info,
     async stop(graceMs = 10_000) {
       if (info) return info;
@@ -125,7 +141,12 @@ export function tail(file: string, lines = 40): string {
 export class GiveUp extends Error {}
 
 /** Ends when `condition` returns a value other than undefined; fails with the last error after timeoutMs. */
-export async function pollUntil<T>(what: string, timeoutMs: number, condition: () => Promise<T | undefined>, intervalMs = 100): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  timeoutMs: number,
+  condition: () => Promise<T | undefined>,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -51,10 +51,18 @@ process.stdin.on('data', (chunk: string) => {
     const group = Number(arg);
     const isGroup = Number.isInteger(group) && group > 1;
     switch (line[0]) {
-      case '+': if (isGroup) groups.add(group); break;
-      case '-': groups.delete(group); break;
-      case 'd': dirs.add(arg); break;
-      case 'u': dirs.delete(arg); break;
+      case '+':
+        if (isGroup) groups.add(group);
+        break;
+      case '-':
+        groups.delete(group);
+        break;
+      case 'd':
+        dirs.add(arg);
+        break;
+      case 'u':
+        dirs.delete(arg);
+        break;
     }
   }
 });

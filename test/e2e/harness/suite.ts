@@ -34,7 +34,9 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, scenarios: read
         await waitForEnforcement(plane);
         const p = plane;
         env = {
-          crds, plane: p, hookkeeper,
+          crds,
+          plane: p,
+          hookkeeper,
           machines: (as) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINES),
           machineSets: (as) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINESETS),
           capiMachines: (as) => new ResourceClient(p.kubeConfig(as), CAPI_MACHINES),
@@ -51,7 +53,8 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, scenarios: read
       if ((t as unknown as { passed?: boolean }).passed !== false || !plane) return;
       plane.markFailed();
       // Once per suite: the tails cover everything up to the first failure; the kept dir has the rest.
-      if (!reported) process.stderr.write(`[e2e] ${crds.name}: "${t.name}" failed; logs so far:\n${plane.logTails()}\n`);
+      if (!reported)
+        process.stderr.write(`[e2e] ${crds.name}: "${t.name}" failed; logs so far:\n${plane.logTails()}\n`);
       reported = true;
     });
 

@@ -62,11 +62,25 @@ export const auditScenarios: Scenario = (env) => {
     let policyFile = '';
     let kubeconfig = '';
     const audit = (...args: string[]): ReturnType<typeof cli> =>
-      cli(['audit', '--kubeconfig', kubeconfig, '--config', policyFile, '-n', NAMESPACE, '--stuck-after', '1s', ...args]);
+      cli([
+        'audit',
+        '--kubeconfig',
+        kubeconfig,
+        '--config',
+        policyFile,
+        '-n',
+        NAMESPACE,
+        '--stuck-after',
+        '1s',
+        ...args,
+      ]);
 
     before(async () => {
       const { plane, machines } = env();
-      await plane.kubeConfig('admin').makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+      await plane
+        .kubeConfig('admin')
+        .makeApiClient(CoreV1Api)
+        .createNamespace({ body: { metadata: { name: NAMESPACE } } });
       const dir = join(plane.dir, 'audit');
       mkdirSync(dir, { recursive: true });
       policyFile = join(dir, 'policy.yaml');
@@ -75,32 +89,68 @@ export const auditScenarios: Scenario = (env) => {
 
       const controllers = machines('machineApi');
       // First, so that its deletion is old enough by the time the others are in place.
-      await controllers.create(NAMESPACE, openshiftMachine({ name: 'audit-stuck', namespace: NAMESPACE, preDrain: [QUIESCE], finalizers: [MACHINE_FINALIZER] }));
+      await controllers.create(
+        NAMESPACE,
+        openshiftMachine({
+          name: 'audit-stuck',
+          namespace: NAMESPACE,
+          preDrain: [QUIESCE],
+          finalizers: [MACHINE_FINALIZER],
+        }),
+      );
       await controllers.delete(NAMESPACE, 'audit-stuck');
       const missing = openshiftMachine({ name: 'audit-missing-hook', namespace: NAMESPACE });
       (metadataOf(missing)['labels'] as Record<string, string>)[GATE_LABEL] = 'required';
       await controllers.create(NAMESPACE, missing);
-      await controllers.create(NAMESPACE, openshiftMachine({ name: 'audit-orphaned', namespace: NAMESPACE, preTerminate: [DEPROVISION] }));
+      await controllers.create(
+        NAMESPACE,
+        openshiftMachine({ name: 'audit-orphaned', namespace: NAMESPACE, preTerminate: [DEPROVISION] }),
+      );
       await controllers.create(NAMESPACE, openshiftMachine({ name: 'audit-clean', namespace: NAMESPACE }));
       // deletionTimestamp has whole seconds: wait until it lies more than --stuck-after (1s) in the past.
-      const since = Date.parse(String(metadataOf(await controllers.get(NAMESPACE, 'audit-stuck'))['deletionTimestamp']));
-      await pollUntil('the deletion of audit-stuck to be over 1s old', 5_000, () => Promise.resolve(Date.now() - since > 1_200 ? true : undefined));
+      const since = Date.parse(
+        String(metadataOf(await controllers.get(NAMESPACE, 'audit-stuck'))['deletionTimestamp']),
+      );
+      await pollUntil('the deletion of audit-stuck to be over 1s old', 5_000, () =>
+        Promise.resolve(Date.now() - since > 1_200 ? true : undefined),
+      );
     });
 
     test('--output json: each seeded violation found, with its rule, object and hook; exit code 1', async () => {
       const run = await audit('--output', 'json');
       assert.equal(run.code, 1, run.stderr);
       const report = JSON.parse(run.stdout) as AuditReport;
-      const found = report.findings.map((f) => ({ rule: f.rule, name: f.object.name, hook: f.hook }))
+      const found = report.findings
+        .map((f) => ({ rule: f.rule, name: f.object.name, hook: f.hook }))
         .sort((a, b) => a.rule.localeCompare(b.rule));
       assert.deepEqual(found, EXPECTED);
-      assert.ok(report.findings.every((f) => f.result === 'fail' && f.object.namespace === NAMESPACE && f.object.kind === 'Machine'));
+      assert.ok(
+        report.findings.every(
+          (f) => f.result === 'fail' && f.object.namespace === NAMESPACE && f.object.kind === 'Machine',
+        ),
+      );
       const stuck = report.findings.find((f) => f.rule === 'stuck-deletion');
       assert.ok((stuck?.deletingForSeconds ?? 0) >= 1, JSON.stringify(stuck));
-      assert.match(stuck?.message ?? '', /^Machine audit-e2e\/audit-stuck has been deleting for \d+s \(since .+\): preDrain hook "e2e\.hookkeeper\.io\/Quiesce" owned by "storage-team" is still there$/);
-      assert.deepEqual(report.summary, { objects: 4, passed: 1, fail: 3, warn: 0, stuckDeletions: 1, orphanedHooks: 1 });
+      assert.match(
+        stuck?.message ?? '',
+        /^Machine audit-e2e\/audit-stuck has been deleting for \d+s \(since .+\): preDrain hook "e2e\.hookkeeper\.io\/Quiesce" owned by "storage-team" is still there$/,
+      );
+      assert.deepEqual(report.summary, {
+        objects: 4,
+        passed: 1,
+        fail: 3,
+        warn: 0,
+        stuckDeletions: 1,
+        orphanedHooks: 1,
+      });
       const machines = report.resources.find((r) => r.resource === 'machines.machine.openshift.io');
-      assert.deepEqual(machines, { resource: 'machines.machine.openshift.io', version: 'v1beta1', kind: 'Machine', status: 'audited', objects: 4 });
+      assert.deepEqual(machines, {
+        resource: 'machines.machine.openshift.io',
+        version: 'v1beta1',
+        kind: 'Machine',
+        status: 'audited',
+        objects: 4,
+      });
     });
 
     test('--output policyreport: one wgpolicyk8s.io PolicyReport for the namespace, with the findings and the clean Machine', async () => {
@@ -108,31 +158,54 @@ export const auditScenarios: Scenario = (env) => {
       assert.equal(run.code, 1, run.stderr);
       const docs = parseAllDocuments(run.stdout).map((d) => {
         assert.deepEqual(d.errors, []);
-        return d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; summary: Record<string, number>; results: Array<{ rule?: string; result: string; resources: Array<{ name: string }> }> };
+        return d.toJS() as {
+          apiVersion: string;
+          kind: string;
+          metadata: { name: string; namespace?: string };
+          summary: Record<string, number>;
+          results: Array<{ rule?: string; result: string; resources: Array<{ name: string }> }>;
+        };
       });
-      assert.deepEqual(docs.map((d) => [d.apiVersion, d.kind, d.metadata.namespace]), [['wgpolicyk8s.io/v1alpha2', 'PolicyReport', NAMESPACE]]);
+      assert.deepEqual(
+        docs.map((d) => [d.apiVersion, d.kind, d.metadata.namespace]),
+        [['wgpolicyk8s.io/v1alpha2', 'PolicyReport', NAMESPACE]],
+      );
       const [reportDoc] = docs;
       assert.deepEqual(reportDoc?.summary, { pass: 1, fail: 3, warn: 0, error: 0, skip: 0 });
       const results = (reportDoc?.results ?? []).map((r) => [r.result, r.rule ?? '', r.resources[0]?.name]).sort();
-      assert.deepEqual(results, [['fail', 'default-hooks', 'audit-missing-hook'], ['fail', 'orphaned-owner', 'audit-orphaned'],
-        ['fail', 'stuck-deletion', 'audit-stuck'], ['pass', '', 'audit-clean']]);
+      assert.deepEqual(results, [
+        ['fail', 'default-hooks', 'audit-missing-hook'],
+        ['fail', 'orphaned-owner', 'audit-orphaned'],
+        ['fail', 'stuck-deletion', 'audit-stuck'],
+        ['pass', '', 'audit-clean'],
+      ]);
     });
 
     test('an API server that does not answer: exit code 3, saying so', async () => {
       const { plane } = env();
       const [port] = await freePorts(1);
-      const file = await writeKubeConfig(join(plane.dir, 'audit', 'kubeconfig-closed-port.json'),
-        kubeConfigFor(`https://127.0.0.1:${port}`, plane.caPem, 'hookkeeper', plane.identities.hookkeeper));
+      const file = await writeKubeConfig(
+        join(plane.dir, 'audit', 'kubeconfig-closed-port.json'),
+        kubeConfigFor(`https://127.0.0.1:${port}`, plane.caPem, 'hookkeeper', plane.identities.hookkeeper),
+      );
       const run = await cli(['audit', '--kubeconfig', file, '--output', 'json']);
       assert.equal(run.code, 3, run.stderr);
-      assert.match(run.stderr, new RegExp(`cannot reach the API server at https://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+      assert.match(
+        run.stderr,
+        new RegExp(`cannot reach the API server at https://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+      );
       assert.equal(run.stdout, '');
     });
 
     test('credentials the API server does not accept: exit code 3, unauthorized', async () => {
       const { plane } = env();
-      const file = await writeKubeConfig(join(plane.dir, 'audit', 'kubeconfig-bad-token.json'),
-        kubeConfigFor(plane.server, plane.caPem, 'hookkeeper', { ...plane.identities.hookkeeper, token: 'not-a-token' }));
+      const file = await writeKubeConfig(
+        join(plane.dir, 'audit', 'kubeconfig-bad-token.json'),
+        kubeConfigFor(plane.server, plane.caPem, 'hookkeeper', {
+          ...plane.identities.hookkeeper,
+          token: 'not-a-token',
+        }),
+      );
       const run = await cli(['audit', '--kubeconfig', file, '--output', 'json']);
       assert.equal(run.code, 3, run.stderr);
       assert.match(run.stderr, /unauthorized \(401\)/);

@@ -21,9 +21,17 @@ function annotationsOf(obj: Record<string, unknown>): Record<string, string> {
 export const capiScenarios: Scenario = (env) => {
   describe('Cluster API Machine hook annotations', () => {
     before(async () => {
-      await env().plane.kubeConfig('admin').makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+      await env()
+        .plane.kubeConfig('admin')
+        .makeApiClient(CoreV1Api)
+        .createNamespace({ body: { metadata: { name: NAMESPACE } } });
       for (const name of ['capi-cp-alice', 'capi-cp-etcd']) {
-        await env().capiMachines('machineApi').create(NAMESPACE, capiMachine({ name, namespace: NAMESPACE, annotations: { [ETCD_ANNOTATION]: ETCD_HOOK.owner } }));
+        await env()
+          .capiMachines('machineApi')
+          .create(
+            NAMESPACE,
+            capiMachine({ name, namespace: NAMESPACE, annotations: { [ETCD_ANNOTATION]: ETCD_HOOK.owner } }),
+          );
       }
     });
 
@@ -31,14 +39,19 @@ export const capiScenarios: Scenario = (env) => {
       const machines = env().capiMachines('alice');
       const refusal = await rejected(() => machines.patch(NAMESPACE, 'capi-cp-alice', REMOVE_ETCD_ANNOTATION));
       assert.equal(refusal.by, 'webhook', refusal.message);
-      assert.equal(refusal.message, `${DENIAL_PREFIX}metadata.annotations[${ETCD_ANNOTATION}]: Forbidden: "alice" may not remove preDrain hook ` +
-        '"EtcdQuorumOperator" owned by "clusteroperator/etcd"; only its owner may: ' +
-        'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)');
+      assert.equal(
+        refusal.message,
+        `${DENIAL_PREFIX}metadata.annotations[${ETCD_ANNOTATION}]: Forbidden: "alice" may not remove preDrain hook ` +
+          '"EtcdQuorumOperator" owned by "clusteroperator/etcd"; only its owner may: ' +
+          'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)',
+      );
       assert.equal(annotationsOf(await machines.get(NAMESPACE, 'capi-cp-alice'))[ETCD_ANNOTATION], ETCD_HOOK.owner);
     });
 
     test('the etcd operator removing it is allowed', async () => {
-      const { object } = await env().capiMachines('etcdOperator').patch(NAMESPACE, 'capi-cp-etcd', REMOVE_ETCD_ANNOTATION);
+      const { object } = await env()
+        .capiMachines('etcdOperator')
+        .patch(NAMESPACE, 'capi-cp-etcd', REMOVE_ETCD_ANNOTATION);
       assert.equal(annotationsOf(object)[ETCD_ANNOTATION], undefined);
     });
   });

@@ -17,10 +17,18 @@ import { metadataOf } from './helpers.js';
 
 const NAMESPACE = 'children-pg-e2e';
 const CLUSTER_LABEL = 'postgres-operator.crunchydata.com/cluster';
-export const POSTGRES_CLUSTERS: Resource = { group: 'postgres-operator.crunchydata.com', version: 'v1beta1', plural: 'postgresclusters' };
+export const POSTGRES_CLUSTERS: Resource = {
+  group: 'postgres-operator.crunchydata.com',
+  version: 'v1beta1',
+  plural: 'postgresclusters',
+};
 
 export const PG_EXAMPLE: ChildExample = {
-  id: 'pg', policyFile: 'children-database-policy.yaml', namespace: NAMESPACE, parent: POSTGRES_CLUSTERS, controller: 'pgo',
+  id: 'pg',
+  policyFile: 'children-database-policy.yaml',
+  namespace: NAMESPACE,
+  parent: POSTGRES_CLUSTERS,
+  controller: 'pgo',
 };
 
 function service(name: string, ownerReferences: unknown[] = []): KubeObject {
@@ -31,7 +39,12 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
   describe('worked example 2: PostgresCluster, its ConfigMaps and Services', () => {
     let hippoUid = '';
     const hippoRef = (): Record<string, unknown> => ({
-      apiVersion: 'postgres-operator.crunchydata.com/v1beta1', kind: 'PostgresCluster', name: 'hippo', uid: hippoUid, controller: true, blockOwnerDeletion: true,
+      apiVersion: 'postgres-operator.crunchydata.com/v1beta1',
+      kind: 'PostgresCluster',
+      name: 'hippo',
+      uid: hippoUid,
+      controller: true,
+      blockOwnerDeletion: true,
     });
 
     before(async () => {
@@ -39,7 +52,9 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
       hippoUid = await x.createParent(postgresCluster({ name: 'hippo', namespace: NAMESPACE }));
       // Enforced once the mutating webhook adds hippo's finalizer to a dry-run ConfigMap.
       await waitForChildWebhooks(x, async () => {
-        const { object } = await x.objects('pgo', CONFIG_MAPS).create(NAMESPACE, placed(pgConfigMap({ ownerReferences: [] }), NAMESPACE, 'probe'), { dryRun: true });
+        const { object } = await x
+          .objects('pgo', CONFIG_MAPS)
+          .create(NAMESPACE, placed(pgConfigMap({ ownerReferences: [] }), NAMESPACE, 'probe'), { dryRun: true });
         return finalizersOf(object).includes(PG_FINALIZER);
       });
     });
@@ -52,9 +67,11 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
       assert.deepEqual(finalizersOf(stored), [PG_FINALIZER]);
     });
 
-    test('a ConfigMap PGO already made the cluster\'s controlled child keeps that one reference and gets the finalizer', async () => {
+    test("a ConfigMap PGO already made the cluster's controlled child keeps that one reference and gets the finalizer", async () => {
       const x = ctx();
-      const { object, warnings } = await x.objects('pgo', CONFIG_MAPS).create(NAMESPACE, placed(pgConfigMap({ ownerReferences: [hippoRef()] }), NAMESPACE));
+      const { object, warnings } = await x
+        .objects('pgo', CONFIG_MAPS)
+        .create(NAMESPACE, placed(pgConfigMap({ ownerReferences: [hippoRef()] }), NAMESPACE));
       assert.deepEqual(metadataOf(object)['ownerReferences'], [hippoRef()]);
       assert.deepEqual(finalizersOf(object), [PG_FINALIZER]);
       assert.deepEqual(warnings, []);
@@ -62,13 +79,23 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
 
     test('a Service already controlled by something else is denied by our webhook (onExistingController: deny)', async () => {
       const x = ctx();
-      const other = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'hippo-instance1-7bq4', uid: '5b0f3c2a-8d1e-4f6a-9b7c-0d1e2f3a4b5c', controller: true, blockOwnerDeletion: false };
+      const other = {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        name: 'hippo-instance1-7bq4',
+        uid: '5b0f3c2a-8d1e-4f6a-9b7c-0d1e2f3a4b5c',
+        controller: true,
+        blockOwnerDeletion: false,
+      };
       const services = x.objects('pgo', SERVICES);
       const refusal = await rejected(() => services.create(NAMESPACE, service('hippo-replicas', [other])));
       assert.equal(refusal.by, 'webhook', refusal.message);
-      assert.equal(refusal.message, `${CHILD_DENIAL_PREFIX}metadata.ownerReferences[0]: Forbidden: Service "hippo-replicas" is already controlled by ` +
-        `StatefulSet "hippo-instance1-7bq4"; policy rule "postgrescluster-configmaps-services" would make PostgresCluster "hippo" in namespace ` +
-        `"${NAMESPACE}" its controller (onExistingController: deny)`);
+      assert.equal(
+        refusal.message,
+        `${CHILD_DENIAL_PREFIX}metadata.ownerReferences[0]: Forbidden: Service "hippo-replicas" is already controlled by ` +
+          `StatefulSet "hippo-instance1-7bq4"; policy rule "postgrescluster-configmaps-services" would make PostgresCluster "hippo" in namespace ` +
+          `"${NAMESPACE}" its controller (onExistingController: deny)`,
+      );
       assert.equal(await services.exists(NAMESPACE, 'hippo-replicas'), false);
     });
 
@@ -78,16 +105,25 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
       const { object, warnings } = await x.objects('pgo', CONFIG_MAPS).create(NAMESPACE, body);
       assert.deepEqual(metadataOf(object)['ownerReferences'], undefined);
       assert.deepEqual(finalizersOf(object), []);
-      assert.deepEqual(warnings, [shortWarning(`child-parent: metadata.labels[${CLUSTER_LABEL}]: Not found: parent PostgresCluster "restored" in namespace ` +
-        `"${NAMESPACE}" does not exist (policy rule "postgrescluster-configmaps-services": onMissingParent warn)`)]);
+      assert.deepEqual(warnings, [
+        shortWarning(
+          `child-parent: metadata.labels[${CLUSTER_LABEL}]: Not found: parent PostgresCluster "restored" in namespace ` +
+            `"${NAMESPACE}" does not exist (policy rule "postgrescluster-configmaps-services": onMissingParent warn)`,
+        ),
+      ]);
     });
 
     test('blockOwnerDeletion needs update on postgresclusters/finalizers: without it the API server refuses the child hookkeeper mutated', async () => {
       // virt-controller may create Services but not update PostgresClusters' finalizers (README "What to add", item 3).
       // It sends no reference: OwnerReferencesPermissionEnforcement (a validating plugin) judges the one our mutating webhook added.
-      const refusal = await rejected(() => ctx().objects('virtController', SERVICES).create(NAMESPACE, service('hippo-pgbouncer')));
+      const refusal = await rejected(() =>
+        ctx().objects('virtController', SERVICES).create(NAMESPACE, service('hippo-pgbouncer')),
+      );
       assert.equal(refusal.code, 403);
-      assert.match(refusal.message, /^services "hippo-pgbouncer" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/);
+      assert.match(
+        refusal.message,
+        /^services "hippo-pgbouncer" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/,
+      );
     });
 
     finalizerRemovalTests(env, ctx, {

@@ -45,8 +45,10 @@ export function finalizerRemovalTests(env: () => E2EEnv, ctx: () => ChildEnv, c:
   };
   const aliceDenial = (x: ChildEnv, finalizer: string, name: string): string => {
     const remover = env().plane.identities[x.example.controller].username;
-    return `${CHILD_DENIAL_PREFIX}metadata.finalizers: Forbidden: "alice" may not remove finalizer "${finalizer}" from ${c.kind} "${name}"; ` +
-      `only its parent's controller may: ${remover} (break-glass: group system:masters)`;
+    return (
+      `${CHILD_DENIAL_PREFIX}metadata.finalizers: Forbidden: "alice" may not remove finalizer "${finalizer}" from ${c.kind} "${name}"; ` +
+      `only its parent's controller may: ${remover} (break-glass: group system:masters)`
+    );
   };
 
   describe(`the managed finalizer on a ${c.kind}`, () => {
@@ -61,17 +63,26 @@ export function finalizerRemovalTests(env: () => E2EEnv, ctx: () => ChildEnv, c:
 
     test("the parent's controller removes it: allowed, no warning", async () => {
       const { x, finalizer, stored, ns } = await setup('controller');
-      const { object, warnings } = await x.objects(x.example.controller, c.child).patch(ns, nameOf(stored), removeFinalizer(stored, finalizer));
-      assert.deepEqual(finalizersOf(object), finalizersOf(stored).filter((f) => f !== finalizer));
+      const { object, warnings } = await x
+        .objects(x.example.controller, c.child)
+        .patch(ns, nameOf(stored), removeFinalizer(stored, finalizer));
+      assert.deepEqual(
+        finalizersOf(object),
+        finalizersOf(stored).filter((f) => f !== finalizer),
+      );
       assert.deepEqual(warnings, []);
     });
 
     test('a system:masters admin removes it (break-glass): allowed, and the client receives the warning', async () => {
       const { x, finalizer, stored, ns } = await setup('admin');
-      const { object, warnings } = await x.objects('admin', c.child).patch(ns, nameOf(stored), removeFinalizer(stored, finalizer));
+      const { object, warnings } = await x
+        .objects('admin', c.child)
+        .patch(ns, nameOf(stored), removeFinalizer(stored, finalizer));
       assert.equal(finalizersOf(object).includes(finalizer), false);
       const who = env().plane.identities.admin.username;
-      assert.deepEqual(warnings, [shortWarning(`break-glass: ${who} may remove finalizer ${finalizer} of ${c.kind} "${nameOf(stored)}"; audited`)]);
+      assert.deepEqual(warnings, [
+        shortWarning(`break-glass: ${who} may remove finalizer ${finalizer} of ${c.kind} "${nameOf(stored)}"; audited`),
+      ]);
     });
 
     test('a deleting child stays until its controller removes the finalizer (an ordinary user still may not), then goes', async () => {
@@ -79,11 +90,15 @@ export function finalizerRemovalTests(env: () => E2EEnv, ctx: () => ChildEnv, c:
       const name = nameOf(stored);
       const { object: deleting } = await x.objects(x.example.controller, c.child).delete(ns, name);
       assert.equal(typeof metadataOf(deleting)['deletionTimestamp'], 'string', `${name} is held by its finalizer`);
-      const refusal = await rejected(() => x.objects('alice', c.child).patch(ns, name, removeFinalizer(deleting, finalizer)));
+      const refusal = await rejected(() =>
+        x.objects('alice', c.child).patch(ns, name, removeFinalizer(deleting, finalizer)),
+      );
       assert.equal(refusal.message, aliceDenial(x, finalizer, name));
       const controller = x.objects(x.example.controller, c.child);
       await controller.patch(ns, name, removeFinalizer(deleting, finalizer));
-      await pollUntil(`${name} to be gone`, 10_000, async () => ((await controller.exists(ns, name)) ? undefined : true));
+      await pollUntil(`${name} to be gone`, 10_000, async () =>
+        (await controller.exists(ns, name)) ? undefined : true,
+      );
     });
   });
 }

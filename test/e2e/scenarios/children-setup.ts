@@ -43,7 +43,10 @@ export interface ChildEnv {
   teardown(): Promise<void>;
 }
 
-type WebhookEntry = Record<string, unknown> & { clientConfig: { service?: { path?: string }; url?: string; caBundle?: string }; rules: Array<Record<string, unknown>> };
+type WebhookEntry = Record<string, unknown> & {
+  clientConfig: { service?: { path?: string }; url?: string; caBundle?: string };
+  rules: Array<Record<string, unknown>>;
+};
 
 /** The mutating entry from README.md, section "What to add to the cluster": the documentation is what gets tested. */
 async function readmeWebhookEntry(repoRoot: string): Promise<WebhookEntry> {
@@ -53,9 +56,16 @@ async function readmeWebhookEntry(repoRoot: string): Promise<WebhookEntry> {
   const end = start < 0 ? -1 : text.indexOf('```', start + 8);
   if (end < 0) throw new Error('README.md: no ```yaml snippet under "### What to add to the cluster"');
   const entries = parse(text.slice(start + 8, end)) as unknown;
-  const entry = Array.isArray(entries) ? entries[0] as WebhookEntry | undefined : undefined;
-  if (!Array.isArray(entries) || entries.length !== 1 || entry?.name !== CHILD_WEBHOOK_NAME || entry.clientConfig.service?.path !== '/mutate') {
-    throw new Error(`README.md: the snippet under "What to add to the cluster" is not one mutating webhook entry named ${CHILD_WEBHOOK_NAME} with path /mutate`);
+  const entry = Array.isArray(entries) ? (entries[0] as WebhookEntry | undefined) : undefined;
+  if (
+    !Array.isArray(entries) ||
+    entries.length !== 1 ||
+    entry?.name !== CHILD_WEBHOOK_NAME ||
+    entry.clientConfig.service?.path !== '/mutate'
+  ) {
+    throw new Error(
+      `README.md: the snippet under "What to add to the cluster" is not one mutating webhook entry named ${CHILD_WEBHOOK_NAME} with path /mutate`,
+    );
   }
   return entry;
 }
@@ -66,7 +76,11 @@ const RESOURCES: Readonly<Record<string, string>> = { Pod: 'pods', ConfigMap: 'c
  * The README's entry pointed at this hookkeeper by URL and scoped to the rule's kinds and label selector; the
  * validating entry as the README derives it: path /validate, failurePolicy Fail, no reinvocationPolicy, CREATE and UPDATE.
  */
-function webhookEntries(readme: WebhookEntry, rule: ChildRule, hookkeeper: Hookkeeper): { mutating: WebhookEntry; validating: WebhookEntry } {
+function webhookEntries(
+  readme: WebhookEntry,
+  rule: ChildRule,
+  hookkeeper: Hookkeeper,
+): { mutating: WebhookEntry; validating: WebhookEntry } {
   const ca = caBundle(hookkeeper.caPem);
   const resources = rule.match.kinds.map((k) => {
     const plural = k.group === '' ? RESOURCES[k.kind] : undefined;
@@ -94,7 +108,10 @@ export async function startChildExample(env: E2EEnv, example: ChildExample): Pro
   const policyFile = join(plane.repoRoot, 'test', 'fixtures', example.policyFile);
   const rule = (await loadPolicyFile(policyFile)).children[0];
   if (!rule) throw new Error(`${example.policyFile} has no child rule`);
-  await plane.kubeConfig('admin').makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: example.namespace } } });
+  await plane
+    .kubeConfig('admin')
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: example.namespace } } });
   const hookkeeper = await startHookkeeper(plane, {
     name: `hookkeeper-children-${example.id}`,
     config: await readFile(policyFile, 'utf8'),
@@ -104,15 +121,31 @@ export async function startChildExample(env: E2EEnv, example: ChildExample): Pro
   const name = `hookkeeper-e2e-children-${example.id}`;
   const admin = plane.identities.admin.token;
   const configurations = [
-    { path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', webhook: validating },
-    { path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', webhook: mutating },
+    {
+      path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      kind: 'ValidatingWebhookConfiguration',
+      webhook: validating,
+    },
+    {
+      path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+      kind: 'MutatingWebhookConfiguration',
+      webhook: mutating,
+    },
   ];
   for (const c of configurations) {
-    await createRaw(plane.server, plane.caPem, admin, c.path, { apiVersion: 'admissionregistration.k8s.io/v1', kind: c.kind, metadata: { name }, webhooks: [c.webhook] });
+    await createRaw(plane.server, plane.caPem, admin, c.path, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: c.kind,
+      metadata: { name },
+      webhooks: [c.webhook],
+    });
   }
   const objects = (as: IdentityName, resource: Resource): ObjectClient => new ObjectClient(plane, as, resource);
   return {
-    example, rule, hookkeeper, objects,
+    example,
+    rule,
+    hookkeeper,
+    objects,
     async createParent(body) {
       const meta = body['metadata'] as { namespace: string };
       const { object } = await objects('admin', example.parent).create(meta.namespace, body);
@@ -122,8 +155,14 @@ export async function startChildExample(env: E2EEnv, example: ChildExample): Pro
     },
     async teardown() {
       for (const c of configurations) {
-        const res = await rawRequest({ url: `${plane.server}${c.path}/${name}`, method: 'DELETE', ca: plane.caPem, token: admin });
-        if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${c.path}/${name}: HTTP ${res.status}: ${res.body}`);
+        const res = await rawRequest({
+          url: `${plane.server}${c.path}/${name}`,
+          method: 'DELETE',
+          ca: plane.caPem,
+          token: admin,
+        });
+        if (res.status !== 200 && res.status !== 404)
+          throw new Error(`DELETE ${c.path}/${name}: HTTP ${res.status}: ${res.body}`);
       }
       await hookkeeper.stop();
     },
@@ -132,5 +171,10 @@ export async function startChildExample(env: E2EEnv, example: ChildExample): Pro
 
 /** Registration reaches the API server's webhook informers asynchronously: poll until `probe` sees the webhooks act. */
 export async function waitForChildWebhooks(ctx: ChildEnv, probe: () => Promise<boolean>): Promise<void> {
-  await pollUntil(`the ${ctx.example.id} child webhooks to act`, 30_000, async () => ((await probe()) ? true : undefined), 200);
+  await pollUntil(
+    `the ${ctx.example.id} child webhooks to act`,
+    30_000,
+    async () => ((await probe()) ? true : undefined),
+    200,
+  );
 }

@@ -8,7 +8,11 @@ import { databaseScenarios, PG_EXAMPLE } from './children-database.js';
 import { startChildExample, type ChildEnv } from './children-setup.js';
 import { virtualMachineScenarios, VM_EXAMPLE } from './children-virtualmachine.js';
 
-const PARENT_CRDS = ['virtualmachines.kubevirt.io.yaml', 'virtualmachineinstances.kubevirt.io.yaml', 'postgresclusters.postgres-operator.crunchydata.com.yaml'];
+const PARENT_CRDS = [
+  'virtualmachines.kubevirt.io.yaml',
+  'virtualmachineinstances.kubevirt.io.yaml',
+  'postgresclusters.postgres-operator.crunchydata.com.yaml',
+];
 
 export const childrenScenarios: Scenario = (env) => {
   describe('child resources: ownerReferences and finalizers with live parent lookups', () => {
@@ -19,9 +23,18 @@ export const childrenScenarios: Scenario = (env) => {
     before(async () => {
       const { plane } = env();
       const files = PARENT_CRDS.map((f) => join(plane.repoRoot, 'test', 'fixtures', 'crds', f));
-      await installCrds(plane.kubeConfig('admin'), plane.server, plane.caPem, plane.identities.admin.token, await readCrds(files));
+      await installCrds(
+        plane.kubeConfig('admin'),
+        plane.server,
+        plane.caPem,
+        plane.identities.admin.token,
+        await readCrds(files),
+      );
       // Two hookkeeper processes start faster side by side than one after the other.
-      const results = await Promise.allSettled([startChildExample(env(), VM_EXAMPLE), startChildExample(env(), PG_EXAMPLE)]);
+      const results = await Promise.allSettled([
+        startChildExample(env(), VM_EXAMPLE),
+        startChildExample(env(), PG_EXAMPLE),
+      ]);
       for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;

@@ -9,7 +9,10 @@ export const defaultHookScenarios: Scenario = (env) => {
   describe('default hooks', () => {
     test('a control-plane Machine is created with EtcdQuorumOperator injected, as stored', async () => {
       const machines = env().machines('machineApi');
-      const { object } = await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-injected-0', role: 'master' }));
+      const { object } = await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'cp-injected-0', role: 'master' }),
+      );
       assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK]);
       const stored = await machines.get(MACHINE_NAMESPACE, 'cp-injected-0');
       assert.deepEqual(hooksOf(stored, 'preDrain'), [ETCD_HOOK]);
@@ -19,7 +22,10 @@ export const defaultHookScenarios: Scenario = (env) => {
     test('the etcd hook is appended after the hooks a control-plane Machine already has', async () => {
       const gate = { name: 'example.com/DrainGate', owner: 'drain-team' };
       const machines = env().machines('machineApi');
-      await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-injected-1', role: 'master', preDrain: [gate] }));
+      await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'cp-injected-1', role: 'master', preDrain: [gate] }),
+      );
       const stored = await machines.get(MACHINE_NAMESPACE, 'cp-injected-1');
       assert.deepEqual(hooksOf(stored, 'preDrain'), [gate, ETCD_HOOK]);
     });

@@ -15,7 +15,10 @@ export const deletionScenarios: Scenario = (env) => {
     before(async () => {
       const machines = env().machines('machineApi');
       // The finalizer keeps the Machine around after DELETE (no controller will remove it): deletionTimestamp is set.
-      await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: NAME, role: 'master', finalizers: [MACHINE_FINALIZER] }));
+      await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: NAME, role: 'master', finalizers: [MACHINE_FINALIZER] }),
+      );
       await machines.delete(MACHINE_NAMESPACE, NAME);
       const deleting = await machines.get(MACHINE_NAMESPACE, NAME);
       assert.equal(typeof metadataOf(deleting)['deletionTimestamp'], 'string');
@@ -23,12 +26,23 @@ export const deletionScenarios: Scenario = (env) => {
     });
 
     test('adding a hook is denied with the machine-api-operator wording, even for break-glass', async () => {
-      const refusal = await rejected(() => env().machines('admin').patch(MACHINE_NAMESPACE, NAME, [
-        { op: 'add', path: '/spec/lifecycleHooks/preDrain/-', value: { name: 'example.com/LateHook', owner: 'late-team' } },
-      ]));
+      const refusal = await rejected(() =>
+        env()
+          .machines('admin')
+          .patch(MACHINE_NAMESPACE, NAME, [
+            {
+              op: 'add',
+              path: '/spec/lifecycleHooks/preDrain/-',
+              value: { name: 'example.com/LateHook', owner: 'late-team' },
+            },
+          ]),
+      );
       assert.equal(refusal.by, 'webhook');
-      assert.equal(refusal.message, `${DENIAL_PREFIX}spec.lifecycleHooks.preDrain: Forbidden: pre-drain hooks are immutable when machine is ` +
-        'marked for deletion: the following hooks are new or changed: [{Name:example.com/LateHook Owner:late-team}]');
+      assert.equal(
+        refusal.message,
+        `${DENIAL_PREFIX}spec.lifecycleHooks.preDrain: Forbidden: pre-drain hooks are immutable when machine is ` +
+          'marked for deletion: the following hooks are new or changed: [{Name:example.com/LateHook Owner:late-team}]',
+      );
       assert.deepEqual(hooksOf(await env().machines('admin').get(MACHINE_NAMESPACE, NAME), 'preDrain'), [ETCD_HOOK]);
     });
 
@@ -39,7 +53,9 @@ export const deletionScenarios: Scenario = (env) => {
         { op: 'remove', path: '/metadata/finalizers' },
       ]);
       assert.equal(metadataOf(object)['finalizers'], undefined);
-      await pollUntil(`${NAME} to be gone`, 10_000, async () => (await machines.exists(MACHINE_NAMESPACE, NAME)) ? undefined : true);
+      await pollUntil(`${NAME} to be gone`, 10_000, async () =>
+        (await machines.exists(MACHINE_NAMESPACE, NAME)) ? undefined : true,
+      );
     });
   });
 };

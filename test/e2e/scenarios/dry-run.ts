@@ -14,7 +14,11 @@ export const dryRunScenarios: Scenario = (env) => {
       await controlPlaneMachine(e, 'cp-dry-run-update');
       const alice = e.machines('alice');
       const before = await alice.get(MACHINE_NAMESPACE, 'cp-dry-run-update');
-      const refusal = await rejected(() => alice.patch(MACHINE_NAMESPACE, 'cp-dry-run-update', removeHook(before, 'preDrain', ETCD_HOOK.name), { dryRun: true }));
+      const refusal = await rejected(() =>
+        alice.patch(MACHINE_NAMESPACE, 'cp-dry-run-update', removeHook(before, 'preDrain', ETCD_HOOK.name), {
+          dryRun: true,
+        }),
+      );
       assert.equal(refusal.by, 'webhook');
       assert.equal(refusal.message, ALICE_REMOVAL_DENIAL);
       const after = await alice.get(MACHINE_NAMESPACE, 'cp-dry-run-update');
@@ -24,7 +28,11 @@ export const dryRunScenarios: Scenario = (env) => {
 
     test('an allowed create shows the injected hook in the response, and nothing is stored', async () => {
       const machines = env().machines('machineApi');
-      const { object } = await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-dry-run-create', role: 'master' }), { dryRun: true });
+      const { object } = await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'cp-dry-run-create', role: 'master' }),
+        { dryRun: true },
+      );
       assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK]);
       assert.equal(await machines.exists(MACHINE_NAMESPACE, 'cp-dry-run-create'), false);
     });

@@ -41,7 +41,10 @@ function labelOf(input: ReviewInput): string | undefined {
 /** hookkeeper_admission_requests_total for one webhook, operation and decision, as /metrics reports it. */
 async function counted(metrics: Metrics, webhook: string, operation: string, decision: string): Promise<number> {
   const text = await metrics.registry.metrics();
-  const line = new RegExp(`^hookkeeper_admission_requests_total\\{webhook="${webhook}",kind="Machine",operation="${operation}",decision="${decision}"\\} (\\d+)$`, 'm');
+  const line = new RegExp(
+    `^hookkeeper_admission_requests_total\\{webhook="${webhook}",kind="Machine",operation="${operation}",decision="${decision}"\\} (\\d+)$`,
+    'm',
+  );
   return Number(line.exec(text)?.[1] ?? 0);
 }
 
@@ -56,50 +59,106 @@ async function startFaultInstance(e: E2EEnv): Promise<FaultInstance> {
   const dir = join(e.plane.dir, 'hookkeeper-faults');
   mkdirSync(dir, { recursive: true });
   const ca = await createCertificateAuthority({ commonName: 'hookkeeper-e2e-faults-ca', days: 1 });
-  const serving = await issueServingCertificate(ca, { commonName: '127.0.0.1', dnsNames: [], ips: ['127.0.0.1'], days: 1 });
+  const serving = await issueServingCertificate(ca, {
+    commonName: '127.0.0.1',
+    dnsNames: [],
+    ips: ['127.0.0.1'],
+    days: 1,
+  });
   const tlsCertFile = join(dir, 'tls.crt');
   const tlsKeyFile = join(dir, 'tls.key');
   const configFile = join(dir, 'policy.json');
   await writeFile(tlsCertFile, serving.certPem);
   await writeFile(tlsKeyFile, serving.keyPem, { mode: 0o600 });
-  await writeFile(configFile, JSON.stringify({
-    apiVersion: 'hookkeeper.io/v1alpha1', kind: 'Policy',
-    defaultHooks: [{
-      name: 'fault-probe', stage: 'preDrain', hook: PROBE_HOOK, operations: ['CREATE'],
-      match: { kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }], labelSelector: { matchExpressions: [{ key: MARKER, operator: 'Exists' }] } },
-    }],
-  }));
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      apiVersion: 'hookkeeper.io/v1alpha1',
+      kind: 'Policy',
+      defaultHooks: [
+        {
+          name: 'fault-probe',
+          stage: 'preDrain',
+          hook: PROBE_HOOK,
+          operations: ['CREATE'],
+          match: {
+            kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
+            labelSelector: { matchExpressions: [{ key: MARKER, operator: 'Exists' }] },
+          },
+        },
+      ],
+    }),
+  );
   const logFile = join(e.plane.dir, 'hookkeeper-faults.log');
   const logger = createLogger({ level: 'info', destination: pino.destination({ dest: logFile, sync: true }) });
   const metrics = createMetrics();
-  const server = await startServer({
-    host: '127.0.0.1', port: 0, devCertDir: '/nonexistent', tlsCertFile, tlsKeyFile, configFile,
-    reloadIntervalMs: 60_000, shutdownGraceMs: 2_000,
-    gatherContext: (input) => (labelOf(input) === 'fail' ? Promise.reject(new Error(INJECTED)) : undefined),
-  }, logger, metrics);
+  const server = await startServer(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      devCertDir: '/nonexistent',
+      tlsCertFile,
+      tlsKeyFile,
+      configFile,
+      reloadIntervalMs: 60_000,
+      shutdownGraceMs: 2_000,
+      gatherContext: (input) => (labelOf(input) === 'fail' ? Promise.reject(new Error(INJECTED)) : undefined),
+    },
+    logger,
+    metrics,
+  );
 
-  const [validating, mutating] = renderWebhookConfigurations({ caBundle: caBundle(ca.certPem), url: `https://127.0.0.1:${server.port}`, name: CONFIG_NAME });
+  const [validating, mutating] = renderWebhookConfigurations({
+    caBundle: caBundle(ca.certPem),
+    url: `https://127.0.0.1:${server.port}`,
+    name: CONFIG_NAME,
+  });
   if (!validating || !mutating) throw new Error('renderWebhookConfigurations returned fewer than two configurations');
   // The shipped webhooks, failurePolicy and all, narrowed to marked Machines so that no other scenario reaches them.
   for (const config of [validating, mutating]) {
-    for (const webhook of config.webhooks) webhook['objectSelector'] = { matchExpressions: [{ key: MARKER, operator: 'Exists' }] };
+    for (const webhook of config.webhooks)
+      webhook['objectSelector'] = { matchExpressions: [{ key: MARKER, operator: 'Exists' }] };
   }
   const token = e.plane.identities.admin.token;
-  await createRaw(e.plane.server, e.plane.caPem, token, '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', validating);
-  await createRaw(e.plane.server, e.plane.caPem, token, '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', mutating);
+  await createRaw(
+    e.plane.server,
+    e.plane.caPem,
+    token,
+    '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+    validating,
+  );
+  await createRaw(
+    e.plane.server,
+    e.plane.caPem,
+    token,
+    '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+    mutating,
+  );
   // Registration is asynchronous: wait until a dry-run create of a marked Machine comes back with the probe hook.
   const machines = e.machines('machineApi');
-  await pollUntil('the fault instance to mutate its probe', 30_000, async () => {
-    const { object } = await machines.create(MACHINE_NAMESPACE, marked('fault-registration-probe', 'ok'), { dryRun: true });
-    return hooksOf(object, 'preDrain').some((h) => h.name === PROBE_HOOK.name) ? true : undefined;
-  }, 200);
+  await pollUntil(
+    'the fault instance to mutate its probe',
+    30_000,
+    async () => {
+      const { object } = await machines.create(MACHINE_NAMESPACE, marked('fault-registration-probe', 'ok'), {
+        dryRun: true,
+      });
+      return hooksOf(object, 'preDrain').some((h) => h.name === PROBE_HOOK.name) ? true : undefined;
+    },
+    200,
+  );
   return { server, metrics, logFile };
 }
 
 async function removeConfigurations(e: E2EEnv): Promise<void> {
   const token = e.plane.identities.admin.token;
   for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
-    await rawRequest({ url: `${e.plane.server}/apis/admissionregistration.k8s.io/v1/${kind}/${CONFIG_NAME}`, method: 'DELETE', ca: e.plane.caPem, token });
+    await rawRequest({
+      url: `${e.plane.server}/apis/admissionregistration.k8s.io/v1/${kind}/${CONFIG_NAME}`,
+      method: 'DELETE',
+      ca: e.plane.caPem,
+      token,
+    });
   }
 }
 
@@ -128,7 +187,10 @@ export const faultScenarios: Scenario = (env) => {
 
     test('a create succeeds, unmutated: both webhooks that see CREATE fail open (failurePolicy Ignore)', async () => {
       const e = env();
-      const before = { mutate: await counted(fault().metrics, 'mutate', 'CREATE', 'error'), validate: await counted(fault().metrics, 'validate', 'CREATE', 'error') };
+      const before = {
+        mutate: await counted(fault().metrics, 'mutate', 'CREATE', 'error'),
+        validate: await counted(fault().metrics, 'validate', 'CREATE', 'error'),
+      };
       const machines = e.machines('machineApi');
       const { object: created, warnings } = await machines.create(MACHINE_NAMESPACE, marked('fault-create', 'fail'));
       assert.deepEqual(hooksOf(created, 'preDrain'), []);
@@ -143,16 +205,23 @@ export const faultScenarios: Scenario = (env) => {
       const e = env();
       const machines = e.machines('admin');
       const errorsBefore = await counted(fault().metrics, 'validate', 'UPDATE', 'error');
-      const refusal = await rejected(() => machines.patch(MACHINE_NAMESPACE, 'fault-control', [
-        { op: 'replace', path: `/metadata/labels/${MARKER.replace('/', '~1')}`, value: 'fail' },
-      ]));
+      const refusal = await rejected(() =>
+        machines.patch(MACHINE_NAMESPACE, 'fault-control', [
+          { op: 'replace', path: `/metadata/labels/${MARKER.replace('/', '~1')}`, value: 'fail' },
+        ]),
+      );
       assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
       assert.equal(refusal.code, 500);
       // hookkeeper's answer is a metav1.Status, so the API server quotes the fault and the request's uid to the client.
-      const quoted = new RegExp(`^Internal error occurred: failed calling webhook "${WEBHOOK_NAME}": failed to call webhook: hookkeeper could not evaluate request ([0-9a-f-]{36}): ${INJECTED}$`).exec(refusal.message);
+      const quoted = new RegExp(
+        `^Internal error occurred: failed calling webhook "${WEBHOOK_NAME}": failed to call webhook: hookkeeper could not evaluate request ([0-9a-f-]{36}): ${INJECTED}$`,
+      ).exec(refusal.message);
       assert.ok(quoted, refusal.message);
       // The same uid in hookkeeper's log, at error, with the stack.
-      const logged = (await readFile(fault().logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; uid?: string; msg: string; err?: { stack?: string } });
+      const logged = (await readFile(fault().logFile, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; uid?: string; msg: string; err?: { stack?: string } });
       const line = logged.find((l) => l.uid === quoted[1] && l.level === 50);
       assert.equal(line?.msg, 'admission review failed', JSON.stringify(logged.slice(-3)));
       assert.match(line.err?.stack ?? '', new RegExp(`^Error: ${INJECTED}\\n\\s+at `));

@@ -8,7 +8,7 @@ export type Stage = 'preDrain' | 'preTerminate';
 export function hooksOf(obj: KubeObject, stage: Stage, root: readonly string[] = ['spec']): Hook[] {
   let node: unknown = obj;
   for (const key of [...root, 'lifecycleHooks', stage]) node = (node as Record<string, unknown> | undefined)?.[key];
-  return Array.isArray(node) ? node as Hook[] : [];
+  return Array.isArray(node) ? (node as Hook[]) : [];
 }
 
 export function metadataOf(obj: KubeObject): Record<string, unknown> {
@@ -20,5 +20,8 @@ export function removeHook(obj: KubeObject, stage: Stage, name: string): PatchOp
   const index = hooksOf(obj, stage).findIndex((h) => h.name === name);
   if (index < 0) throw new Error(`no ${stage} hook ${name} to remove`);
   const path = `/spec/lifecycleHooks/${stage}/${index}`;
-  return [{ op: 'test', path: `${path}/name`, value: name }, { op: 'remove', path }];
+  return [
+    { op: 'test', path: `${path}/name`, value: name },
+    { op: 'remove', path },
+  ];
 }

@@ -12,7 +12,10 @@ export const identityScenarios: Scenario = (env) => {
     test('each static token authenticates as the user and groups hookkeeper will see in userInfo', async () => {
       const { plane } = env();
       for (const name of IDENTITY_NAMES) {
-        const review = await plane.kubeConfig(name).makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: {} });
+        const review = await plane
+          .kubeConfig(name)
+          .makeApiClient(AuthenticationV1Api)
+          .createSelfSubjectReview({ body: {} });
         const id = plane.identities[name];
         assert.equal(review.status?.userInfo?.username, id.username, name);
         assert.deepEqual(review.status?.userInfo?.groups, [...id.groups, 'system:authenticated'], name);
@@ -20,7 +23,11 @@ export const identityScenarios: Scenario = (env) => {
     });
 
     test('RBAC refuses alice a create before any webhook is asked', async () => {
-      const refusal = await rejected(() => env().machines('alice').create(MACHINE_NAMESPACE, openshiftMachine({ name: 'alice-may-not-create' })));
+      const refusal = await rejected(() =>
+        env()
+          .machines('alice')
+          .create(MACHINE_NAMESPACE, openshiftMachine({ name: 'alice-may-not-create' })),
+      );
       assert.equal(refusal.by, 'rbac', refusal.message);
       assert.equal(refusal.code, 403);
     });

@@ -39,7 +39,9 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     validateAgreementScenarios,
     auditScenarios,
     reportScenarios,
-    ...(options.crdIndependent ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios, validateDifferentialScenarios] : []),
+    ...(options.crdIndependent
+      ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios, validateDifferentialScenarios]
+      : []),
     faultScenarios,
     outageScenarios,
   ];

@@ -12,17 +12,33 @@ export const machineSetScenarios: Scenario = (env) => {
   describe('MachineSet templates', () => {
     test('a bad hook name in the template: rejected by the CRD schema', async () => {
       const sets = env().machineSets('machineApi');
-      const refusal = await rejected(() => sets.create(MACHINE_NAMESPACE, openshiftMachineSet({ name: 'ms-bad-name', preDrain: [{ name: '-gate-', owner: 'team-a' }] })));
+      const refusal = await rejected(() =>
+        sets.create(
+          MACHINE_NAMESPACE,
+          openshiftMachineSet({ name: 'ms-bad-name', preDrain: [{ name: '-gate-', owner: 'team-a' }] }),
+        ),
+      );
       assert.equal(refusal.by, 'schema', refusal.message);
-      assert.match(refusal.message, /^MachineSet\.machine\.openshift\.io "ms-bad-name" is invalid: spec\.template\.spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "-gate-": .* should match /);
+      assert.match(
+        refusal.message,
+        /^MachineSet\.machine\.openshift\.io "ms-bad-name" is invalid: spec\.template\.spec\.lifecycleHooks\.preDrain\[0\]\.name: Invalid value: "-gate-": .* should match /,
+      );
     });
 
     test('the reserved etcd hook name with another owner in the template: rejected by our webhook', async () => {
       const sets = env().machineSets('machineApi');
-      const refusal = await rejected(() => sets.create(MACHINE_NAMESPACE, openshiftMachineSet({ name: 'ms-reserved', preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }] })));
+      const refusal = await rejected(() =>
+        sets.create(
+          MACHINE_NAMESPACE,
+          openshiftMachineSet({ name: 'ms-reserved', preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }] }),
+        ),
+      );
       assert.equal(refusal.by, 'webhook', refusal.message);
-      assert.equal(refusal.message, `${CREATE_DENIAL_PREFIX}spec.template.spec.lifecycleHooks.preDrain[0].owner: Invalid value: "someone": ` +
-        'hook name "EtcdQuorumOperator" is reserved for owner "clusteroperator/etcd"');
+      assert.equal(
+        refusal.message,
+        `${CREATE_DENIAL_PREFIX}spec.template.spec.lifecycleHooks.preDrain[0].owner: Invalid value: "someone": ` +
+          'hook name "EtcdQuorumOperator" is reserved for owner "clusteroperator/etcd"',
+      );
     });
 
     test('a valid template is stored as written (no hook injected into MachineSets)', async () => {

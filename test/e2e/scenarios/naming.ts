@@ -6,7 +6,8 @@ import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../..
 import { CREATE_DENIAL_PREFIX, rejected } from '../harness/kube.js';
 import type { Scenario } from '../harness/suite.js';
 
-const HOOK_NAME_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
+const HOOK_NAME_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
 
 interface Case {
   title: string;
@@ -27,28 +28,47 @@ const CASES: readonly Case[] = [
     name: 'bad-name-short',
     preDrain: [{ name: 'ab', owner: 'team-a' }],
     by: 'schema',
-    message: invalid('Machine', 'bad-name-short', 'spec.lifecycleHooks.preDrain[0].name: Invalid value: "ab": spec.lifecycleHooks.preDrain[0].name in body should be at least 3 chars long'),
+    message: invalid(
+      'Machine',
+      'bad-name-short',
+      'spec.lifecycleHooks.preDrain[0].name: Invalid value: "ab": spec.lifecycleHooks.preDrain[0].name in body should be at least 3 chars long',
+    ),
   },
   {
     title: 'a name outside the pattern',
     name: 'bad-name-pattern',
     preTerminate: [{ name: 'Not A Hook!', owner: 'team-a' }],
     by: 'schema',
-    message: invalid('Machine', 'bad-name-pattern', `spec.lifecycleHooks.preTerminate[0].name: Invalid value: "Not A Hook!": spec.lifecycleHooks.preTerminate[0].name in body should match '${HOOK_NAME_PATTERN}'`),
+    message: invalid(
+      'Machine',
+      'bad-name-pattern',
+      `spec.lifecycleHooks.preTerminate[0].name: Invalid value: "Not A Hook!": spec.lifecycleHooks.preTerminate[0].name in body should match '${HOOK_NAME_PATTERN}'`,
+    ),
   },
   {
     title: 'an owner shorter than 3 characters',
     name: 'bad-owner-short',
     preDrain: [{ name: 'example.com/Gate', owner: 'me' }],
     by: 'schema',
-    message: invalid('Machine', 'bad-owner-short', 'spec.lifecycleHooks.preDrain[0].owner: Invalid value: "me": spec.lifecycleHooks.preDrain[0].owner in body should be at least 3 chars long'),
+    message: invalid(
+      'Machine',
+      'bad-owner-short',
+      'spec.lifecycleHooks.preDrain[0].owner: Invalid value: "me": spec.lifecycleHooks.preDrain[0].owner in body should be at least 3 chars long',
+    ),
   },
   {
     title: 'a duplicate name in one stage (a list-map key)',
     name: 'bad-duplicate',
-    preDrain: [{ name: 'example.com/Gate', owner: 'team-a' }, { name: 'example.com/Gate', owner: 'team-b' }],
+    preDrain: [
+      { name: 'example.com/Gate', owner: 'team-a' },
+      { name: 'example.com/Gate', owner: 'team-b' },
+    ],
     by: 'schema',
-    message: invalid('Machine', 'bad-duplicate', 'spec.lifecycleHooks.preDrain[1]: Duplicate value: {"name":"example.com/Gate"}'),
+    message: invalid(
+      'Machine',
+      'bad-duplicate',
+      'spec.lifecycleHooks.preDrain[1]: Duplicate value: {"name":"example.com/Gate"}',
+    ),
   },
   {
     title: 'one name with different owners in preDrain and preTerminate',
@@ -56,7 +76,8 @@ const CASES: readonly Case[] = [
     preDrain: [{ name: 'example.com/Gate', owner: 'team-a' }],
     preTerminate: [{ name: 'example.com/Gate', owner: 'team-b' }],
     by: 'webhook',
-    message: `${CREATE_DENIAL_PREFIX}spec.lifecycleHooks.preTerminate[0].owner: Invalid value: "team-b": hook "example.com/Gate" is owned by "team-a" in preDrain; ` +
+    message:
+      `${CREATE_DENIAL_PREFIX}spec.lifecycleHooks.preTerminate[0].owner: Invalid value: "team-b": hook "example.com/Gate" is owned by "team-a" in preDrain; ` +
       'a hook name must carry the same owner in preDrain and preTerminate',
   },
   {
@@ -73,7 +94,12 @@ export const namingScenarios: Scenario = (env) => {
     for (const c of CASES) {
       test(`${c.title}: rejected by ${c.by === 'schema' ? 'the CRD schema' : 'our webhook'}`, async () => {
         const machines = env().machines('admin');
-        const body = openshiftMachine({ name: c.name, role: 'worker', ...(c.preDrain ? { preDrain: c.preDrain } : {}), ...(c.preTerminate ? { preTerminate: c.preTerminate } : {}) });
+        const body = openshiftMachine({
+          name: c.name,
+          role: 'worker',
+          ...(c.preDrain ? { preDrain: c.preDrain } : {}),
+          ...(c.preTerminate ? { preTerminate: c.preTerminate } : {}),
+        });
         const refusal = await rejected(() => machines.create(MACHINE_NAMESPACE, body));
         assert.equal(refusal.by, c.by, refusal.message);
         assert.equal(refusal.code, c.by === 'schema' ? 422 : 403);

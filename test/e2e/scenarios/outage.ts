@@ -30,7 +30,12 @@ export const outageScenarios: Scenario = (env) => {
       const refusal = await rejected(() => machines.patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH));
       assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
       assert.equal(refusal.code, 500);
-      assert.ok(refusal.message.includes(`failed calling webhook "${WEBHOOK_NAME}": failed to call webhook: Post "${e.hookkeeper.url}/validate?timeout=5s"`), refusal.message);
+      assert.ok(
+        refusal.message.includes(
+          `failed calling webhook "${WEBHOOK_NAME}": failed to call webhook: Post "${e.hookkeeper.url}/validate?timeout=5s"`,
+        ),
+        refusal.message,
+      );
       const stored = await machines.get(MACHINE_NAMESPACE, 'cp-outage');
       assert.equal((metadataOf(stored)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], undefined);
     });
@@ -39,7 +44,10 @@ export const outageScenarios: Scenario = (env) => {
       // Machine creation (scale-up, remediation) must not depend on hookkeeper; the audit reports what slipped through.
       const e = env();
       const machines = e.machines('machineApi');
-      const { object: created, warnings } = await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-during-outage', role: 'master' }));
+      const { object: created, warnings } = await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'cp-during-outage', role: 'master' }),
+      );
       assert.deepEqual(hooksOf(created, 'preDrain'), []);
       assert.deepEqual(warnings, []);
       assert.equal(await machines.exists(MACHINE_NAMESPACE, 'cp-during-outage'), true);
@@ -51,9 +59,15 @@ export const outageScenarios: Scenario = (env) => {
       await waitForEnforcement(e.plane);
       const { object: patched } = await e.machines('admin').patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH);
       assert.equal((metadataOf(patched)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], 'yes');
-      const { object: created } = await e.machines('machineApi').create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-after-outage', role: 'master' }));
+      const { object: created } = await e
+        .machines('machineApi')
+        .create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-after-outage', role: 'master' }));
       assert.deepEqual(hooksOf(created, 'preDrain'), [ETCD_HOOK]);
-      const refusal = await rejected(() => e.machines('alice').patch(MACHINE_NAMESPACE, 'cp-after-outage', removeHook(created, 'preDrain', ETCD_HOOK.name)));
+      const refusal = await rejected(() =>
+        e
+          .machines('alice')
+          .patch(MACHINE_NAMESPACE, 'cp-after-outage', removeHook(created, 'preDrain', ETCD_HOOK.name)),
+      );
       assert.equal(refusal.message, ALICE_REMOVAL_DENIAL);
     });
   });

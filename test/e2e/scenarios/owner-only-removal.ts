@@ -8,11 +8,14 @@ import { hooksOf, removeHook } from './helpers.js';
 
 /** A control-plane Machine as the machine-api controllers create it: it comes back with the etcd hook. */
 export async function controlPlaneMachine(env: E2EEnv, name: string): Promise<void> {
-  const { object } = await env.machines('machineApi').create(MACHINE_NAMESPACE, openshiftMachine({ name, role: 'master' }));
+  const { object } = await env
+    .machines('machineApi')
+    .create(MACHINE_NAMESPACE, openshiftMachine({ name, role: 'master' }));
   assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK], 'the etcd hook was injected');
 }
 
-export const ALICE_REMOVAL_DENIAL = `${DENIAL_PREFIX}spec.lifecycleHooks.preDrain[0]: Forbidden: "alice" may not remove preDrain hook ` +
+export const ALICE_REMOVAL_DENIAL =
+  `${DENIAL_PREFIX}spec.lifecycleHooks.preDrain[0]: Forbidden: "alice" may not remove preDrain hook ` +
   '"EtcdQuorumOperator" owned by "clusteroperator/etcd"; only its owner may: ' +
   'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)';
 
@@ -23,7 +26,9 @@ export const ownerOnlyRemovalScenarios: Scenario = (env) => {
       await controlPlaneMachine(e, 'cp-removal-alice');
       const alice = e.machines('alice');
       const current = await alice.get(MACHINE_NAMESPACE, 'cp-removal-alice');
-      const refusal = await rejected(() => alice.patch(MACHINE_NAMESPACE, 'cp-removal-alice', removeHook(current, 'preDrain', ETCD_HOOK.name)));
+      const refusal = await rejected(() =>
+        alice.patch(MACHINE_NAMESPACE, 'cp-removal-alice', removeHook(current, 'preDrain', ETCD_HOOK.name)),
+      );
       assert.equal(refusal.by, 'webhook');
       assert.equal(refusal.code, 403);
       assert.equal(refusal.message, ALICE_REMOVAL_DENIAL);
@@ -33,12 +38,17 @@ export const ownerOnlyRemovalScenarios: Scenario = (env) => {
     test('an ordinary user changing its owner is denied too', async () => {
       const e = env();
       await controlPlaneMachine(e, 'cp-owner-alice');
-      const refusal = await rejected(() => e.machines('alice').patch(MACHINE_NAMESPACE, 'cp-owner-alice', [
-        { op: 'test', path: '/spec/lifecycleHooks/preDrain/0/name', value: ETCD_HOOK.name },
-        { op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: 'alice' },
-      ]));
+      const refusal = await rejected(() =>
+        e.machines('alice').patch(MACHINE_NAMESPACE, 'cp-owner-alice', [
+          { op: 'test', path: '/spec/lifecycleHooks/preDrain/0/name', value: ETCD_HOOK.name },
+          { op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: 'alice' },
+        ]),
+      );
       assert.equal(refusal.by, 'webhook');
-      assert.match(refusal.message, /"alice" may not change the owner of preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"/);
+      assert.match(
+        refusal.message,
+        /"alice" may not change the owner of preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"/,
+      );
       assert.match(refusal.message, /hook name "EtcdQuorumOperator" is reserved for owner "clusteroperator\/etcd"/);
     });
 
@@ -47,7 +57,11 @@ export const ownerOnlyRemovalScenarios: Scenario = (env) => {
       await controlPlaneMachine(e, 'cp-removal-etcd');
       const operator = e.machines('etcdOperator');
       const current = await operator.get(MACHINE_NAMESPACE, 'cp-removal-etcd');
-      const { object, warnings } = await operator.patch(MACHINE_NAMESPACE, 'cp-removal-etcd', removeHook(current, 'preDrain', ETCD_HOOK.name));
+      const { object, warnings } = await operator.patch(
+        MACHINE_NAMESPACE,
+        'cp-removal-etcd',
+        removeHook(current, 'preDrain', ETCD_HOOK.name),
+      );
       assert.deepEqual(hooksOf(object, 'preDrain'), []);
       assert.deepEqual(warnings, []);
       assert.deepEqual(hooksOf(await operator.get(MACHINE_NAMESPACE, 'cp-removal-etcd'), 'preDrain'), []);
@@ -58,14 +72,25 @@ export const ownerOnlyRemovalScenarios: Scenario = (env) => {
       await controlPlaneMachine(e, 'cp-removal-admin');
       const admin = e.machines('admin');
       const current = await admin.get(MACHINE_NAMESPACE, 'cp-removal-admin');
-      const { object, warnings } = await admin.patch(MACHINE_NAMESPACE, 'cp-removal-admin', removeHook(current, 'preDrain', ETCD_HOOK.name));
+      const { object, warnings } = await admin.patch(
+        MACHINE_NAMESPACE,
+        'cp-removal-admin',
+        removeHook(current, 'preDrain', ETCD_HOOK.name),
+      );
       assert.deepEqual(hooksOf(object, 'preDrain'), []);
-      assert.deepEqual(warnings, [`break-glass: ${e.plane.identities.admin.username} may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited`]);
+      assert.deepEqual(warnings, [
+        `break-glass: ${e.plane.identities.admin.username} may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited`,
+      ]);
     });
 
     test('break-glass removal from both stages: one warning per hook, both received', async () => {
       const e = env();
-      await e.machines('machineApi').create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-removal-both', role: 'master', preTerminate: [ETCD_HOOK] }));
+      await e
+        .machines('machineApi')
+        .create(
+          MACHINE_NAMESPACE,
+          openshiftMachine({ name: 'cp-removal-both', role: 'master', preTerminate: [ETCD_HOOK] }),
+        );
       const admin = e.machines('admin');
       const current = await admin.get(MACHINE_NAMESPACE, 'cp-removal-both');
       assert.deepEqual([hooksOf(current, 'preDrain'), hooksOf(current, 'preTerminate')], [[ETCD_HOOK], [ETCD_HOOK]]);

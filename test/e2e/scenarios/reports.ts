@@ -51,11 +51,19 @@ interface Format {
 }
 
 const FORMATS: readonly Format[] = [
-  { output: 'policyreport', build: policyReports, plurals: { PolicyReport: 'policyreports', ClusterPolicyReport: 'clusterpolicyreports' } },
+  {
+    output: 'policyreport',
+    build: policyReports,
+    plurals: { PolicyReport: 'policyreports', ClusterPolicyReport: 'clusterpolicyreports' },
+  },
   { output: 'openreports', build: openReports, plurals: { Report: 'reports', ClusterReport: 'clusterreports' } },
 ];
 
-type Doc = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
+type Doc = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 
 function collectionPath(format: Format, doc: Doc): string {
   const plural = format.plurals[doc.kind];
@@ -65,7 +73,14 @@ function collectionPath(format: Format, doc: Doc): string {
 
 /** POST as written, unknown fields refused rather than pruned; the API server's answer. */
 function create(plane: ControlPlane, path: string, body: unknown): ReturnType<typeof rawRequest> {
-  return rawRequest({ url: `${plane.server}${path}?fieldValidation=Strict`, method: 'POST', ca: plane.caPem, token: plane.identities.admin.token, body, timeoutMs: 30_000 });
+  return rawRequest({
+    url: `${plane.server}${path}?fieldValidation=Strict`,
+    method: 'POST',
+    ca: plane.caPem,
+    token: plane.identities.admin.token,
+    body,
+    timeoutMs: 30_000,
+  });
 }
 
 /** Creates each report, then reads it back: everything but the server-set metadata is as written. */
@@ -73,33 +88,64 @@ async function createAndReadBack(plane: ControlPlane, format: Format, docs: read
   for (const doc of docs) {
     const path = collectionPath(format, doc);
     const created = await create(plane, path, doc);
-    assert.equal(created.status, 201, `${doc.kind} ${doc.metadata.namespace ?? ''}/${doc.metadata.name}: ${created.body}`);
-    const read = await rawRequest({ url: `${plane.server}${path}/${doc.metadata.name}`, ca: plane.caPem, token: plane.identities.admin.token });
+    assert.equal(
+      created.status,
+      201,
+      `${doc.kind} ${doc.metadata.namespace ?? ''}/${doc.metadata.name}: ${created.body}`,
+    );
+    const read = await rawRequest({
+      url: `${plane.server}${path}/${doc.metadata.name}`,
+      ca: plane.caPem,
+      token: plane.identities.admin.token,
+    });
     assert.equal(read.status, 200, read.body);
     const { metadata, ...stored } = JSON.parse(read.body) as Doc;
     const { metadata: written, ...sent } = doc;
     assert.deepEqual(stored, sent, `${doc.kind} read back as written (nothing pruned or defaulted)`);
-    assert.deepEqual([metadata.name, metadata.namespace, metadata.labels], [written.name, written.namespace, written.labels]);
+    assert.deepEqual(
+      [metadata.name, metadata.namespace, metadata.labels],
+      [written.name, written.namespace, written.labels],
+    );
   }
 }
 
 /** An audit's result with every field the report builders write: fail, warn and pass; namespaced and cluster-scoped. */
 function everyField(): AuditReport {
-  const machine = { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: FIELDS_NAMESPACE, name: 'held', uid: '0b6c8f3e-5d2a-4e71-9c48-3f1a7e2d6b95' };
+  const machine = {
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'Machine',
+    namespace: FIELDS_NAMESPACE,
+    name: 'held',
+    uid: '0b6c8f3e-5d2a-4e71-9c48-3f1a7e2d6b95',
+  };
   const thing = { apiVersion: 'example.io/v1', kind: 'Thing', name: 'global' };
   return {
-    apiVersion: 'hookkeeper.io/v1alpha1', kind: 'AuditReport', startedAt: '2026-11-21T12:00:00.250Z', finishedAt: '2026-11-21T12:00:01.000Z',
-    stuckAfterSeconds: 1800, resources: [], notes: [],
+    apiVersion: 'hookkeeper.io/v1alpha1',
+    kind: 'AuditReport',
+    startedAt: '2026-11-21T12:00:00.250Z',
+    finishedAt: '2026-11-21T12:00:01.000Z',
+    stuckAfterSeconds: 1800,
+    resources: [],
+    notes: [],
     findings: [
       {
-        rule: 'stuck-deletion', result: 'fail', object: machine, path: 'spec.lifecycleHooks.preDrain[0]', message: 'Machine held has been deleting for 3h',
-        fix: 'remove the hook', hook: { stage: 'preDrain', name: 'e2e.hookkeeper.io/Quiesce', owner: 'storage-team' },
-        deletionTimestamp: '2026-11-21T09:00:00Z', deletingForSeconds: 10_800,
+        rule: 'stuck-deletion',
+        result: 'fail',
+        object: machine,
+        path: 'spec.lifecycleHooks.preDrain[0]',
+        message: 'Machine held has been deleting for 3h',
+        fix: 'remove the hook',
+        hook: { stage: 'preDrain', name: 'e2e.hookkeeper.io/Quiesce', owner: 'storage-team' },
+        deletionTimestamp: '2026-11-21T09:00:00Z',
+        deletingForSeconds: 10_800,
       },
       { rule: 'hook-naming', result: 'warn', object: thing, path: 'spec.x', message: 'spec.x: warned' },
     ],
     summary: { objects: 4, passed: 2, fail: 1, warn: 1, stuckDeletions: 1, orphanedHooks: 0 },
-    passed: [{ ...machine, name: 'clean' }, { ...thing, name: 'tidy' }],
+    passed: [
+      { ...machine, name: 'clean' },
+      { ...thing, name: 'tidy' },
+    ],
   };
 }
 
@@ -121,31 +167,58 @@ export const reportScenarios: Scenario = (env) => {
       const gated = openshiftMachine({ name: 'report-missing-gate', namespace: NAMESPACE });
       (metadataOf(gated)['labels'] as Record<string, string>)[GATE_LABEL] = 'required';
       await controllers.create(NAMESPACE, gated);
-      await controllers.create(NAMESPACE, openshiftMachine({ name: 'report-orphaned', namespace: NAMESPACE, preTerminate: [DEPARTED] }));
+      await controllers.create(
+        NAMESPACE,
+        openshiftMachine({ name: 'report-orphaned', namespace: NAMESPACE, preTerminate: [DEPARTED] }),
+      );
       await controllers.create(NAMESPACE, openshiftMachine({ name: 'report-clean', namespace: NAMESPACE }));
     });
 
     for (const format of FORMATS) {
       test(`--output ${format.output} of a live namespace: created as printed, fail, warn and pass results intact`, async () => {
-        const run = await cli(['audit', '--kubeconfig', kubeconfig, '--config', policyFile, '-n', NAMESPACE, '--output', format.output]);
+        const run = await cli([
+          'audit',
+          '--kubeconfig',
+          kubeconfig,
+          '--config',
+          policyFile,
+          '-n',
+          NAMESPACE,
+          '--output',
+          format.output,
+        ]);
         assert.equal(run.code, 1, run.stderr);
         const docs = parseAllDocuments(run.stdout).map((d) => {
           assert.deepEqual(d.errors, []);
           return d.toJS() as Doc;
         });
-        assert.deepEqual(docs.map((d) => [d.kind, d.metadata.namespace, d['summary']]), [
-          [Object.keys(format.plurals)[0], NAMESPACE, { pass: 1, fail: 1, warn: 1, error: 0, skip: 0 }],
-        ]);
-        const results = (docs[0]?.['results'] as Array<{ rule?: string; result: string; resources: Array<{ name: string; uid?: string }> }>);
+        assert.deepEqual(
+          docs.map((d) => [d.kind, d.metadata.namespace, d['summary']]),
+          [[Object.keys(format.plurals)[0], NAMESPACE, { pass: 1, fail: 1, warn: 1, error: 0, skip: 0 }]],
+        );
+        const results = docs[0]?.['results'] as Array<{
+          rule?: string;
+          result: string;
+          resources: Array<{ name: string; uid?: string }>;
+        }>;
         assert.deepEqual(results.map((r) => [r.result, r.rule ?? '', r.resources[0]?.name]).sort(), [
-          ['fail', 'orphaned-owner', 'report-orphaned'], ['pass', '', 'report-clean'], ['warn', 'default-hooks', 'report-missing-gate']]);
-        assert.ok(results.every((r) => /^[0-9a-f-]{36}$/.test(r.resources[0]?.uid ?? '')), 'each result names its Machine by uid');
+          ['fail', 'orphaned-owner', 'report-orphaned'],
+          ['pass', '', 'report-clean'],
+          ['warn', 'default-hooks', 'report-missing-gate'],
+        ]);
+        assert.ok(
+          results.every((r) => /^[0-9a-f-]{36}$/.test(r.resources[0]?.uid ?? '')),
+          'each result names its Machine by uid',
+        );
         await createAndReadBack(env().plane, format, docs);
       });
 
       test(`${format.output}: every field the builder writes, namespaced and cluster-scoped, is accepted and kept`, async () => {
         const docs = format.build(everyField()) as Doc[];
-        assert.deepEqual(docs.map((d) => [d.kind, d.metadata.namespace]), Object.keys(format.plurals).map((k, i) => [k, i === 0 ? FIELDS_NAMESPACE : undefined]));
+        assert.deepEqual(
+          docs.map((d) => [d.kind, d.metadata.namespace]),
+          Object.keys(format.plurals).map((k, i) => [k, i === 0 ? FIELDS_NAMESPACE : undefined]),
+        );
         await createAndReadBack(env().plane, format, docs);
       });
 
@@ -159,12 +232,23 @@ export const reportScenarios: Scenario = (env) => {
         for (const doc of docs) {
           const url = `${plane.server}${collectionPath(format, doc)}/${doc.metadata.name}`;
           const applied = await rawRequest({
-            url: `${url}?fieldManager=hookkeeper-audit&force=true&fieldValidation=Strict`, method: 'PATCH', ca: plane.caPem,
-            token: plane.identities.admin.token, body: doc, contentType: 'application/apply-patch+yaml', timeoutMs: 30_000,
+            url: `${url}?fieldManager=hookkeeper-audit&force=true&fieldValidation=Strict`,
+            method: 'PATCH',
+            ca: plane.caPem,
+            token: plane.identities.admin.token,
+            body: doc,
+            contentType: 'application/apply-patch+yaml',
+            timeoutMs: 30_000,
           });
           assert.equal(applied.status, 200, applied.body);
-          const stored = JSON.parse((await rawRequest({ url, ca: plane.caPem, token: plane.identities.admin.token })).body) as Doc;
-          assert.deepEqual([stored['summary'], stored['results']], [doc['summary'], doc['results']], `${doc.kind}: results as the later audit wrote them`);
+          const stored = JSON.parse(
+            (await rawRequest({ url, ca: plane.caPem, token: plane.identities.admin.token })).body,
+          ) as Doc;
+          assert.deepEqual(
+            [stored['summary'], stored['results']],
+            [doc['summary'], doc['results']],
+            `${doc.kind}: results as the later audit wrote them`,
+          );
         }
       });
 
@@ -172,10 +256,17 @@ export const reportScenarios: Scenario = (env) => {
         const [doc] = format.build(everyField()) as Doc[];
         assert.ok(doc);
         const results = doc['results'] as Array<Record<string, unknown>>;
-        const extra = { ...doc, metadata: { ...doc.metadata, name: 'hookkeeper-extra-field' }, results: [{ ...results[0], hookkeeperOnly: 'x' }] };
+        const extra = {
+          ...doc,
+          metadata: { ...doc.metadata, name: 'hookkeeper-extra-field' },
+          results: [{ ...results[0], hookkeeperOnly: 'x' }],
+        };
         const refused = await create(env().plane, collectionPath(format, doc), extra);
         assert.equal(refused.status, 400, refused.body);
-        assert.match((JSON.parse(refused.body) as { message?: string }).message ?? '', /strict decoding error: unknown field "results\[0\]\.hookkeeperOnly"/);
+        assert.match(
+          (JSON.parse(refused.body) as { message?: string }).message ?? '',
+          /strict decoding error: unknown field "results\[0\]\.hookkeeperOnly"/,
+        );
       });
     }
   });

@@ -36,11 +36,17 @@ function offlineVerdict(r: ObjectResult): Verdict {
   return {
     allowed: deny.length === 0,
     ...(deny.length === 0 ? {} : { message: deny.map((f) => f.message).join('; ') }),
-    warnings: [...r.notices, ...findings.filter((f) => f.severity === 'warn').map((f) => `${f.rule}: ${f.message}`)].map(shortWarning),
+    warnings: [
+      ...r.notices,
+      ...findings.filter((f) => f.severity === 'warn').map((f) => `${f.rule}: ${f.message}`),
+    ].map(shortWarning),
   };
 }
 
-async function liveVerdict(request: () => Promise<Written>, prefix: string): Promise<Verdict & { object?: KubeObject }> {
+async function liveVerdict(
+  request: () => Promise<Written>,
+  prefix: string,
+): Promise<Verdict & { object?: KubeObject }> {
   try {
     const { object, warnings } = await request();
     return { allowed: true, warnings, object };
@@ -53,7 +59,11 @@ async function liveVerdict(request: () => Promise<Written>, prefix: string): Pro
 }
 
 /** `hookkeeper validate --output json` as this identity; exit code 0 when allowed, 1 when denied. */
-async function validate(env: E2EEnv, as: IdentityName, args: string[]): Promise<{ code: number; report: ValidateReport }> {
+async function validate(
+  env: E2EEnv,
+  as: IdentityName,
+  args: string[],
+): Promise<{ code: number; report: ValidateReport }> {
   const id = env.plane.identities[as];
   // The API server adds system:authenticated to every authenticated user's groups.
   const groups = [...id.groups, 'system:authenticated'].flatMap((g) => ['--as-group', g]);
@@ -74,11 +84,27 @@ interface CreateCase {
 }
 
 const CREATES: readonly CreateCase[] = [
-  { title: 'a valid worker Machine', machine: openshiftMachine({ name: 'validate-worker', role: 'worker', preDrain: [{ name: 'example.com/DrainGate', owner: 'drain-team' }] }), allowed: true },
-  { title: 'the reserved etcd hook name with another owner', machine: openshiftMachine({ name: 'validate-reserved', preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }] }), allowed: false },
+  {
+    title: 'a valid worker Machine',
+    machine: openshiftMachine({
+      name: 'validate-worker',
+      role: 'worker',
+      preDrain: [{ name: 'example.com/DrainGate', owner: 'drain-team' }],
+    }),
+    allowed: true,
+  },
+  {
+    title: 'the reserved etcd hook name with another owner',
+    machine: openshiftMachine({ name: 'validate-reserved', preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }] }),
+    allowed: false,
+  },
   {
     title: 'one hook name with different owners in preDrain and preTerminate',
-    machine: openshiftMachine({ name: 'validate-cross-stage', preDrain: [{ name: 'example.com/Gate', owner: 'team-a' }], preTerminate: [{ name: 'example.com/Gate', owner: 'team-b' }] }),
+    machine: openshiftMachine({
+      name: 'validate-cross-stage',
+      preDrain: [{ name: 'example.com/Gate', owner: 'team-a' }],
+      preTerminate: [{ name: 'example.com/Gate', owner: 'team-b' }],
+    }),
     allowed: false,
   },
 ];
@@ -103,23 +129,38 @@ export const validateAgreementScenarios: Scenario = (env) => {
         const name = String(metadataOf(c.machine)['name']);
         const { code, report } = await validate(e, 'machineApi', [await file(`${name}.yaml`, [c.machine])]);
         const offline = offlineVerdict(only(report));
-        const { object: _object, ...live } = await liveVerdict(() => e.machines('machineApi').create(MACHINE_NAMESPACE, c.machine, { dryRun: true }), CREATE_DENIAL_PREFIX);
+        const { object: _object, ...live } = await liveVerdict(
+          () => e.machines('machineApi').create(MACHINE_NAMESPACE, c.machine, { dryRun: true }),
+          CREATE_DENIAL_PREFIX,
+        );
         assert.deepEqual(offline, live);
         assert.equal(live.allowed, c.allowed);
         assert.equal(code, c.allowed ? 0 : 1);
       });
     }
 
-    test('create: a control-plane Machine: validate\'s patch gives the hooks the live mutating webhook stores', async () => {
+    test("create: a control-plane Machine: validate's patch gives the hooks the live mutating webhook stores", async () => {
       const e = env();
       const machine = openshiftMachine({ name: 'validate-control-plane', role: 'master' });
-      const { report } = await validate(e, 'machineApi', ['--show-patches', await file('validate-control-plane.yaml', [machine])]);
+      const { report } = await validate(e, 'machineApi', [
+        '--show-patches',
+        await file('validate-control-plane.yaml', [machine]),
+      ]);
       const result = only(report);
-      const patched = jsonpatch.applyPatch(structuredClone(machine), jsonpatch.deepClone(result.patch) as jsonpatch.Operation[]).newDocument;
-      const live = await liveVerdict(() => e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }), CREATE_DENIAL_PREFIX);
+      const patched = jsonpatch.applyPatch(
+        structuredClone(machine),
+        jsonpatch.deepClone(result.patch) as jsonpatch.Operation[],
+      ).newDocument;
+      const live = await liveVerdict(
+        () => e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }),
+        CREATE_DENIAL_PREFIX,
+      );
       assert.ok(live.object);
       assert.deepEqual(hooksOf(live.object, 'preDrain'), [ETCD_HOOK]);
-      assert.deepEqual((patched['spec'] as Record<string, unknown>)['lifecycleHooks'], (live.object['spec'] as Record<string, unknown>)['lifecycleHooks']);
+      assert.deepEqual(
+        (patched['spec'] as Record<string, unknown>)['lifecycleHooks'],
+        (live.object['spec'] as Record<string, unknown>)['lifecycleHooks'],
+      );
     });
 
     describe('update: removing the etcd hook, judged with --old against the stored Machine', () => {
@@ -149,7 +190,10 @@ export const validateAgreementScenarios: Scenario = (env) => {
           const { code, report } = await validate(e, as, ['--old', oldFile, newFile]);
           const result = only(report);
           assert.equal(result.operation, 'UPDATE');
-          const { object: _object, ...live } = await liveVerdict(() => e.machines(as).replace(MACHINE_NAMESPACE, updated, { dryRun: true }), DENIAL_PREFIX);
+          const { object: _object, ...live } = await liveVerdict(
+            () => e.machines(as).replace(MACHINE_NAMESPACE, updated, { dryRun: true }),
+            DENIAL_PREFIX,
+          );
           assert.deepEqual(offlineVerdict(result), live);
           assert.equal(live.allowed, allowed);
           assert.equal(code, allowed ? 0 : 1);
@@ -161,25 +205,65 @@ export const validateAgreementScenarios: Scenario = (env) => {
     describe('validate --crd with the CRDs this suite installed', () => {
       // validate reports a problem once: under the hook rule when it words it as the API server does, else as crd-schema.
       const SCHEMA_CASES: ReadonlyArray<[string, KubeObject, string]> = [
-        ['a hook name outside the pattern', openshiftMachine({ name: 'validate-bad-pattern', preTerminate: [{ name: 'Not A Hook!', owner: 'team-a' }] }), 'hook-naming'],
-        ['a duplicate hook name in one stage', openshiftMachine({ name: 'validate-duplicate', preDrain: [{ name: 'example.com/Gate', owner: 'team-a' }, { name: 'example.com/Gate', owner: 'team-b' }] }), 'single-owner'],
-        ['a hook owner that is not a string', openshiftMachine({ name: 'validate-owner-type', preDrain: [{ name: 'DrainGate', owner: 12345 as unknown as string }] }), 'hook-naming'],
+        [
+          'a hook name outside the pattern',
+          openshiftMachine({ name: 'validate-bad-pattern', preTerminate: [{ name: 'Not A Hook!', owner: 'team-a' }] }),
+          'hook-naming',
+        ],
+        [
+          'a duplicate hook name in one stage',
+          openshiftMachine({
+            name: 'validate-duplicate',
+            preDrain: [
+              { name: 'example.com/Gate', owner: 'team-a' },
+              { name: 'example.com/Gate', owner: 'team-b' },
+            ],
+          }),
+          'single-owner',
+        ],
+        [
+          'a hook owner that is not a string',
+          openshiftMachine({
+            name: 'validate-owner-type',
+            preDrain: [{ name: 'DrainGate', owner: 12345 as unknown as string }],
+          }),
+          'hook-naming',
+        ],
         // Only the schema knows this field: reported under crd-schema, in the API server's words.
-        ['a providerID that is not a string', { ...openshiftMachine({ name: 'validate-provider-type' }), spec: { ...(openshiftMachine({ name: 'validate-provider-type' })['spec'] as Record<string, unknown>), providerID: 12345 } }, 'crd-schema'],
+        [
+          'a providerID that is not a string',
+          {
+            ...openshiftMachine({ name: 'validate-provider-type' }),
+            spec: {
+              ...(openshiftMachine({ name: 'validate-provider-type' })['spec'] as Record<string, unknown>),
+              providerID: 12345,
+            },
+          },
+          'crd-schema',
+        ],
       ];
       for (const [title, machine, rule] of SCHEMA_CASES) {
         test(`${title}: refused by the API server's schema, and by validate in the same words (rule ${rule})`, async () => {
           const e = env();
           const name = String(metadataOf(machine)['name']);
-          const { code, report } = await validate(e, 'machineApi', [...e.crds.files.flatMap((f) => ['--crd', f]), await file(`${name}.yaml`, [machine])]);
+          const { code, report } = await validate(e, 'machineApi', [
+            ...e.crds.files.flatMap((f) => ['--crd', f]),
+            await file(`${name}.yaml`, [machine]),
+          ]);
           assert.equal(code, 1);
-          const refusal = await rejected(() => e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }));
+          const refusal = await rejected(() =>
+            e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }),
+          );
           assert.equal(refusal.by, 'schema', refusal.message);
           const prefix = `Machine.machine.openshift.io "${name}" is invalid: `;
           assert.ok(refusal.message.startsWith(prefix), refusal.message);
           const detail = refusal.message.slice(prefix.length);
           const same = only(report).findings.filter((f) => f.severity === 'deny' && f.message === detail);
-          assert.deepEqual(same.map((f) => f.rule), [rule], `${detail}\nvalidate: ${JSON.stringify(only(report).findings)}`);
+          assert.deepEqual(
+            same.map((f) => f.rule),
+            [rule],
+            `${detail}\nvalidate: ${JSON.stringify(only(report).findings)}`,
+          );
         });
       }
     });

@@ -46,13 +46,21 @@ const CORPUS: readonly Case[] = [
   { title: 'null spec (required)', spec: null, allowed: false },
   // Patterns are RE2 (Go regexp): \z and [[:upper:]] have no JavaScript equivalent.
   { title: 'RE2-only pattern, matching', spec: { size: 'small', code: 'ABC' }, allowed: true },
-  { title: 'RE2-only pattern, trailing newline (\\z is the very end)', spec: { size: 'small', code: 'ABC\n' }, allowed: false },
+  {
+    title: 'RE2-only pattern, trailing newline (\\z is the very end)',
+    spec: { size: 'small', code: 'ABC\n' },
+    allowed: false,
+  },
   { title: 'RE2-only pattern, lower case', spec: { size: 'small', code: 'abc' }, allowed: false },
   { title: 'ordinary pattern, not matching', spec: { size: 'small', owner: 'Nope' }, allowed: false },
   { title: 'inline flag (?i), matching', spec: { size: 'small', greeting: 'HeLLo' }, allowed: true },
   { title: 'inline flag (?i), not matching', spec: { size: 'small', greeting: 'bye' }, allowed: false },
   // The same syntax, another meaning: RE2's \S is ASCII, so a no-break space is not white space to it.
-  { title: '\\S against a no-break space (white space to JavaScript, not to RE2)', spec: { size: 'small', word: 'a\u00a0b' }, allowed: true },
+  {
+    title: '\\S against a no-break space (white space to JavaScript, not to RE2)',
+    spec: { size: 'small', word: 'a\u00a0b' },
+    allowed: true,
+  },
   { title: '\\S against an ASCII space', spec: { size: 'small', word: 'a b' }, allowed: false },
   // int-or-string.
   { title: 'int-or-string as integer', spec: { size: 'small', port: 8080 }, allowed: true },
@@ -61,22 +69,61 @@ const CORPUS: readonly Case[] = [
   { title: 'int-or-string as a fraction', spec: { size: 'small', port: 1.5 }, allowed: false },
   // Unknown fields, refused under fieldValidation=Strict; kept where unknown fields are preserved.
   { title: 'unknown field in spec', spec: { size: 'small', colour: 'red' }, allowed: false },
-  { title: 'unknown field under x-kubernetes-preserve-unknown-fields', spec: { size: 'small', settings: { mode: 'x', anything: { goes: true } } }, allowed: true },
-  { title: 'unknown field in an embedded resource', spec: { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', extra: 1 } }, allowed: false },
-  { title: 'embedded resource without apiVersion and kind', spec: { size: 'small', template: { spec: {} } }, allowed: false },
+  {
+    title: 'unknown field under x-kubernetes-preserve-unknown-fields',
+    spec: { size: 'small', settings: { mode: 'x', anything: { goes: true } } },
+    allowed: true,
+  },
+  {
+    title: 'unknown field in an embedded resource',
+    spec: { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', extra: 1 } },
+    allowed: false,
+  },
+  {
+    title: 'embedded resource without apiVersion and kind',
+    spec: { size: 'small', template: { spec: {} } },
+    allowed: false,
+  },
   { title: 'unknown top-level field', spec: { size: 'small' }, extra: { colour: 'red' }, allowed: false },
   // With the status subresource, create drops status after decoding: its values are not validated, but strict
   // decoding has already refused unknown fields in it.
-  { title: 'status with an unknown field', spec: { size: 'small' }, extra: { status: { phase: 'x', unknown: 1 } }, allowed: false },
-  { title: 'status with a value of the wrong type', spec: { size: 'small' }, extra: { status: { phase: 5 } }, allowed: true },
+  {
+    title: 'status with an unknown field',
+    spec: { size: 'small' },
+    extra: { status: { phase: 'x', unknown: 1 } },
+    allowed: false,
+  },
+  {
+    title: 'status with a value of the wrong type',
+    spec: { size: 'small' },
+    extra: { status: { phase: 5 } },
+    allowed: true,
+  },
   { title: 'unknown field in metadata', spec: { size: 'small' }, metadata: { whatever: 1 }, allowed: false },
   { title: 'label value that is a number', spec: { size: 'small' }, metadata: { labels: { a: 1 } }, allowed: false },
   { title: 'null labels', spec: { size: 'small' }, metadata: { labels: null, annotations: { a: 'b' } }, allowed: true },
-  { title: 'unknown field in an owner reference', spec: { size: 'small' }, metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'c', uid: 'u', extra: 1 }] }, allowed: false },
-  { title: 'unknown field in an embedded resource\'s metadata', spec: { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 } } }, allowed: false },
+  {
+    title: 'unknown field in an owner reference',
+    spec: { size: 'small' },
+    metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'c', uid: 'u', extra: 1 }] },
+    allowed: false,
+  },
+  {
+    title: "unknown field in an embedded resource's metadata",
+    spec: { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', whatever: 1 } } },
+    allowed: false,
+  },
   // List-type map and set: one item per key.
-  { title: 'list-map with distinct keys', spec: { size: 'small', hooks: [{ name: 'one' }, { name: 'two', owner: 'a' }] }, allowed: true },
-  { title: 'list-map with a duplicate key', spec: { size: 'small', hooks: [{ name: 'one' }, { name: 'one', owner: 'b' }] }, allowed: false },
+  {
+    title: 'list-map with distinct keys',
+    spec: { size: 'small', hooks: [{ name: 'one' }, { name: 'two', owner: 'a' }] },
+    allowed: true,
+  },
+  {
+    title: 'list-map with a duplicate key',
+    spec: { size: 'small', hooks: [{ name: 'one' }, { name: 'one', owner: 'b' }] },
+    allowed: false,
+  },
   { title: 'list-set with a duplicate item', spec: { size: 'small', tags: ['a', 'a'] }, allowed: false },
   { title: 'list-map item without its key', spec: { size: 'small', hooks: [{ owner: 'b' }] }, allowed: false },
   // Types, bounds, formats.
@@ -89,9 +136,11 @@ const CORPUS: readonly Case[] = [
 
 function widget(c: Case, i: number): KubeObject {
   return {
-    apiVersion: 'example.hookkeeper.io/v1', kind: 'Widget',
+    apiVersion: 'example.hookkeeper.io/v1',
+    kind: 'Widget',
     metadata: { name: `differential-${i}`, namespace: NAMESPACE, ...c.metadata },
-    spec: c.spec, ...c.extra,
+    spec: c.spec,
+    ...c.extra,
   };
 }
 
@@ -103,7 +152,13 @@ export const validateDifferentialScenarios: Scenario = (env) => {
     before(async () => {
       const { plane } = env();
       crdFile = join(plane.repoRoot, CRD_FILE);
-      await installCrds(plane.kubeConfig('admin'), plane.server, plane.caPem, plane.identities.admin.token, await readCrds([crdFile]));
+      await installCrds(
+        plane.kubeConfig('admin'),
+        plane.server,
+        plane.caPem,
+        plane.identities.admin.token,
+        await readCrds([crdFile]),
+      );
       const dir = join(plane.dir, 'validate-differential');
       mkdirSync(dir, { recursive: true });
       manifests = join(dir, 'corpus.json');
@@ -122,15 +177,26 @@ export const validateDifferentialScenarios: Scenario = (env) => {
       for (const [i, c] of CORPUS.entries()) {
         const res = await rawRequest({
           url: `${plane.server}/apis/example.hookkeeper.io/v1/namespaces/${NAMESPACE}/widgets?dryRun=All&fieldValidation=Strict`,
-          method: 'POST', ca: plane.caPem, token: plane.identities.admin.token, body: widget(c, i), timeoutMs: 30_000,
+          method: 'POST',
+          ca: plane.caPem,
+          token: plane.identities.admin.token,
+          body: widget(c, i),
+          timeoutMs: 30_000,
         });
         const server = res.status === 201;
-        if (!server) assert.ok(res.status === 422 || res.status === 400, `case ${i} (${c.title}): HTTP ${res.status}: ${res.body}`);
+        if (!server)
+          assert.ok(
+            res.status === 422 || res.status === 400,
+            `case ${i} (${c.title}): HTTP ${res.status}: ${res.body}`,
+          );
         const result = report.results[i];
         const offline = result?.allowed === true;
         const said = (result?.findings ?? []).map((f) => `${f.rule}: ${f.message}`).join('; ') || '(nothing)';
-        const serverSaid = server ? '(created)' : (JSON.parse(res.body) as { message?: string }).message ?? res.body;
-        if (server !== offline || server !== c.allowed) rows.push(`case ${i} (${c.title}): expected ${c.allowed}, API server ${server} [${serverSaid}], validate ${offline} [${said}]`);
+        const serverSaid = server ? '(created)' : ((JSON.parse(res.body) as { message?: string }).message ?? res.body);
+        if (server !== offline || server !== c.allowed)
+          rows.push(
+            `case ${i} (${c.title}): expected ${c.allowed}, API server ${server} [${serverSaid}], validate ${offline} [${said}]`,
+          );
       }
       assert.deepEqual(rows, [], `verdicts differ:\n${rows.join('\n')}`);
     });

@@ -38,8 +38,12 @@ const NAMESPACE = 'hookkeeper';
 
 /** Discovery, as kubectl does it: apiVersion + kind -> resource name and scope. */
 async function discover(plane: ControlPlane, apiVersion: string, kind: string): Promise<ApiResource | undefined> {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
-  const res = await rawRequest({ url: `${plane.server}${groupVersionPath(group, version)}`, ca: plane.caPem, token: plane.identities.admin.token });
+  const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
+  const res = await rawRequest({
+    url: `${plane.server}${groupVersionPath(group, version)}`,
+    ca: plane.caPem,
+    token: plane.identities.admin.token,
+  });
   if (res.status !== 200) return undefined;
   const list = JSON.parse(res.body) as { resources: Array<{ name: string; kind: string; namespaced: boolean }> };
   const found = list.resources.find((r) => r.kind === kind && !r.name.includes('/'));
@@ -57,16 +61,24 @@ interface Applied {
 async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolean }): Promise<Applied> {
   const object = `${m.kind} ${m.metadata.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata.name}`;
   const resource = await discover(plane, m.apiVersion, m.kind);
-  if (!resource) return { object, status: 0, message: `the API server serves no ${m.kind} in ${m.apiVersion}`, warnings: [] };
-  if (resource.namespaced && !m.metadata.namespace) return { object, status: 0, message: 'namespaced, but has no metadata.namespace', warnings: [] };
-  const [group, version] = m.apiVersion.includes('/') ? m.apiVersion.split('/') as [string, string] : ['', m.apiVersion];
+  if (!resource)
+    return { object, status: 0, message: `the API server serves no ${m.kind} in ${m.apiVersion}`, warnings: [] };
+  if (resource.namespaced && !m.metadata.namespace)
+    return { object, status: 0, message: 'namespaced, but has no metadata.namespace', warnings: [] };
+  const [group, version] = m.apiVersion.includes('/')
+    ? (m.apiVersion.split('/') as [string, string])
+    : ['', m.apiVersion];
   const where = resource.namespaced ? `/namespaces/${m.metadata.namespace}` : '';
   const query = `fieldManager=hookkeeper-e2e&force=true&fieldValidation=Strict${options.dryRun ? '&dryRun=All' : ''}`;
   const res = await rawRequest({
     url: `${plane.server}${groupVersionPath(group, version)}${where}/${resource.plural}/${m.metadata.name}?${query}`,
-    method: 'PATCH', ca: plane.caPem, token: plane.identities.admin.token,
+    method: 'PATCH',
+    ca: plane.caPem,
+    token: plane.identities.admin.token,
     // JSON is YAML: the apply patch content type takes either.
-    body: m, contentType: 'application/apply-patch+yaml', timeoutMs: 30_000,
+    body: m,
+    contentType: 'application/apply-patch+yaml',
+    timeoutMs: 30_000,
   });
   const warnings = parseWarnings(flatHeaders(res.headers)['warning']);
   if (res.status === 200 || res.status === 201) return { object, status: res.status, warnings };
@@ -83,9 +95,19 @@ async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolea
 async function assertDryRunAccepted(plane: ControlPlane, manifests: readonly Manifest[]): Promise<void> {
   const results: Applied[] = [];
   for (const m of manifests) results.push(await apply(plane, m, { dryRun: true }));
-  assert.deepEqual(results.filter((r) => r.message !== undefined || r.warnings.length > 0), []);
-  for (const path of ['/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/hookkeeper', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/hookkeeper`]) {
-    const res = await rawRequest({ url: `${plane.server}${path}`, ca: plane.caPem, token: plane.identities.admin.token });
+  assert.deepEqual(
+    results.filter((r) => r.message !== undefined || r.warnings.length > 0),
+    [],
+  );
+  for (const path of [
+    '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/hookkeeper',
+    `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/hookkeeper`,
+  ]) {
+    const res = await rawRequest({
+      url: `${plane.server}${path}`,
+      ca: plane.caPem,
+      token: plane.identities.admin.token,
+    });
     assert.equal(res.status, 404, `${path} exists`);
   }
 }
@@ -99,12 +121,15 @@ export const webhookConfigScenarios: Scenario = (env) => {
   describe(`install manifests: every object accepted by the API server (server-side dry-run apply; ${certManager.name})`, () => {
     before(async () => {
       const { plane } = env();
-      if (certManager.missing && settings.ci) assert.fail(`${certManager.missing} (CI=true needs them; set HOOKKEEPER_E2E_SHARED_CRDS)`);
+      if (certManager.missing && settings.ci)
+        assert.fail(`${certManager.missing} (CI=true needs them; set HOOKKEEPER_E2E_SHARED_CRDS)`);
       const crds = await readCrds(certManager.files);
       await installCrds(plane.kubeConfig('admin'), plane.server, plane.caPem, plane.identities.admin.token, crds);
       // The namespace must exist for the namespaced objects' dry runs; created as shipped, so that the Deployment
       // is checked against the Pod Security level its labels enforce.
-      const namespace = parse(await readFile(join(plane.repoRoot, 'webhook-config', 'base', 'namespace.yaml'), 'utf8')) as Manifest;
+      const namespace = parse(
+        await readFile(join(plane.repoRoot, 'webhook-config', 'base', 'namespace.yaml'), 'utf8'),
+      ) as Manifest;
       assert.equal(namespace.metadata.name, NAMESPACE);
       const created = await apply(plane, namespace, { dryRun: false });
       assert.equal(created.message, undefined, created.message);
@@ -119,8 +144,14 @@ export const webhookConfigScenarios: Scenario = (env) => {
         // The self-managed overlay needs `hookkeeper certs` output beside it: build it from a copy.
         copy = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-webhook-config-'));
         await cp(join(plane.repoRoot, 'webhook-config'), copy, { recursive: true });
-        await runCerts({ out: join(copy, 'overlays', 'self-managed', 'certs'), service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
-        for (const overlay of OVERLAYS) built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
+        await runCerts({
+          out: join(copy, 'overlays', 'self-managed', 'certs'),
+          service: 'hookkeeper',
+          namespace: NAMESPACE,
+          ips: [],
+        });
+        for (const overlay of OVERLAYS)
+          built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
       });
 
       after(async () => {
@@ -136,34 +167,49 @@ export const webhookConfigScenarios: Scenario = (env) => {
       }
     });
 
-    describe('charts/hookkeeper, rendered with helm template in each certificate mode', { skip: helmSkip(helm) }, () => {
-      let certs = '';
+    describe(
+      'charts/hookkeeper, rendered with helm template in each certificate mode',
+      { skip: helmSkip(helm) },
+      () => {
+        let certs = '';
 
-      before(async () => {
-        certs = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-helm-'));
-        await runCerts({ out: certs, service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
-      });
-
-      after(async () => {
-        if (certs) await rm(certs, { recursive: true, force: true });
-      });
-
-      const modes: Record<(typeof OVERLAYS)[number], () => Promise<string[]>> = {
-        // The Namespace object too, as the chart renders it with namespace.create.
-        'openshift': async () => ['--set', 'certificates.mode=openshift', '--set', 'namespace.create=true'],
-        'cert-manager': async () => ['--set', 'certificates.mode=cert-manager'],
-        'self-managed': async () => ['--set', 'certificates.mode=self-managed',
-          '--set', `certificates.selfManaged.caBundle=${(await readFile(join(certs, 'ca.crt'))).toString('base64')}`,
-          '--set-file', `certificates.selfManaged.tlsCrt=${join(certs, 'tls.crt')}`, '--set-file', `certificates.selfManaged.tlsKey=${join(certs, 'tls.key')}`],
-      };
-      for (const mode of OVERLAYS) {
-        test(`certificates.mode=${mode}: every object accepted without warnings, nothing stored`, async () => {
-          const { plane } = env();
-          const manifests = helmTemplate<Manifest>(requireHelm(helm), chartDir(plane.repoRoot), { release: 'hookkeeper', namespace: NAMESPACE, args: await modes[mode]() });
-          assert.ok(manifests.length >= 10, `certificates.mode=${mode} rendered ${manifests.length} objects`);
-          await assertDryRunAccepted(plane, manifests);
+        before(async () => {
+          certs = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-helm-'));
+          await runCerts({ out: certs, service: 'hookkeeper', namespace: NAMESPACE, ips: [] });
         });
-      }
-    });
+
+        after(async () => {
+          if (certs) await rm(certs, { recursive: true, force: true });
+        });
+
+        const modes: Record<(typeof OVERLAYS)[number], () => Promise<string[]>> = {
+          // The Namespace object too, as the chart renders it with namespace.create.
+          openshift: async () => ['--set', 'certificates.mode=openshift', '--set', 'namespace.create=true'],
+          'cert-manager': async () => ['--set', 'certificates.mode=cert-manager'],
+          'self-managed': async () => [
+            '--set',
+            'certificates.mode=self-managed',
+            '--set',
+            `certificates.selfManaged.caBundle=${(await readFile(join(certs, 'ca.crt'))).toString('base64')}`,
+            '--set-file',
+            `certificates.selfManaged.tlsCrt=${join(certs, 'tls.crt')}`,
+            '--set-file',
+            `certificates.selfManaged.tlsKey=${join(certs, 'tls.key')}`,
+          ],
+        };
+        for (const mode of OVERLAYS) {
+          test(`certificates.mode=${mode}: every object accepted without warnings, nothing stored`, async () => {
+            const { plane } = env();
+            const manifests = helmTemplate<Manifest>(requireHelm(helm), chartDir(plane.repoRoot), {
+              release: 'hookkeeper',
+              namespace: NAMESPACE,
+              args: await modes[mode](),
+            });
+            assert.ok(manifests.length >= 10, `certificates.mode=${mode} rendered ${manifests.length} objects`);
+            await assertDryRunAccepted(plane, manifests);
+          });
+        }
+      },
+    );
   });
 };
