@@ -85,6 +85,20 @@ function splitDocuments(text: string): Chunk[] {
 }
 
 /** UTF-8 size over `limit`: a string's UTF-8 size is at most 3 bytes per UTF-16 unit, so most need no count. */
+/** The document's own line: its first line that is not a marker, comment or blank. */
+function contentLine(chunk: Chunk): number {
+  const content = firstContent(chunk.text, 0, chunk.text.length);
+  let line = chunk.firstLine;
+  for (
+    let nl = chunk.text.indexOf('\n');
+    content > 0 && nl !== -1 && nl < content;
+    nl = chunk.text.indexOf('\n', nl + 1)
+  ) {
+    line++;
+  }
+  return line;
+}
+
 function over(text: string, limit: number): boolean {
   return text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit);
 }
@@ -100,16 +114,8 @@ function checkSize(chunk: Chunk, document: number, file: string): void {
     if (over(chunk.text.slice(at, nextLine(chunk.text, at) - 1), MAX_DOCUMENT_BYTES))
       fail(line, `line ${line} is longer than 3 MiB, more than the API server accepts in one request`);
   }
-  const content = firstContent(chunk.text, 0, chunk.text.length);
-  let first = chunk.firstLine;
-  for (
-    let nl = chunk.text.indexOf('\n');
-    content > 0 && nl !== -1 && nl < content;
-    nl = chunk.text.indexOf('\n', nl + 1)
-  )
-    first++;
   fail(
-    first,
+    contentLine(chunk),
     `document ${document} is larger than 3 MiB, more than the API server accepts in one request (split a large List into documents)`,
   );
 }
@@ -158,18 +164,9 @@ function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
     }
     return cache;
   };
-  // The document's own line: its first line that is not a marker, comment or blank.
-  const content = firstContent(chunk.text, 0, chunk.text.length);
-  let line = chunk.firstLine;
-  for (
-    let nl = chunk.text.indexOf('\n');
-    content > 0 && nl !== -1 && nl < content;
-    nl = chunk.text.indexOf('\n', nl + 1)
-  )
-    line++;
   return {
     index,
-    line,
+    line: contentLine(chunk),
     value,
     lineOf: (path) => lineIn(chunk, toKeys(path), parsed),
   };
