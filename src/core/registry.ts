@@ -67,7 +67,11 @@ export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(
  * audit reports their findings after the object's own.
  */
 export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(
-  RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id),
+  RULES.filter(
+    (r) =>
+      !r.sources.includes('admission') &&
+      r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts' || f === 'ownership'),
+  ).map((r) => r.id),
 );
 
 /** Rules that need a kind of cluster fact, for transports deciding what to look up. */

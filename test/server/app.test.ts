@@ -64,11 +64,24 @@ describe('POST /validate', () => {
     assert.equal(res.body.response.patch, undefined);
   });
 
-  test('the owner is allowed', async () => {
+  test('the owner is allowed; the audit annotation says the registry allowed it', async () => {
     const body = structuredClone(removeEtcdHook);
     (body['request'] as Record<string, unknown>)['userInfo'] = USERS.etcdOperator;
     const res = await request(app().listener).post('/validate').send(body).expect(200);
-    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: true });
+    assert.deepEqual(res.body.response, {
+      uid: 'a1b2c3d4-0000-4000-8000-000000000001',
+      allowed: true,
+      auditAnnotations: {
+        'hook-removal': JSON.stringify({
+          stage: 'preDrain',
+          hook: 'EtcdQuorumOperator',
+          owner: 'clusteroperator/etcd',
+          user: USERS.etcdOperator.username,
+          action: 'removal',
+          route: 'registry',
+        }),
+      },
+    });
   });
 
   test('break-glass is allowed with a warning and an audit annotation', async () => {
@@ -412,7 +425,18 @@ describe('decision lines at the default level', () => {
   test('an allowed, unchanged review writes no line at info; it is still counted', async () => {
     let metricsText = '';
     const lines = await decisionLines(async (listener) => {
-      await request(listener).post('/validate').send(as(USERS.etcdOperator, 'allowed-0')).expect(200);
+      // An update that removes no hook (a removal leaves an audit trace, so it is logged).
+      await request(listener)
+        .post('/validate')
+        .send(
+          admissionReview({
+            uid: 'allowed-0',
+            operation: 'UPDATE',
+            object: machine({ preDrain: [ETCD], resourceVersion: '48300' }),
+            oldObject: machine({ preDrain: [ETCD] }),
+          }),
+        )
+        .expect(200);
       await request(listener)
         .post('/mutate')
         .send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) }))
