@@ -331,6 +331,39 @@ test('the metrics kind label is bounded: kinds hookkeeper does not handle count 
   assert.doesNotMatch(text, /kind="(Gadget|Widget)"/);
 });
 
+test('unverified hook removals are counted by owner, the label bounded to owners the policy or facts know', async () => {
+  // The policy knows owner "team/storage" (a reserved hook) without protecting it (no registry entry, no grant);
+  // an owner neither the policy nor the facts name counts as "other", whatever the request says.
+  const policy = {
+    ...DEFAULT_POLICY,
+    reservedHooks: [...DEFAULT_POLICY.reservedHooks, { name: 'Migrate', owner: 'team/storage' }],
+  };
+  const { listener, metrics } = app({
+    policy: () => policy,
+    gatherContext: () => Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {} } }),
+  });
+  const removal = (uid: string, owners: string[]) =>
+    admissionReview({
+      uid,
+      operation: 'UPDATE',
+      object: machine({ preDrain: [ETCD], resourceVersion: '48300' }),
+      oldObject: machine({ preDrain: [ETCD, ...owners.map((owner, i) => ({ name: `Hook${i}`, owner }))] }),
+      user: USERS.alice,
+    });
+  await request(listener)
+    .post('/validate')
+    .send(removal('u-1', ['team/storage', 'bob-1', 'bob-2']))
+    .expect(200);
+  await request(listener)
+    .post('/validate')
+    .send(removal('u-2', ['team/storage', 'bob-3']))
+    .expect(200);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /hookkeeper_unverified_hook_removals_total\{owner="team\/storage"\} 2/);
+  assert.match(text, /hookkeeper_unverified_hook_removals_total\{owner="other"\} 3/);
+  assert.doesNotMatch(text, /owner="bob-/);
+});
+
 describe('context gathered by the transport', () => {
   const podCreate = admissionReview({
     uid: 'c0ffee00-0000-4000-8000-000000000007',
