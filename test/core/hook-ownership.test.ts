@@ -212,6 +212,16 @@ describe('protected owners: registered or granted', () => {
   });
 });
 
+test('owners named like prototype properties are looked up as own keys only', () => {
+  for (const owner of ['constructor', 'toString', '__proto__']) {
+    const hook = { name: 'Odd', owner };
+    const unknown = evaluate(DEFAULT_POLICY, input([hook], [], BOB, facts([owner], {})));
+    assert.match(unknown.denials[0]?.message ?? '', /could not be checked/, owner);
+    const access = JSON.parse(`{${JSON.stringify(owner)}: "allowed"}`) as Ownership['access'];
+    assert.equal(evaluate(DEFAULT_POLICY, input([hook], [], BOB, facts([owner], access))).allowed, true, owner);
+  }
+});
+
 describe('strictOwners with grants', () => {
   const strict = policyWith('warn', { strictOwners: true });
   const add = (ownership?: Ownership) => evaluate(strict, input([ETCD], [ETCD, STORAGE], USERS.alice, ownership));
