@@ -117,7 +117,7 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
     const out = update(before, HOOKS, CAPI_USERS.alice);
     assert.equal(out.result.allowed, true);
     assert.deepEqual(out.result.warnings, [
-      'unverified: alice removes hook team-x-hook of team-x; grant remove on hookowners/team-x',
+      'unverified: hook team-x-hook of team-x; grant remove on hookowners/team-x; by alice',
     ]);
   });
 

@@ -46,7 +46,7 @@ describe('unprotected owners: unverifiedRemoval', () => {
       {
         rule: 'owner-only-removal',
         warning:
-          'unverified: bob removes hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller',
+          'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by bob',
         audit: {
           key: 'unverified-hook-removal',
           value:
@@ -70,7 +70,7 @@ describe('unprotected owners: unverifiedRemoval', () => {
     assert.equal(d.allowed, true);
     assert.match(
       d.notices[0]?.warning ?? '',
-      /^unverified: bob re-owns hook BackupFileSystem of my-backup-controller;/,
+      /^unverified: hook BackupFileSystem of my-backup-controller; grant .*; re-owned by bob$/,
     );
     assert.match(d.notices[0]?.audit.value ?? '', /"action":"owner-change","route":"unverified"/);
   });
@@ -130,7 +130,7 @@ describe('protected owners: registered or granted', () => {
       d.denials.map((v) => v.message),
       [
         'spec.lifecycleHooks.preDrain[0]: Forbidden: "bob" may not remove preDrain hook "storage.example.com/Migrate" owned by "team/storage"; ' +
-          'only its owner may: (none registered) (break-glass: group system:masters); ' +
+          'only its owner may: whom RBAC allows (break-glass: group system:masters); ' +
           `to let "bob" act for it: ${ROLE_LINE} && kubectl create clusterrolebinding hookowner-team-storage-bob --clusterrole=hookowner-team-storage --user=bob`,
       ],
     );
@@ -258,7 +258,7 @@ describe('Cluster API: the empty owner (kcp-cleanup) has no name to grant and st
     assert.equal(d.allowed, true);
     assert.deepEqual(
       d.notices.map((n) => n.warning),
-      [`unverified: ${CAPI_USERS.kcp.username} removes hook kcp-cleanup, which has no owner to grant`],
+      [`unverified: hook kcp-cleanup has no owner to grant; by ${CAPI_USERS.kcp.username}`],
     );
     assert.equal(d.notices[0]?.unverifiedOwner, '');
   });

@@ -57,7 +57,7 @@ describe('validateInputs', () => {
     const warned = validateInputs(now, old, options);
     assert.equal(warned.results[0]?.allowed, true);
     assert.deepEqual(warned.results[0]?.notices, [
-      'unverified: hookkeeper-validate removes hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller',
+      'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
     ]);
     assert.deepEqual(warned.notes, [
       "owner-only-removal: the cluster's RBAC was not consulted (validate is offline): only the policy's owners registry " +

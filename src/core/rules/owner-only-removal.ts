@@ -66,13 +66,16 @@ function denial(change: HookChange, user: UserInfo, why: string): Violation {
   };
 }
 
-/** The unverifiedRemoval: warn warning, within a warning's 120 characters for everyday names. */
+/**
+ * The unverifiedRemoval: warn warning, within a warning's 120 characters for everyday names. The requester reads it,
+ * so the user comes last: a long service account name is what the answer's cut takes (the audit annotation has it).
+ */
 function unverifiedWarning(change: HookChange, user: UserInfo): string {
   const { old, now } = change;
-  const head = `unverified: ${user.username} ${now ? 're-owns' : 'removes'} hook ${old.name}`;
+  const by = `${now ? 're-owned ' : ''}by ${user.username}`;
   return old.owner === ''
-    ? `${head}, which has no owner to grant`
-    : `${head} of ${old.owner}; grant ${grantShort(old.owner)}`;
+    ? `unverified: hook ${old.name} has no owner to grant; ${by}`
+    : `unverified: hook ${old.name} of ${old.owner}; grant ${grantShort(old.owner)}; ${by}`;
 }
 
 /** Every hook added with an owner nobody registered or granted: refused under strictOwners. */
@@ -144,7 +147,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         : '';
     const grant = `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
     if (isProtected(policy, ownership, owner)) {
-      const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : '(none registered)';
+      const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
       violations.push(
         denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant}`),
       );
