@@ -145,11 +145,12 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       access === 'unknown'
         ? `whether RBAC lets ${quote(user.username)} act for ${quote(owner)} could not be checked, so the removal is not allowed; `
         : '';
-    const grant = `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
+    // Built only for a denial: a request may remove 100,000 hooks under warn.
+    const grant = (): string => `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
     if (isProtected(policy, ownership, owner)) {
       const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
       violations.push(
-        denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant}`),
+        denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant()}`),
       );
       continue;
     }
@@ -169,7 +170,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         user,
         owner === ''
           ? `no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${breakGlassText(policy)})`
-          : `no identity is registered or granted for that owner and unverifiedRemoval is deny (${breakGlassText(policy)}); ${unchecked}${grant}`,
+          : `no identity is registered or granted for that owner and unverifiedRemoval is deny (${breakGlassText(policy)}); ${unchecked}${grant()}`,
       ),
     );
   }
