@@ -36,10 +36,16 @@ export function denialMessage(denials: readonly Violation[]): string {
 
 /** Notices' warnings, then warned violations: at most MAX_WARNINGS, the last counting the rest. */
 function warningsOf(decision: Decision): string[] {
-  const total = decision.notices.length + decision.warnings.length;
+  // Loops, not filter(): a request may remove 100,000 hooks, each with a notice.
+  let warned = 0;
+  for (const n of decision.notices) if (n.warning !== undefined) warned++;
+  const total = warned + decision.warnings.length;
   const room = total > MAX_WARNINGS ? MAX_WARNINGS - 1 : total;
   const out: string[] = [];
-  for (const n of decision.notices.slice(0, room)) out.push(n.warning);
+  for (const n of decision.notices) {
+    if (out.length === room) break;
+    if (n.warning !== undefined) out.push(n.warning);
+  }
   for (const v of decision.warnings.slice(0, room - out.length)) out.push(`${v.rule}: ${v.message}`);
   if (total > room) out.push(`and ${total - room} more warnings`);
   return out;

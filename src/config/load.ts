@@ -21,6 +21,7 @@ interface PolicyFile {
   reservedHooks?: Policy['reservedHooks'];
   owners?: Record<string, Partial<OwnerIdentities>>;
   strictOwners?: boolean;
+  unverifiedRemoval?: Policy['unverifiedRemoval'];
   breakGlass?: Partial<Policy['breakGlass']>;
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
   children?: ChildRuleFile[];
@@ -186,6 +187,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     reservedHooks: raw.reservedHooks ?? d.reservedHooks,
     owners,
     strictOwners: raw.strictOwners ?? d.strictOwners,
+    unverifiedRemoval: raw.unverifiedRemoval ?? d.unverifiedRemoval,
     breakGlass:
       raw.breakGlass === undefined
         ? d.breakGlass

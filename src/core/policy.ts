@@ -77,14 +77,27 @@ export interface ChildRule {
   finalizerRemovers: readonly string[];
 }
 
+/** What an unverified removal of an unprotected owner's hook gets (PodSecurity's warn-then-enforce path). */
+export type UnverifiedRemoval = 'allow' | 'warn' | 'deny';
+
+export const UNVERIFIED_REMOVAL_VALUES: readonly UnverifiedRemoval[] = ['allow', 'warn', 'deny'];
+
 export interface Policy {
   enforcement: Readonly<Record<RuleId, Enforcement>>;
   /** Hook names that may only carry their registered owner. */
   reservedHooks: ReadonlyArray<{ name: string; owner: string }>;
   /** Owner string (as written in hooks) -> the identities that act for it. */
   owners: Readonly<Record<string, OwnerIdentities>>;
-  /** When true, a hook whose owner is not in `owners` cannot be added, so every hook is identity-checked. */
+  /**
+   * When true, a hook whose owner is neither in `owners` nor granted through RBAC (remove on hookowners) cannot be
+   * added, so every hook is identity-checked.
+   */
   strictOwners: boolean;
+  /**
+   * A removal (or owner change) of a hook whose owner is unprotected (neither registered nor granted), by someone
+   * nothing verifies: allowed silently, allowed with a warning and an audit annotation, or denied.
+   */
+  unverifiedRemoval: UnverifiedRemoval;
   /** Identities that may remove any hook; every such removal is allowed with a warning and audited. */
   breakGlass: { users: readonly string[]; groups: readonly string[] };
   defaultHooks: readonly DefaultHookRule[];

@@ -14,6 +14,7 @@ import { ownerOnlyRemovalRule } from './rules/owner-only-removal.js';
 import { ownerReferencesRule } from './rules/owner-references.js';
 import { singleOwnerRule } from './rules/single-owner.js';
 import { stuckDeletionRule } from './rules/stuck-deletion.js';
+import { unprotectedOwnerRule } from './rules/unprotected-owner.js';
 import type { Enforcement, RuleId, Source } from './types.js';
 
 /** In evaluation order: a decision lists violations rule by rule in this order. */
@@ -31,6 +32,7 @@ export const RULES = [
   crdSchemaRule,
   stuckDeletionRule,
   orphanedOwnerRule,
+  unprotectedOwnerRule,
 ] as const satisfies readonly RuleModule[];
 
 export const RULE_IDS: readonly RuleId[] = RULES.map((r) => r.id);
@@ -67,7 +69,11 @@ export const VALIDATE_ONLY: ReadonlySet<RuleId> = new Set(
  * audit reports their findings after the object's own.
  */
 export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(
-  RULES.filter((r) => r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts')).map((r) => r.id),
+  RULES.filter(
+    (r) =>
+      !r.sources.includes('admission') &&
+      r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts' || f === 'ownership'),
+  ).map((r) => r.id),
 );
 
 /** Rules that need a kind of cluster fact, for transports deciding what to look up. */

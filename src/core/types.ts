@@ -34,6 +34,19 @@ export interface ReviewContext {
    * them up; a lookup that failed counts as existing). Absent: not looked up, so no owner is judged orphaned.
    */
   serviceAccounts?: Readonly<Record<string, boolean>>;
+  /**
+   * Hook ownership granted through RBAC (remove on hookowners.hookkeeper.io/<owner>), from the cluster side.
+   * Absent: RBAC was not consulted (validate, or a webhook without a cluster), so only the policy's registry counts.
+   */
+  ownership?: Ownership;
+}
+
+/** What the cluster's RBAC says about hook owners (src/core/ownership.ts). */
+export interface Ownership {
+  /** Owners protected by an RBAC grant in the object's namespace or cluster-wide (the transport's RBAC index). */
+  granted: ReadonlySet<string>;
+  /** Whether the requesting user may act for each owner asked about (SubjectAccessReview); 'unknown' = could not ask. */
+  access: Readonly<Record<string, 'allowed' | 'denied' | 'unknown'>>;
 }
 
 /** A field error found by a transport's check, in the API server's words. */
@@ -101,12 +114,15 @@ export interface Violation {
   key: string;
 }
 
-/** Something allowed that must leave a trace: break-glass removals. */
+/** Something allowed that must leave a trace: break-glass and unverified removals, and who allowed a removal. */
 export interface Notice {
   rule: RuleId;
-  warning: string;
+  /** The AdmissionReview warning; absent when only the audit log keeps the trace (an owner removing its hook). */
+  warning?: string;
   /** auditAnnotations entry; the API server prefixes the key with the webhook name. */
   audit: { key: string; value: string };
+  /** A hook removal nothing verified, and its owner: counted in hookkeeper_unverified_hook_removals_total. */
+  unverifiedOwner?: string;
 }
 
 export interface Decision {

@@ -41,6 +41,16 @@ function kindLabel(policy: Policy, gvk: GroupVersionKind): string {
     : 'other';
 }
 
+/**
+ * The unverified-removals metric's owner label: an owner the policy names (registry, reserved or default hooks) or
+ * an RBAC grant names, the empty owner (kcp-cleanup) as itself, else "other": owners come from the request.
+ */
+function ownerLabel(policy: Policy, context: ReviewContext | undefined, owner: string): string {
+  if (owner === '' || Object.hasOwn(policy.owners, owner) || context?.ownership?.granted.has(owner)) return owner;
+  const named = (h: { owner: string }): boolean => h.owner === owner;
+  return policy.reservedHooks.some(named) || policy.defaultHooks.some((r) => named(r.hook)) ? owner : 'other';
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -194,6 +204,9 @@ export function createApp(deps: AppDeps): RequestListener {
         if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
         for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
         for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
+        for (const n of outcome.decision.notices)
+          if (n.unverifiedOwner !== undefined)
+            deps.metrics.unverifiedRemovals.inc({ owner: ownerLabel(policy, context, n.unverifiedOwner) });
         if (deps.logger.isLevelEnabled('debug')) {
           // The answer names a few violations (src/admission/limits.ts); the log keeps every one.
           log().debug(

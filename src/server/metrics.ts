@@ -9,6 +9,7 @@ export interface Metrics {
   badRequests: Counter<'reason'>;
   reloads: Counter<'source' | 'result'>;
   certificateExpiry: Gauge;
+  unverifiedRemovals: Counter<'owner'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -51,6 +52,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     certificateExpiry: new Gauge({
       name: 'hookkeeper_certificate_expiry_timestamp_seconds',
       help: 'notAfter of the serving certificate in use, as a Unix timestamp.',
+      registers: [registry],
+    }),
+    unverifiedRemovals: new Counter({
+      name: 'hookkeeper_unverified_hook_removals_total',
+      help: 'Hook removals (or owner changes) nothing verified, allowed under unverifiedRemoval: warn, by owner ("other" when neither the policy nor the RBAC grants name it).',
+      labelNames: ['owner'],
       registers: [registry],
     }),
   };

@@ -85,6 +85,35 @@ function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => n
   };
 }
 
+/** The notices the webhook returns as warnings (a removal by its owner leaves an audit trace only). */
+function noticeTexts(d: Decision): string[] {
+  const out: string[] = [];
+  for (const n of d.notices) if (n.warning !== undefined) out.push(n.warning);
+  return out;
+}
+
+/**
+ * Whether a decision judged a hook's owner without the cluster's RBAC: an owner-only-removal finding, or a removal
+ * allowed unverified. Offline, only the registry and break-glass verify a removal; a grant could change the outcome.
+ */
+function judgedWithoutRbac(d: Decision): boolean {
+  return (
+    d.denials.some((v) => v.rule === 'owner-only-removal') ||
+    d.warnings.some((v) => v.rule === 'owner-only-removal') ||
+    d.notices.some((n) => n.unverifiedOwner !== undefined)
+  );
+}
+
+/** The report's note when some owner-only-removal outcome could have been different with the cluster's RBAC. */
+export function rbacNote(policy: Policy): string {
+  return (
+    "owner-only-removal: the cluster's RBAC was not consulted (validate is offline): only the policy's owners " +
+    'registry and break-glass verify a removal here, so a removal an RBAC grant (remove on ' +
+    'hookowners.hookkeeper.io/<owner>) would allow in the cluster is denied for a registered owner and gets ' +
+    `unverifiedRemoval (${policy.unverifiedRemoval}) for any other`
+  );
+}
+
 /** The webhook's rules' findings (denials, then warnings). */
 function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
   const out: Finding[] = [];
@@ -128,7 +157,12 @@ function schemaFact(
   };
 }
 
-function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateOptions): ObjectResult {
+function reviewSubject(
+  s: Subject,
+  old: Manifest | undefined,
+  options: ValidateOptions,
+  seen: { withoutRbac: boolean },
+): ObjectResult {
   const base: ReviewInput =
     s.type === 'review'
       ? { ...s.input, source: 'validate' }
@@ -151,6 +185,7 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
     : base;
   const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
+  if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision)) seen.withoutRbac = true;
   const findings = decisionFindings(outcome.decision, line);
   const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
@@ -177,7 +212,7 @@ function reviewSubject(s: Subject, old: Manifest | undefined, options: ValidateO
     source: s.type === 'review' ? 'AdmissionReview' : 'manifest',
     allowed: !findings.some((f) => f.severity === 'deny'),
     findings,
-    notices: outcome.decision.notices.map((n) => n.warning),
+    notices: noticeTexts(outcome.decision),
     patch,
     changes: [...outcome.mutation.changes],
   };
@@ -228,6 +263,7 @@ export function validateInputs(
   const notes: string[] = [];
   const firstSeen = new Map<string, Location>();
   const results: ObjectResult[] = [];
+  const seen = { withoutRbac: false };
   // File by file, so a file's parsed documents are garbage once reviewed: holding all 10,000 of a large run
   // at once made garbage collection cost more than the rules (bench figure 3).
   for (const f of files) {
@@ -244,7 +280,7 @@ export function validateInputs(
           );
         else firstSeen.set(key, s.origin);
       }
-      results.push(reviewSubject(s, key === undefined ? undefined : oldByKey.get(key), options));
+      results.push(reviewSubject(s, key === undefined ? undefined : oldByKey.get(key), options, seen));
     }
   }
   // The new manifests' problems first: they are the ones the change being checked brings.
@@ -252,6 +288,7 @@ export function validateInputs(
   if (oldProblems.length > 0) throw inputError(oldProblems);
   const deletions = [...oldByKey].filter(([key]) => !firstSeen.has(key)).map(([, old]) => reviewDeletion(old, options));
   notes.push(...(options.crds?.notes ?? []));
+  if (seen.withoutRbac) notes.push(rbacNote(options.policy));
 
   return {
     apiVersion: REPORT_API_VERSION,

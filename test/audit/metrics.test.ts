@@ -55,6 +55,7 @@ describe('audit metrics', () => {
         ),
         'hookkeeper_audit_violations{rule="stuck-deletion"} 1',
         'hookkeeper_audit_violations{rule="orphaned-owner"} 0',
+        'hookkeeper_audit_violations{rule="unprotected-owner"} 0',
       ]);
       assert.deepEqual(metricLines(text, 'hookkeeper_stuck_deletions'), ['hookkeeper_stuck_deletions 1']);
       assert.deepEqual(metricLines(text, 'hookkeeper_audit_objects'), ['hookkeeper_audit_objects 2']);

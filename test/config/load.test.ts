@@ -198,4 +198,15 @@ describe('policy files', () => {
       /expected one YAML document, found 2/,
     );
   });
+
+  test('unverifiedRemoval: warn by default; allow, warn or deny; nothing else', () => {
+    const head = 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n';
+    assert.equal(DEFAULT_POLICY.unverifiedRemoval, 'warn');
+    assert.equal(parsePolicy(head, 'p.yaml').unverifiedRemoval, 'warn');
+    for (const v of ['allow', 'warn', 'deny'] as const)
+      assert.equal(parsePolicy(`${head}unverifiedRemoval: ${v}\n`, 'p.yaml').unverifiedRemoval, v);
+    assert.deepEqual(problemsOf(`${head}unverifiedRemoval: ignore\n`), [
+      { line: 3, path: '/unverifiedRemoval', message: 'must be equal to one of the allowed values: allow, warn, deny' },
+    ]);
+  });
 });

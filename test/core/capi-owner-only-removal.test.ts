@@ -55,7 +55,11 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
       assert.equal(
         out.result.status?.message,
         `metadata.annotations[${ETCD_KEY}]: Forbidden: "system:serviceaccount:capi-system:capi-manager" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"; ` +
-          'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)',
+          'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+          'to let "system:serviceaccount:capi-system:capi-manager" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd ' +
+          '--verb=remove --resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create clusterrolebinding ' +
+          'hookowner-clusteroperator-etcd-system-serviceaccount-capi-system-capi-manager --clusterrole=hookowner-clusteroperator-etcd ' +
+          '--serviceaccount=capi-system:capi-manager',
       );
       assert.deepEqual(out.decision.denials[0]?.hook, {
         stage: 'preDrain',
@@ -71,7 +75,10 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
       out.decision.denials.map((v) => v.message),
       [
         `metadata.annotations[${MIGRATOR_KEY}]: Forbidden: "alice" may not change the owner of preTerminate hook "migrate-volumes" owned by "storage.example.com/volume-migrator"; ` +
-          'only its owner may: system:serviceaccount:storage-system:volume-migrator (break-glass: group system:masters)',
+          'only its owner may: system:serviceaccount:storage-system:volume-migrator (break-glass: group system:masters); ' +
+          'to let "alice" act for it: kubectl create clusterrole hookowner-storage.example.com-volume-migrator --verb=remove ' +
+          '--resource=hookowners.hookkeeper.io --resource-name=storage.example.com/volume-migrator && kubectl create clusterrolebinding ' +
+          'hookowner-storage.example.com-volume-migrator-alice --clusterrole=hookowner-storage.example.com-volume-migrator --user=alice',
       ],
     );
   });
@@ -89,26 +96,29 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
         owner: 'clusteroperator/etcd',
         user: 'kube:admin',
         action: 'removal',
+        route: 'break-glass',
       }),
     });
   });
 
-  test('kcp-cleanup has the empty owner, which no policy can register: it is never identity-checked', () => {
+  test('kcp-cleanup has the empty owner, which no policy can register or grant: its removal is unverified (warned)', () => {
     const before = { [KCP_CLEANUP]: '' };
     for (const user of [CAPI_USERS.kcp, CAPI_USERS.capi, CAPI_USERS.alice]) {
       const oldObject = capiMachine({ annotations: before });
       const object = capiMachine({ withoutKcpAnnotations: true, resourceVersion: '182801' });
-      assert.equal(
-        handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user })).result.allowed,
-        true,
-        user.username,
-      );
+      const out = handle('validate', policy, capiInput({ operation: 'UPDATE', object, oldObject, user }));
+      assert.equal(out.result.allowed, true, user.username);
+      assert.equal(out.decision.notices[0]?.unverifiedOwner, '', user.username);
     }
   });
 
-  test('hooks of unregistered owners are not identity-checked', () => {
+  test('hooks of unregistered owners are not identity-checked: allowed, warned (unverifiedRemoval: warn)', () => {
     const before = { ...HOOKS, [`${PRE_DRAIN}/team-x-hook`]: 'team-x' };
-    assert.equal(update(before, HOOKS, CAPI_USERS.alice).result.allowed, true);
+    const out = update(before, HOOKS, CAPI_USERS.alice);
+    assert.equal(out.result.allowed, true);
+    assert.deepEqual(out.result.warnings, [
+      'unverified: hook team-x-hook of team-x; grant remove on hookowners/team-x; by alice',
+    ]);
   });
 
   test('editing other annotations leaves hooks alone and is allowed', () => {

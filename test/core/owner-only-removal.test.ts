@@ -33,6 +33,7 @@ describe('owner-only-removal', () => {
     ['machine-api controllers remove the etcd hook', [ETCD], [], USERS.machineApi, false],
     ['ordinary user keeps the etcd hook and adds another', [ETCD], [ETCD, STORAGE], USERS.alice, true],
     ['reordering is not a removal', [STORAGE, ETCD], [ETCD, STORAGE], USERS.alice, true],
+    // Allowed with a warning under the default unverifiedRemoval: warn (test/core/hook-ownership.test.ts).
     ['unregistered owner: not identity-checked', [ETCD, STORAGE], [ETCD], USERS.alice, true],
     [
       'changing the owner of a registered hook is a removal',
@@ -52,7 +53,10 @@ describe('owner-only-removal', () => {
       d.denials.map((v) => v.message),
       [
         'spec.lifecycleHooks.preDrain[0]: Forbidden: "alice" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"; ' +
-          'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)',
+          'only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+          'to let "alice" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove --resource=hookowners.hookkeeper.io ' +
+          '--resource-name=clusteroperator/etcd && kubectl create clusterrolebinding hookowner-clusteroperator-etcd-alice ' +
+          '--clusterrole=hookowner-clusteroperator-etcd --user=alice',
       ],
     );
   });
@@ -67,7 +71,7 @@ describe('owner-only-removal', () => {
         audit: {
           key: 'break-glass-hook-removal',
           value:
-            '{"stage":"preDrain","hook":"EtcdQuorumOperator","owner":"clusteroperator/etcd","user":"kube:admin","action":"removal"}',
+            '{"stage":"preDrain","hook":"EtcdQuorumOperator","owner":"clusteroperator/etcd","user":"kube:admin","action":"removal","route":"break-glass"}',
         },
       },
     ]);

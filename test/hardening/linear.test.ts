@@ -73,6 +73,42 @@ const CASES: Case[] = [
       }),
   },
   {
+    name: 'the owner removes every hook (audit traces, route registry)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'UPDATE',
+        object: machine({ preDrain: [] }),
+        oldObject: machine({ preDrain: hooks(n) }),
+        user: USERS.etcdOperator,
+      }),
+  },
+  {
+    name: 'unverified removals of an unregistered owner (warnings, audit annotations)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) =>
+      openshift({
+        operation: 'UPDATE',
+        object: machine({ preDrain: [] }),
+        oldObject: machine({ preDrain: hooks(n, 'team/unknown') }),
+      }),
+  },
+  {
+    name: 'removals judged with the ownership fact, every owner distinct (RBAC route, access unknown)',
+    webhook: 'validate',
+    policy: DEFAULT_POLICY,
+    input: (n) => {
+      const old = Array.from({ length: n }, (_, i) => ({ name: `Hook${i}`, owner: `team/${i}` }));
+      const access = Object.fromEntries(old.filter((_, i) => i % 2 === 0).map((h) => [h.owner, 'allowed' as const]));
+      return {
+        ...openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: old }) }),
+        context: { ownership: { granted: new Set(old.map((h) => h.owner)), access } },
+      };
+    },
+  },
+  {
     name: 'hooks added to a deleting Machine (deletion-freeze)',
     webhook: 'validate',
     policy: DEFAULT_POLICY,

@@ -64,11 +64,24 @@ describe('POST /validate', () => {
     assert.equal(res.body.response.patch, undefined);
   });
 
-  test('the owner is allowed', async () => {
+  test('the owner is allowed; the audit annotation says the registry allowed it', async () => {
     const body = structuredClone(removeEtcdHook);
     (body['request'] as Record<string, unknown>)['userInfo'] = USERS.etcdOperator;
     const res = await request(app().listener).post('/validate').send(body).expect(200);
-    assert.deepEqual(res.body.response, { uid: 'a1b2c3d4-0000-4000-8000-000000000001', allowed: true });
+    assert.deepEqual(res.body.response, {
+      uid: 'a1b2c3d4-0000-4000-8000-000000000001',
+      allowed: true,
+      auditAnnotations: {
+        'hook-removal': JSON.stringify({
+          stage: 'preDrain',
+          hook: 'EtcdQuorumOperator',
+          owner: 'clusteroperator/etcd',
+          user: USERS.etcdOperator.username,
+          action: 'removal',
+          route: 'registry',
+        }),
+      },
+    });
   });
 
   test('break-glass is allowed with a warning and an audit annotation', async () => {
@@ -318,6 +331,39 @@ test('the metrics kind label is bounded: kinds hookkeeper does not handle count 
   assert.doesNotMatch(text, /kind="(Gadget|Widget)"/);
 });
 
+test('unverified hook removals are counted by owner, the label bounded to owners the policy or facts know', async () => {
+  // The policy knows owner "team/storage" (a reserved hook) without protecting it (no registry entry, no grant);
+  // an owner neither the policy nor the facts name counts as "other", whatever the request says.
+  const policy = {
+    ...DEFAULT_POLICY,
+    reservedHooks: [...DEFAULT_POLICY.reservedHooks, { name: 'Migrate', owner: 'team/storage' }],
+  };
+  const { listener, metrics } = app({
+    policy: () => policy,
+    gatherContext: () => Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {} } }),
+  });
+  const removal = (uid: string, owners: string[]) =>
+    admissionReview({
+      uid,
+      operation: 'UPDATE',
+      object: machine({ preDrain: [ETCD], resourceVersion: '48300' }),
+      oldObject: machine({ preDrain: [ETCD, ...owners.map((owner, i) => ({ name: `Hook${i}`, owner }))] }),
+      user: USERS.alice,
+    });
+  await request(listener)
+    .post('/validate')
+    .send(removal('u-1', ['team/storage', 'bob-1', 'bob-2']))
+    .expect(200);
+  await request(listener)
+    .post('/validate')
+    .send(removal('u-2', ['team/storage', 'bob-3']))
+    .expect(200);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /hookkeeper_unverified_hook_removals_total\{owner="team\/storage"\} 2/);
+  assert.match(text, /hookkeeper_unverified_hook_removals_total\{owner="other"\} 3/);
+  assert.doesNotMatch(text, /owner="bob-/);
+});
+
 describe('context gathered by the transport', () => {
   const podCreate = admissionReview({
     uid: 'c0ffee00-0000-4000-8000-000000000007',
@@ -412,7 +458,18 @@ describe('decision lines at the default level', () => {
   test('an allowed, unchanged review writes no line at info; it is still counted', async () => {
     let metricsText = '';
     const lines = await decisionLines(async (listener) => {
-      await request(listener).post('/validate').send(as(USERS.etcdOperator, 'allowed-0')).expect(200);
+      // An update that removes no hook (a removal leaves an audit trace, so it is logged).
+      await request(listener)
+        .post('/validate')
+        .send(
+          admissionReview({
+            uid: 'allowed-0',
+            operation: 'UPDATE',
+            object: machine({ preDrain: [ETCD], resourceVersion: '48300' }),
+            oldObject: machine({ preDrain: [ETCD] }),
+          }),
+        )
+        .expect(200);
       await request(listener)
         .post('/mutate')
         .send(admissionReview({ uid: 'allowed-1', operation: 'CREATE', object: machine({ role: 'worker' }) }))

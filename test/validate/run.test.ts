@@ -50,6 +50,33 @@ describe('validateInputs', () => {
     assert.equal(asOperator.results[0]?.allowed, true);
   });
 
+  test("offline, RBAC is not visible: an unregistered owner's removal gets unverifiedRemoval, with a note", () => {
+    const backup = { name: 'BackupFileSystem', owner: 'my-backup-controller' };
+    const old = [{ file: 'old.yaml', text: yaml(machine({ preDrain: [ETCD, backup] })) }];
+    const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
+    const warned = validateInputs(now, old, options);
+    assert.equal(warned.results[0]?.allowed, true);
+    assert.deepEqual(warned.results[0]?.notices, [
+      'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+    ]);
+    assert.deepEqual(warned.notes, [
+      "owner-only-removal: the cluster's RBAC was not consulted (validate is offline): only the policy's owners registry " +
+        'and break-glass verify a removal here, so a removal an RBAC grant (remove on hookowners.hookkeeper.io/<owner>) ' +
+        'would allow in the cluster is denied for a registered owner and gets unverifiedRemoval (warn) for any other',
+    ]);
+    const denied = validateInputs(now, old, { ...options, policy: { ...DEFAULT_POLICY, unverifiedRemoval: 'deny' } });
+    assert.equal(denied.results[0]?.allowed, false);
+    assert.match(denied.results[0]?.findings[0]?.message ?? '', /unverifiedRemoval is deny/);
+    assert.match(denied.notes[0] ?? '', /gets unverifiedRemoval \(deny\) for any other$/);
+    // A removal the registry allows needs no RBAC: no note.
+    const byOwner = validateInputs(
+      [{ file: 'new.yaml', text: yaml(machine({ preDrain: [backup] })) }],
+      [{ file: 'old.yaml', text: yaml(machine({ preDrain: [ETCD, backup] })) }],
+      { ...options, userInfo: USERS.etcdOperator },
+    );
+    assert.deepEqual([byOwner.results[0]?.notices, byOwner.notes], [[], []]);
+  });
+
   test('objects only in the old manifests are deletions: reported, allowed', () => {
     const old = [
       {

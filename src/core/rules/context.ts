@@ -28,7 +28,7 @@ export interface RuleResult {
 export type Rule = (ctx: RuleContext) => RuleResult;
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
-export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts';
+export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership';
 
 interface RuleCommon<Id extends string> {
   id: Id;

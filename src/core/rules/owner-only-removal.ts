@@ -1,92 +1,178 @@
-// Rule owner-only-removal: a hook that disappears, or changes owner, must be removed by an identity
-// registered for its owner; break-glass identities may do it too, with a warning and an audit annotation.
-import { wellFormed, type Hook } from '../carriers.js';
+// Rule owner-only-removal: a protected owner's hook (registered in the policy, or granted through RBAC) is removed
+// or re-owned only by its registered identities, identities RBAC allows, or break-glass (warned); an unprotected
+// owner's hook gets the policy's unverifiedRemoval outcome. The audit annotation says which route allowed it.
+import { wellFormed } from '../carriers.js';
 import { forbidden, invalid } from '../field-errors.js';
-import { quote } from '../guards.js';
+import { ownValue, quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
-import { describeIdentities } from '../policy.js';
-import type { Notice, Violation } from '../types.js';
+import {
+  changedHooks,
+  grantCommand,
+  grantShort,
+  HOOKOWNERS,
+  isProtected,
+  registeredIdentities,
+  type HookChange,
+} from '../ownership.js';
+import { describeIdentities, type Policy } from '../policy.js';
+import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
+/** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
+export const AUDIT_KEY_REMOVAL = 'hook-removal';
+/** A removal of an unprotected owner's hook, allowed under unverifiedRemoval: warn. */
+export const AUDIT_KEY_UNVERIFIED = 'unverified-hook-removal';
 
-function byStageAndName(hooks: readonly Hook[]): Map<string, Hook> {
-  const map = new Map<string, Hook>();
-  for (const h of hooks) {
-    const key = `${h.stage}\u0000${h.name}`;
-    if (!map.has(key)) map.set(key, h);
-  }
-  return map;
+/** Who allowed a removal: the policy's registry, RBAC, break-glass, or nothing (unverifiedRemoval: warn). */
+export type RemovalRoute = 'registry' | 'rbac' | 'break-glass' | 'unverified';
+
+function trace(key: string, change: HookChange, user: UserInfo, route: RemovalRoute): Notice['audit'] {
+  const { old, now } = change;
+  return {
+    key,
+    value: JSON.stringify({
+      stage: old.stage,
+      hook: old.name,
+      owner: old.owner,
+      user: user.username,
+      action: now ? 'owner-change' : 'removal',
+      route,
+    }),
+  };
 }
 
-export const ownerOnlyRemoval: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
-  const violations: Violation[] = [];
-  const notices: Notice[] = [];
-  const user = input.userInfo;
+function breakGlassText(policy: Policy): string {
+  const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
+  return glass.length > 0 ? `break-glass: ${glass.join(', ')}` : 'no break-glass identity is configured';
+}
 
-  if (policy.strictOwners) {
-    // Strict mode: every hook must have a registered owner, so every removal is identity-checked.
-    const before = new Set(wellFormed(oldHooks.hooks).map((h) => `${h.stage}\u0000${h.name}\u0000${h.owner}`));
-    for (const h of wellFormed(hooks.hooks)) {
-      if (before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`) || Object.hasOwn(policy.owners, h.owner)) continue;
-      violations.push({
-        rule: 'owner-only-removal',
-        path: h.ownerPath,
-        message: invalid(
-          h.ownerPath,
-          h.owner,
-          `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on`,
-        ).message,
-        fix: `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, or use a registered owner`,
-        hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
-      });
-    }
+/** The denial of a removal nothing allowed: says who may, whether RBAC could be asked, and the grant to make. */
+function denial(change: HookChange, user: UserInfo, why: string): Violation {
+  const { old, now } = change;
+  const verb = now ? 'change the owner of' : 'remove';
+  return {
+    rule: 'owner-only-removal',
+    path: old.path,
+    message: forbidden(
+      old.path,
+      `${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} ` +
+        (old.owner === '' ? 'which has no owner' : `owned by ${quote(old.owner)}`) +
+        `; ${why}`,
+    ).message,
+    fix: `leave hook ${quote(old.name)} in place: ${old.owner === '' ? 'its controller' : old.owner} removes it when its work is done`,
+    hook: { stage: old.stage, name: old.name, owner: old.owner },
+    key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
+  };
+}
+
+/**
+ * The unverifiedRemoval: warn warning, within a warning's 120 characters for everyday names. The requester reads it,
+ * so the user comes last: a long service account name is what the answer's cut takes (the audit annotation has it).
+ */
+function unverifiedWarning(change: HookChange, user: UserInfo): string {
+  const { old, now } = change;
+  const by = `${now ? 're-owned ' : ''}by ${user.username}`;
+  return old.owner === ''
+    ? `unverified: hook ${old.name} has no owner to grant; ${by}`
+    : `unverified: hook ${old.name} of ${old.owner}; grant ${grantShort(old.owner)}; ${by}`;
+}
+
+/** Every hook added with an owner nobody registered or granted: refused under strictOwners. */
+function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
+  const { policy, input, hooks, oldHooks } = ctx;
+  const ownership = input.context?.ownership;
+  const before = new Set(wellFormed(oldHooks.hooks).map((h) => `${h.stage}\u0000${h.name}\u0000${h.owner}`));
+  const out: Violation[] = [];
+  for (const h of wellFormed(hooks.hooks)) {
+    if (before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`) || isProtected(policy, ownership, h.owner)) continue;
+    out.push({
+      rule: 'owner-only-removal',
+      path: h.ownerPath,
+      message: invalid(
+        h.ownerPath,
+        h.owner,
+        `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on` +
+          (h.owner === ''
+            ? ''
+            : `, and no RBAC grant of ${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}.${HOOKOWNERS.group} names it` +
+              (ownership ? '' : ' (RBAC not consulted)')),
+      ).message,
+      fix:
+        h.owner === ''
+          ? 'give the hook an owner that is registered or granted'
+          : `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, grant it (${grantCommand(h.owner)}), or use a registered owner`,
+      hook: { stage: h.stage, name: h.name, owner: h.owner },
+      key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
+    });
   }
+  return out;
+}
 
+export const ownerOnlyRemoval: Rule = (ctx) => {
+  const { policy, input, carrier, hooks, oldHooks } = ctx;
+  const violations: Violation[] = policy.strictOwners ? strictOwnerViolations(ctx) : [];
+  const notices: Notice[] = [];
+  // Only Machines' hooks gate a real deletion; templates' hooks are never removed from a deleting object.
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
-  const after = byStageAndName(wellFormed(hooks.hooks));
-  const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  for (const old of byStageAndName(wellFormed(oldHooks.hooks)).values()) {
-    const now = after.get(`${old.stage}\u0000${old.name}`);
-    if (now && now.owner === old.owner) continue;
-    const ids = Object.hasOwn(policy.owners, old.owner) ? policy.owners[old.owner] : undefined;
-    if (!ids || actsFor(user, ids)) continue;
-
-    const verb = now ? 'change the owner of' : 'remove';
-    const hookRef = { stage: old.stage, name: old.name, owner: old.owner };
+  const user = input.userInfo;
+  const ownership = input.context?.ownership;
+  for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
+    const { old, now } = change;
+    const owner = old.owner;
+    const ids = registeredIdentities(policy, owner);
+    if (ids && actsFor(user, ids)) {
+      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'registry') });
+      continue;
+    }
     if (isBreakGlass(user, policy)) {
+      const verb = now ? 'change the owner of' : 'remove';
       notices.push({
         rule: 'owner-only-removal',
-        warning: `break-glass: ${user.username} may ${verb} ${old.stage} hook ${old.name} of ${old.owner}; audited`,
-        audit: {
-          key: AUDIT_KEY_BREAK_GLASS,
-          value: JSON.stringify({
-            stage: old.stage,
-            hook: old.name,
-            owner: old.owner,
-            user: user.username,
-            action: now ? 'owner-change' : 'removal',
-          }),
-        },
+        warning: `break-glass: ${user.username} may ${verb} ${old.stage} hook ${old.name} of ${owner}; audited`,
+        audit: trace(AUDIT_KEY_BREAK_GLASS, change, user, 'break-glass'),
       });
       continue;
     }
-    const allowed = [...describeIdentities(ids)];
-    violations.push({
-      rule: 'owner-only-removal',
-      path: old.path,
-      message: forbidden(
-        old.path,
-        `${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} owned by ${quote(old.owner)}; ` +
-          `only its owner may: ${allowed.join(', ') || '(no identity registered)'}` +
-          (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
-      ).message,
-      fix: `leave hook ${quote(old.name)} in place: ${old.owner} removes it when its work is done`,
-      hook: hookRef,
-      key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
-    });
+    // Absent fact: RBAC was not consulted. Fact present but owner not asked about: treated as not checkable.
+    const access = owner === '' || !ownership ? undefined : (ownValue(ownership.access, owner) ?? 'unknown');
+    if (access === 'allowed') {
+      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'rbac') });
+      continue;
+    }
+    const unchecked =
+      access === 'unknown'
+        ? `whether RBAC lets ${quote(user.username)} act for ${quote(owner)} could not be checked, so the removal is not allowed; `
+        : '';
+    // Built only for a denial: a request may remove 100,000 hooks under warn.
+    const grant = (): string => `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
+    if (isProtected(policy, ownership, owner)) {
+      const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
+      violations.push(
+        denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant()}`),
+      );
+      continue;
+    }
+    if (policy.unverifiedRemoval === 'allow') continue;
+    if (policy.unverifiedRemoval === 'warn') {
+      notices.push({
+        rule: 'owner-only-removal',
+        warning: unverifiedWarning(change, user),
+        audit: trace(AUDIT_KEY_UNVERIFIED, change, user, 'unverified'),
+        unverifiedOwner: owner,
+      });
+      continue;
+    }
+    violations.push(
+      denial(
+        change,
+        user,
+        owner === ''
+          ? `no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${breakGlassText(policy)})`
+          : `no identity is registered or granted for that owner and unverifiedRemoval is deny (${breakGlassText(policy)}); ${unchecked}${grant()}`,
+      ),
+    );
   }
   return { violations, notices };
 };
@@ -97,7 +183,8 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
-  facts: [],
-  summary: "only an identity registered for a hook's owner (or break-glass, audited) removes or re-owns it",
+  facts: ['ownership'],
+  summary:
+    "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",
   validate: ownerOnlyRemoval,
 };

@@ -43,7 +43,10 @@ export const capiScenarios: Scenario = (env) => {
         refusal.message,
         `${DENIAL_PREFIX}metadata.annotations[${ETCD_ANNOTATION}]: Forbidden: "alice" may not remove preDrain hook ` +
           '"EtcdQuorumOperator" owned by "clusteroperator/etcd"; only its owner may: ' +
-          'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)',
+          'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+          'to let "alice" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove ' +
+          '--resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create clusterrolebinding ' +
+          'hookowner-clusteroperator-etcd-alice --clusterrole=hookowner-clusteroperator-etcd --user=alice',
       );
       assert.equal(annotationsOf(await machines.get(NAMESPACE, 'capi-cp-alice'))[ETCD_ANNOTATION], ETCD_HOOK.owner);
     });

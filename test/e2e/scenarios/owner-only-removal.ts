@@ -17,7 +17,10 @@ export async function controlPlaneMachine(env: E2EEnv, name: string): Promise<vo
 export const ALICE_REMOVAL_DENIAL =
   `${DENIAL_PREFIX}spec.lifecycleHooks.preDrain[0]: Forbidden: "alice" may not remove preDrain hook ` +
   '"EtcdQuorumOperator" owned by "clusteroperator/etcd"; only its owner may: ' +
-  'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters)';
+  'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+  'to let "alice" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove ' +
+  '--resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create clusterrolebinding ' +
+  'hookowner-clusteroperator-etcd-alice --clusterrole=hookowner-clusteroperator-etcd --user=alice';
 
 export const ownerOnlyRemovalScenarios: Scenario = (env) => {
   describe('owner-only removal of the etcd hook', () => {

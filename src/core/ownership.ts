@@ -1,0 +1,134 @@
+// Hook ownership: who may act for a hook's owner (the policy's registry, an RBAC grant of remove on
+// hookowners.hookkeeper.io/<owner>, break-glass), which hooks a request removes, and the grant that would allow it.
+import { carrierFor, wellFormed, type Hook, type RawHook } from './carriers.js';
+import { ownValue } from './guards.js';
+import { actsFor, isBreakGlass } from './identity.js';
+import type { OwnerIdentities, Policy } from './policy.js';
+import type { Ownership, ReviewInput, UserInfo } from './types.js';
+
+/** The virtual resource RBAC grants hook ownership on, as certificates.k8s.io grants signers: resourceName = owner. */
+export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove' });
+
+/**
+ * Owners one request asks the API server about (one SubjectAccessReview each). A request removing hooks of more
+ * owners gets no answer for the rest: 'unknown', which never allows a protected owner's hook to go.
+ */
+export const MAX_OWNERS_CHECKED = 16;
+
+/** The identities the policy registers for an owner, if any (own keys only: an owner may be called "constructor"). */
+export function registeredIdentities(policy: Policy, owner: string): OwnerIdentities | undefined {
+  return ownValue(policy.owners, owner);
+}
+
+/**
+ * An owner is protected when the policy registers it or an RBAC grant names it. An empty owner (kubeadm's
+ * kcp-cleanup) has no name to register or grant, so it is never protected.
+ */
+export function isProtected(policy: Policy, ownership: Ownership | undefined, owner: string): boolean {
+  if (owner === '') return false;
+  return registeredIdentities(policy, owner) !== undefined || (ownership?.granted.has(owner) ?? false);
+}
+
+/** A hook of the stored object that the new object lacks (`now` undefined) or gives another owner. */
+export interface HookChange {
+  old: Hook;
+  now: Hook | undefined;
+}
+
+function byStageAndName(hooks: readonly Hook[]): Map<string, Hook> {
+  const map = new Map<string, Hook>();
+  for (const h of hooks) {
+    const key = `${h.stage}\u0000${h.name}`;
+    if (!map.has(key)) map.set(key, h);
+  }
+  return map;
+}
+
+/** The hooks an UPDATE removes or re-owns, stage by stage; reordering is neither. */
+export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): HookChange[] {
+  const after = byStageAndName(wellFormed(hooks));
+  const out: HookChange[] = [];
+  for (const old of byStageAndName(wellFormed(oldHooks)).values()) {
+    const now = after.get(`${old.stage}\u0000${old.name}`);
+    if (!now || now.owner !== old.owner) out.push({ old, now });
+  }
+  return out;
+}
+
+/**
+ * The owners whose hooks this request removes or re-owns on behalf of a user the registry and break-glass do not
+ * cover: the only owners the webhook asks SubjectAccessReview about, at most MAX_OWNERS_CHECKED. An empty owner has
+ * no name to ask about. With `unverifiedRemoval: allow`, an owner the transport knows is unprotected (`granted`,
+ * default the input's ownership fact) is not asked about either: its removal is allowed whatever RBAC says.
+ */
+export function ownersToCheck(
+  policy: Policy,
+  input: ReviewInput,
+  granted: ReadonlySet<string> | undefined = input.context?.ownership?.granted,
+): readonly string[] {
+  if (policy.enforcement['owner-only-removal'] === 'off' || input.operation !== 'UPDATE') return [];
+  if (input.object === null || input.oldObject === null) return [];
+  const carrier = carrierFor(input.kind);
+  if (!carrier?.live || isBreakGlass(input.userInfo, policy)) return [];
+  const out = new Set<string>();
+  for (const { old } of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)) {
+    const owner = old.owner;
+    if (owner === '' || out.has(owner)) continue;
+    const ids = registeredIdentities(policy, owner);
+    if (ids && actsFor(input.userInfo, ids)) continue;
+    if (!ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner)) continue;
+    out.add(owner);
+    if (out.size === MAX_OWNERS_CHECKED) break;
+  }
+  return [...out];
+}
+
+/** A word as a POSIX shell reads it back unchanged: bare when it is plain, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[A-Za-z0-9._/:=@+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Most of an object name the suggested commands spend on the owner or user (RBAC names are path segments). */
+const MAX_NAME_PART = 100;
+
+/** A name part for RBAC objects: a path segment (no "/" or "%", never "." or ".."), in lower case. */
+function namePart(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .slice(0, MAX_NAME_PART)
+    .replace(/^[-.]+|[-.]+$/g, '');
+}
+
+/** The ClusterRole the suggested grant creates for an owner. */
+export function grantRoleName(owner: string): string {
+  const part = namePart(owner);
+  return part === '' ? 'hookowner' : `hookowner-${part}`;
+}
+
+/** The kubectl flag naming a subject: a service account's username becomes --serviceaccount=<namespace>:<name>. */
+function subjectFlag(username: string): string {
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(username);
+  return sa ? `--serviceaccount=${shellWord(`${sa[1]}:${sa[2]}`)}` : `--user=${shellWord(username)}`;
+}
+
+/**
+ * The commands that let `user` act for `owner` everywhere (a Role and RoleBinding in a namespace grant it for that
+ * namespace's Machines): `kubectl create clusterrole ... --resource-name=<owner>` and its binding. Without a user,
+ * the binding names a service account to fill in. kubectl prints "'remove' is not a standard resource verb": a
+ * warning, and RBAC matches any verb.
+ */
+export function grantCommand(owner: string, user?: UserInfo): string {
+  const role = grantRoleName(owner);
+  const subject = user ? subjectFlag(user.username) : '--serviceaccount=<namespace>:<name>';
+  const binding = user ? `${role}-${namePart(user.username) || 'user'}` : role;
+  return (
+    `kubectl create clusterrole ${role} --verb=${HOOKOWNERS.verb} --resource=${HOOKOWNERS.resource}.${HOOKOWNERS.group} ` +
+    `--resource-name=${shellWord(owner)} && kubectl create clusterrolebinding ${binding} --clusterrole=${role} ${subject}`
+  );
+}
+
+/** The grant that protects an owner, in a few words (a warning has 120 characters). */
+export function grantShort(owner: string): string {
+  return `${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}/${owner}`;
+}
