@@ -12,8 +12,10 @@ import {
 } from '@kubernetes/client-node';
 import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/access-review.js';
 import { kubeConfigAccess } from '../../../src/kube/http-get.js';
+import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
 import { silentLogger } from '../../../src/log.js';
+import { openshiftMachine } from '../../fixtures/e2e-objects.js';
 import { pollUntil } from '../harness/processes.js';
 import type { Scenario } from '../harness/suite.js';
 
@@ -239,6 +241,29 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       assert.deepEqual(await reviewer.review({ user: 'erin', groups: [] }, ['clusteroperator/etcd'], NS2), {
         'clusteroperator/etcd': 'allowed',
       });
+    });
+
+    test('gather: the facts for bob removing a team/storage hook in ns1, from the live index and reviews', async () => {
+      assert.ok(reviewer);
+      const gather = ownerFactsGatherer({ index: idx(), reviewer, ownersToCheck: () => ['team/storage', 'team/db'] });
+      const hooks = [
+        { name: 'e2e.hookkeeper.io/Detach', owner: 'team/storage' },
+        { name: 'e2e.hookkeeper.io/Dump', owner: 'team/db' },
+        { name: 'e2e.hookkeeper.io/Free', owner: 'team/nobody' },
+      ];
+      const machine = (preDrain: typeof hooks) => openshiftMachine({ name: 'gather', namespace: NS1, preDrain });
+      const facts = await gather({
+        operation: 'UPDATE',
+        kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' },
+        namespace: NS1,
+        name: 'gather',
+        object: machine([]),
+        oldObject: machine(hooks),
+        userInfo: { username: 'bob', groups: ['system:authenticated'] },
+        dryRun: false,
+      });
+      assert.deepEqual([...facts.granted].sort(), ['team/db', 'team/storage']);
+      assert.deepEqual(facts.access, { 'team/storage': 'allowed', 'team/db': 'denied' });
     });
 
     test('credentials that may not create SubjectAccessReviews get "unknown", never an answer', async () => {
