@@ -2,6 +2,9 @@
 // answers for `remove` on hookowners.hookkeeper.io with owner names as resourceNames (slashes included), then the
 // RBAC index and the SubjectAccessReview client run as hookkeeper's ServiceAccount with the shipped ClusterRole.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   AuthorizationV1Api,
@@ -31,6 +34,25 @@ const grantRule = (names?: string[]): V1PolicyRule => ({
 });
 const user = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name });
 const clusterRoleRef = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name });
+
+/** The kubectl on PATH, if any: the README's imperative grant is a kubectl command, checked as written. */
+const KUBECTL = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * A CustomResourceDefinition for the virtual resource: no object of it is ever stored; it only makes
+ * hookowners.hookkeeper.io known to discovery, which `kubectl create clusterrole --resource=...` requires.
+ */
+const HOOKOWNERS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'hookowners.hookkeeper.io' },
+  spec: {
+    group: 'hookkeeper.io',
+    scope: 'Cluster',
+    names: { plural: 'hookowners', singular: 'hookowner', kind: 'HookOwner', listKind: 'HookOwnerList' },
+    versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+  },
+};
 
 interface Sar {
   allowed: boolean;
@@ -159,6 +181,58 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
     });
   });
 
+  describe('hook owners through RBAC: the imperative grant with kubectl', () => {
+    const kubectl = async (...args: string[]): Promise<{ status: number; stdout: string; out: string }> => {
+      const kc = await env().plane.kubeConfigFile('admin');
+      const r = spawnSync('kubectl', ['--kubeconfig', kc, ...args], { encoding: 'utf8' });
+      return { status: r.status ?? -1, stdout: r.stdout, out: `${r.stdout}${r.stderr}` };
+    };
+    const grant = (name: string, ...extra: string[]) =>
+      kubectl(
+        'create',
+        'clusterrole',
+        name,
+        '--verb=remove',
+        '--resource=hookowners.hookkeeper.io',
+        '--resource-name=team/kubectl',
+        ...extra,
+      );
+
+    test(
+      'kubectl create clusterrole refuses hookowners.hookkeeper.io while no API serves it, and takes it once a CRD does',
+      { skip: KUBECTL ? false : 'kubectl is not on PATH' },
+      async () => {
+        // kubectl checks --resource against discovery on the client side, even for a dry run.
+        const refused = await grant(`${PREFIX}:kubectl-refused`, '--dry-run=client', '-o', 'yaml');
+        assert.notEqual(refused.status, 0, refused.out);
+        assert.match(refused.out, /the server doesn't have a resource type "hookowners"/);
+        const file = join(env().plane.dir, 'hookowners-crd.json');
+        await writeFile(file, JSON.stringify(HOOKOWNERS_CRD));
+        assert.equal((await kubectl('apply', '-f', file)).status, 0);
+        const established = await kubectl(
+          'wait',
+          '--for=condition=Established',
+          'crd/hookowners.hookkeeper.io',
+          '--timeout=30s',
+        );
+        assert.equal(established.status, 0, established.out);
+        const name = `${PREFIX}:kubectl`;
+        const created = await grant(name, '-o', 'json');
+        assert.equal(created.status, 0, created.out);
+        assert.deepEqual((JSON.parse(created.stdout) as V1ClusterRole).rules, [grantRule(['team/kubectl'])]);
+        const bound = await kubectl('create', 'clusterrolebinding', name, `--clusterrole=${name}`, '--user=hana');
+        assert.equal(bound.status, 0, bound.out);
+        await pollUntil('RBAC to let hana remove hookowners/team/kubectl', 30_000, async () =>
+          (await sar('hana', 'team/kubectl')).allowed ? true : undefined,
+        );
+        // `kubectl auth can-i` splits resource/name at the first slash: the owner keeps its own.
+        const canI = await kubectl('auth', 'can-i', 'remove', 'hookowners.hookkeeper.io/team/kubectl', '--as=hana');
+        assert.equal(canI.status, 0, canI.out);
+        assert.equal(canI.stdout.trim(), 'yes');
+      },
+    );
+  });
+
   describe("hook owners through RBAC: the index and the SubjectAccessReview client as hookkeeper's ServiceAccount", () => {
     let index: RbacIndex | undefined;
     let reviewer: AccessReviewer | undefined;
@@ -222,6 +296,30 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       await pollUntil('the index to see the binding go', 10_000, async () =>
         idx().protectedIn('team/late', NS1) ? undefined : true,
       );
+      await api.deleteClusterRole({ name });
+    });
+
+    test('an aggregated ClusterRole counts by the rules stored in it (what the aggregation controller writes)', async () => {
+      const api = rbac();
+      const name = `${PREFIX}:aggregated`;
+      // No controller-manager runs here: the rules are written as the clusterrole-aggregation controller would.
+      await api.createClusterRole({
+        body: {
+          metadata: { name },
+          aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'hookkeeper.io/aggregate-to-owners': 'true' } }] },
+          rules: [grantRule(['team/aggregated'])],
+        },
+      });
+      await api.createClusterRoleBinding({
+        body: { metadata: { name }, roleRef: clusterRoleRef(name), subjects: [user('gina')] },
+      });
+      await pollUntil('the index to see the aggregated role bound', 10_000, async () =>
+        idx().protectedIn('team/aggregated', NS2) ? true : undefined,
+      );
+      await pollUntil('RBAC to let gina remove hookowners/team/aggregated', 30_000, async () =>
+        (await sar('gina', 'team/aggregated')).allowed ? true : undefined,
+      );
+      await api.deleteClusterRoleBinding({ name });
       await api.deleteClusterRole({ name });
     });
 
