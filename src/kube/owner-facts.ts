@@ -12,10 +12,16 @@ export interface OwnerFacts {
   granted: ReadonlySet<string>;
   /** For each owner asked about: may the requester act for it (SubjectAccessReview), or could that not be told. */
   access: Readonly<Record<string, Access>>;
+  /**
+   * The index has listed every RBAC collection, so an owner missing from `granted` is known to be unprotected. False
+   * (hookkeeper just started, or cannot list RBAC): a missing owner may be protected, and a removal that only its
+   * protection would refuse cannot be judged; the core must not allow it as unprotected.
+   */
+  grantsKnown: boolean;
 }
 
 export interface OwnerFactsOptions {
-  index: Pick<RbacIndex, 'protectedIn'>;
+  index: Pick<RbacIndex, 'protectedIn' | 'ready'>;
   reviewer: Pick<AccessReviewer, 'review'>;
   /** The owners whose hooks this request removes or re-owns and whom the policy's registry does not cover. */
   ownersToCheck: (input: ReviewInput) => readonly string[];
@@ -44,12 +50,13 @@ export function ownerFactsGatherer(options: OwnerFactsOptions): OwnerFactsGather
     const asked = [...new Set(options.ownersToCheck(input))];
     const owners = new Set([...asked, ...hookOwners(input)]);
     const granted = new Set([...owners].filter((o) => o !== '' && options.index.protectedIn(o, namespace)));
-    if (asked.length === 0) return { granted, access: {} };
+    const grantsKnown = options.index.ready();
+    if (asked.length === 0) return { granted, access: {}, grantsKnown };
     const subject = {
       user: input.userInfo.username,
       groups: input.userInfo.groups,
       ...(input.userInfo.uid ? { uid: input.userInfo.uid } : {}),
     };
-    return options.reviewer.review(subject, asked, namespace).then((access) => ({ granted, access }));
+    return options.reviewer.review(subject, asked, namespace).then((access) => ({ granted, access, grantsKnown }));
   };
 }

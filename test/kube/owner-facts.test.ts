@@ -40,7 +40,7 @@ const PROTECTED: Record<string, (ns: string | undefined) => boolean> = {
   '': () => true,
 };
 
-function setup(asked: readonly string[], answers: Record<string, Access> = {}) {
+function setup(asked: readonly string[], answers: Record<string, Access> = {}, ready = true) {
   const calls: Array<{ subject: AccessSubject; owners: readonly string[]; namespace: string | undefined }> = [];
   const indexAsked: Array<[string, string | undefined]> = [];
   const gather = ownerFactsGatherer({
@@ -49,6 +49,7 @@ function setup(asked: readonly string[], answers: Record<string, Access> = {}) {
         indexAsked.push([owner, ns]);
         return PROTECTED[owner]?.(ns) ?? false;
       },
+      ready: () => ready,
     },
     reviewer: {
       review: (subject, owners, namespace) => {
@@ -67,6 +68,7 @@ describe('owner facts for a review', () => {
     const facts = await gather(input());
     assert.deepEqual([...facts.granted].sort(), ['team/keep', 'team/storage']);
     assert.deepEqual(facts.access, { 'team/storage': 'allowed', 'team/nobody': 'denied' });
+    assert.equal(facts.grantsKnown, true);
     assert.deepEqual(calls, [
       {
         subject: { user: 'bob', groups: ['system:authenticated'], uid: 'u-bob' },
@@ -105,5 +107,14 @@ describe('owner facts for a review', () => {
       input({ kind: { group: '', version: 'v1', kind: 'Pod' }, object: { metadata: { namespace: 'ns1' } } }),
     );
     assert.deepEqual([...facts.granted], ['team/keep']);
+  });
+
+  test('an index that has not listed everything yet says so: a missing owner may still be protected', async () => {
+    const { gather } = setup(['team/storage'], {}, false);
+    const facts = await gather(input());
+    assert.equal(facts.grantsKnown, false);
+    const quiet = setup([], {}, false).gather(input());
+    assert.ok(!(quiet instanceof Promise));
+    assert.equal(quiet.grantsKnown, false);
   });
 });

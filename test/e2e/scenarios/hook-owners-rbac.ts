@@ -15,6 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/access-review.js';
 import { kubeConfigAccess } from '../../../src/kube/http-get.js';
+import { createOwnerContext } from '../../../src/kube/owner-context.js';
 import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
 import { silentLogger } from '../../../src/log.js';
@@ -362,6 +363,33 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       });
       assert.deepEqual([...facts.granted].sort(), ['team/db', 'team/storage']);
       assert.deepEqual(facts.access, { 'team/storage': 'allowed', 'team/db': 'denied' });
+      assert.equal(facts.grantsKnown, true);
+    });
+
+    test("the owner context serve is to run: ready once listed, then the same facts, as hookkeeper's ServiceAccount", async () => {
+      const ctx = createOwnerContext({
+        loadKubeConfig: () => env().plane.kubeConfig('hookkeeper'),
+        logger: silentLogger(),
+        ownersToCheck: () => ['team/db'],
+        budgetMs: 5_000,
+      });
+      try {
+        await pollUntil('the owner context to be ready', 30_000, async () => (ctx.ready() ? true : undefined));
+        const machine = openshiftMachine({ name: 'ctx', namespace: NS1 });
+        const facts = await ctx.gather({
+          operation: 'UPDATE',
+          kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' },
+          namespace: NS1,
+          name: 'ctx',
+          object: machine,
+          oldObject: machine,
+          userInfo: { username: 'carol', groups: ['system:authenticated'] },
+          dryRun: false,
+        });
+        assert.deepEqual(facts, { granted: new Set(['team/db']), access: { 'team/db': 'allowed' }, grantsKnown: true });
+      } finally {
+        ctx.stop();
+      }
     });
 
     test('credentials that may not create SubjectAccessReviews get "unknown", never an answer', async () => {
