@@ -109,8 +109,12 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
 
   const ask = async (key: string, subject: AccessSubject, owner: string, ns: string | undefined): Promise<Access> => {
     const signal = AbortSignal.timeout(budgetMs);
+    // Settles when the budget ends even if the transport ignores the signal, so no question stays in flight.
+    const abandoned = new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(new Error(`no answer within ${budgetMs} ms`)), { once: true }),
+    );
     try {
-      const res = await post(SAR_PATH, sarBody(subject, owner, ns), signal);
+      const res = await Promise.race([post(SAR_PATH, sarBody(subject, owner, ns), signal), abandoned]);
       const status = isRecord(res.body) && isRecord(res.body['status']) ? res.body['status'] : undefined;
       if ((res.status === 201 || res.status === 200) && status && typeof status['allowed'] === 'boolean') {
         const access = status['allowed'] ? 'allowed' : 'denied';

@@ -247,11 +247,19 @@ describe('SubjectAccessReview client against a fake API server', () => {
     'budget: a transport that ignores its abort signal still cannot hold the review',
     { timeout: 10_000 },
     async () => {
-      const never: ApiPost = () => new Promise(() => undefined);
+      let calls = 0;
+      const never: ApiPost = () => {
+        calls++;
+        return new Promise(() => undefined);
+      };
       const reviewer = createAccessReviewer({ post: never, logger: silentLogger(), budgetMs: 200 });
       const started = performance.now();
       assert.deepEqual(await reviewer.review(bob, ['team/storage'], 'ns1'), { 'team/storage': 'unknown' });
       assert.ok(performance.now() - started < 1_500);
+      // The abandoned request is not left in flight for later reviews to join: the next one asks again.
+      await new Promise((r) => setTimeout(r, 20));
+      await reviewer.review(bob, ['team/storage'], 'ns1');
+      assert.equal(calls, 2);
     },
   );
 });
