@@ -124,6 +124,18 @@ describe('SubjectAccessReview client against a fake API server', () => {
     }
   });
 
+  test('an owner named __proto__ is answered as an own key, not a prototype', async () => {
+    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    try {
+      const answers = await reviewer.review(bob, ['__proto__', 'team/storage'], 'ns1');
+      assert.deepEqual(Object.keys(answers), ['__proto__', 'team/storage']);
+      assert.equal(Object.getPrototypeOf(answers), Object.prototype);
+      assert.equal(Object.getOwnPropertyDescriptor(answers, '__proto__')?.value, 'denied');
+    } finally {
+      reviewer.close();
+    }
+  });
+
   test('answers are cached, allowed and denied alike, per requester, owner and namespace, until they expire', async () => {
     let clock = 1_000_000;
     const reviewer = createAccessReviewer({

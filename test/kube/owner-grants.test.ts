@@ -177,6 +177,17 @@ describe('which bindings protect an owner, and where', () => {
     assert.deepEqual(g.namedOwners(), []);
   });
 
+  test('owner names that are Object.prototype keys are names like any other', () => {
+    const g = new OwnerGrants();
+    g.upsertRole('ClusterRole', clusterRole('odd', [rule({ names: ['__proto__', 'constructor'] })]));
+    g.upsertBinding('ClusterRoleBinding', crb('odd', 'odd'));
+    assert.deepEqual(
+      ['__proto__', 'constructor', 'toString', 'hasOwnProperty'].map((o) => g.protectedIn(o, 'ns1')),
+      [true, true, false, false],
+    );
+    assert.deepEqual(g.namedOwners(), ['__proto__', 'constructor']);
+  });
+
   test('objects without a name are ignored, not a crash', () => {
     const g = new OwnerGrants();
     for (const bad of [null, 'x', {}, { metadata: {} }, { metadata: { name: 7 } }]) {
