@@ -195,9 +195,27 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
-    assert.deepEqual(granted, new Set([...carrierResource, ...(needsAccounts ? ['/serviceaccounts'] : [])]));
+    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/access-review.ts).
+    const ownerGrants = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(
+      (p) => `rbac.authorization.k8s.io/${p}`,
+    );
+    assert.deepEqual(
+      granted,
+      new Set([
+        ...carrierResource,
+        ...(needsAccounts ? ['/serviceaccounts'] : []),
+        ...ownerGrants,
+        'authorization.k8s.io/subjectaccessreviews',
+      ]),
+    );
     for (const r of role.rules) {
-      const verbs = r.resources.includes('serviceaccounts') ? ['get', 'list'] : ['get', 'list', 'watch'];
+      const verbs = r.resources.includes('serviceaccounts')
+        ? ['get', 'list']
+        : r.resources.includes('subjectaccessreviews')
+          ? ['create']
+          : r.apiGroups.includes('rbac.authorization.k8s.io')
+            ? ['list', 'watch']
+            : ['get', 'list', 'watch'];
       assert.deepEqual(r.verbs, verbs, r.resources.join(','));
     }
   });

@@ -70,12 +70,23 @@ export function kubeConfigAccess(kc: KubeConfig): ClusterAccess {
   };
 }
 
-function send(url: URL, options: https.RequestOptions, signal: AbortSignal): Promise<ApiResponse> {
+/** POST of a JSON body to an API path (a SubjectAccessReview); injected by tests. */
+export type ApiPost = (path: string, body: unknown, signal: AbortSignal) => Promise<ApiResponse>;
+
+function send(url: URL, options: https.RequestOptions, signal: AbortSignal, body?: unknown): Promise<ApiResponse> {
   const client = url.protocol === 'http:' ? http : https;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = {
+    ...options.headers,
+    accept: 'application/json',
+    ...(payload === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+  };
   return new Promise<ApiResponse>((resolve, reject) => {
     const req = client.request(
       url,
-      { ...options, method: 'GET', signal, headers: { ...options.headers, accept: 'application/json' } },
+      { ...options, method: payload === undefined ? 'GET' : 'POST', signal, headers },
       (res) => {
         // Only a request that offered gzip (pooledGet) gets it back.
         const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
@@ -96,7 +107,7 @@ function send(url: URL, options: https.RequestOptions, signal: AbortSignal): Pro
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(payload);
   });
 }
 
@@ -111,6 +122,8 @@ export function kubeGet(kc: KubeConfig): ApiGet {
 
 export interface PooledGet {
   get: ApiGet;
+  /** A POST over the same kept-alive connections. */
+  post: ApiPost;
   /** Closes the kept connections; a GET after this opens new ones. */
   close(): void;
 }
@@ -121,30 +134,33 @@ export interface PooledGet {
  */
 export function pooledGet(access: ClusterAccess): PooledGet {
   let agent: http.Agent | undefined;
+  const request = async (path: string, signal: AbortSignal, body?: unknown): Promise<ApiResponse> => {
+    const url = new URL(access.server + path);
+    const options = await access.requestOptions();
+    if (!access.proxied) {
+      agent ??=
+        url.protocol === 'http:'
+          ? new http.Agent({ keepAlive: true })
+          : new https.Agent({
+              keepAlive: true,
+              ...(options.ca ? { ca: options.ca } : {}),
+              ...(options.cert ? { cert: options.cert } : {}),
+              ...(options.key ? { key: options.key } : {}),
+              ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+              ...(options.servername ? { servername: options.servername } : {}),
+            });
+      options.agent = agent;
+    }
+    return send(
+      url,
+      access.compress ? { ...options, headers: { ...options.headers, 'accept-encoding': 'gzip' } } : options,
+      signal,
+      body,
+    );
+  };
   return {
-    get: async (path, signal) => {
-      const url = new URL(access.server + path);
-      const options = await access.requestOptions();
-      if (!access.proxied) {
-        agent ??=
-          url.protocol === 'http:'
-            ? new http.Agent({ keepAlive: true })
-            : new https.Agent({
-                keepAlive: true,
-                ...(options.ca ? { ca: options.ca } : {}),
-                ...(options.cert ? { cert: options.cert } : {}),
-                ...(options.key ? { key: options.key } : {}),
-                ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
-                ...(options.servername ? { servername: options.servername } : {}),
-              });
-        options.agent = agent;
-      }
-      return send(
-        url,
-        access.compress ? { ...options, headers: { ...options.headers, 'accept-encoding': 'gzip' } } : options,
-        signal,
-      );
-    },
+    get: (path, signal) => request(path, signal),
+    post: (path, body, signal) => request(path, signal, body),
     close() {
       agent?.destroy();
       agent = undefined;

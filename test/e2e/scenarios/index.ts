@@ -8,6 +8,7 @@ import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
 import { faultScenarios } from './faults.js';
+import { hookOwnersRbacScenarios } from './hook-owners-rbac.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
@@ -40,7 +41,13 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
     auditScenarios,
     reportScenarios,
     ...(options.crdIndependent
-      ? [childrenScenarios, webhookConfigScenarios, certRotationScenarios, validateDifferentialScenarios]
+      ? [
+          childrenScenarios,
+          webhookConfigScenarios,
+          certRotationScenarios,
+          validateDifferentialScenarios,
+          hookOwnersRbacScenarios,
+        ]
       : []),
     faultScenarios,
     outageScenarios,

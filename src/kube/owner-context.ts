@@ -1,0 +1,113 @@
+// Hook ownership through RBAC as `hookkeeper serve` is to run it (issue #15): the RBAC index and the review client,
+// set up once at startup from the kubeconfig, with the parent caches' readiness rule: /readyz waits, at most
+// syncGraceMs, for the index's first lists. Not wired into serve on this branch: the core's side names the field.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ReviewInput } from '../core/types.js';
+import type { Logger } from '../log.js';
+import type { Access, AccessReviewer } from './access-review.js';
+import { type OwnerFacts, type OwnerFactsGatherer, ownerFactsGatherer } from './owner-facts.js';
+import { DEFAULT_LOOKUP_BUDGET_MS, DEFAULT_SYNC_GRACE_MS } from './parent-context.js';
+import type { RbacIndex } from './rbac-index.js';
+
+export interface OwnerContextOptions {
+  loadKubeConfig: () => KubeConfig | Promise<KubeConfig>;
+  logger: Logger;
+  /** The core's: owners whose hooks a request removes or re-owns and whom the registry does not cover. */
+  ownersToCheck: (input: ReviewInput) => readonly string[];
+  /** For the SubjectAccessReviews of one review; defaults to the parent lookups' budget. */
+  budgetMs?: number;
+  syncGraceMs?: number;
+  now?: () => number;
+  /** Tests pass fakes; the defaults load @kubernetes/client-node when first needed. */
+  createIndex?: (kubeConfig: KubeConfig, logger: Logger) => RbacIndex | Promise<RbacIndex>;
+  createReviewer?: (kubeConfig: KubeConfig, logger: Logger, budgetMs: number) => AccessReviewer;
+}
+
+export interface OwnerContext {
+  /** The owner facts of one review; synchronous once set up when no SubjectAccessReview is needed. */
+  gather: OwnerFactsGatherer;
+  /**
+   * False at startup until the index has listed every RBAC collection, at most syncGraceMs; then true for good: an
+   * index that cannot list never keeps the other rules offline, and its facts say the grants are not known.
+   */
+  ready(): boolean;
+  stop(): void;
+}
+
+async function defaultIndex(kubeConfig: KubeConfig, logger: Logger): Promise<RbacIndex> {
+  const { createRbacIndex } = await import('./rbac-index.js');
+  return createRbacIndex({ kubeConfig, logger });
+}
+
+export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
+  const now = options.now ?? Date.now;
+  const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
+  const waitUntil = now() + (options.syncGraceMs ?? DEFAULT_SYNC_GRACE_MS);
+  let readyForGood = false;
+  let stopped = false;
+  let index: RbacIndex | undefined;
+  let reviewer: AccessReviewer | undefined;
+  let gatherer: OwnerFactsGatherer | undefined;
+  let settled = false;
+
+  const setup = (async (): Promise<void> => {
+    try {
+      const kubeConfig = await options.loadKubeConfig();
+      const createReviewer =
+        options.createReviewer ??
+        (async (kc: KubeConfig, logger: Logger, ms: number) => {
+          const [{ createAccessReviewer }, { kubeConfigAccess }] = await Promise.all([
+            import('./access-review.js'),
+            import('./http-get.js'),
+          ]);
+          return createAccessReviewer({ access: kubeConfigAccess(kc), logger, budgetMs: ms });
+        });
+      const [i, r] = await Promise.all([
+        (options.createIndex ?? defaultIndex)(kubeConfig, options.logger),
+        createReviewer(kubeConfig, options.logger, budgetMs),
+      ]);
+      if (stopped) {
+        i.stop();
+        r.close();
+        return;
+      }
+      index = i;
+      reviewer = r;
+      gatherer = ownerFactsGatherer({ index: i, reviewer: r, ownersToCheck: options.ownersToCheck });
+    } catch (err) {
+      // The registry still works: serve, and let every fact say RBAC could not be consulted.
+      options.logger.error({ err }, 'hook owners through RBAC unavailable');
+    } finally {
+      settled = true;
+    }
+  })();
+
+  /** Without the index and the client: nothing granted for sure, nothing answered. */
+  const unavailable = (input: ReviewInput): OwnerFacts => ({
+    granted: new Set(),
+    access: Object.fromEntries(options.ownersToCheck(input).map((o): [string, Access] => [o, 'unknown'])),
+    grantsKnown: false,
+  });
+
+  return {
+    gather(input) {
+      if (gatherer) return gatherer(input);
+      if (settled) return unavailable(input);
+      return setup.then(() => (gatherer ? gatherer(input) : unavailable(input)));
+    },
+    ready() {
+      if (readyForGood) return true;
+      const expired = now() >= waitUntil;
+      if (!expired && (!settled || (index !== undefined && !index.ready()))) return false;
+      if (index && !index.ready())
+        options.logger.warn('RBAC index not listed after the startup grace; hook-owner grants count as unknown');
+      readyForGood = true;
+      return true;
+    },
+    stop() {
+      stopped = true;
+      index?.stop();
+      reviewer?.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// What the webhook gathers about hook owners before a review (issue #15): which owners RBAC protects in the
+// object's namespace (the index, from memory) and, for the owners the core asks about, whether the requester may act
+// for them (SubjectAccessReviews). Which owners to ask about is the core's to say, so it is passed in.
+import { carrierFor, wellFormed } from '../core/carriers.js';
+import { isRecord } from '../core/guards.js';
+import type { KubeObject, ReviewInput } from '../core/types.js';
+import type { Access, AccessReviewer } from './access-review.js';
+import type { RbacIndex } from './rbac-index.js';
+
+export interface OwnerFacts {
+  /** Owners (among those asked about and the object's hooks' owners) that a bound grant protects in its namespace. */
+  granted: ReadonlySet<string>;
+  /** For each owner asked about: may the requester act for it (SubjectAccessReview), or could that not be told. */
+  access: Readonly<Record<string, Access>>;
+  /**
+   * The index has listed every RBAC collection, so an owner missing from `granted` is known to be unprotected. False
+   * (hookkeeper just started, or cannot list RBAC): a missing owner may be protected, and a removal that only its
+   * protection would refuse cannot be judged; the core must not allow it as unprotected.
+   */
+  grantsKnown: boolean;
+}
+
+export interface OwnerFactsOptions {
+  index: Pick<RbacIndex, 'protectedIn' | 'ready'>;
+  reviewer: Pick<AccessReviewer, 'review'>;
+  /** The owners whose hooks this request removes or re-owns and whom the policy's registry does not cover. */
+  ownersToCheck: (input: ReviewInput) => readonly string[];
+}
+
+/** Facts for one review: synchronous when nobody needs a SubjectAccessReview (most requests: no promise). */
+export type OwnerFactsGatherer = (input: ReviewInput) => OwnerFacts | Promise<OwnerFacts>;
+
+function namespaceOf(input: ReviewInput): string | undefined {
+  if (input.namespace) return input.namespace;
+  const obj = input.object ?? input.oldObject;
+  const meta = obj && isRecord(obj['metadata']) ? obj['metadata'] : {};
+  return typeof meta['namespace'] === 'string' && meta['namespace'] !== '' ? meta['namespace'] : undefined;
+}
+
+function hookOwners(input: ReviewInput): string[] {
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return [];
+  const owners = (obj: KubeObject | null): string[] => wellFormed(carrier.read(obj).hooks).map((h) => h.owner);
+  return [...owners(input.object), ...owners(input.oldObject)];
+}
+
+export function ownerFactsGatherer(options: OwnerFactsOptions): OwnerFactsGatherer {
+  return (input) => {
+    const namespace = namespaceOf(input);
+    const asked = [...new Set(options.ownersToCheck(input))];
+    const owners = new Set([...asked, ...hookOwners(input)]);
+    const granted = new Set([...owners].filter((o) => o !== '' && options.index.protectedIn(o, namespace)));
+    const grantsKnown = options.index.ready();
+    if (asked.length === 0) return { granted, access: {}, grantsKnown };
+    const subject = {
+      user: input.userInfo.username,
+      groups: input.userInfo.groups,
+      ...(input.userInfo.uid ? { uid: input.userInfo.uid } : {}),
+    };
+    return options.reviewer.review(subject, asked, namespace).then((access) => ({ granted, access, grantsKnown }));
+  };
+}
