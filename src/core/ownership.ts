@@ -29,6 +29,14 @@ export function isProtected(policy: Policy, ownership: Ownership | undefined, ow
   return registeredIdentities(policy, owner) !== undefined || (ownership?.granted.has(owner) ?? false);
 }
 
+/**
+ * RBAC was consulted but its grants are not known (the index has not listed): an owner the registry does not cover
+ * may be protected, so removing its hook cannot be judged and is never allowed as an unprotected owner's.
+ */
+export function grantsUnknown(ownership: Ownership | undefined, owner: string): boolean {
+  return owner !== '' && ownership !== undefined && !ownership.grantsKnown;
+}
+
 /** A hook of the stored object that the new object lacks (`now` undefined) or gives another owner. */
 export interface HookChange {
   old: Hook;
@@ -59,12 +67,14 @@ export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHo
  * The owners whose hooks this request removes or re-owns on behalf of a user the registry and break-glass do not
  * cover: the only owners the webhook asks SubjectAccessReview about, at most MAX_OWNERS_CHECKED. An empty owner has
  * no name to ask about. With `unverifiedRemoval: allow`, an owner the transport knows is unprotected (`granted`,
- * default the input's ownership fact) is not asked about either: its removal is allowed whatever RBAC says.
+ * default the input's ownership fact when its grants are known) is not asked about either: its removal is allowed whatever RBAC says.
  */
 export function ownersToCheck(
   policy: Policy,
   input: ReviewInput,
-  granted: ReadonlySet<string> | undefined = input.context?.ownership?.granted,
+  granted: ReadonlySet<string> | undefined = input.context?.ownership?.grantsKnown
+    ? input.context.ownership.granted
+    : undefined,
 ): readonly string[] {
   if (policy.enforcement['owner-only-removal'] === 'off' || input.operation !== 'UPDATE') return [];
   if (input.object === null || input.oldObject === null) return [];

@@ -47,6 +47,12 @@ export interface Ownership {
   granted: ReadonlySet<string>;
   /** Whether the requesting user may act for each owner asked about (SubjectAccessReview); 'unknown' = could not ask. */
   access: Readonly<Record<string, 'allowed' | 'denied' | 'unknown'>>;
+  /**
+   * The transport has listed every RBAC collection, so an owner missing from `granted` is known to be unprotected.
+   * False (just started, or RBAC cannot be listed): any owner may be protected, so its removal is never allowed as
+   * an unprotected owner's; it could not be checked.
+   */
+  grantsKnown: boolean;
 }
 
 /** A field error found by a transport's check, in the API server's words. */

@@ -1,6 +1,7 @@
 // Hook ownership through RBAC as `hookkeeper serve` is to run it (issue #15): the RBAC index and the review client,
 // set up once at startup from the kubeconfig, with the parent caches' readiness rule: /readyz waits, at most
-// syncGraceMs, for the index's first lists. Not wired into serve on this branch: the core's side names the field.
+// syncGraceMs, for the index's first lists. No kubeconfig (a laptop, no cluster): no ownership fact at all, so the
+// policy's registry decides as before; a cluster whose RBAC cannot be set up: facts that say nothing is known.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -24,8 +25,11 @@ export interface OwnerContextOptions {
 }
 
 export interface OwnerContext {
-  /** The owner facts of one review; synchronous once set up when no SubjectAccessReview is needed. */
-  gather: OwnerFactsGatherer;
+  /**
+   * The owner facts of one review; synchronous once set up when no SubjectAccessReview is needed; undefined when
+   * there is no cluster to ask (no kubeconfig): RBAC is not consulted.
+   */
+  gather(input: ReviewInput): OwnerFacts | Promise<OwnerFacts | undefined> | undefined;
   /**
    * False at startup until the index has listed every RBAC collection, at most syncGraceMs; then true for good: an
    * index that cannot list never keeps the other rules offline, and its facts say the grants are not known.
@@ -49,10 +53,21 @@ export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
   let reviewer: AccessReviewer | undefined;
   let gatherer: OwnerFactsGatherer | undefined;
   let settled = false;
+  let noCluster = false;
 
   const setup = (async (): Promise<void> => {
     try {
-      const kubeConfig = await options.loadKubeConfig();
+      let kubeConfig: KubeConfig;
+      try {
+        kubeConfig = await options.loadKubeConfig();
+      } catch (err) {
+        noCluster = true;
+        options.logger.info(
+          { err },
+          'no kubeconfig: hook owners through RBAC not consulted, the policy registry decides',
+        );
+        return;
+      }
       const createReviewer =
         options.createReviewer ??
         (async (kc: KubeConfig, logger: Logger, ms: number) => {
@@ -92,8 +107,8 @@ export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
   return {
     gather(input) {
       if (gatherer) return gatherer(input);
-      if (settled) return unavailable(input);
-      return setup.then(() => (gatherer ? gatherer(input) : unavailable(input)));
+      if (settled) return noCluster ? undefined : unavailable(input);
+      return setup.then(() => (gatherer ? gatherer(input) : noCluster ? undefined : unavailable(input)));
     },
     ready() {
       if (readyForGood) return true;

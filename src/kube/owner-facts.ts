@@ -3,22 +3,16 @@
 // for them (SubjectAccessReviews). Which owners to ask about is the core's to say, so it is passed in.
 import { carrierFor, wellFormed } from '../core/carriers.js';
 import { isRecord } from '../core/guards.js';
-import type { KubeObject, ReviewInput } from '../core/types.js';
-import type { Access, AccessReviewer } from './access-review.js';
+import type { KubeObject, Ownership, ReviewInput } from '../core/types.js';
+import type { AccessReviewer } from './access-review.js';
 import type { RbacIndex } from './rbac-index.js';
 
-export interface OwnerFacts {
-  /** Owners (among those asked about and the object's hooks' owners) that a bound grant protects in its namespace. */
-  granted: ReadonlySet<string>;
-  /** For each owner asked about: may the requester act for it (SubjectAccessReview), or could that not be told. */
-  access: Readonly<Record<string, Access>>;
-  /**
-   * The index has listed every RBAC collection, so an owner missing from `granted` is known to be unprotected. False
-   * (hookkeeper just started, or cannot list RBAC): a missing owner may be protected, and a removal that only its
-   * protection would refuse cannot be judged; the core must not allow it as unprotected.
-   */
-  grantsKnown: boolean;
-}
+/**
+ * The core's ownership fact: owners (among those asked about and the object's hooks' owners) a bound grant protects in
+ * the object's namespace, the SubjectAccessReview answers for the owners asked about, and whether the index has
+ * listed (grantsKnown false: hookkeeper just started, or cannot list RBAC; the core then allows nothing as unprotected).
+ */
+export type OwnerFacts = Ownership;
 
 export interface OwnerFactsOptions {
   index: Pick<RbacIndex, 'protectedIn' | 'ready'>;

@@ -32,7 +32,7 @@ function input(before: HookSpec[], after: HookSpec[], user: UserInfo, ownership?
 }
 
 function facts(granted: string[], access: Ownership['access'] = {}): Ownership {
-  return { granted: new Set(granted), access };
+  return { granted: new Set(granted), access, grantsKnown: true };
 }
 
 const ROLE_LINE =
@@ -117,6 +117,53 @@ describe('unprotected owners: unverifiedRemoval', () => {
     assert.equal(d.notices[0]?.audit.key, 'break-glass-hook-removal');
     assert.match(d.notices[0]?.audit.value ?? '', /"route":"break-glass"/);
   });
+});
+
+describe('grants not listed yet (grantsKnown false): no owner the registry does not cover is allowed as unprotected', () => {
+  const unlisted = (access: Ownership['access'] = {}): Ownership => ({
+    granted: new Set(),
+    access,
+    grantsKnown: false,
+  });
+
+  for (const mode of ['allow', 'warn', 'deny'] as const) {
+    test(`${mode}: refused, the message says whether a grant protects the owner could not be checked`, () => {
+      const d = evaluate(policyWith(mode), input([STORAGE], [], BOB, unlisted({ 'team/storage': 'denied' })));
+      assert.equal(d.allowed, false);
+      assert.match(
+        d.denials[0]?.message ?? '',
+        /"bob" may not remove .*; no identity is registered for that owner, and whether an RBAC grant protects it could not be checked/,
+      );
+      assert.match(d.denials[0]?.message ?? '', /kubectl create clusterrolebinding hookowner-team-storage-bob/);
+    });
+  }
+
+  test('RBAC that answers allowed still lets the removal through, routed rbac', () => {
+    const d = evaluate(policyWith('deny'), input([STORAGE], [], BOB, unlisted({ 'team/storage': 'allowed' })));
+    assert.equal(d.allowed, true);
+    assert.match(d.notices[0]?.audit.value ?? '', /"route":"rbac"/);
+  });
+
+  test('the empty owner has no grant to wait for: unverifiedRemoval applies', () => {
+    const empty = { name: 'Cleanup', owner: '' };
+    const d = evaluate(DEFAULT_POLICY, input([empty], [], BOB, unlisted()));
+    assert.equal(d.allowed, true);
+    assert.match(d.notices[0]?.warning ?? '', /has no owner to grant/);
+  });
+
+  test('under allow, an owner missing from unlisted grants is still asked about', () => {
+    const i = { ...input([STORAGE], [], BOB), context: { ownership: unlisted() } };
+    assert.deepEqual(ownersToCheck(policyWith('allow'), i), ['team/storage']);
+  });
+});
+
+test('without the ownership fact (no cluster, validate) the registry decides and nothing says "could not be checked"', () => {
+  for (const mode of ['allow', 'warn', 'deny'] as const) {
+    const d = evaluate(policyWith(mode), input([STORAGE], [], BOB));
+    assert.equal(d.allowed, mode !== 'deny', mode);
+    const text = [...d.denials.map((v) => v.message), ...d.notices.map((n) => n.warning ?? '')].join('\n');
+    assert.doesNotMatch(text, /could not be checked/, mode);
+  }
 });
 
 describe('protected owners: registered or granted', () => {

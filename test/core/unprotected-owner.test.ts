@@ -32,7 +32,7 @@ function findings(hooks: HookSpec[], ownership?: Ownership, policy: Policy = DEF
   return d.warnings.filter((v) => v.rule === 'unprotected-owner');
 }
 
-const none: Ownership = { granted: new Set(), access: {} };
+const none: Ownership = { granted: new Set(), access: {}, grantsKnown: true };
 
 describe('unprotected-owner', () => {
   test('an owner neither registered nor granted is reported, warn by default, with the grant to add', () => {
@@ -53,8 +53,15 @@ describe('unprotected-owner', () => {
     );
   });
 
+  test('grants not listed yet: no owner is judged unprotected', () => {
+    assert.deepEqual(findings([ETCD, BACKUP], { granted: new Set(), access: {}, grantsKnown: false }), []);
+  });
+
   test('a grant protects an owner; so does a registry entry with an identity, but not an empty one', () => {
-    assert.deepEqual(findings([BACKUP, STORAGE], { granted: new Set(['my-backup-controller']), access: {} }).length, 1);
+    assert.deepEqual(
+      findings([BACKUP, STORAGE], { granted: new Set(['my-backup-controller']), access: {}, grantsKnown: true }).length,
+      1,
+    );
     const empty: Policy = {
       ...DEFAULT_POLICY,
       owners: { ...DEFAULT_POLICY.owners, 'team/storage': { users: [], groups: [], serviceAccounts: [] } },

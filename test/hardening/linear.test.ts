@@ -104,7 +104,7 @@ const CASES: Case[] = [
       const access = Object.fromEntries(old.filter((_, i) => i % 2 === 0).map((h) => [h.owner, 'allowed' as const]));
       return {
         ...openshift({ operation: 'UPDATE', object: machine({ preDrain: [] }), oldObject: machine({ preDrain: old }) }),
-        context: { ownership: { granted: new Set(old.map((h) => h.owner)), access } },
+        context: { ownership: { granted: new Set(old.map((h) => h.owner)), access, grantsKnown: true } },
       };
     },
   },

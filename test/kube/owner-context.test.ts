@@ -86,6 +86,7 @@ describe('createOwnerContext', () => {
     clock = 10_000;
     assert.equal(ctx.ready(), true);
     const facts = await ctx.gather(INPUT);
+    assert.ok(facts);
     assert.deepEqual([...facts.granted], ['team/storage']);
     assert.equal(facts.grantsKnown, false);
     assert.deepEqual(facts.access, { 'team/storage': 'allowed' });
@@ -97,6 +98,7 @@ describe('createOwnerContext', () => {
     f.list();
     const ctx = createOwnerContext(f.options());
     const facts = await ctx.gather(INPUT);
+    assert.ok(facts);
     assert.equal(facts.grantsKnown, true);
     assert.deepEqual(facts.access, { 'team/storage': 'allowed' });
     assert.equal(f.state.reviews, 1);
@@ -104,7 +106,7 @@ describe('createOwnerContext', () => {
     assert.deepEqual([f.state.indexStopped, f.state.reviewerClosed], [true, true]);
   });
 
-  test('no kubeconfig: serve anyway (ready), every asked owner unknown, nothing granted for sure', async () => {
+  test('no kubeconfig (no cluster): serve anyway (ready), and no ownership fact: RBAC is not consulted', async () => {
     const f = fakes();
     const ctx = createOwnerContext(
       f.options({
@@ -114,10 +116,26 @@ describe('createOwnerContext', () => {
         now: () => 0,
       }),
     );
+    assert.equal(await ctx.gather(INPUT), undefined);
+    assert.equal(ctx.ready(), true);
+    // Later reviews need no promise.
+    assert.equal(ctx.gather(INPUT), undefined);
+    assert.equal(f.state.reviews, 0);
+  });
+
+  test('a cluster whose RBAC cannot be set up: every asked owner unknown, grants not known', async () => {
+    const f = fakes();
+    const ctx = createOwnerContext(
+      f.options({
+        createIndex: () => {
+          throw new Error('forbidden');
+        },
+        now: () => 0,
+      }),
+    );
     const facts = await ctx.gather(INPUT);
     assert.deepEqual(facts, { granted: new Set(), access: { 'team/storage': 'unknown' }, grantsKnown: false });
     assert.equal(ctx.ready(), true);
-    // Later reviews need no promise.
     const again = ctx.gather(INPUT);
     assert.ok(!(again instanceof Promise));
     assert.equal(f.state.reviews, 0);

@@ -340,7 +340,8 @@ test('unverified hook removals are counted by owner, the label bounded to owners
   };
   const { listener, metrics } = app({
     policy: () => policy,
-    gatherContext: () => Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {} } }),
+    gatherContext: () =>
+      Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {}, grantsKnown: true } }),
   });
   const removal = (uid: string, owners: string[]) =>
     admissionReview({

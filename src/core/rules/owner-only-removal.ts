@@ -9,6 +9,7 @@ import {
   changedHooks,
   grantCommand,
   grantShort,
+  grantsUnknown,
   HOOKOWNERS,
   isProtected,
   registeredIdentities,
@@ -96,7 +97,11 @@ function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
           (h.owner === ''
             ? ''
             : `, and no RBAC grant of ${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}.${HOOKOWNERS.group} names it` +
-              (ownership ? '' : ' (RBAC not consulted)')),
+              (ownership
+                ? ownership.grantsKnown
+                  ? ''
+                  : ' (the RBAC grants are not listed yet)'
+                : ' (RBAC not consulted)')),
       ).message,
       fix:
         h.owner === ''
@@ -151,6 +156,19 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
       violations.push(
         denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant()}`),
+      );
+      continue;
+    }
+    // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
+    if (grantsUnknown(ownership, owner)) {
+      violations.push(
+        denial(
+          change,
+          user,
+          `no identity is registered for that owner, and whether an RBAC grant protects it could not be checked ` +
+            `(hookkeeper has not listed the cluster's RBAC), so the removal is not allowed (${breakGlassText(policy)}); ` +
+            `${unchecked}${grant()}`,
+        ),
       );
       continue;
     }

@@ -10,7 +10,8 @@ import type { CarrierRuleModule, Rule } from './context.js';
 export const unprotectedOwner: Rule = ({ policy, input, carrier, hooks: reading }) => {
   // Without the RBAC index (the audit did not look grants up), no owner is judged unprotected.
   const ownership = input.context?.ownership;
-  if (!ownership || !carrier.live) return { violations: [] };
+  // Grants not listed: an owner missing from them may be protected, so none is judged unprotected either.
+  if (!ownership?.grantsKnown || !carrier.live) return { violations: [] };
   const violations: Violation[] = [];
   for (const h of wellFormed(reading.hooks)) {
     // An empty owner (kubeadm's kcp-cleanup) has no name to register or grant: nothing to add, so not reported.
