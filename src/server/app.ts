@@ -21,8 +21,11 @@ export interface AppDeps {
   metrics: Metrics;
   /** True once policy and TLS are loaded (and, in serve, while not shutting down). */
   ready: () => boolean;
-  /** Cluster facts some rules need (e.g. child resources' parents); looked up by the transport. */
-  gatherContext?: (input: ReviewInput) => Promise<ReviewContext> | undefined;
+  /**
+   * Cluster facts some rules need (child resources' parents, hook owners' grants); looked up by the transport.
+   * A value when known from memory, a promise when it must be asked for, undefined when none is needed.
+   */
+  gatherContext?: (input: ReviewInput) => ReviewContext | Promise<ReviewContext> | undefined;
   bodyLimit?: number;
 }
 
@@ -248,16 +251,16 @@ export function createApp(deps: AppDeps): RequestListener {
       return seconds;
     };
 
-    // Most reviews need no parents: no promise, no wait.
-    let gathering: Promise<ReviewContext> | undefined;
+    // Most reviews need no lookup: no promise, no wait.
+    let gathering: ReviewContext | Promise<ReviewContext> | undefined;
     try {
       gathering = deps.gatherContext?.(input);
     } catch (err) {
       decide(undefined, err ?? new Error('parent lookup failed'));
       return;
     }
-    if (!gathering) {
-      decide(undefined);
+    if (!(gathering instanceof Promise)) {
+      decide(gathering);
       return;
     }
     gathering

@@ -38,7 +38,7 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** Longest wait for a connection's TLS handshake (default 10 s; Node's own default is 120 s). */
   handshakeTimeoutMs?: number;
-  gatherContext?: (input: ReviewInput) => Promise<ReviewContext> | undefined;
+  gatherContext?: (input: ReviewInput) => ReviewContext | Promise<ReviewContext> | undefined;
   /** Told the policy in force at start and after each successful reload (e.g. to cache the parents it names). */
   onPolicy?: (policy: Policy) => void;
   /** An extra readiness condition (e.g. parent caches synced at startup). */

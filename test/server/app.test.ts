@@ -378,6 +378,28 @@ describe('context gathered by the transport', () => {
   });
   const found: ParentFact = { found: true, uid: VM_UID, deleting: false, namespaced: true };
 
+  test('facts known from memory come as a value, not a promise, and decide the review', async () => {
+    const storage = { name: 'storage.example.com/Migrate', owner: 'team/storage' };
+    const body = admissionReview({
+      uid: 'c0ffee00-0000-4000-8000-000000000008',
+      operation: 'UPDATE',
+      object: machine({ preDrain: [], resourceVersion: '48300' }),
+      oldObject: machine({ preDrain: [storage] }),
+      user: { username: 'bob', groups: [] },
+    });
+    const granted = (access: 'allowed' | 'denied') => ({
+      ownership: { granted: new Set(['team/storage']), access: { 'team/storage': access }, grantsKnown: true },
+    });
+    for (const [access, allowed] of [
+      ['denied', false],
+      ['allowed', true],
+    ] as const) {
+      const { listener } = app({ gatherContext: () => granted(access) });
+      const res = await request(listener).post('/validate').send(body).expect(200);
+      assert.equal((res.body as { response: { allowed: boolean } }).response.allowed, allowed, access);
+    }
+  });
+
   test('parents looked up for the review decide it: the found VirtualMachine becomes an owner', async () => {
     const asked: string[] = [];
     const { listener } = app({

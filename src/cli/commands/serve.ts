@@ -7,7 +7,11 @@ import type { AuditLoop } from '../../audit/background.js';
 import type { RunningServer } from '../../server/serve.js';
 import type { Policy } from '../../core/policy.js';
 import { AppError, describeError } from '../../errors.js';
+import { ownersToCheck } from '../../core/ownership.js';
+import { createOwnerContext, type OwnerContext } from '../../kube/owner-context.js';
 import { createParentContext, type ParentContext } from '../../kube/parent-context.js';
+import { kubeConfigSource } from '../../kube/kubeconfig-source.js';
+import { reviewContextGatherer } from '../../kube/review-context.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect, duration, wholeNumber } from '../flags.js';
 
@@ -50,11 +54,11 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--shutdown-grace <seconds>', 'how long in-flight requests may finish after SIGTERM', '20')
     .option(
       '--kubeconfig <file>',
-      'credentials for parent lookups of child-resource rules (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)',
+      'credentials for hook owners through RBAC and parent lookups (default: $KUBECONFIG, else ~/.kube/config, else in-cluster; none: the policy registry alone decides hook ownership)',
     )
     .option(
       '--lookup-budget <ms>',
-      "how long a parent lookup may take before the rule's onMissingParent decides (default: 1500)",
+      'how long the lookups of one review (parents, hook-owner access reviews) may take; then onMissingParent decides, and an owner whose access is unanswered could not be checked (default: 1500)',
     )
     .option(
       '--audit-interval <duration>',
@@ -119,6 +123,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
   logger.info('starting');
   let parents: ParentContext | undefined;
+  let owners: OwnerContext | undefined;
   let audit: AuditLoop | undefined;
   let running: RunningServer | undefined;
   try {
@@ -129,16 +134,29 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
     if (kubeconfig && !existsSync(kubeconfig))
       throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
-    // @kubernetes/client-node takes about a second to load: it is imported, and credentials are loaded, only if
-    // the policy (now or after a reload) has child rules, or for the background audit.
+    // @kubernetes/client-node takes about a second to load: it is imported, and credentials are loaded, at start-up
+    // for hook owners through RBAC (no credentials: the registry alone decides), by the parent lookups only if the
+    // policy (now or after a reload) has child rules, and for the background audit.
     const loadKubeConfig = async () =>
       (await import('../../kube/client.js')).loadKubeConfig(kubeconfig ? { kubeconfig } : {});
-    const context = createParentContext({
-      loadKubeConfig,
-      ...(flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) }),
-      logger: logger.child({ component: 'parents' }),
-    });
+    const budget =
+      flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) };
+    const context = createParentContext({ loadKubeConfig, ...budget, logger: logger.child({ component: 'parents' }) });
     parents = context;
+    let policyInForce: Policy | undefined;
+    const ownerContext = createOwnerContext({
+      // No cluster configured (client-node would make one up at localhost:8080): no ownership fact, as before #15.
+      loadKubeConfig: () => {
+        if (!kubeconfig && kubeConfigSource(io.env) === undefined)
+          throw new AppError('USAGE', 'no kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster');
+        return loadKubeConfig();
+      },
+      ...budget,
+      logger: logger.child({ component: 'hook-owners' }),
+      ownersToCheck: (input) => (policyInForce ? ownersToCheck(policyInForce, input) : []),
+    });
+    owners = ownerContext;
+    const gatherContext = reviewContextGatherer(context, ownerContext);
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
@@ -150,7 +168,6 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       import('../../server/serve.js'),
     ]);
     const metrics = createMetrics({ defaultMetrics: true });
-    let policyInForce: Policy | undefined;
     running = await startServer(
       {
         host: flags.host,
@@ -167,8 +184,9 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
           policyInForce = policy;
           context.setPolicy(policy);
         },
-        gatherContext: (input) => context.gather(input),
-        ready: () => context.ready(),
+        gatherContext,
+        // Both evaluated, so each logs when its startup grace runs out.
+        ready: () => [context.ready(), ownerContext.ready()].every(Boolean),
       },
       logger,
       metrics,
@@ -196,10 +214,12 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     audit?.stop();
     await running.shutdown();
     context.stop();
+    ownerContext.stop();
     logger.info('stopped');
     return ExitCode.Ok;
   } catch (err) {
     parents?.stop();
+    owners?.stop();
     audit?.stop();
     // Started, then failed (the background audit cannot reach the cluster): close, or the listener keeps us alive.
     await running?.shutdown();
