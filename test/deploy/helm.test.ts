@@ -391,8 +391,10 @@ test(
   () => {
     const docs = render(['--set', 'namespace.create=true'], { release: 'guard', namespace: 'platform-guard' });
     assert.equal(one(docs, 'Namespace').metadata.name, 'platform-guard');
+    // A CRD's name is its resource's (hookowners.hookkeeper.io), whatever the release.
+    assert.equal(one(docs, 'CustomResourceDefinition').metadata.name, 'hookowners.hookkeeper.io');
     for (const d of docs) {
-      if (d.kind === 'Namespace') continue;
+      if (d.kind === 'Namespace' || d.kind === 'CustomResourceDefinition') continue;
       assert.match(d.metadata.name, /^guard-hookkeeper(-|$)/, `${d.kind} ${d.metadata.name}`);
       if (
         ![
@@ -433,10 +435,19 @@ test(
   },
 );
 
-test('fullnameOverride names every object', { skip }, () => {
-  const docs = render(['--set', 'fullnameOverride=hk']);
+test('fullnameOverride names every object but the hookowners CRD', { skip }, () => {
+  const docs = render(['--set', 'fullnameOverride=hk']).filter((d) => d.kind !== 'CustomResourceDefinition');
   assert.deepEqual([...new Set(docs.map((d) => d.metadata.name.replace(/-(policy|tls|ca|selfsigned)$/, '')))], ['hk']);
   assert.equal(webhooks(one(docs, 'ValidatingWebhookConfiguration'))[0]?.clientConfig.service?.name, 'hk');
+});
+
+test('the hookowners CRD (one per cluster) is left out with rbac.hookOwnersCrd=false', { skip }, () => {
+  const crd = one(render(), 'CustomResourceDefinition');
+  assert.deepEqual(
+    [crd.metadata.name, (crd['spec'] as { scope: string; names: { kind: string } }).names.kind],
+    ['hookowners.hookkeeper.io', 'HookOwner'],
+  );
+  assert.ok(!render(['--set', 'rbac.hookOwnersCrd=false']).some((d) => d.kind === 'CustomResourceDefinition'));
 });
 
 test(

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { HOOKOWNERS } from '../../src/core/ownership.js';
 import { packageRoot } from '../../src/deploy/render.js';
 
 type Doc = Record<string, unknown> & {
@@ -189,6 +190,31 @@ test('RBAC only reads (and asks SubjectAccessReviews, which store nothing)', () 
       review ? ['create'] : [],
     );
   }
+});
+
+test('the base ships the CRD that makes hookowners.hookkeeper.io nameable by kubectl, cluster-scoped, storing nothing', () => {
+  const crd = byKind('CustomResourceDefinition');
+  const spec = crd['spec'] as {
+    group: string;
+    scope: string;
+    names: { kind: string; plural: string };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: { description: string } };
+    }[];
+  };
+  assert.equal((crd['metadata'] as { name: string }).name, `${HOOKOWNERS.resource}.${HOOKOWNERS.group}`);
+  assert.deepEqual(
+    [spec.group, spec.scope, spec.names.kind, spec.names.plural],
+    [HOOKOWNERS.group, 'Cluster', 'HookOwner', HOOKOWNERS.resource],
+  );
+  assert.deepEqual(
+    spec.versions.map((v) => [v.name, v.served, v.storage]),
+    [['v1alpha1', true, true]],
+  );
+  assert.match(spec.versions[0]?.schema.openAPIV3Schema.description ?? '', /hookkeeper stores nothing/);
 });
 
 test('each overlay wires up the certificate its way', () => {
