@@ -84,6 +84,7 @@ export function startBackgroundAudit(options: {
         now: () => new Date(),
         stuckAfterMs,
         ...(serviceAccountExists ? { serviceAccountExists } : {}),
+        ownerGrants: true,
       }),
   });
 }

@@ -12,6 +12,7 @@ import { carrierResources, type KindResource } from '../kube/resources.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import { CLUSTER_STATE } from '../core/registry.js';
 import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
+import { auditOwnership, listOwnerGrants, noteOwners, ownerListing, type SeenOwners } from './owner-grants.js';
 import type { AuditFinding, AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
 
 /** Stored objects are judged as if created by nobody in particular: rules about who removes a hook have no request to judge. */
@@ -33,6 +34,11 @@ export interface AuditDeps {
   stuckAfterMs: number;
   /** Without it, orphaned owners are not looked for. */
   serviceAccountExists?: ServiceAccountExists;
+  /**
+   * List the cluster's RBAC once (through `lister`) for the hook-owner grants: unprotected-owner judges from them,
+   * and the notes list each audited owner with who may act for it. Without it, no owner is judged unprotected.
+   */
+  ownerGrants?: boolean;
   onProgress?: (p: AuditProgress) => void;
   /** Only this namespace; absent: all namespaces. */
   namespace?: string;
@@ -131,6 +137,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   let total = 0;
   let passCount = 0;
   const stuck = new Set<string>();
+  const grants = deps.ownerGrants ? await listOwnerGrants(deps.lister, notes, deps.namespace) : undefined;
+  const seenOwners: SeenOwners = new Map();
 
   // Every resource's first page is asked for at once: the kinds a cluster lacks answer 404, and small lists arrive,
   // while the first resource is audited, instead of one round trip after another at the end. A lister holds at most
@@ -174,8 +182,12 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
               const context: ReviewContext = {};
               const deletion = deletionFact(obj, started.getTime(), deps.stuckAfterMs);
               if (deletion) context.deletion = deletion;
-              const hooks = accounts ? wellFormed(carrier.read(obj).hooks) : [];
+              const hooks = accounts || grants ? wellFormed(carrier.read(obj).hooks) : [];
               if (accounts && hooks.length > 0) context.serviceAccounts = await accounts(hooks);
+              if (grants) {
+                context.ownership = auditOwnership(grants, hooks, ref.namespace);
+                noteOwners(seenOwners, hooks, ref.namespace);
+              }
               input.context = context;
             }
             const decision = evaluate(deps.policy, input, { carriers });
@@ -204,6 +216,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`,
     );
   }
+  if (grants) notes.push(...ownerListing(grants, seenOwners));
   return {
     apiVersion: 'hookkeeper.io/v1alpha1',
     kind: 'AuditReport',

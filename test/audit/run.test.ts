@@ -332,3 +332,80 @@ describe('runAudit', () => {
     await assert.rejects(runAudit(deps(forbidden)), /forbidden \(403\)/);
   });
 });
+
+describe('runAudit: hook-owner grants (ownerGrants)', () => {
+  const BACKUP = { name: 'BackupFileSystem', owner: 'my-backup-controller' };
+  const STORAGE = { name: 'storage.example.com/Migrate', owner: 'team/storage' };
+  const grant = (names: string[]) => [
+    { apiGroups: ['hookkeeper.io'], resources: ['hookowners'], verbs: ['remove'], resourceNames: names },
+  ];
+  const rbacPages = (): Record<string, KubeObject[][]> => ({
+    'clusterroles.rbac.authorization.k8s.io': [
+      [
+        { metadata: { name: 'storage-owner' }, rules: grant(['team/storage']) },
+        { metadata: { name: 'cluster-admin' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] },
+      ],
+    ],
+    'roles.rbac.authorization.k8s.io': [[]],
+    'clusterrolebindings.rbac.authorization.k8s.io': [
+      [
+        {
+          metadata: { name: 'storage-owner' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'storage-owner' },
+          subjects: [{ kind: 'User', name: 'bob' }],
+        },
+        {
+          metadata: { name: 'cluster-admin' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ kind: 'Group', name: 'system:masters' }],
+        },
+      ],
+    ],
+    'rolebindings.rbac.authorization.k8s.io': [[]],
+  });
+  const machines = [[machine({ name: 'master-0', preDrain: [ETCD, BACKUP, STORAGE] })]];
+
+  test('unprotected-owner judges from the listed grants; each audited owner is listed with who may act', async () => {
+    const report = await runAudit(
+      deps(fakeLister({ ...rbacPages(), 'machines.machine.openshift.io': machines }), { ownerGrants: true }),
+    );
+    assert.deepEqual(
+      report.findings.filter((f) => f.rule === 'unprotected-owner').map((f) => f.hook?.owner),
+      ['my-backup-controller'],
+    );
+    assert.deepEqual(
+      report.notes.filter((n) => n.startsWith('hook owner ')),
+      [
+        'hook owner "clusteroperator/etcd": RBAC lets act for it: no grant names it; and 1 subject(s) granted every owner',
+        'hook owner "my-backup-controller": RBAC lets act for it: no grant names it; and 1 subject(s) granted every owner',
+        'hook owner "team/storage": RBAC lets act for it: User bob; and 1 subject(s) granted every owner',
+      ],
+    );
+  });
+
+  test('RBAC that cannot be listed: a note, and no owner judged unprotected', async () => {
+    const report = await runAudit(
+      deps(fakeLister({ 'machines.machine.openshift.io': machines }), { ownerGrants: true }),
+    );
+    assert.deepEqual(
+      report.findings.filter((f) => f.rule === 'unprotected-owner'),
+      [],
+    );
+    assert.ok(
+      report.notes.some((n) => /RBAC grants of hook owners could not be listed/.test(n)),
+      report.notes.join('\n'),
+    );
+  });
+
+  test('without ownerGrants, RBAC is not listed and no owner is judged unprotected (as before)', async () => {
+    const calls: Array<{ resource: string }> = [];
+    const report = await runAudit(
+      deps(fakeLister({ ...rbacPages(), 'machines.machine.openshift.io': machines }, calls)),
+    );
+    assert.deepEqual(
+      report.findings.filter((f) => f.rule === 'unprotected-owner'),
+      [],
+    );
+    assert.ok(!calls.some((c) => c.resource.includes('rbac')));
+  });
+});

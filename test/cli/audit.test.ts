@@ -67,8 +67,11 @@ describe('hookkeeper audit', () => {
     const one = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-n', 'team-a', '--output', 'json']);
     assert.equal(one.code, 0);
     assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
+    // The hook carriers, and Roles and RoleBindings, of team-a only; ClusterRoles and their bindings are cluster-wide.
     assert.ok(
-      fake.api.requests.every((p) => p.includes('/namespaces/team-a/')),
+      fake.api.requests.every(
+        (p) => p.includes('/namespaces/team-a/') || /\/rbac.authorization.k8s.io\/v1\/clusterrole(binding)?s\?/.test(p),
+      ),
       fake.api.requests.join('\n'),
     );
   });

@@ -90,6 +90,7 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
       now: () => new Date(),
       stuckAfterMs,
       serviceAccountExists: serviceAccountLookup(cluster),
+      ownerGrants: true,
       ...(onProgress ? { onProgress } : {}),
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       recordPasses: format.recordsPasses,

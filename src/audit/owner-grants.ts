@@ -1,0 +1,95 @@
+// The audit's view of hook-owner grants (issue #15): one list of the cluster's RBAC objects per run, fed into the
+// same OwnerGrants the webhook's index keeps, so unprotected-owner judges from the grants, and the report lists each
+// audited owner with the identities RBAC lets act for it.
+import type { Hook } from '../core/carriers.js';
+import type { Ownership } from '../core/types.js';
+import { describeError } from '../errors.js';
+import { type BindingKind, OwnerGrants, type OwnerGrantSubject, type RoleKind } from '../kube/owner-grants.js';
+import type { Lister, ResourceRef } from '../kube/types.js';
+
+const rbac = (plural: string, namespaced: boolean): ResourceRef => ({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural,
+  namespaced,
+});
+
+const ROLES: ReadonlyArray<[ResourceRef, RoleKind]> = [
+  [rbac('clusterroles', false), 'ClusterRole'],
+  [rbac('roles', true), 'Role'],
+];
+const BINDINGS: ReadonlyArray<[ResourceRef, BindingKind]> = [
+  [rbac('clusterrolebindings', false), 'ClusterRoleBinding'],
+  [rbac('rolebindings', true), 'RoleBinding'],
+];
+
+/**
+ * Every role and binding, listed once (Roles and RoleBindings of `namespace` only, when the audit is limited to it);
+ * undefined (with a note) when RBAC cannot be listed.
+ */
+export async function listOwnerGrants(
+  lister: Lister,
+  notes: string[],
+  namespace?: string,
+): Promise<OwnerGrants | undefined> {
+  const grants = new OwnerGrants();
+  try {
+    for (const [ref, kind] of ROLES)
+      for await (const page of lister.list(ref, ref.namespaced ? namespace : undefined))
+        for (const obj of page) grants.upsertRole(kind, obj);
+    for (const [ref, kind] of BINDINGS)
+      for await (const page of lister.list(ref, ref.namespaced ? namespace : undefined))
+        for (const obj of page) grants.upsertBinding(kind, obj);
+  } catch (err) {
+    notes.push(`RBAC grants of hook owners could not be listed (${describeError(err)}): no owner judged unprotected`);
+    return undefined;
+  }
+  return grants;
+}
+
+/** The ownership fact of one audited object: its hooks' owners that a bound grant protects in its namespace. */
+export function auditOwnership(grants: OwnerGrants, hooks: readonly Hook[], namespace: string | undefined): Ownership {
+  const granted = new Set<string>();
+  for (const h of hooks) if (h.owner !== '' && grants.protectedIn(h.owner, namespace)) granted.add(h.owner);
+  return { granted, access: {}, grantsKnown: true };
+}
+
+/** The owners seen on audited hooks, and the namespaces they were seen in (undefined: a cluster-scoped object). */
+export type SeenOwners = Map<string, Set<string | undefined>>;
+
+export function noteOwners(seen: SeenOwners, hooks: readonly Hook[], namespace: string | undefined): void {
+  for (const h of hooks) {
+    if (h.owner === '') continue;
+    let namespaces = seen.get(h.owner);
+    if (!namespaces) seen.set(h.owner, (namespaces = new Set()));
+    namespaces.add(namespace);
+  }
+}
+
+function subjectName(s: OwnerGrantSubject): string {
+  return `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;
+}
+
+/**
+ * One note per audited owner: the subjects RBAC lets act for it through a grant naming it (where a Role grants it, in
+ * which namespace), then how many hold a grant of every owner (cluster-admin's wildcard among them).
+ */
+export function ownerListing(grants: OwnerGrants, seen: SeenOwners): string[] {
+  const out: string[] = [];
+  for (const owner of [...seen.keys()].sort()) {
+    const named = new Set<string>();
+    const every = new Set<string>();
+    for (const ns of seen.get(owner) ?? []) {
+      for (const s of grants.subjectsFor(owner, ns)) {
+        const where = s.binding.namespace ? ` (in ${s.binding.namespace})` : '';
+        (s.allNames ? every : named).add(`${subjectName(s)}${s.allNames ? '' : where}`);
+      }
+    }
+    const list = named.size > 0 ? [...named].sort().join(', ') : 'no grant names it';
+    out.push(
+      `hook owner ${JSON.stringify(owner)}: RBAC lets act for it: ${list}` +
+        (every.size > 0 ? `; and ${every.size} subject(s) granted every owner` : ''),
+    );
+  }
+  return out;
+}
