@@ -63,8 +63,8 @@ export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
       } catch (err) {
         noCluster = true;
         options.logger.info(
-          { err },
-          'no kubeconfig: hook owners through RBAC not consulted, the policy registry decides',
+          { reason: err instanceof Error ? err.message : String(err) },
+          'hook owners through RBAC not consulted (no cluster): the policy registry decides',
         );
         return;
       }

@@ -11,6 +11,7 @@ export const IDENTITY_NAMES = [
   'etcdOperator',
   'machineApi',
   'alice',
+  'bob',
   'hookkeeper',
   'virtController',
   'pgo',
@@ -38,6 +39,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   etcdOperator: serviceAccount('openshift-etcd-operator', 'etcd-operator'),
   machineApi: serviceAccount('openshift-machine-api', 'machine-api-controllers'),
   alice: { username: 'alice', groups: [] },
+  // A second ordinary user, for hook owners granted through RBAC (remove on hookowners.hookkeeper.io/<owner>).
+  bob: { username: 'bob', groups: [] },
   // webhook-config/base's ServiceAccount, with its ClusterRole: parent lookups (serve --kubeconfig) and audits.
   hookkeeper: serviceAccount('hookkeeper', 'hookkeeper'),
   // The controllers the child-resource examples register as finalizer removers.
@@ -157,7 +160,11 @@ export function rbacObjects(identities: Record<IdentityName, Identity>): {
       ]),
     ],
     bindings: [
-      binding('hookkeeper-e2e:machine-editor', [user(identities.alice), saSubject(identities.etcdOperator)]),
+      binding('hookkeeper-e2e:machine-editor', [
+        user(identities.alice),
+        user(identities.bob),
+        saSubject(identities.etcdOperator),
+      ]),
       binding('hookkeeper-e2e:machine-controller', [saSubject(identities.machineApi)]),
       binding('hookkeeper-e2e:child-editor', [user(identities.alice)]),
       binding('hookkeeper-e2e:child-controller', [saSubject(identities.virtController), saSubject(identities.pgo)]),

@@ -55,6 +55,8 @@ const EXPECTED: readonly Seeded[] = [
   { rule: 'default-hooks', name: 'audit-missing-hook', hook: { stage: 'preDrain', ...DEFAULT_GATE } },
   { rule: 'orphaned-owner', name: 'audit-orphaned', hook: { stage: 'preTerminate', ...DEPROVISION } },
   { rule: 'stuck-deletion', name: 'audit-stuck', hook: { stage: 'preDrain', ...QUIESCE } },
+  // storage-team is neither registered nor granted through RBAC (the audit lists the cluster's grants): a warning.
+  { rule: 'unprotected-owner', name: 'audit-stuck', hook: { stage: 'preDrain', ...QUIESCE } },
 ];
 
 export const auditScenarios: Scenario = (env) => {
@@ -126,7 +128,10 @@ export const auditScenarios: Scenario = (env) => {
       assert.deepEqual(found, EXPECTED);
       assert.ok(
         report.findings.every(
-          (f) => f.result === 'fail' && f.object.namespace === NAMESPACE && f.object.kind === 'Machine',
+          (f) =>
+            f.result === (f.rule === 'unprotected-owner' ? 'warn' : 'fail') &&
+            f.object.namespace === NAMESPACE &&
+            f.object.kind === 'Machine',
         ),
       );
       const stuck = report.findings.find((f) => f.rule === 'stuck-deletion');
@@ -139,7 +144,7 @@ export const auditScenarios: Scenario = (env) => {
         objects: 4,
         passed: 1,
         fail: 3,
-        warn: 0,
+        warn: 1,
         stuckDeletions: 1,
         orphanedHooks: 1,
       });
@@ -171,13 +176,14 @@ export const auditScenarios: Scenario = (env) => {
         [['wgpolicyk8s.io/v1alpha2', 'PolicyReport', NAMESPACE]],
       );
       const [reportDoc] = docs;
-      assert.deepEqual(reportDoc?.summary, { pass: 1, fail: 3, warn: 0, error: 0, skip: 0 });
+      assert.deepEqual(reportDoc?.summary, { pass: 1, fail: 3, warn: 1, error: 0, skip: 0 });
       const results = (reportDoc?.results ?? []).map((r) => [r.result, r.rule ?? '', r.resources[0]?.name]).sort();
       assert.deepEqual(results, [
         ['fail', 'default-hooks', 'audit-missing-hook'],
         ['fail', 'orphaned-owner', 'audit-orphaned'],
         ['fail', 'stuck-deletion', 'audit-stuck'],
         ['pass', '', 'audit-clean'],
+        ['warn', 'unprotected-owner', 'audit-stuck'],
       ]);
     });
 

@@ -3,7 +3,6 @@
 // RBAC index and the SubjectAccessReview client run as hookkeeper's ServiceAccount with the shipped ClusterRole.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -20,6 +19,7 @@ import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
 import { silentLogger } from '../../../src/log.js';
 import { openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { kubectlSkip, requireKubectl } from '../harness/kubectl.js';
 import { pollUntil } from '../harness/processes.js';
 import type { Scenario } from '../harness/suite.js';
 
@@ -36,24 +36,8 @@ const grantRule = (names?: string[]): V1PolicyRule => ({
 const user = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name });
 const clusterRoleRef = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name });
 
-/** The kubectl on PATH, if any: the README's imperative grant is a kubectl command, checked as written. */
-const KUBECTL = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-
-/**
- * A CustomResourceDefinition for the virtual resource: no object of it is ever stored; it only makes
- * hookowners.hookkeeper.io known to discovery, which `kubectl create clusterrole --resource=...` requires.
- */
-const HOOKOWNERS_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'hookowners.hookkeeper.io' },
-  spec: {
-    group: 'hookkeeper.io',
-    scope: 'Cluster',
-    names: { plural: 'hookowners', singular: 'hookowner', kind: 'HookOwner', listKind: 'HookOwnerList' },
-    versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
-  },
-};
+/** The CRD hookkeeper ships (webhook-config/base): it makes hookowners.hookkeeper.io discoverable, storing nothing. */
+export const HOOKOWNERS_CRD_FILE = join('webhook-config', 'base', 'hookowners-crd.yaml');
 
 interface Sar {
   allowed: boolean;
@@ -185,7 +169,7 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
   describe('hook owners through RBAC: the imperative grant with kubectl', () => {
     const kubectl = async (...args: string[]): Promise<{ status: number; stdout: string; out: string }> => {
       const kc = await env().plane.kubeConfigFile('admin');
-      const r = spawnSync('kubectl', ['--kubeconfig', kc, ...args], { encoding: 'utf8' });
+      const r = spawnSync(requireKubectl(), ['--kubeconfig', kc, ...args], { encoding: 'utf8' });
       return { status: r.status ?? -1, stdout: r.stdout, out: `${r.stdout}${r.stderr}` };
     };
     const grant = (name: string, ...extra: string[]) =>
@@ -200,16 +184,15 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       );
 
     test(
-      'kubectl create clusterrole refuses hookowners.hookkeeper.io while no API serves it, and takes it once a CRD does',
-      { skip: KUBECTL ? false : 'kubectl is not on PATH' },
+      'kubectl create clusterrole refuses hookowners.hookkeeper.io while no API serves it, and takes it once the shipped CRD does',
+      { skip: kubectlSkip },
       async () => {
         // kubectl checks --resource against discovery on the client side, even for a dry run.
         const refused = await grant(`${PREFIX}:kubectl-refused`, '--dry-run=client', '-o', 'yaml');
         assert.notEqual(refused.status, 0, refused.out);
         assert.match(refused.out, /the server doesn't have a resource type "hookowners"/);
-        const file = join(env().plane.dir, 'hookowners-crd.json');
-        await writeFile(file, JSON.stringify(HOOKOWNERS_CRD));
-        assert.equal((await kubectl('apply', '-f', file)).status, 0);
+        const applied = await kubectl('apply', '-f', join(env().plane.repoRoot, HOOKOWNERS_CRD_FILE));
+        assert.equal(applied.status, 0, applied.out);
         const established = await kubectl(
           'wait',
           '--for=condition=Established',
@@ -249,9 +232,16 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       await pollUntil('the RBAC index to list', 30_000, async () => (idx().ready() ? true : undefined));
     });
 
-    after(() => {
+    after(async () => {
       index?.stop();
       reviewer?.close();
+      // Later groups (hook-owners-webhook) start from a cluster where no one is granted an owner by name.
+      const api = rbac();
+      const prefixed = (items: { metadata?: { name?: string } }[]) =>
+        items.map((i) => i.metadata?.name ?? '').filter((n) => n.startsWith(PREFIX));
+      for (const name of prefixed((await api.listClusterRoleBinding()).items))
+        await api.deleteClusterRoleBinding({ name });
+      for (const name of prefixed((await api.listClusterRole()).items)) await api.deleteClusterRole({ name });
     });
 
     test('the index (listed with the shipped ClusterRole) knows which owners are protected where', () => {

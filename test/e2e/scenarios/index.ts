@@ -9,6 +9,7 @@ import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
 import { faultScenarios } from './faults.js';
 import { hookOwnersRbacScenarios } from './hook-owners-rbac.js';
+import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
@@ -47,6 +48,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
           certRotationScenarios,
           validateDifferentialScenarios,
           hookOwnersRbacScenarios,
+          hookOwnersWebhookScenarios,
         ]
       : []),
     faultScenarios,
