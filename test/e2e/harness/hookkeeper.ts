@@ -76,8 +76,9 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
     );
   }
   const logFile = join(plane.dir, `${name}.log`);
-  // The child reads its policy and credentials from flags only: a developer's HOOKKEEPER_CONFIG or KUBECONFIG must not leak in.
-  const env = { ...process.env };
+  // The child reads its policy and credentials from flags only: a developer's HOOKKEEPER_CONFIG or KUBECONFIG must
+  // not leak in, nor the runner's ~/.kube/config (serve consults the cluster it names for hook-owner grants).
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
   delete env['HOOKKEEPER_CONFIG'];
   delete env['KUBECONFIG'];
   delete env['HOOKKEEPER_LOG_LEVEL'];
