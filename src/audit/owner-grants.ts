@@ -1,4 +1,4 @@
-// The audit's view of hook-owner grants (issue #15): one list of the cluster's RBAC objects per run, fed into the
+// The audit's view of hook-owner grants: one list of the cluster's RBAC objects per run, fed into the
 // same OwnerGrants the webhook's index keeps, so unprotected-owner judges from the grants, and the report lists each
 // audited owner with the identities RBAC lets act for it.
 import type { Hook } from '../core/carriers.js';

@@ -1,4 +1,4 @@
-// Hook ownership through RBAC as `hookkeeper serve` is to run it (issue #15): the RBAC index and the review client,
+// Hook ownership through RBAC as `hookkeeper serve` is to run it: the RBAC index and the review client,
 // set up once at startup from the kubeconfig, with the parent caches' readiness rule: /readyz waits, at most
 // syncGraceMs, for the index's first lists. No kubeconfig (a laptop, no cluster): no ownership fact at all, so the
 // policy's registry decides as before; a cluster whose RBAC cannot be set up: facts that say nothing is known.

@@ -1,4 +1,4 @@
-// What the webhook gathers about hook owners before a review (issue #15): which owners RBAC protects in the
+// What the webhook gathers about hook owners before a review: which owners RBAC protects in the
 // object's namespace (the index, from memory) and, for the owners the core asks about, whether the requester may act
 // for them (SubjectAccessReviews). Which owners to ask about is the core's to say, so it is passed in.
 import { carrierFor, wellFormed } from '../core/carriers.js';

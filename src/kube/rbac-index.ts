@@ -1,4 +1,4 @@
-// The watch-backed index of hook-owner grants (issue #15): ClusterRoles, Roles, ClusterRoleBindings and RoleBindings
+// The watch-backed index of hook-owner grants: ClusterRoles, Roles, ClusterRoleBindings and RoleBindings
 // watched as the parent caches watch their kinds (watch.ts), fed into OwnerGrants, so "is owner O protected in
 // namespace N" is answered from memory on every review; the audit reads the same index.
 import type { KubeConfig } from '@kubernetes/client-node';

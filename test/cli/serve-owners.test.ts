@@ -1,5 +1,5 @@
 // `hookkeeper serve` as a real process and hook owners through RBAC: without any kubeconfig (a laptop) the registry
-// decides as before #15 (an unregistered owner's hook goes with a warning, nothing "could not be checked"); with a
+// decides alone (an unregistered owner's hook goes with a warning, nothing "could not be checked"); with a
 // kubeconfig whose API server does not answer, readiness waits for the RBAC index and nothing is allowed as unprotected.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Hook ownership through RBAC (issue 15): protected owners (registered or granted), the RBAC route, unverified
+// Hook ownership through RBAC: protected owners (registered or granted), the RBAC route, unverified
 // removals under unverifiedRemoval allow/warn/deny, the route in the audit annotation, and the transport's helper.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -145,7 +145,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     parents = context;
     let policyInForce: Policy | undefined;
     const ownerContext = createOwnerContext({
-      // No cluster configured (client-node would make one up at localhost:8080): no ownership fact, as before #15.
+      // No cluster configured (client-node would make one up at localhost:8080): no ownership fact: the registry decides alone.
       loadKubeConfig: () => {
         if (!kubeconfig && kubeConfigSource(io.env) === undefined)
           throw new AppError('USAGE', 'no kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster');

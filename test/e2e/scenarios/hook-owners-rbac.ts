@@ -1,4 +1,4 @@
-// Hook ownership through RBAC (issue #15), the cluster side: first what the real API server's RBAC authorizer
+// Hook ownership through RBAC, the cluster side: first what the real API server's RBAC authorizer
 // answers for `remove` on hookowners.hookkeeper.io with owner names as resourceNames (slashes included), then the
 // RBAC index and the SubjectAccessReview client run as hookkeeper's ServiceAccount with the shipped ClusterRole.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Hook ownership through RBAC end to end (issue #15): a hookkeeper started as its ServiceAccount (--kubeconfig), as
+// Hook ownership through RBAC end to end: a hookkeeper started as its ServiceAccount (--kubeconfig), as
 // the API server's validating webhook for Machines in its own namespace, which the suite's hookkeeper (no kubeconfig,
 // registry only) leaves alone. Real identities remove hooks; real ClusterRoles and bindings grant owners; the
 // denial's kubectl line is run as given.
