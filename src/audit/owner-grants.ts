@@ -4,24 +4,8 @@
 import type { Hook } from '../core/carriers.js';
 import type { Ownership } from '../core/types.js';
 import { describeError } from '../errors.js';
-import { type BindingKind, OwnerGrants, type OwnerGrantSubject, type RoleKind } from '../kube/owner-grants.js';
-import type { Lister, ResourceRef } from '../kube/types.js';
-
-const rbac = (plural: string, namespaced: boolean): ResourceRef => ({
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  plural,
-  namespaced,
-});
-
-const ROLES: ReadonlyArray<[ResourceRef, RoleKind]> = [
-  [rbac('clusterroles', false), 'ClusterRole'],
-  [rbac('roles', true), 'Role'],
-];
-const BINDINGS: ReadonlyArray<[ResourceRef, BindingKind]> = [
-  [rbac('clusterrolebindings', false), 'ClusterRoleBinding'],
-  [rbac('rolebindings', true), 'RoleBinding'],
-];
+import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from '../kube/owner-grants.js';
+import type { Lister } from '../kube/types.js';
 
 /**
  * Every role and binding, listed once (Roles and RoleBindings of `namespace` only, when the audit is limited to it);
@@ -34,12 +18,12 @@ export async function listOwnerGrants(
 ): Promise<OwnerGrants | undefined> {
   const grants = new OwnerGrants();
   try {
-    for (const [ref, kind] of ROLES)
-      for await (const page of lister.list(ref, ref.namespaced ? namespace : undefined))
-        for (const obj of page) grants.upsertRole(kind, obj);
-    for (const [ref, kind] of BINDINGS)
-      for await (const page of lister.list(ref, ref.namespaced ? namespace : undefined))
-        for (const obj of page) grants.upsertBinding(kind, obj);
+    for (const c of GRANT_COLLECTIONS)
+      for await (const page of lister.list(c.resource, c.resource.namespaced ? namespace : undefined))
+        for (const obj of page) {
+          if ('role' in c) grants.upsertRole(c.role, obj);
+          else grants.upsertBinding(c.binding, obj);
+        }
   } catch (err) {
     notes.push(`RBAC grants of hook owners could not be listed (${describeError(err)}): no owner judged unprotected`);
     return undefined;

@@ -7,7 +7,7 @@ import type { KubeObject } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { clusterError, responseError, type Attempt } from './errors.js';
 import { pooledGet, type ClusterAccess } from './http-get.js';
-import { resourceName, type Lister, type ResourceRef } from './types.js';
+import { resourceName, resourcePath, type Lister, type ResourceRef } from './types.js';
 
 /** Page size: what kubectl uses for chunked lists. */
 export const PAGE_SIZE = 500;
@@ -34,12 +34,8 @@ export function listPath(
   limit: number,
   token: string | undefined,
 ): string {
-  const { group, version, plural } = resource;
-  // The core group lives under /api, every other group under /apis.
-  const base = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  const ns = namespace !== undefined && resource.namespaced ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   const query = new URLSearchParams({ limit: String(limit), ...(token !== undefined ? { continue: token } : {}) });
-  return `${base}${ns}/${plural}?${query.toString()}`;
+  return `${resourcePath(resource, namespace)}?${query.toString()}`;
 }
 
 function continueOf(body: unknown): string | undefined {

@@ -2,6 +2,7 @@
 // rbac-index.ts (which feeds it from watches), kept free of I/O so every case is a table test. A grant is a rule
 // allowing verb `remove` on `hookowners` in `hookkeeper.io` (each possibly "*"); its resourceNames are the owners.
 import { isRecord } from '../core/guards.js';
+import type { ResourceRef } from './types.js';
 
 export const HOOK_OWNERS_GROUP = 'hookkeeper.io';
 export const HOOK_OWNERS_RESOURCE = 'hookowners';
@@ -9,6 +10,23 @@ export const HOOK_OWNERS_VERB = 'remove';
 
 export type RoleKind = 'ClusterRole' | 'Role';
 export type BindingKind = 'ClusterRoleBinding' | 'RoleBinding';
+
+const rbac = (plural: string, namespaced: boolean): ResourceRef => ({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural,
+  namespaced,
+});
+
+/** The four collections grants come from: the webhook's index watches them, the audit lists them once. */
+export const GRANT_COLLECTIONS: ReadonlyArray<
+  { resource: ResourceRef } & ({ role: RoleKind } | { binding: BindingKind })
+> = [
+  { resource: rbac('clusterroles', false), role: 'ClusterRole' },
+  { resource: rbac('roles', true), role: 'Role' },
+  { resource: rbac('clusterrolebindings', false), binding: 'ClusterRoleBinding' },
+  { resource: rbac('rolebindings', true), binding: 'RoleBinding' },
+];
 
 /** One subject that may act for an owner, and the RBAC objects that say so (for the audit's listing). */
 export interface OwnerGrantSubject {

@@ -4,7 +4,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
 import { type ApiGet, kubeGet } from './http-get.js';
-import { type BindingKind, OwnerGrants, type OwnerGrantSubject, type RoleKind } from './owner-grants.js';
+import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from './owner-grants.js';
+import { resourcePath } from './types.js';
 import { watchCollection, type WatchedCollection } from './watch.js';
 
 export interface RbacIndex {
@@ -26,21 +27,13 @@ export interface RbacIndexOptions {
   get?: ApiGet;
 }
 
-const RBAC = '/apis/rbac.authorization.k8s.io/v1';
-
-const COLLECTIONS: ReadonlyArray<{ path: string } & ({ role: RoleKind } | { binding: BindingKind })> = [
-  { path: `${RBAC}/clusterroles`, role: 'ClusterRole' },
-  { path: `${RBAC}/roles`, role: 'Role' },
-  { path: `${RBAC}/clusterrolebindings`, binding: 'ClusterRoleBinding' },
-  { path: `${RBAC}/rolebindings`, binding: 'RoleBinding' },
-];
-
 export function createRbacIndex(options: RbacIndexOptions): RbacIndex {
   const get = options.get ?? kubeGet(options.kubeConfig);
   const grants = new OwnerGrants();
-  const watched: WatchedCollection[] = COLLECTIONS.map((c) => {
-    const what = `RBAC index: ${c.path.split('/').pop() ?? c.path}`;
-    const w = watchCollection(options.kubeConfig, get, c.path, options.logger.child({ rbac: c.path }), what);
+  const watched: WatchedCollection[] = GRANT_COLLECTIONS.map((c) => {
+    const path = resourcePath(c.resource);
+    const what = `RBAC index: ${c.resource.plural}`;
+    const w = watchCollection(options.kubeConfig, get, path, options.logger.child({ rbac: path }), what);
     // Only what a grant needs is kept from each object (client-node's informer keeps the objects themselves).
     if ('role' in c) {
       w.informer.on('add', (obj) => grants.upsertRole(c.role, obj));

@@ -23,6 +23,14 @@ export function resourceName(r: ResourceRef): string {
   return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
 }
 
+/** The API path of a resource's collection, in one namespace or (namespace undefined) all of them. */
+export function resourcePath(r: ResourceRef, namespace?: string): string {
+  // The core group lives under /api, every other group under /apis.
+  const base = r.group === '' ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
+  const ns = namespace !== undefined && r.namespaced ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${r.plural}`;
+}
+
 /** The API server answered 404 for a resource's list: its CRD is not installed (or not this version). */
 export class CrdNotInstalled extends AppError {
   constructor(
