@@ -10,6 +10,7 @@ import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js
 import { AppError, type Problem } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
+import { escapePointerToken } from '../core/pointer.js';
 import { POLICY_SCHEMA } from './schema.js';
 import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
 
@@ -77,8 +78,7 @@ export function parsePolicy(text: string, file: string): Policy {
       const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
       const key =
         unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
-      const path =
-        key === undefined ? e.instancePath : `${e.instancePath}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const path = key === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(key)}`;
       const extra =
         unknown !== undefined
           ? ` (${unknown})`

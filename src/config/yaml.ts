@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { AppError, type Problem } from '../errors.js';
+import { unescapePointerToken } from '../core/pointer.js';
 
 let yaml: typeof Yaml | undefined;
 /**
@@ -30,12 +31,7 @@ export interface YamlDocument {
 export function toKeys(path: string | readonly (string | number)[]): (string | number)[] {
   if (typeof path !== 'string') return [...path];
   if (path === '' || path === '/') return [];
-  const raw = path.startsWith('/')
-    ? path
-        .slice(1)
-        .split('/')
-        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-    : path.split('.');
+  const raw = path.startsWith('/') ? path.slice(1).split('/').map(unescapePointerToken) : path.split('.');
   return raw.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
 }
 

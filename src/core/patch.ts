@@ -109,8 +109,3 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 export function diff(original: KubeObject, mutated: KubeObject): PatchOperation[] {
   return jsonpatch.compare(original, mutated) as PatchOperation[];
 }
-
-/** RFC 6901 escaping of one reference token ("~" -> "~0", "/" -> "~1"), e.g. for annotation keys. */
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}

@@ -2,6 +2,7 @@
 // turns kube-openapi errors into field.Required, field.NotSupported, field.TooMany, ... and prints them as
 // "<path>: <type>: <detail>"), with field paths in its notation: spec.list[0].name.
 import type { ErrorObject } from 'ajv';
+import { unescapePointerToken } from '../core/pointer.js';
 import {
   duplicate,
   formatValue,
@@ -24,12 +25,7 @@ export interface SchemaFinding {
 }
 
 function tokens(instancePath: string): string[] {
-  return instancePath === ''
-    ? []
-    : instancePath
-        .slice(1)
-        .split('/')
-        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return instancePath === '' ? [] : instancePath.slice(1).split('/').map(unescapePointerToken);
 }
 
 /** Walks the data so array indexes print as [i] and map keys as .key, and returns the value found. */
