@@ -1,0 +1,227 @@
+// owner-only-removal in CEL: hooks an UPDATE removes or re-owns, each allowed when the user acts for its owner
+// (the registry compiled in), holds break-glass (a separate Warn+Audit policy), or RBAC grants remove on
+// hookowners.hookkeeper.io/<owner>; otherwise denied (a registered owner) or given unverifiedRemoval's outcome.
+// authorizer checks cost 350,000 each against a 1,000,000 per-expression limit, so each is its own variable, made
+// only for the distinct owners nothing else allowed, at most MAX_OWNERS_CHECKED, as the webhook asks.
+import { HOOKOWNERS, MAX_OWNERS_CHECKED } from '../ownership.js';
+import { describeIdentities } from '../policy.js';
+import { existed } from './carrier.js';
+import {
+  breakGlassUser,
+  denialMessage,
+  grantVariables,
+  registryLiteral,
+  USER,
+  type HookView,
+} from './owner-messages.js';
+import { str, stringMap } from './text.js';
+import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation } from './types.js';
+
+/**
+ * The hooks an UPDATE removes or re-owns, per stage: their indices in the stored object's list (changed<Stage>) and
+ * their owners (changedOwners<Stage>, joined in changedOwners). Plain lists, no map per hook: a request may remove
+ * 20,000 hooks of one stage within one expression's cost limit.
+ */
+function changedVariables(ctx: NativeContext): CelVariable[] {
+  const out: CelVariable[] = [];
+  for (const s of ctx.cel.stages) {
+    const cond = `!(h.name in ${s.index}) || ${s.index}[h.name] != h.owner`;
+    out.push(
+      {
+        name: changedName(s),
+        expression: `request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, i) : []`,
+      },
+      {
+        name: `changedOwners${cap(s)}`,
+        expression: `request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, h.owner) : []`,
+      },
+    );
+  }
+  out.push({
+    name: 'changedOwners',
+    expression: ctx.cel.stages.map((s) => `variables.changedOwners${cap(s)}`).join(' + '),
+  });
+  return out;
+}
+
+const cap = (s: CelStage): string => `${s.stage[0]?.toUpperCase() ?? ''}${s.stage.slice(1)}`;
+const changedName = (s: CelStage): string => `changed${cap(s)}`;
+
+function view(s: CelStage, idx: string): HookView {
+  const h = `${s.oldHooks}[${idx}]`;
+  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${h}.name in ${s.index})` };
+}
+
+/**
+ * The message for the first changed hook (stage by stage, in list order) whose owner satisfies `pred`: each
+ * stage's matching indices computed once, the text built for the first one only.
+ */
+function firstChanged(ctx: NativeContext, pred: (owner: string) => string, text: (v: HookView) => string): string {
+  // The API server evaluates every message expression on every request: nothing changed costs one size().
+  let out = "''";
+  for (const s of [...ctx.cel.stages].reverse()) {
+    // Positions in the owners list (plain strings CEL built), then the stored hook at the first one only.
+    const picked = `variables.changedOwners${cap(s)}.transformList(j, o, ${pred('o')}, j)`;
+    out = `[${picked}].map(a, size(a) > 0 ? ${text(view(s, `variables.${changedName(s)}[a[0]]`))} : ${out})[0]`;
+  }
+  return `size(variables.changedOwners) == 0 ? '' : ${out}`;
+}
+
+/**
+ * The variables that ask RBAC about each distinct owner of a family the registry did not settle, one check per
+ * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
+ * are denied unless RBAC allows: registered ones, or every one under unverifiedRemoval: deny) and `unverified`
+ * (owners nobody registered, warned about unless RBAC allows). Each family is only evaluated by the policy using it.
+ */
+function rbacVariables(family: 'guarded' | 'unverified', filter: string): CelVariable[] {
+  const out: CelVariable[] = [
+    {
+      name: `${family}Unresolved0`,
+      expression: `variables.breakGlass ? [] : variables.changedOwners.filter(o, o != '' && !(o in variables.actsFor) && ${filter})`,
+    },
+  ];
+  const checked: string[] = [];
+  for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
+    out.push({
+      name: `${family}${k}`,
+      expression: `size(variables.${family}Unresolved${k}) > 0 ? variables.${family}Unresolved${k}[0] : ''`,
+    });
+    if (k + 1 < MAX_OWNERS_CHECKED) {
+      out.push({
+        name: `${family}Unresolved${k + 1}`,
+        expression: `variables.${family}Unresolved${k}.filter(o, o != variables.${family}${k})`,
+      });
+    }
+    out.push({
+      name: `${family}Granted${k}`,
+      expression:
+        `variables.${family}${k} != '' && authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
+        `.namespace(request.namespace).name(variables.${family}${k}).check(${str(HOOKOWNERS.verb)}).allowed()`,
+    });
+    checked.push(`variables.${family}${k}`);
+  }
+  out.push({ name: `${family}Checked`, expression: `[${checked.join(', ')}]` });
+  return out;
+}
+
+/** strictOwners: a hook added with an owner the registry does not name (RBAC grants cannot be listed from CEL). */
+function strictOwners(ctx: NativeContext): NativeValidation[] {
+  const { verb, resource, group } = HOOKOWNERS;
+  return ctx.cel.stages.map((s) => {
+    const passes = `(h.owner in variables.registered || ${existed(s, 'h')})`;
+    return {
+      outcome: 'enforced',
+      expression: `${s.hooks}.all(h, ${passes})`,
+      messageExpression:
+        `${s.hooks}.transformList(i, h, !${passes}, ${s.ownerPath('i', 'h')} + ': Invalid value: ' + strings.quote(h.owner) + ` +
+        `': owner of hook ' + strings.quote(h.name) + ' is not registered in the policy and strictOwners is on' + ` +
+        `(h.owner == '' ? '' : ${str(`, and no RBAC grant of ${verb} on ${resource}.${group} names it (RBAC not consulted)`)}))[0]`,
+      reason: 'Invalid',
+    };
+  });
+}
+
+export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
+  const { policy, cel } = ctx;
+  const variables: CelVariable[] = [{ name: 'registered', expression: registryLiteral(policy) }];
+  const validations: NativeValidation[] = policy.strictOwners ? strictOwners(ctx) : [];
+  if (!cel.carrier.live) return { variables, validations };
+  variables.push(
+    ...changedVariables(ctx),
+    { name: 'breakGlass', expression: breakGlassUser(policy) },
+    {
+      name: 'actsFor',
+      expression: `variables.registered.transformMapEntry(o, ids, ${USER} in ids.u || request.userInfo.groups.exists(g, g in ids.g), {o: true})`,
+    },
+    ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? 'true' : 'o in variables.registered'),
+    ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', '!(o in variables.registered)') : []),
+    ...grantVariables(policy),
+    {
+      name: 'ownerIdentities',
+      expression: stringMap(
+        Object.entries(policy.owners).map(([owner, ids]) => [
+          owner,
+          describeIdentities(ids).join(', ') || '(no identity registered)',
+        ]),
+      ),
+    },
+  );
+  // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
+  // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook. Owners in order of
+  // their first changed hook, so the first failing validation names the first hook the webhook denies.
+  // The removal checks matter only for an UPDATE that changes the hooks: a policy of their own, gated so
+  // every other request costs one expression (the API server evaluates every message expression of a policy).
+  const removal = {
+    suffix: 'removal',
+    when: { name: 'changes-hooks', expression: cel.changesHooks },
+  };
+  const breakGlassRemoval = {
+    suffix: 'removal',
+    when: {
+      name: 'break-glass-changes-hooks',
+      expression: `(${breakGlassUser(policy)}) && ${cel.changesHooks}`,
+    },
+  };
+  const guarded = (o: string): string =>
+    policy.unverifiedRemoval === 'deny' ? 'true' : `${o} in variables.registered`;
+  const settled = (family: string, o: string): string =>
+    `(${o} in variables.actsFor || (${o} != '' && ${o} in variables.${family}Checked))`;
+  const denial = (v: HookView): string => denialMessage(policy, v);
+  for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
+    const o = `variables.guarded${k}`;
+    validations.push({
+      outcome: 'enforced',
+      expression: `size(variables.guardedUnresolved0) == 0 || ${o} == '' || variables.guardedGranted${k}`,
+      // A passing validation's message is still evaluated: an owner not asked about costs one comparison.
+      messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, denial)}`,
+      reason: 'Forbidden',
+      gate: removal,
+    });
+  }
+  // Hooks of no owner RBAC could be asked about (an empty owner, or beyond the owners a request may check).
+  const unsettled = (x: string): string => `!(${settled('guarded', x)} || !(${guarded(x)}))`;
+  validations.push({
+    outcome: 'enforced',
+    expression: `variables.breakGlass || variables.changedOwners.all(o, !${unsettled('o')})`,
+    messageExpression: `variables.breakGlass || variables.changedOwners.all(o, !${unsettled('o')}) ? '' : ${firstChanged(ctx, unsettled, denial)}`,
+    reason: 'Forbidden',
+    gate: removal,
+  });
+  if (policy.unverifiedRemoval === 'warn') {
+    const { verb, resource } = HOOKOWNERS;
+    const warning = (v: HookView): string =>
+      `(${v.o} == '' ? 'unverified: hook ' + ${v.n} + ' has no owner to grant; ' + (${v.r} ? 're-owned ' : '') + 'by ' + ${USER} : ` +
+      `'unverified: hook ' + ${v.n} + ' of ' + ${v.o} + '; grant ${verb} on ${resource}/' + ${v.o} + '; ' + (${v.r} ? 're-owned ' : '') + 'by ' + ${USER})`;
+    for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
+      const o = `variables.unverified${k}`;
+      validations.push({
+        outcome: 'warn',
+        expression: `size(variables.unverifiedUnresolved0) == 0 || ${o} == '' || variables.unverifiedGranted${k}`,
+        messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, warning)}`,
+        reason: 'Forbidden',
+        gate: removal,
+      });
+    }
+    const unverified = (x: string): string => `!(${settled('unverified', x)} || ${x} in variables.registered)`;
+    validations.push({
+      outcome: 'warn',
+      expression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')})`,
+      messageExpression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')}) ? '' : ${firstChanged(ctx, unverified, warning)}`,
+      reason: 'Forbidden',
+      gate: removal,
+    });
+  }
+  validations.push({
+    outcome: 'breakGlass',
+    expression: `!variables.breakGlass || variables.changedOwners.all(o, o in variables.actsFor)`,
+    messageExpression: firstChanged(
+      ctx,
+      (x) => `!(${x} in variables.actsFor)`,
+      (v) =>
+        `('break-glass: ' + ${USER} + ' may ' + (${v.r} ? 'change the owner of ' : 'remove ') + ${v.s} + ' hook ' + ${v.n} + ' of ' + ${v.o} + '; audited')`,
+    ),
+    reason: 'Forbidden',
+    gate: breakGlassRemoval,
+  });
+  return { variables, validations };
+}
