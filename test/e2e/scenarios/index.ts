@@ -17,6 +17,7 @@ import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
+import { nativeCelScenarios } from './native-cel.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
@@ -63,6 +64,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
             validateDifferentialScenarios,
             hookOwnersRbacScenarios,
             hookOwnersWebhookScenarios,
+            nativeCelScenarios,
           ]
         : []),
       faultScenarios,
