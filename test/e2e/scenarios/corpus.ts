@@ -343,7 +343,10 @@ export const corpusScenarios: Scenario = (env) => {
   });
 };
 
-/** validate's verdict on the case, as the API server would relay the webhook's (capi-migration is validate's alone). */
+/**
+ * validate's verdict on the case, as the API server would relay the webhook's (capi-migration is validate's alone),
+ * and the rules that decided it.
+ */
 async function validateVerdict(
   env: E2EEnv,
   c: CorpusCase,
@@ -364,7 +367,9 @@ async function validateVerdict(
   const report = JSON.parse(run.stdout) as ValidateReport;
   const result = report.results[0] as ObjectResult;
   const deny = result.findings.filter((f) => f.severity === 'deny' && f.rule !== 'capi-migration');
-  return { allowed: deny.length === 0, rules: [...new Set(deny.map((f) => f.rule))] };
+  // A patch is the default-hooks rule at work: what decides a request that only its mutation makes valid.
+  const rules = [...deny.map((f) => f.rule), ...(result.patch.length > 0 ? ['default-hooks'] : [])];
+  return { allowed: deny.length === 0, rules: [...new Set(rules)] };
 }
 
 /** The notes of render that name one of these rules or policies: a declared divergence. */

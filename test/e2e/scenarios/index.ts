@@ -3,6 +3,7 @@
 import type { AdmissionMode } from '../harness/admission-modes.js';
 import type { SuitePlan } from '../harness/suite.js';
 import { auditScenarios } from './audit.js';
+import { bothOutageScenarios } from './both-outage.js';
 import { capiScenarios } from './capi.js';
 import { celCostScenarios, findSizeLimit } from './cel-cost.js';
 import { certRotationScenarios } from './cert-rotation.js';
@@ -47,6 +48,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       dryRunScenarios,
       machineSetScenarios,
       capiScenarios,
+      bothOutageScenarios,
       // The corpus and the cost proof run once, in the suite that always runs.
       ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
     ],
