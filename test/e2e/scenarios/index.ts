@@ -41,6 +41,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
     modes: options.modes,
     // Every decision in these must come out the same through the webhook, the native policies, or both.
     perMode: [
+      identityScenarios,
       defaultHookScenarios,
       ownerOnlyRemovalScenarios,
       deletionScenarios,
@@ -54,7 +55,6 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
     ],
     ...(options.crdIndependent ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison] } : {}),
     webhookOnly: [
-      identityScenarios,
       validateAgreementScenarios,
       auditScenarios,
       reportScenarios,
