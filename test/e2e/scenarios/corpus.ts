@@ -1,6 +1,7 @@
-// The differential corpus: every Machine review the rule unit tests build (OpenShift and Cluster API), collected by
-// running those tests with the recorder on, replayed through the API server as a real identity in each admission
-// mode (dry-run requests against old objects stored once, before any admission), and judged by `hookkeeper validate`.
+// The differential corpus: every review the rule unit tests build of a Machine or a kind that templates Machines
+// (OpenShift and Cluster API), collected by running those tests with the recorder on, replayed through the API server
+// as a real identity in each admission mode (dry-run requests against old objects stored once, before any admission),
+// and judged by `hookkeeper validate`.
 // The webhook, the native policies (alone and with the webhook) and validate must give the same verdict; where native
 // cannot decide as the webhook does, a note of render must say so for the rule that decided.
 import assert from 'node:assert/strict';
@@ -110,7 +111,7 @@ export interface Verdict {
 interface Corpus {
   cases: CorpusCase[];
   verdicts: Map<string, Partial<Record<AdmissionMode, Verdict>>>;
-  /** Reviews recorded, and how many were not Machine reviews or not served by these CRDs. */
+  /** Reviews recorded, and how many were of a kind or version these CRDs do not serve. */
   recorded: number;
   unserved: number;
 }
@@ -222,10 +223,12 @@ export async function corpusSetup(env: E2EEnv): Promise<void> {
   for (const r of reviews) {
     const group = r.group ?? 'machine.openshift.io';
     const body = r.object ?? r.oldObject;
-    if (!body || !MACHINE_GROUPS.has(group) || (r.kind ?? 'Machine') !== 'Machine') continue;
+    const kind = r.kind ?? 'Machine';
+    // Machines and the kinds that template them (MachineSet, MachineDeployment, ControlPlaneMachineSet).
+    if (!body || !MACHINE_GROUPS.has(group)) continue;
     if (r.operation !== 'CREATE' && r.operation !== 'UPDATE') continue;
     const version = String(body['apiVersion']).split('/')[1] ?? '';
-    const resource = served.get(`${group}/${version}/Machine`);
+    const resource = served.get(`${group}/${version}/${kind}`);
     if (!resource) {
       unserved++;
       continue;
@@ -283,8 +286,8 @@ export async function corpusSetup(env: E2EEnv): Promise<void> {
   for (const { c, old, deleting } of olds) await storeOld(env, c, old, deleting);
   corpus = { cases, verdicts: new Map(), recorded: reviews.length, unserved };
   process.stderr.write(
-    `[e2e] ${env.plane.label}: corpus of ${cases.length} Machine requests from ${reviews.length} recorded reviews ` +
-      `(${unserved} of a version these CRDs do not serve) in ${((Date.now() - t) / 1000).toFixed(1)} s\n`,
+    `[e2e] ${env.plane.label}: corpus of ${cases.length} requests from ${reviews.length} recorded reviews ` +
+      `(${unserved} of a kind or version these CRDs do not serve) in ${((Date.now() - t) / 1000).toFixed(1)} s\n`,
   );
 }
 
@@ -293,12 +296,14 @@ function corpusOrFail(): Corpus {
   return corpus;
 }
 
-/** The hooks as stored: the lifecycle hooks of an OpenShift Machine, the hook annotations of a Cluster API one. */
+/**
+ * What a mutation could change, as it would be stored: the spec (a Machine's lifecycle hooks, a template's) and the
+ * hook annotations of a Cluster API object.
+ */
 function hooksIn(obj: KubeObject): unknown {
-  const spec = (obj['spec'] ?? {}) as Record<string, unknown>;
   const annotations = (metaOf(obj)['annotations'] ?? {}) as Record<string, string>;
   return {
-    lifecycleHooks: spec['lifecycleHooks'] ?? {},
+    spec: obj['spec'] ?? {},
     annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => k.includes('.hook.machine.'))),
   };
 }
@@ -384,7 +389,7 @@ export const corpusComparison: Scenario = (env) => {
       const { cases, recorded, unserved } = corpusOrFail();
       const skipped = cases.filter((c) => c.skip);
       t.diagnostic(
-        `${recorded} reviews recorded, ${unserved} of unserved versions, ${cases.length} distinct Machine requests, ` +
+        `${recorded} reviews recorded, ${unserved} of kinds or versions not served, ${cases.length} distinct requests, ` +
           `${skipped.length} not replayable`,
       );
       for (const c of skipped) t.diagnostic(`${c.id} (${c.source}): ${c.skip}`);
