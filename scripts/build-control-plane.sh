@@ -15,7 +15,7 @@
 # graph is not bent by the apiserver's. Both are checked with --version before
 # the cache directory is published atomically.
 #
-# Usage: scripts/build-control-plane.sh        -> prints e.g. ~/.cache/hookkeeper-e2e/k8s-v1.35.8-etcd-v3.6.5
+# Usage: scripts/build-control-plane.sh        -> prints e.g. ~/.cache/hookkeeper-e2e/k8s-v1.36.5-etcd-v3.6.8
 #
 # Stdout carries ONLY the absolute bin directory (one line); progress goes to
 # stderr. A cached build that answers --version returns at once (no Go needed).
@@ -31,8 +31,8 @@ set -o errtrace
 
 # Pinned pair. ETCD_VERSION_PINNED must equal what k/k's go.mod requires; a cold
 # build checks that, so a K8S bump without an etcd bump fails loudly.
-readonly K8S_VERSION_PINNED=v1.35.8
-readonly ETCD_VERSION_PINNED=v3.6.5
+readonly K8S_VERSION_PINNED=v1.36.5
+readonly ETCD_VERSION_PINNED=v3.6.8
 
 # Keep stdout for the final answer only: everything else goes to stderr.
 exec 3>&1 1>&2
@@ -43,7 +43,7 @@ trap 'rc=$?; log "FAILED (exit $rc) at line $LINENO: $BASH_COMMAND"' ERR
 
 K8S_VERSION="${HOOKKEEPER_K8S_VERSION:-$K8S_VERSION_PINNED}"
 [[ "$K8S_VERSION" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] ||
-  die "K8S version '$K8S_VERSION' is not an exact release tag like v1.35.8"
+  die "K8S version '$K8S_VERSION' is not an exact release tag like v1.36.5"
 K8S_MINOR="${BASH_REMATCH[1]}"
 STAGING_VERSION="v0.${K8S_MINOR}.${BASH_REMATCH[2]}"   # k/k v1.Y.Z <-> staging v0.Y.Z
 (( K8S_MINOR >= 33 )) || die "K8S version $K8S_VERSION is older than v1.33"
@@ -86,7 +86,7 @@ if [[ "$ETCD_SOURCE" == derived ]]; then
   ETCD_VERSION="$(etcd_version_from "$KK_GOMOD")"
   [[ -n "$ETCD_VERSION" ]] || die "no go.etcd.io/etcd/server/v3 require line in $KK_GOMOD"
 fi
-[[ "$ETCD_VERSION" =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "etcd version '$ETCD_VERSION' is not a tag like v3.6.5"
+[[ "$ETCD_VERSION" =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "etcd version '$ETCD_VERSION' is not a tag like v3.6.8"
 
 CACHE_ROOT="${HOOKKEEPER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hookkeeper-e2e}"
 mkdir -p "$CACHE_ROOT"

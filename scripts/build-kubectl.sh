@@ -5,7 +5,7 @@
 # throw-away helper module replaces every staging module with its published v0.Y.Z release and builds cmd/kubectl.
 # Cached in ~/.cache/hookkeeper-e2e/kubectl-<version>/kubectl; a cached binary that reports its version returns at once.
 #
-# Usage: KUBECTL="$(scripts/build-kubectl.sh)"      Environment: HOOKKEEPER_K8S_VERSION (default v1.35.8),
+# Usage: KUBECTL="$(scripts/build-kubectl.sh)"      Environment: HOOKKEEPER_K8S_VERSION (default v1.36.5),
 # HOOKKEEPER_E2E_CACHE (default ~/.cache/hookkeeper-e2e), HOOKKEEPER_BUILD_JOBS (go build -p, default 2).
 set -euo pipefail
 exec 3>&1 1>&2
@@ -13,8 +13,8 @@ exec 3>&1 1>&2
 log() { printf '[build-kubectl] %s\n' "$*" >&2; }
 die() { printf '[build-kubectl] ERROR: %s\n' "$*" >&2; exit 1; }
 
-K8S_VERSION="${HOOKKEEPER_K8S_VERSION:-v1.35.8}"
-[[ "$K8S_VERSION" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "K8S version '$K8S_VERSION' is not a release tag like v1.35.8"
+K8S_VERSION="${HOOKKEEPER_K8S_VERSION:-v1.36.5}"
+[[ "$K8S_VERSION" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "K8S version '$K8S_VERSION' is not a release tag like v1.36.5"
 K8S_MINOR="${BASH_REMATCH[1]}"
 STAGING_VERSION="v0.${K8S_MINOR}.${BASH_REMATCH[2]}"
 

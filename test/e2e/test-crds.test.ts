@@ -6,4 +6,4 @@ import { scenarios } from './scenarios/index.js';
 
 const settings = readSettings();
 // The groups that do not depend on the Machine CRDs run here only: this suite always runs.
-defineSuite(settings, ownCrdSet(settings.repoRoot), scenarios({ crdIndependent: true }));
+defineSuite(settings, ownCrdSet(settings.repoRoot), scenarios({ crdIndependent: true, modes: settings.modes }));

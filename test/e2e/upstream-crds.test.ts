@@ -11,7 +11,7 @@ import { scenarios } from './scenarios/index.js';
 const settings = readSettings();
 const crds = upstreamCrdSet(settings.sharedCrdDir);
 if (!('missing' in crds)) {
-  defineSuite(settings, crds, scenarios({ crdIndependent: false }));
+  defineSuite(settings, crds, scenarios({ crdIndependent: false, modes: settings.modes }));
 } else if (settings.ci) {
   test('upstream CRDs are present (required when CI=true)', () => {
     assert.fail(`${crds.missing} (set HOOKKEEPER_E2E_SHARED_CRDS to their directory)`);

@@ -127,8 +127,8 @@ export function parseWarnings(header: string | undefined): string[] {
   return out;
 }
 
-/** Who refused a request, told apart by the API server's own wording. */
-export type Rejecter = 'webhook' | 'webhook-unreachable' | 'schema' | 'rbac' | 'other';
+/** Who refused a request, told apart by the API server's own wording ('policy': a ValidatingAdmissionPolicy). */
+export type Rejecter = 'webhook' | 'policy' | 'webhook-unreachable' | 'schema' | 'rbac' | 'other';
 
 export interface Rejection {
   by: Rejecter;
@@ -136,7 +136,23 @@ export interface Rejection {
   code: number;
   reason: string;
   message: string;
+  /** The refusal after the API server's prefix, for a webhook or policy; else the whole message. */
+  text: string;
   warnings: string[];
+}
+
+/** How the API server words a denial by one of our webhooks, and by a ValidatingAdmissionPolicy (dispatcher.go). */
+const WEBHOOK_DENIAL = /^admission webhook "[^"]+\.hookkeeper\.io" denied the request: /;
+const POLICY_DENIAL = /^.* is forbidden: ValidatingAdmissionPolicy '[^']+' with binding '[^']+' denied request: /s;
+/** A ValidatingAdmissionPolicy binding's Warn action. */
+const POLICY_WARNING = /^Validation failed for ValidatingAdmissionPolicy '[^']+' with binding '[^']+': /;
+
+/**
+ * The warnings a client got, with a policy's prefix taken off, once each: in both modes a break-glass removal is
+ * warned by the policy and by the webhook in the same words.
+ */
+export function warningTexts(warnings: readonly string[]): string[] {
+  return [...new Set(warnings.map((w) => w.replace(POLICY_WARNING, '')))].sort();
 }
 
 interface StatusBody {
@@ -159,13 +175,21 @@ export function toRejection(err: unknown): Rejection {
   const message = status.message ?? '';
   const reason = status.reason ?? '';
   let by: Rejecter = 'other';
+  let text = message;
+  const webhook = WEBHOOK_DENIAL.exec(message);
+  const policy = POLICY_DENIAL.exec(message);
   // Any of our webhooks: the Machine ones above and the child-resource ones some scenarios register.
-  if (/^admission webhook "[^"]+\.hookkeeper\.io" denied the request: /.test(message)) by = 'webhook';
-  else if (message.includes(`failed calling webhook "${WEBHOOK_NAME}"`)) by = 'webhook-unreachable';
+  if (webhook) {
+    by = 'webhook';
+    text = message.slice(webhook[0].length);
+  } else if (policy) {
+    by = 'policy';
+    text = message.slice(policy[0].length);
+  } else if (message.includes(`failed calling webhook "${WEBHOOK_NAME}"`)) by = 'webhook-unreachable';
   else if (reason === 'Invalid' && / is invalid: /.test(message)) by = 'schema';
   else if (err.code === 403 && /^[^:]+ is forbidden: User ".*" cannot /.test(message)) by = 'rbac';
   const headers = err.headers as Record<string, string | undefined>;
-  return { by, code: err.code, reason, message, warnings: parseWarnings(headers['warning']) };
+  return { by, code: err.code, reason, message, text, warnings: parseWarnings(headers['warning']) };
 }
 
 /** Runs a request that must be refused and returns how it was refused; fails if it succeeds. */

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADMISSION_MODES, type AdmissionMode } from './admission-modes.js';
 
 export interface E2ESettings {
   /** The repository root (holds package.json, scripts/, src/). */
@@ -14,6 +15,17 @@ export interface E2ESettings {
   ci: boolean;
   /** Keep the temp dir (certs, logs, etcd data) after a passing run too. */
   keep: boolean;
+  /** The admission modes the Machine groups run in (all three unless narrowed, e.g. to iterate on one). */
+  modes: readonly AdmissionMode[];
+}
+
+function readModes(value: string | undefined): readonly AdmissionMode[] {
+  if (!value) return ADMISSION_MODES;
+  const modes = value.split(',').map((m) => m.trim());
+  for (const m of modes)
+    if (!(ADMISSION_MODES as readonly string[]).includes(m))
+      throw new Error(`HOOKKEEPER_E2E_MODES: unknown mode "${m}" (modes: ${ADMISSION_MODES.join(', ')})`);
+  return modes as AdmissionMode[];
 }
 
 function findRepoRoot(): string {
@@ -34,5 +46,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): E2ESettings 
     sharedCrdDir: resolve(repoRoot, env['HOOKKEEPER_E2E_SHARED_CRDS'] || '../shared/crds'),
     ci: env['CI'] === 'true',
     keep: env['HOOKKEEPER_E2E_KEEP'] === '1',
+    modes: readModes(env['HOOKKEEPER_E2E_MODES']),
   };
 }

@@ -1,26 +1,48 @@
-// defineSuite(): one control plane + hookkeeper per CRD set, shared by every scenario group in a describe block;
-// torn down after the last test, with the processes' log tails printed for any failure.
+// defineSuite(): one control plane + hookkeeper per CRD set, shared by every scenario group in a describe block; the
+// Machine groups run once per admission mode (webhook, native policies only, both), switched on the same plane; torn
+// down after the last test, with the processes' log tails printed for any failure.
 import { after, afterEach, before, describe } from 'node:test';
+import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from './admission-modes.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import type { CrdSet } from './crds.js';
-import { registerWebhooks, startHookkeeper, waitForEnforcement, type Hookkeeper } from './hookkeeper.js';
+import { startHookkeeper, type Hookkeeper } from './hookkeeper.js';
 import type { IdentityName } from './identities.js';
 import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, ResourceClient } from './kube.js';
+import { removeMachines } from './reset.js';
 import type { E2ESettings } from './settings.js';
 
 export interface E2EEnv {
   crds: CrdSet;
   plane: ControlPlane;
+  /** Stopped in native mode (nothing answers a webhook call there); running otherwise. */
   hookkeeper: Hookkeeper;
+  /** The suite's policy rendered as native admission policies for this API server. */
+  native: NativePolicies;
+  /** The mode the running group's tests are in (set before its first test). */
+  mode: AdmissionMode;
+  /** Every mode this suite runs the Machine groups in, in order. */
+  modes: readonly AdmissionMode[];
   machines: (as: IdentityName) => ResourceClient;
   machineSets: (as: IdentityName) => ResourceClient;
   capiMachines: (as: IdentityName) => ResourceClient;
 }
-
 /** A scenario group registers its tests; it reads the environment only when they run (after `before`). */
 export type Scenario = (env: () => E2EEnv) => void;
 
-export function defineSuite(settings: E2ESettings, crds: CrdSet, scenarios: readonly Scenario[]): void {
+export interface SuitePlan {
+  /** The admission modes, in order; the first should be webhook, where the webhook-only groups run. */
+  modes: readonly AdmissionMode[];
+  /** Groups whose decisions must not depend on the mode: run once in every mode, on a plane reset in between. */
+  perMode: readonly Scenario[];
+  /** Groups about the webhook itself (its process, its CLI siblings, child resources): webhook mode only, after perMode. */
+  webhookOnly: readonly Scenario[];
+  /** Run once before any admission is registered (setting up stored objects that admission would refuse). */
+  bare?: ReadonlyArray<(env: E2EEnv) => Promise<void>>;
+  /** Groups after every mode ran (comparisons across modes). */
+  afterModes?: readonly Scenario[];
+}
+
+export function defineSuite(settings: E2ESettings, crds: CrdSet, plan: SuitePlan): void {
   describe(`hookkeeper against kube-apiserver with ${crds.name}`, () => {
     let env: E2EEnv | undefined;
     let plane: ControlPlane | undefined;
@@ -29,18 +51,21 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, scenarios: read
     before(async () => {
       plane = await startControlPlane({ settings, crds });
       try {
-        const hookkeeper = await startHookkeeper(plane);
-        await registerWebhooks(plane, hookkeeper);
-        await waitForEnforcement(plane);
+        const hookkeeper: Hookkeeper = await startHookkeeper(plane);
+        const native: NativePolicies = await renderForPlane(plane);
         const p = plane;
         env = {
           crds,
           plane: p,
           hookkeeper,
-          machines: (as) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINES),
-          machineSets: (as) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINESETS),
-          capiMachines: (as) => new ResourceClient(p.kubeConfig(as), CAPI_MACHINES),
+          native,
+          mode: 'webhook',
+          modes: plan.modes,
+          machines: (as: IdentityName) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINES),
+          machineSets: (as: IdentityName) => new ResourceClient(p.kubeConfig(as), OPENSHIFT_MACHINESETS),
+          capiMachines: (as: IdentityName) => new ResourceClient(p.kubeConfig(as), CAPI_MACHINES),
         };
+        for (const setup of plan.bare ?? []) await setup(env);
       } catch (err) {
         plane.markFailed();
         process.stderr.write(`[e2e] ${crds.name}: setup failed\n${plane.logTails()}\n`);
@@ -66,6 +91,25 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, scenarios: read
       if (!env) throw new Error('the e2e environment did not start (see the before hook)');
       return env;
     };
-    for (const scenario of scenarios) scenario(getEnv);
+    plan.modes.forEach((mode, i) => {
+      describe(`admission mode: ${mode}`, () => {
+        before(async () => {
+          const e = getEnv();
+          try {
+            // Each mode starts from no Machines, so the groups' fixed names are free again.
+            if (i > 0) await removeMachines(e);
+            await switchMode(e.plane, e.hookkeeper, e.native, mode);
+            e.mode = mode;
+          } catch (err) {
+            e.plane.markFailed();
+            process.stderr.write(`[e2e] ${crds.name}: switching to ${mode} failed\n${e.plane.logTails()}\n`);
+            throw err;
+          }
+        });
+        for (const scenario of plan.perMode) scenario(getEnv);
+        if (i === 0) for (const scenario of plan.webhookOnly) scenario(getEnv);
+      });
+    });
+    for (const scenario of plan.afterModes ?? []) scenario(getEnv);
   });
 }

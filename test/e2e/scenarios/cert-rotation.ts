@@ -11,7 +11,7 @@ import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import { ETCD_HOOK, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
 import { createRaw, rawRequest } from '../harness/http.js';
-import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../harness/kube.js';
+import { rejected, WEBHOOK_NAME } from '../harness/kube.js';
 import { pollUntil } from '../harness/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { MountedPair } from '../../helpers/mounted-pair.js';
@@ -25,10 +25,7 @@ const LABEL = { 'e2e.hookkeeper.io/scenario': 'cert-rotation' };
 const MACHINE = 'cp-cert-rotation';
 const VALIDATING = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const RELOAD_SECONDS = 1;
-const DENIAL = ALICE_REMOVAL_DENIAL.replace(
-  DENIAL_PREFIX,
-  `admission webhook "${ROTATION_WEBHOOK}" denied the request: `,
-);
+const DENIAL = `admission webhook "${ROTATION_WEBHOOK}" denied the request: ${ALICE_REMOVAL_DENIAL}`;
 
 /** The serial of the certificate a fresh TLS handshake gets (verified against the CA, as the API server does). */
 function servedSerial(port: number, ca: string): Promise<string> {

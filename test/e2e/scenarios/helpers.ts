@@ -1,7 +1,9 @@
-// Small readers and patch builders the scenarios share.
+// Small readers, patch builders and mode-aware assertions the scenarios share.
+import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/core/types.js';
 import type { Hook } from '../../fixtures/e2e-objects.js';
-import type { PatchOp } from '../harness/kube.js';
+import { DENIAL_PREFIX, type PatchOp, type Rejection } from '../harness/kube.js';
+import type { E2EEnv } from '../harness/suite.js';
 
 export type Stage = 'preDrain' | 'preTerminate';
 
@@ -24,4 +26,35 @@ export function removeHook(obj: KubeObject, stage: Stage, name: string): PatchOp
     { op: 'test', path: `${path}/name`, value: name },
     { op: 'remove', path },
   ];
+}
+
+/**
+ * A refusal by hookkeeper's Machine rules, as the mode in force words it. `violations` are the webhook's, in order.
+ * Webhook mode: our webhook, all of them joined with "; " after its prefix. Native and both: a hookkeeper
+ * ValidatingAdmissionPolicy (validating policies run before any webhook), with one of them: the API server reports
+ * the first failed validation only.
+ */
+export function assertOurDenial(
+  env: E2EEnv,
+  refusal: Rejection,
+  violations: readonly string[],
+  prefix: string = DENIAL_PREFIX,
+): void {
+  if (env.mode === 'webhook') {
+    assert.equal(refusal.code, 403, refusal.message);
+    assert.equal(refusal.by, 'webhook', refusal.message);
+    assert.equal(refusal.message, prefix + violations.join('; '));
+    return;
+  }
+  assert.equal(refusal.by, 'policy', refusal.message);
+  // A validation's reason: Forbidden (403) or, by default, Invalid (422); the webhook's denials are all 403.
+  assert.ok(refusal.code === 403 || refusal.code === 422, `HTTP ${refusal.code}: ${refusal.message}`);
+  assert.match(
+    refusal.message,
+    / is forbidden: ValidatingAdmissionPolicy 'hookkeeper-[^']*' with binding 'hookkeeper-/,
+  );
+  assert.ok(
+    violations.includes(refusal.text),
+    `the policy's message is none of the webhook's:\n${refusal.text}\nwebhook:\n${violations.join('\n')}`,
+  );
 }

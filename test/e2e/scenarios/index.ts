@@ -1,9 +1,14 @@
-// Every scenario group, in the order a suite runs them (the outage last: it stops and restarts hookkeeper).
-import type { Scenario } from '../harness/suite.js';
+// Every scenario group, in the order a suite runs them: the Machine groups in each admission mode, then (webhook mode)
+// the groups about the webhook itself, the outage last (it stops and restarts hookkeeper).
+import type { AdmissionMode } from '../harness/admission-modes.js';
+import type { SuitePlan } from '../harness/suite.js';
 import { auditScenarios } from './audit.js';
+import { bothOutageScenarios } from './both-outage.js';
 import { capiScenarios } from './capi.js';
+import { celCostScenarios, findSizeLimit } from './cel-cost.js';
 import { certRotationScenarios } from './cert-rotation.js';
 import { childrenScenarios } from './children.js';
+import { corpusComparison, corpusScenarios, corpusSetup } from './corpus.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
@@ -27,33 +32,45 @@ export interface ScenarioOptions {
    * suite runs them, the one that always runs.
    */
   crdIndependent: boolean;
+  /** The admission modes the Machine groups run in (webhook first). */
+  modes: readonly AdmissionMode[];
 }
 
-export function scenarios(options: ScenarioOptions): Scenario[] {
-  return [
-    identityScenarios,
-    defaultHookScenarios,
-    ownerOnlyRemovalScenarios,
-    deletionScenarios,
-    namingScenarios,
-    dryRunScenarios,
-    machineSetScenarios,
-    capiScenarios,
-    validateAgreementScenarios,
-    auditScenarios,
-    reportScenarios,
-    ...(options.crdIndependent
-      ? [
-          childrenScenarios,
-          webhookConfigScenarios,
-          certRotationScenarios,
-          validateDifferentialScenarios,
-          hookOwnersRbacScenarios,
-          hookOwnersWebhookScenarios,
-          nativeCelScenarios,
-        ]
-      : []),
-    faultScenarios,
-    outageScenarios,
-  ];
+export function scenarios(options: ScenarioOptions): SuitePlan {
+  return {
+    modes: options.modes,
+    // Every decision in these must come out the same through the webhook, the native policies, or both.
+    perMode: [
+      identityScenarios,
+      defaultHookScenarios,
+      ownerOnlyRemovalScenarios,
+      deletionScenarios,
+      namingScenarios,
+      dryRunScenarios,
+      machineSetScenarios,
+      capiScenarios,
+      bothOutageScenarios,
+      // The corpus and the cost proof run once, in the suite that always runs.
+      ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
+    ],
+    ...(options.crdIndependent ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison] } : {}),
+    webhookOnly: [
+      validateAgreementScenarios,
+      auditScenarios,
+      reportScenarios,
+      ...(options.crdIndependent
+        ? [
+            childrenScenarios,
+            webhookConfigScenarios,
+            certRotationScenarios,
+            validateDifferentialScenarios,
+            hookOwnersRbacScenarios,
+            hookOwnersWebhookScenarios,
+            nativeCelScenarios,
+          ]
+        : []),
+      faultScenarios,
+      outageScenarios,
+    ],
+  };
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import { waitForEnforcement } from '../harness/hookkeeper.js';
-import { rejected, WEBHOOK_NAME } from '../harness/kube.js';
+import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../harness/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.js';
@@ -68,7 +68,7 @@ export const outageScenarios: Scenario = (env) => {
           .machines('alice')
           .patch(MACHINE_NAMESPACE, 'cp-after-outage', removeHook(created, 'preDrain', ETCD_HOOK.name)),
       );
-      assert.equal(refusal.message, ALICE_REMOVAL_DENIAL);
+      assert.equal(refusal.message, DENIAL_PREFIX + ALICE_REMOVAL_DENIAL);
     });
   });
 };

@@ -1,0 +1,262 @@
+// The three ways hookkeeper's Machine rules reach the API server, switched on one control plane: the webhooks
+// (today's registration), the native admission policies alone (no webhook configuration registered at all), or both
+// (native policies as the fail-closed backstop, the webhooks at failurePolicy Ignore).
+import assert from 'node:assert/strict';
+import { caBundle } from '../../../src/certs/pki.js';
+import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
+import type { KubeObject } from '../../../src/core/types.js';
+import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
+import { renderNativePolicies } from '../../../src/native/render.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import type { ControlPlane } from './control-plane.js';
+import { waitForEnforcement, type Hookkeeper } from './hookkeeper.js';
+import { rawRequest } from './http.js';
+import { OPENSHIFT_MACHINES, rejected, ResourceClient } from './kube.js';
+import { pollUntil } from './processes.js';
+
+export const ADMISSION_MODES = ['webhook', 'native', 'both'] as const;
+export type AdmissionMode = (typeof ADMISSION_MODES)[number];
+
+/** The name the suite registers its webhook configurations under (the API server quotes the webhooks' own names). */
+export const WEBHOOK_CONFIGURATION = 'hookkeeper-e2e';
+const ADMISSIONREGISTRATION = '/apis/admissionregistration.k8s.io/v1';
+const WEBHOOK_KINDS = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'] as const;
+
+export interface NativePolicies {
+  /** What `renderNativePolicies(policy, { k8sVersion })` returned for the suite's policy and this API server. */
+  objects: KubeObject[];
+  notes: string[];
+  /** The API server's version, as /version reports it (e.g. v1.36.5). */
+  k8sVersion: string;
+}
+
+function log(plane: ControlPlane, message: string): void {
+  process.stderr.write(`[e2e] ${plane.label}: ${message}\n`);
+}
+
+async function call(plane: ControlPlane, method: string, path: string, body?: unknown) {
+  return rawRequest({
+    url: `${plane.server}${path}`,
+    method,
+    ca: plane.caPem,
+    token: plane.identities.admin.token,
+    ...(body === undefined ? {} : { body }),
+    timeoutMs: 30_000,
+  });
+}
+
+async function getJson<T>(plane: ControlPlane, path: string): Promise<T> {
+  const res = await call(plane, 'GET', path);
+  if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status}: ${res.body}`);
+  return JSON.parse(res.body) as T;
+}
+
+/** The suite's policy (hookkeeper serve's embedded default) compiled for the API server the suite runs. */
+export async function renderForPlane(plane: ControlPlane): Promise<NativePolicies> {
+  const { gitVersion } = await getJson<{ gitVersion: string }>(plane, '/version');
+  const { objects, notes } = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion });
+  return { objects, notes, k8sVersion: gitVersion };
+}
+
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** The REST path of an object's collection, from the API server's own discovery (no hand-kept plural table). */
+async function collectionPath(plane: ControlPlane, obj: KubeObject): Promise<string> {
+  const apiVersion = String(obj['apiVersion']);
+  const kind = String(obj['kind']);
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const { resources } = await getJson<{ resources: ApiResource[] }>(plane, base);
+  const resource = resources.find((r) => r.kind === kind && !r.name.includes('/'));
+  if (!resource) throw new Error(`the API server serves no ${kind} in ${apiVersion}`);
+  const namespace = (obj['metadata'] as { namespace?: string } | undefined)?.namespace;
+  if (resource.namespaced && !namespace) throw new Error(`${kind} ${objectName(obj)} is namespaced but names none`);
+  return resource.namespaced ? `${base}/namespaces/${namespace}/${resource.name}` : `${base}/${resource.name}`;
+}
+
+function objectName(obj: KubeObject): string {
+  return String((obj['metadata'] as { name?: unknown } | undefined)?.name);
+}
+
+/** Creates the namespaces the objects live in when missing (a params ConfigMap's, say). */
+async function ensureNamespaces(plane: ControlPlane, objects: readonly KubeObject[]): Promise<void> {
+  const namespaces = new Set(
+    objects.map((o) => (o['metadata'] as { namespace?: string } | undefined)?.namespace).filter((n) => n !== undefined),
+  );
+  for (const name of namespaces) {
+    const res = await call(plane, 'POST', '/api/v1/namespaces', { metadata: { name } });
+    if (res.status !== 201 && res.status !== 409) throw new Error(`namespace ${name}: HTTP ${res.status}: ${res.body}`);
+  }
+}
+
+/** Each object POSTed as rendered, in render's order (params, policies, bindings). */
+async function applyObjects(plane: ControlPlane, objects: readonly KubeObject[]): Promise<void> {
+  await ensureNamespaces(plane, objects);
+  for (const obj of objects) {
+    const path = await collectionPath(plane, obj);
+    const res = await call(plane, 'POST', path, obj);
+    if (res.status !== 201) throw new Error(`POST ${path} (${objectName(obj)}): HTTP ${res.status}: ${res.body}`);
+  }
+}
+
+/** Deletes the objects (bindings first: the reverse of apply order) and waits until each is gone. */
+async function deleteObjects(plane: ControlPlane, objects: readonly KubeObject[]): Promise<void> {
+  for (const obj of [...objects].reverse()) {
+    const path = `${await collectionPath(plane, obj)}/${encodeURIComponent(objectName(obj))}`;
+    const res = await call(plane, 'DELETE', path);
+    if (res.status !== 200 && res.status !== 202 && res.status !== 404)
+      throw new Error(`DELETE ${path}: HTTP ${res.status}: ${res.body}`);
+    await pollUntil(`${path} to be gone`, 30_000, async () =>
+      (await call(plane, 'GET', path)).status === 404 ? true : undefined,
+    );
+  }
+}
+
+/** Every webhook configuration in the cluster, by kind. */
+export async function webhookConfigurations(plane: ControlPlane): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const kind of WEBHOOK_KINDS) {
+    const list = await getJson<{ items: KubeObject[] }>(plane, `${ADMISSIONREGISTRATION}/${kind}`);
+    out[kind] = list.items.map(objectName);
+  }
+  return out;
+}
+
+/** Removes every webhook configuration (the suite's own and any a scenario group left): native mode means none. */
+async function removeWebhooks(plane: ControlPlane): Promise<void> {
+  for (const [kind, names] of Object.entries(await webhookConfigurations(plane))) {
+    for (const name of names) await call(plane, 'DELETE', `${ADMISSIONREGISTRATION}/${kind}/${name}`);
+  }
+}
+
+async function registerWebhooksWith(
+  plane: ControlPlane,
+  hookkeeper: Hookkeeper,
+  failurePolicy: 'Fail' | 'Ignore' | undefined,
+): Promise<void> {
+  const [validating, mutating] = renderWebhookConfigurations({
+    caBundle: caBundle(hookkeeper.caPem),
+    url: hookkeeper.url,
+    name: WEBHOOK_CONFIGURATION,
+    ...(failurePolicy ? { failurePolicy: { validating: failurePolicy, mutating: failurePolicy } } : {}),
+  });
+  if (!validating || !mutating) throw new Error('renderWebhookConfigurations returned fewer than two configurations');
+  for (const [kind, body] of [
+    ['validatingwebhookconfigurations', validating],
+    ['mutatingwebhookconfigurations', mutating],
+  ] as const) {
+    const res = await call(plane, 'POST', `${ADMISSIONREGISTRATION}/${kind}`, body);
+    if (res.status !== 201) throw new Error(`POST ${kind}: HTTP ${res.status}: ${res.body}`);
+  }
+}
+
+/** A worker Machine claiming the reserved etcd hook name (no default-hook rule touches workers). */
+const RESERVED_PROBE = openshiftMachine({
+  name: 'probe-reserved-hook',
+  role: 'worker',
+  preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }],
+});
+/** How long the mutating policy gets after the validating ones enforce (both load through the same informers). */
+const MUTATION_GRACE_MS = 10_000;
+/** A stored worker Machine that dry-run updates are sent against. */
+const UPDATE_PROBE = 'probe-update-target';
+
+/**
+ * Polls until the native policies enforce: the validating policy refuses the reserved-name probe, the mutating policy
+ * gives a control-plane probe its etcd hook, and, with `nothingElse`, a dry-run UPDATE goes through while hookkeeper is
+ * stopped (a webhook configuration the API server still had cached would fail it closed).
+ */
+async function waitForNative(plane: ControlPlane, nothingElse: boolean, timeoutMs = 60_000): Promise<void> {
+  const t = Date.now();
+  const machines = new ResourceClient(plane.kubeConfig('admin'), OPENSHIFT_MACHINES);
+  await pollUntil(
+    'the validating admission policy to deny its probe',
+    timeoutMs,
+    async () => {
+      const refusal = await rejected(() => machines.create(MACHINE_NAMESPACE, RESERVED_PROBE, { dryRun: true })).catch(
+        () => undefined,
+      );
+      return refusal?.by === 'policy' ? true : undefined;
+    },
+    200,
+  );
+  // The policies and bindings load together; once the validating ones enforce, the mutating one has had its chance.
+  // One that still does not mutate is broken, not late: reported, and the default-hook scenarios fail on it.
+  const mutated = await pollUntil(
+    'the mutating admission policy to add the etcd hook to its probe',
+    MUTATION_GRACE_MS,
+    async () => {
+      const { object } = await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'probe-control-plane', role: 'master' }),
+        { dryRun: true },
+      );
+      const hooks = (object['spec'] as { lifecycleHooks?: { preDrain?: Array<{ name: string }> } }).lifecycleHooks;
+      return (hooks?.preDrain ?? []).some((h) => h.name === ETCD_HOOK.name) ? true : undefined;
+    },
+    200,
+  ).catch((err: unknown) => err as Error);
+  if (mutated instanceof Error)
+    log(plane, `WARNING: the mutating admission policy does not mutate its probe: ${mutated.message}`);
+  if (nothingElse) {
+    if (!(await machines.exists(MACHINE_NAMESPACE, UPDATE_PROBE)))
+      await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: UPDATE_PROBE, role: 'worker' }));
+    await pollUntil(
+      'a dry-run update to pass with no webhook consulted',
+      timeoutMs,
+      async () => {
+        try {
+          await machines.patch(
+            MACHINE_NAMESPACE,
+            UPDATE_PROBE,
+            [{ op: 'add', path: '/metadata/labels/probe', value: 'x' }],
+            { dryRun: true },
+          );
+          return true;
+        } catch {
+          return undefined;
+        }
+      },
+      200,
+    );
+  }
+  log(plane, `native admission policies enforced after ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * Puts the plane into `mode` from whatever it was in: everything of the other modes removed first, then this mode's
+ * objects created, then waited for until the API server enforces them. hookkeeper runs in webhook and both modes and
+ * is stopped in native mode, so nothing can answer a webhook call there.
+ */
+export async function switchMode(
+  plane: ControlPlane,
+  hookkeeper: Hookkeeper,
+  native: NativePolicies,
+  mode: AdmissionMode,
+): Promise<void> {
+  const t = Date.now();
+  await removeWebhooks(plane);
+  await deleteObjects(plane, native.objects);
+  if (mode === 'native') {
+    if (hookkeeper.running()) await hookkeeper.stop();
+  } else if (!hookkeeper.running()) {
+    await hookkeeper.start();
+  }
+  if (mode !== 'native') {
+    await registerWebhooksWith(plane, hookkeeper, mode === 'both' ? 'Ignore' : undefined);
+    // The webhooks first, alone, so that the probe proves they answer (the policies would refuse it first).
+    await waitForEnforcement(plane);
+  }
+  if (mode !== 'webhook') {
+    await applyObjects(plane, native.objects);
+    await waitForNative(plane, mode === 'native');
+  }
+  if (mode === 'native') {
+    const left = await webhookConfigurations(plane);
+    assert.deepEqual(left, { validatingwebhookconfigurations: [], mutatingwebhookconfigurations: [] });
+  }
+  log(plane, `admission mode ${mode} after ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}

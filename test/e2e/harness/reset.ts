@@ -1,0 +1,45 @@
+// removeMachines(): every Machine and MachineSet the scenarios created, gone (finalizers taken off first), so that the
+// next admission mode's groups can create their fixed names again. Objects labelled CORPUS_LABEL stay: the
+// differential corpus stores its old objects once and sends only dry-run requests against them.
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeObject } from '../../../src/core/types.js';
+import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, type Resource } from './kube.js';
+import { pollUntil } from './processes.js';
+import type { E2EEnv } from './suite.js';
+
+export const CORPUS_LABEL = 'e2e.hookkeeper.io/corpus';
+
+interface Listed {
+  items: KubeObject[];
+}
+
+function meta(obj: KubeObject): { name: string; namespace: string; finalizers?: string[]; labels?: object } {
+  return obj['metadata'] as { name: string; namespace: string; finalizers?: string[]; labels?: object };
+}
+
+export async function removeMachines(env: E2EEnv): Promise<void> {
+  const api = env.plane.kubeConfig('admin').makeApiClient(CustomObjectsApi);
+  const selector = `!${CORPUS_LABEL}`;
+  for (const resource of [OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, CAPI_MACHINES] as Resource[]) {
+    const listed = (await api.listClusterCustomObject({ ...resource, labelSelector: selector })) as Listed;
+    for (const obj of listed.items) {
+      const { name, namespace, finalizers } = meta(obj);
+      // Deleted first, then its finalizers taken off: the update a deleting Machine may always have.
+      await api.deleteNamespacedCustomObject({ ...resource, namespace, name }).catch(() => undefined);
+      if (finalizers && finalizers.length > 0)
+        await api
+          .patchNamespacedCustomObject({
+            ...resource,
+            namespace,
+            name,
+            body: [{ op: 'remove', path: '/metadata/finalizers' }],
+          })
+          .catch(() => undefined);
+    }
+    await pollUntil(`every ${resource.plural}.${resource.group} but the corpus to be gone`, 30_000, async () =>
+      ((await api.listClusterCustomObject({ ...resource, labelSelector: selector })) as Listed).items.length === 0
+        ? true
+        : undefined,
+    );
+  }
+}
