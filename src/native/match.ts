@@ -1,5 +1,5 @@
 // What native policies match, mirroring the webhook registration (webhook-config/base): the carriers' resources,
-// every namespace but kube-system and hookkeeper's own, and not a deleting object's last finalizer removal.
+// every namespace but kube-system and hookkeeper's own, and not a deleting object's finalizer-only last removal.
 import type { HookCarrier } from '../core/carriers.js';
 import type { LabelSelector } from '../core/policy.js';
 import { KNOWN_RESOURCES } from '../kube/resources.js';
@@ -9,11 +9,26 @@ export const LABELS = Object.freeze({ 'app.kubernetes.io/name': 'hookkeeper' });
 /** The namespaces the webhook never guards, so the way back from a broken policy stays open. */
 export const EXCLUDED_NAMESPACES = Object.freeze(['kube-system', 'hookkeeper']);
 
-/** The webhook's matchCondition: a deleting object losing its last finalizer is leaving; hooks protect nothing. */
+/**
+ * The one matchCondition of the UPDATE webhook and of every native ValidatingAdmissionPolicy (webhook-config/base and
+ * the chart carry this text; test/native/match.test.ts holds them to it): a deleting object losing its last finalizer
+ * and changing nothing else hookkeeper reads (spec: the list carriers' hooks; annotations: Cluster API's) is leaving,
+ * its hooks protect nothing, and it is never sent, so deletions finish while hookkeeper is down. An update that also
+ * touches hooks is judged (engine: isFinalizerOnlyRemoval). oldObject is null on CREATE: read only behind the guard.
+ * Each equality costs a tenth of the smaller side's entry count (not its depth), so a Machine at the size limit
+ * passes it cheaply.
+ */
 export const NOT_FINISHING_DELETION = Object.freeze({
   name: 'not-finishing-deletion',
-  expression:
-    '!(has(object.metadata.deletionTimestamp) && (!has(object.metadata.finalizers) || size(object.metadata.finalizers) == 0))',
+  expression: [
+    '!(has(object.metadata.deletionTimestamp)',
+    '(!has(object.metadata.finalizers) || size(object.metadata.finalizers) == 0)',
+    'oldObject != null',
+    'has(object.spec) == has(oldObject.spec)',
+    '(!has(object.spec) || object.spec == oldObject.spec)',
+    'has(object.metadata.annotations) == has(oldObject.metadata.annotations)',
+    '(!has(object.metadata.annotations) || object.metadata.annotations == oldObject.metadata.annotations))',
+  ].join(' && '),
 });
 
 /** The plural resource of a carrier's kind (src/kube/resources.ts: a pure table), if hookkeeper knows it. */

@@ -173,6 +173,19 @@ describe('renderNativePolicies', () => {
     assert.match(match, /"operations":\["CREATE"\]/);
   });
 
+  test("default hooks: a spec that is no object is replaced whole, as the webhook's write does; malformed stanzas are left", () => {
+    const map = render(DEFAULT_POLICY).objects.find((o) => o.kind === 'MutatingAdmissionPolicy');
+    const patch = map?.spec.mutations?.[0]?.jsonPatch.expression ?? '';
+    assert.match(
+      patch,
+      /type\(object\.spec\) != map \? \[JSONPatch\{op: "replace", path: "\/spec", value: \{"lifecycleHooks"/,
+    );
+    // Tested only once spec is known to be there, and before anything reads inside it.
+    assert.ok(patch.indexOf('!(has(object.spec))') < patch.indexOf('type(object.spec)'));
+    assert.ok(patch.indexOf('type(object.spec)') < patch.indexOf('has(object.spec.lifecycleHooks)'));
+    assert.doesNotMatch(patch, /type\(object\.spec\.lifecycleHooks\)/);
+  });
+
   test('CEL cost stays linear: no pass over a hook list is nested inside another pass over a hook list', () => {
     const policy = policyWith({ strictOwners: true, unverifiedRemoval: 'warn' });
     const exprs = expressions(render(policy).objects);

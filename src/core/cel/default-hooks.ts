@@ -1,6 +1,7 @@
 // default-hooks as a MutatingAdmissionPolicy JSONPatch: the hook appended when missing, its owner replaced when
 // wrong, nothing when present; a malformed stage (a hook without string name and owner) is left alone, as the
-// webhook leaves it. Cluster API: the annotation "<stage prefix>/<name>: <owner>".
+// webhook leaves it, and a spec that is no object is replaced, as the webhook replaces it. Cluster API: the
+// annotation "<stage prefix>/<name>: <owner>".
 import { hookAnnotationKey } from '../capi.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
@@ -14,13 +15,17 @@ function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutati
   const { name, owner } = rule.hook;
   const hook = `{'name': ${str(name)}, 'owner': ${str(owner)}}`;
   const stageKeys = [...carrier.root, rule.stage];
-  // The deepest missing step gets the rest of the path as one value.
+  // The deepest missing step gets the rest of the path as one value. A step above the stanzas that is there but not
+  // an object (a spec that is a list) is replaced by one, as the webhook's write does (carriers.ts); the stanzas
+  // themselves, malformed, are left alone. Each step is tested only once the one above it is known to be an object.
   const steps: string[] = [];
   for (let depth = 1; depth <= stageKeys.length; depth++) {
     const keys = stageKeys.slice(0, depth);
     let value = `[${hook}]`;
     for (const key of [...stageKeys.slice(depth)].reverse()) value = `{${str(key)}: ${value}}`;
     steps.push(`!${hasPath('object', keys)} ? [${patch('add', str(pointer(keys)), value)}]`);
+    if (depth < carrier.root.length)
+      steps.push(`type(${select('object', keys)}) != map ? [${patch('replace', str(pointer(keys)), value)}]`);
   }
   const at = select('object', stageKeys);
   const stagePointer = pointer(stageKeys);

@@ -1,14 +1,17 @@
-// hookkeeper down: the API server applies each webhook's failurePolicy (UPDATE validation Fail, CREATE Ignore);
+// hookkeeper down: the API server applies each webhook's failurePolicy (UPDATE validation Fail, CREATE Ignore), but
+// never sends a deleting Machine's finalizer-only update (matchConditions), so it can still go;
 // hookkeeper back: normal service. Runs last in its suite, and restarts hookkeeper whatever happens.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { ETCD_HOOK, MACHINE_FINALIZER, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import { waitForEnforcement } from '../harness/hookkeeper.js';
+import { pollUntil } from '../harness/processes.js';
 import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../harness/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.js';
 
+const DELETING = 'cp-outage-deleting';
 const LABEL_PATCH = [{ op: 'add' as const, path: '/metadata/labels/e2e.hookkeeper.io~1touched', value: 'yes' }];
 
 export const outageScenarios: Scenario = (env) => {
@@ -16,6 +19,13 @@ export const outageScenarios: Scenario = (env) => {
     before(async () => {
       const e = env();
       await controlPlaneMachine(e, 'cp-outage');
+      // Held by its finalizer after DELETE (no controller removes it): deleting, the etcd hook in place.
+      const machines = e.machines('machineApi');
+      await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: DELETING, role: 'master', finalizers: [MACHINE_FINALIZER] }),
+      );
+      await machines.delete(MACHINE_NAMESPACE, DELETING);
       await e.hookkeeper.stop();
     });
 
@@ -38,6 +48,31 @@ export const outageScenarios: Scenario = (env) => {
       );
       const stored = await machines.get(MACHINE_NAMESPACE, 'cp-outage');
       assert.equal((metadataOf(stored)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], undefined);
+    });
+
+    test('a deleting Machine: its hooks cannot go with its finalizers, its finalizers alone can, and it goes', async () => {
+      // The matchCondition skips only a finalizer-only update; one that also removes a hook waits for hookkeeper.
+      const e = env();
+      const machines = e.machines('machineApi');
+      const deleting = await machines.get(MACHINE_NAMESPACE, DELETING);
+      assert.deepEqual(hooksOf(deleting, 'preDrain'), [ETCD_HOOK]);
+      const refusal = await rejected(() =>
+        e
+          .machines('admin')
+          .patch(MACHINE_NAMESPACE, DELETING, [
+            ...removeHook(deleting, 'preDrain', ETCD_HOOK.name),
+            { op: 'remove', path: '/metadata/finalizers' },
+          ]),
+      );
+      assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
+      assert.deepEqual(hooksOf(await machines.get(MACHINE_NAMESPACE, DELETING), 'preDrain'), [ETCD_HOOK]);
+      await machines.patch(MACHINE_NAMESPACE, DELETING, [
+        { op: 'test', path: '/metadata/finalizers', value: [MACHINE_FINALIZER] },
+        { op: 'remove', path: '/metadata/finalizers' },
+      ]);
+      await pollUntil(`${DELETING} to be gone`, 10_000, async () =>
+        (await machines.exists(MACHINE_NAMESPACE, DELETING)) ? undefined : true,
+      );
     });
 
     test('a create succeeds, unmutated: both webhooks that see CREATE fail open (failurePolicy Ignore)', async () => {
