@@ -1,56 +1,146 @@
-// Every way native mode decides or speaks differently from the webhook for this policy, one sentence each, so no
-// divergence is silent (render prints them; the README lists them all).
+// Every way native mode decides or speaks differently from the webhook for this policy, as values: the rule, render's
+// sentence, and for a difference of verdict the requests it concerns (a predicate over the review), so no divergence
+// is silent (render prints the sentences; the README lists them) and the e2e corpus excuses a difference only where
+// a divergence covers that very request.
+import { carrierFor, wellFormed } from '../core/carriers.js';
+import { isRecord, metadata } from '../core/guards.js';
+import { deepEqual } from '../core/finalizers.js';
+import { changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
-import { MAX_OWNERS_CHECKED } from '../core/ownership.js';
+import type { ReviewInput, RuleId } from '../core/types.js';
 
-export function divergenceNotes(policy: Policy): string[] {
-  const notes: string[] = [];
+export interface Divergence {
+  /** The rule whose decision or words differ; 'messages' for what the API server does to every rule's words. */
+  rule: RuleId | 'messages';
+  /** One sentence; render prints `<rule>: <text>`. */
+  text: string;
+  /**
+   * The requests on which native mode's verdict may differ from the webhook's (only where `rule` decides them);
+   * absent: only the words differ (messages, warnings, audit keys), never the verdict.
+   */
+  verdictDiffers?: (input: ReviewInput) => boolean;
+}
+
+/** The sentence render prints for a divergence. */
+export function noteText(d: Divergence): string {
+  return `${d.rule}: ${d.text}`;
+}
+
+/** The well-formed hooks of an object, if its kind carries hooks. */
+function hooksOf(input: ReviewInput, which: 'object' | 'oldObject') {
+  const carrier = carrierFor(input.kind);
+  return carrier ? wellFormed(carrier.read(input[which]).hooks) : [];
+}
+
+const unregistered = (policy: Policy, owner: string): boolean =>
+  owner !== '' && registeredIdentities(policy, owner) === undefined;
+
+/** An UPDATE removing or re-owning a hook of an owner the policy does not register (RBAC may protect it). */
+function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
+  return (input) => {
+    if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
+    const carrier = carrierFor(input.kind);
+    if (!carrier) return false;
+    const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+    return changes.some((c) => unregistered(policy, c.old.owner));
+  };
+}
+
+/** A stage of the new object naming one hook twice. */
+function namesAHookTwice(input: ReviewInput): boolean {
+  const seen = new Set<string>();
+  for (const h of hooksOf(input, 'object')) {
+    const key = `${h.stage}\u0000${h.name}`;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
+/** An UPDATE whose labels change: the stored and the new labels may select differently. */
+function labelsChange(input: ReviewInput): boolean {
+  if (input.operation !== 'UPDATE' || input.object === null || input.oldObject === null) return false;
+  const labels = (o: typeof input.object) => {
+    const l = metadata(o)['labels'];
+    return isRecord(l) ? l : {};
+  };
+  return !deepEqual(labels(input.object), labels(input.oldObject));
+}
+
+export function divergences(policy: Policy): Divergence[] {
+  const out: Divergence[] = [];
   const on = (id: keyof Policy['enforcement']): boolean => policy.enforcement[id] !== 'off';
   if (policy.children.length > 0) {
     for (const rule of RULES) {
       if (rule.native && 'webhookOnly' in rule.native && on(rule.id))
-        notes.push(`${rule.id}: ${rule.native.webhookOnly}`);
+        // Native mode never runs it: every request it decides may be decided otherwise.
+        out.push({ rule: rule.id, text: rule.native.webhookOnly, verdictDiffers: () => true });
     }
   }
   if (on('owner-only-removal')) {
     if (policy.unverifiedRemoval !== 'deny') {
-      notes.push(
-        `owner-only-removal: CEL cannot list the cluster's RBAC, so an owner protected only by a grant of remove on hookowners.hookkeeper.io (not registered in the policy) is treated as unprotected: a removal RBAC does not allow gets unverifiedRemoval's outcome (${policy.unverifiedRemoval}) where the webhook denies it; register such owners or set unverifiedRemoval: deny`,
-      );
+      out.push({
+        rule: 'owner-only-removal',
+        text: `CEL cannot list the cluster's RBAC, so an owner protected only by a grant of remove on hookowners.hookkeeper.io (not registered in the policy) is treated as unprotected: a removal RBAC does not allow gets unverifiedRemoval's outcome (${policy.unverifiedRemoval}) where the webhook denies it; register such owners or set unverifiedRemoval: deny`,
+        verdictDiffers: removesUnregistered(policy),
+      });
     }
-    notes.push(
-      `owner-only-removal: RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
-    );
-    notes.push(
-      'owner-only-removal: the denial suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)',
-    );
+    out.push({
+      rule: 'owner-only-removal',
+      text: `RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
+    });
+    out.push({
+      rule: 'owner-only-removal',
+      text: 'the denial suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)',
+    });
     if (policy.strictOwners) {
-      notes.push(
-        'owner-only-removal: under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it; register it',
-      );
+      out.push({
+        rule: 'owner-only-removal',
+        text: 'under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it; register it',
+        verdictDiffers: (input) => hooksOf(input, 'object').some((h) => unregistered(policy, h.owner)),
+      });
     }
   }
   if (on('single-owner')) {
-    notes.push(
-      'single-owner: a stage naming one hook twice cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the CRDs\' list-map key refuses it first)',
-    );
+    out.push({
+      rule: 'single-owner',
+      text: 'a stage naming one hook twice cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the CRDs\' list-map key refuses it first)',
+      verdictDiffers: namesAHookTwice,
+    });
   }
   if (on('hook-naming')) {
-    notes.push(
-      'hook-naming: a Cluster API key that only starts with a hook prefix gets the "must be <prefix>/<name>" message first, where the webhook lists any qualified-name problem before it',
-    );
+    out.push({
+      rule: 'hook-naming',
+      text: 'a Cluster API key that only starts with a hook prefix gets the "must be <prefix>/<name>" message first, where the webhook lists any qualified-name problem before it',
+    });
   }
-  notes.push(
-    "messages: the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; the API server prefixes each with the policy and binding names and, once they pass 4,096 characters in all, cuts each to 256 (the webhook cuts each to 120 itself)",
-  );
+  out.push({
+    rule: 'messages',
+    text: "the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; the API server prefixes each with the policy and binding names and, once they pass 4,096 characters in all, cuts each to 256 (the webhook cuts each to 120 itself)",
+  });
   if (
     on('default-hooks') &&
     policy.defaultHooks.some((r) => r.operations.includes('UPDATE') && r.match.labelSelector)
   ) {
-    notes.push(
-      "default-hooks: on UPDATE a MutatingAdmissionPolicy's objectSelector matches the stored object's labels or the new ones; the webhook looks at the new object's only",
-    );
+    out.push({
+      rule: 'default-hooks',
+      text: "on UPDATE a MutatingAdmissionPolicy's objectSelector matches the stored object's labels or the new ones; the webhook looks at the new object's only",
+      verdictDiffers: labelsChange,
+    });
   }
-  return notes;
+  return out;
+}
+
+/**
+ * The divergences that excuse native mode's other verdict on this request: the rule is one of those that decided it,
+ * and the divergence says the verdict differs on such a request. A note about words alone excuses no verdict.
+ */
+export function covering(found: readonly Divergence[], decidedBy: readonly string[], input: ReviewInput): Divergence[] {
+  return found.filter((d) => decidedBy.includes(d.rule) && d.verdictDiffers !== undefined && d.verdictDiffers(input));
+}
+
+/** One sentence per divergence, as render prints them. */
+export function divergenceNotes(policy: Policy): string[] {
+  return divergences(policy).map(noteText);
 }

@@ -6,6 +6,7 @@ import { caBundle } from '../../../src/certs/pki.js';
 import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
+import type { Divergence } from '../../../src/native/notes.js';
 import { renderNativePolicies } from '../../../src/native/render.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import type { ControlPlane } from './control-plane.js';
@@ -26,6 +27,8 @@ export interface NativePolicies {
   /** What `renderNativePolicies(policy, { k8sVersion })` returned for the suite's policy and this API server. */
   objects: KubeObject[];
   notes: string[];
+  /** The same divergences as values: the rule, and the requests whose verdict may differ. */
+  divergences: Divergence[];
   /** The API server's version, as /version reports it (e.g. v1.36.5). */
   k8sVersion: string;
 }
@@ -54,8 +57,8 @@ async function getJson<T>(plane: ControlPlane, path: string): Promise<T> {
 /** The suite's policy (hookkeeper serve's embedded default) compiled for the API server the suite runs. */
 export async function renderForPlane(plane: ControlPlane): Promise<NativePolicies> {
   const { gitVersion } = await getJson<{ gitVersion: string }>(plane, '/version');
-  const { objects, notes } = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion });
-  return { objects, notes, k8sVersion: gitVersion };
+  const { objects, notes, divergences } = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion });
+  return { objects, notes, divergences, k8sVersion: gitVersion };
 }
 
 interface ApiResource {

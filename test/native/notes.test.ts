@@ -1,0 +1,92 @@
+// Divergences as values: render's sentences unchanged, and each verdict divergence covering exactly the requests it
+// describes, so the e2e corpus cannot excuse a difference on a request no divergence concerns.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import type { Policy } from '../../src/core/policy.js';
+import type { KubeObject, ReviewInput } from '../../src/core/types.js';
+import { covering, divergences, noteText } from '../../src/native/notes.js';
+import { renderNativePolicies } from '../../src/native/render.js';
+import { reviewInput } from '../fixtures/input.js';
+import { ETCD, machine, USERS } from '../fixtures/openshift.js';
+
+const policyWith = (patch: Partial<Policy>): Policy => ({ ...structuredClone(DEFAULT_POLICY), ...patch });
+const TEAM = { name: 'example.com/Drain', owner: 'team/storage' };
+
+const update = (old: KubeObject, next: KubeObject): ReviewInput =>
+  reviewInput({ operation: 'UPDATE', object: next, oldObject: old, user: USERS.alice });
+
+/** The divergences of `policy` that cover `input` when `rules` decided it, by their sentences. */
+const covered = (policy: Policy, rules: string[], input: ReviewInput): string[] =>
+  covering(divergences(policy), rules, input).map(noteText);
+
+describe('divergence notes', () => {
+  test("render's notes are the divergences' sentences, in order, after the API versions' gate", () => {
+    for (const policy of [DEFAULT_POLICY, policyWith({ strictOwners: true, unverifiedRemoval: 'deny' })]) {
+      const r = renderNativePolicies(policy, { k8sVersion: '1.36' });
+      assert.deepEqual(r.notes, r.divergences.map(noteText));
+      const older = renderNativePolicies(policy, { k8sVersion: '1.35' });
+      assert.deepEqual(older.notes.slice(1), older.divergences.map(noteText));
+    }
+  });
+
+  test('unverified removals: only a removal of a hook whose owner the policy does not register is covered', () => {
+    const rbacOnly = update(machine({ preDrain: [ETCD, TEAM] }), machine({ preDrain: [ETCD] }));
+    const registered = update(machine({ preDrain: [ETCD, TEAM] }), machine({ preDrain: [TEAM] }));
+    const [note] = covered(DEFAULT_POLICY, ['owner-only-removal'], rbacOnly);
+    assert.match(note ?? '', /^owner-only-removal: CEL cannot list the cluster's RBAC/);
+    assert.equal(covered(DEFAULT_POLICY, ['owner-only-removal'], rbacOnly).length, 1);
+    // The etcd hook's owner is registered: native decides as the webhook, whatever the notes say about the rule.
+    assert.deepEqual(covered(DEFAULT_POLICY, ['owner-only-removal'], registered), []);
+    // Another rule decided: no owner-only-removal divergence applies.
+    assert.deepEqual(covered(DEFAULT_POLICY, ['deletion-freeze'], rbacOnly), []);
+    // Under unverifiedRemoval: deny native denies as the webhook does.
+    assert.deepEqual(covered(policyWith({ unverifiedRemoval: 'deny' }), ['owner-only-removal'], rbacOnly), []);
+  });
+
+  test("the removal of a deleting Machine's etcd hook with its finalizers is covered by no divergence", () => {
+    const deleting = '2026-11-24T10:00:00Z';
+    const input = update(
+      machine({ preDrain: [ETCD], deletionTimestamp: deleting, finalizers: ['machine.machine.openshift.io'] }),
+      machine({ preDrain: [], deletionTimestamp: deleting, finalizers: [] }),
+    );
+    assert.deepEqual(covered(DEFAULT_POLICY, ['owner-only-removal', 'deletion-freeze'], input), []);
+  });
+
+  test('strictOwners: covered only when the new object has a hook of an unregistered owner', () => {
+    const strict = policyWith({ strictOwners: true });
+    const create = (preDrain: Array<{ name: string; owner: string }>) =>
+      reviewInput({ operation: 'CREATE', object: machine({ preDrain }), user: USERS.machineApi });
+    assert.equal(covered(strict, ['owner-only-removal'], create([ETCD, TEAM])).length, 1);
+    assert.deepEqual(covered(strict, ['owner-only-removal'], create([ETCD])), []);
+  });
+
+  test('single-owner: covered only for a stage naming one hook twice', () => {
+    const twice = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, { ...ETCD, owner: 'x/y' }] }));
+    const cross = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD], preTerminate: [ETCD] }));
+    assert.equal(covered(DEFAULT_POLICY, ['single-owner'], twice).length, 1);
+    assert.deepEqual(covered(DEFAULT_POLICY, ['single-owner'], cross), []);
+  });
+
+  test('default hooks on UPDATE with a label selector: covered only when the labels change', () => {
+    const policy = policyWith({
+      defaultHooks: DEFAULT_POLICY.defaultHooks.map((r) => ({ ...r, operations: ['CREATE', 'UPDATE'] })),
+    });
+    const old = machine({ preDrain: [] });
+    const relabelled = machine({ preDrain: [] });
+    (relabelled['metadata'] as { labels: Record<string, string> }).labels[
+      'machine.openshift.io/cluster-api-machine-role'
+    ] = 'worker';
+    assert.equal(covered(policy, ['default-hooks'], update(old, relabelled)).length, 1);
+    assert.deepEqual(covered(policy, ['default-hooks'], update(old, machine({ preDrain: [TEAM] }))), []);
+    assert.deepEqual(covered(DEFAULT_POLICY, ['default-hooks'], update(old, relabelled)), []);
+  });
+
+  test('notes about words alone (messages, grant suggestions, audit keys) excuse no verdict', () => {
+    const words = divergences(policyWith({ strictOwners: true })).filter((d) => d.verdictDiffers === undefined);
+    assert.deepEqual(
+      words.map((d) => d.rule),
+      ['owner-only-removal', 'owner-only-removal', 'hook-naming', 'messages'],
+    );
+  });
+});
