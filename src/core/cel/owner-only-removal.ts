@@ -53,6 +53,24 @@ function view(s: CelStage, idx: string): HookView {
 }
 
 /**
+ * The message for the changed hook at position `p` of changedOwners (the stages' lists joined in order): the stage
+ * found by the lengths before it, the stored hook at its index there. Constant cost: no pass over a list.
+ */
+function changedAt(ctx: NativeContext, p: string, text: (v: HookView) => string): string {
+  const stages = [...ctx.cel.stages];
+  let out = "''";
+  for (let i = stages.length - 1; i >= 0; i--) {
+    const s = stages[i] as CelStage;
+    const before = stages.slice(0, i).map((b) => `size(variables.changedOwners${cap(b)})`);
+    const local = before.length === 0 ? p : `${p} - ${before.join(' - ')}`;
+    const hook = text(view(s, `variables.${changedName(s)}[${local}]`));
+    const bound = [...before, `size(variables.changedOwners${cap(s)})`].join(' + ');
+    out = i === stages.length - 1 ? hook : `${p} < ${bound} ? ${hook} : ${out}`;
+  }
+  return out;
+}
+
+/**
  * The message for the first changed hook (stage by stage, in list order) whose owner satisfies `pred`: each
  * stage's matching indices computed once, the text built for the first one only.
  */
@@ -72,24 +90,30 @@ function firstChanged(ctx: NativeContext, pred: (owner: string) => string, text:
  * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
  * are denied unless RBAC allows: registered ones, or every one under unverifiedRemoval: deny) and `unverified`
  * (owners nobody registered, warned about unless RBAC allows). Each family is only evaluated by the policy using it.
+ * The unresolved lists hold positions in changedOwners, so the k-th owner's first changed hook is at the head of the
+ * k-th list: its message costs no pass of its own (`${family}At<k>`).
  */
 function rbacVariables(family: 'guarded' | 'unverified', filter: string): CelVariable[] {
   const out: CelVariable[] = [
     {
       name: `${family}Unresolved0`,
-      expression: `variables.breakGlass ? [] : variables.changedOwners.filter(o, o != '' && !(o in variables.actsFor) && ${filter})`,
+      expression: `variables.breakGlass ? [] : variables.changedOwners.transformList(j, o, o != '' && !(o in variables.actsFor) && ${filter}, j)`,
     },
   ];
   const checked: string[] = [];
   for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
-    out.push({
-      name: `${family}${k}`,
-      expression: `size(variables.${family}Unresolved${k}) > 0 ? variables.${family}Unresolved${k}[0] : ''`,
-    });
+    const unresolved = `variables.${family}Unresolved${k}`;
+    out.push(
+      { name: `${family}At${k}`, expression: `size(${unresolved}) > 0 ? ${unresolved}[0] : -1` },
+      {
+        name: `${family}${k}`,
+        expression: `variables.${family}At${k} >= 0 ? variables.changedOwners[variables.${family}At${k}] : ''`,
+      },
+    );
     if (k + 1 < MAX_OWNERS_CHECKED) {
       out.push({
         name: `${family}Unresolved${k + 1}`,
-        expression: `variables.${family}Unresolved${k}.filter(o, o != variables.${family}${k})`,
+        expression: `${unresolved}.filter(j, variables.changedOwners[j] != variables.${family}${k})`,
       });
     }
     out.push({
@@ -147,7 +171,8 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     },
   );
   // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
-  // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook. Owners in order of
+  // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook, found where the
+  // owner was (its position in changedOwners), not by another pass over the changed hooks. Owners in order of
   // their first changed hook, so the first failing validation names the first hook the webhook denies.
   // The removal checks matter only for an UPDATE that changes the hooks: a policy of their own, gated so
   // every other request costs one expression (the API server evaluates every message expression of a policy).
@@ -173,7 +198,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       outcome: 'enforced',
       expression: `size(variables.guardedUnresolved0) == 0 || ${o} == '' || variables.guardedGranted${k}`,
       // A passing validation's message is still evaluated: an owner not asked about costs one comparison.
-      messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, denial)}`,
+      messageExpression: `${o} == '' ? '' : ${changedAt(ctx, `variables.guardedAt${k}`, denial)}`,
       reason: 'Forbidden',
       gate: removal,
     });
@@ -197,7 +222,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       validations.push({
         outcome: 'warn',
         expression: `size(variables.unverifiedUnresolved0) == 0 || ${o} == '' || variables.unverifiedGranted${k}`,
-        messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, warning)}`,
+        messageExpression: `${o} == '' ? '' : ${changedAt(ctx, `variables.unverifiedAt${k}`, warning)}`,
         reason: 'Forbidden',
         gate: removal,
       });
