@@ -11,6 +11,7 @@ import { runCerts } from '../../src/certs/store.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { packageRoot } from '../../src/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
+import { cli } from '../helpers/cli.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../helpers/helm.js';
 
 interface Doc {
@@ -531,3 +532,174 @@ test('bad values fail the render with a message that names the value', { skip },
   ];
   for (const [args, message] of cases) assert.match(renderError(args), message, args.join(' '));
 });
+
+/** The native policies the chart ships, as generated (the chart adds its labels). */
+function shippedPolicies(): Doc[] {
+  const file = join(chart, 'files', 'admission-policies.yaml');
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as Doc | null)
+    .filter((d): d is Doc => d !== null);
+}
+
+const NATIVE_KINDS = new Set([
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionPolicyBinding',
+]);
+
+/** The rendered native objects (admission policies, bindings, params ConfigMaps named hookkeeper-*), labels checked and dropped. */
+function nativeObjects(docs: Doc[], release = 'hookkeeper'): Doc[] {
+  const native = docs.filter(
+    (d) =>
+      NATIVE_KINDS.has(d.kind) ||
+      (d.kind === 'ConfigMap' && d.metadata.name.startsWith('hookkeeper-') && d.metadata.name !== 'hookkeeper-policy'),
+  );
+  return native.map((d) => {
+    assert.equal(d.metadata.labels?.['app.kubernetes.io/instance'], release, `${d.kind} ${d.metadata.name}`);
+    assert.equal(d.metadata.labels?.['app.kubernetes.io/managed-by'], 'Helm', `${d.kind} ${d.metadata.name}`);
+    const copy = structuredClone(d);
+    delete copy.metadata.labels;
+    return copy;
+  });
+}
+
+test('admission.mode webhook (the default) renders no native policy', { skip }, () => {
+  assert.deepEqual(nativeObjects(render()), []);
+});
+
+test(
+  'admission.mode native: the shipped native policies and the hookowners CRD, nothing of the webhook',
+  { skip },
+  () => {
+    const docs = render(['--set', 'admission.mode=native']);
+    assert.deepEqual(nativeObjects(docs), shippedPolicies());
+    assert.deepEqual(
+      docs.filter((d) => nativeObjects([d]).length === 0).map((d) => d.kind),
+      ['CustomResourceDefinition'],
+    );
+    const lint = runHelm(requireHelm(helm), ['lint', '--strict', chart, '--set', 'admission.mode=native']);
+    assert.equal(lint.status, 0, lint.stdout + lint.stderr);
+  },
+);
+
+test(
+  'admission.mode both: the webhook mode objects with every failurePolicy Ignore, plus the shipped native policies',
+  { skip },
+  () => {
+    const webhook = render();
+    const both = render(['--set', 'admission.mode=both']);
+    assert.deepEqual(nativeObjects(both), shippedPolicies());
+    const rest = both.filter((d) => !nativeObjects([d]).length);
+    const key = (d: Doc): string => `${d.kind} ${d.metadata.name}`;
+    assert.deepEqual(rest.map(key), webhook.map(key));
+    for (const d of webhook) {
+      const b = rest.find((x) => key(x) === key(d));
+      assert.ok(b);
+      if (!d.kind.endsWith('WebhookConfiguration')) {
+        assert.deepEqual(b, d, key(d));
+        continue;
+      }
+      for (const w of webhooks(b)) assert.equal(w.failurePolicy, 'Ignore', `${key(d)} ${w.name}`);
+      const unset = (x: Doc): unknown => webhooks(x).map((w) => ({ ...w, failurePolicy: undefined }));
+      assert.deepEqual(unset(b), unset(d), `${key(d)}: only failurePolicy changed`);
+    }
+    // Even when the values ask for Fail: in both mode the native policies are what fails closed.
+    const forced = render(['--set', 'admission.mode=both', '--set', 'failurePolicy.validating=Fail']);
+    assert.equal(webhooks(one(forced, 'ValidatingWebhookConfiguration'))[0]?.failurePolicy, 'Ignore');
+  },
+);
+
+test(
+  'admission.nativePolicies: a render of your own policy (here for Kubernetes 1.35) is installed instead, labelled',
+  { skip },
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-helm-native-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const policyFile = join(dir, 'policy.yaml');
+    await writeFile(policyFile, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: true\n');
+    const rendered = await cli([
+      'admission-policy',
+      'render',
+      '--config',
+      policyFile,
+      '--k8s-version',
+      '1.35',
+      '-o',
+      'yaml',
+    ]);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    const nativeFile = join(dir, 'native.yaml');
+    await writeFile(nativeFile, rendered.stdout);
+    const own = parseAllDocuments(rendered.stdout)
+      .map((d) => d.toJS() as Doc | null)
+      .filter((d): d is Doc => d !== null);
+    assert.notDeepEqual(own, shippedPolicies(), 'the test needs a render that differs from the shipped one');
+    for (const mode of ['native', 'both']) {
+      const docs = render([
+        '--set',
+        `admission.mode=${mode}`,
+        '--set-file',
+        `policy=${policyFile}`,
+        '--set-file',
+        `admission.nativePolicies=${nativeFile}`,
+        '--kube-version',
+        '1.35.0',
+      ]);
+      assert.deepEqual(nativeObjects(docs), own, mode);
+    }
+  },
+);
+
+test(
+  'admission values that would install the wrong rules, or none, fail the render and say why',
+  { skip },
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-helm-native-bad-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const own = join(dir, 'policy.yaml');
+    await writeFile(own, 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: true\n');
+    const secret = join(dir, 'secret.yaml');
+    await writeFile(secret, 'apiVersion: v1\nkind: Secret\nmetadata: {name: hookkeeper-x}\n');
+    const unnamed = join(dir, 'unnamed.yaml');
+    await writeFile(
+      unnamed,
+      readFileSync(join(chart, 'files', 'admission-policies.yaml'), 'utf8').replace(
+        /name: hookkeeper-/,
+        'name: other-',
+      ),
+    );
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ['--set', 'admission.mode=sideways'],
+        /at '\/admission\/mode': value must be one of 'webhook', 'native', 'both'/,
+      ],
+      [['--set', 'admission.nativeRender=x'], /additional properties 'nativeRender' not allowed/],
+      [
+        ['--set', 'admission.mode=native', '--set-file', `policy=${own}`],
+        /policy sets more than apiVersion and kind: render your own with `hookkeeper admission-policy render --config POLICY-FILE/,
+      ],
+      [
+        ['--set', 'admission.mode=both', '--set-file', `policy=${own}`],
+        /pass --set-file admission\.nativePolicies=native\.yaml/,
+      ],
+      [
+        ['--set', 'admission.mode=native', '--kube-version', '1.35.0'],
+        /MutatingAdmissionPolicy admissionregistration\.k8s\.io\/v1, Kubernetes 1\.36 or newer, and this is v1\.35\.0/,
+      ],
+      [
+        ['--set', 'admission.mode=native', '--set-file', `admission.nativePolicies=${secret}`],
+        /admission\.nativePolicies holds a Secret: only what `hookkeeper admission-policy render` prints/,
+      ],
+      [
+        ['--set', 'admission.mode=native', '--set-file', `admission.nativePolicies=${unnamed}`],
+        /admission\.nativePolicies: \w+ "other-[^"]*" is not named hookkeeper-\*/,
+      ],
+      [
+        ['--set', 'admission.mode=native', '--set', 'admission.nativePolicies=a: [b'],
+        /admission\.nativePolicies is not YAML/,
+      ],
+    ];
+    for (const [args, message] of cases) assert.match(renderError(args), message, args.join(' '));
+  },
+);

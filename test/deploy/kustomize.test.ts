@@ -1,9 +1,11 @@
 // Builds every overlay with a real kustomize when one is installed ($KUSTOMIZE, `kustomize` or `kubectl kustomize`); skips otherwise.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { packageRoot } from '../../src/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
@@ -11,7 +13,7 @@ import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomiz
 type Doc = {
   kind: string;
   metadata: { name: string; annotations?: Record<string, string> };
-  webhooks?: { clientConfig: { caBundle?: string } }[];
+  webhooks?: { name?: string; failurePolicy?: string; clientConfig: { caBundle?: string } }[];
 };
 
 const kustomize = findKustomize();
@@ -69,6 +71,71 @@ test(
     assert.equal(configs.length, 2);
     for (const c of configs) {
       for (const w of c.webhooks ?? []) assert.equal(w.clientConfig.caBundle?.replace(/\s/g, ''), caBundle);
+    }
+  },
+);
+
+/** The shipped native policies, as generated (no labels: kustomize and the chart add their own). */
+function shippedPolicies(): Doc[] {
+  const file = join(packageRoot(), 'webhook-config', 'components', 'native-policies', 'admission-policies.yaml');
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as Doc | null)
+    .filter((d): d is Doc => d !== null);
+}
+
+const withoutLabels = (d: Doc): Doc => {
+  const copy = structuredClone(d) as Doc & { metadata: { labels?: unknown } };
+  delete copy.metadata.labels;
+  return copy;
+};
+
+test(
+  'overlays/native builds the shipped native policies, labelled part-of hookkeeper, and nothing of the webhook',
+  { skip },
+  () => {
+    const built = build(join(packageRoot(), 'webhook-config', 'overlays', 'native'));
+    assert.deepEqual(built.map(withoutLabels), shippedPolicies());
+    for (const d of built)
+      assert.equal(
+        (d.metadata as { labels?: Record<string, string> }).labels?.['app.kubernetes.io/part-of'],
+        'hookkeeper',
+        `${d.kind} ${d.metadata.name}`,
+      );
+  },
+);
+
+test(
+  'components/both added to a certificate overlay: its objects, every webhook at failurePolicy Ignore, plus the native policies',
+  { skip },
+  async (t) => {
+    const copy = await mkdtemp(join(tmpdir(), 'hookkeeper-kustomize-both-'));
+    t.after(() => rm(copy, { recursive: true, force: true }));
+    await cp(join(packageRoot(), 'webhook-config'), copy, { recursive: true });
+    const overlay = join(copy, 'overlays', 'cert-manager');
+    const plain = build(overlay);
+    // What `kustomize edit add component ../../components/both` writes.
+    const file = join(overlay, 'kustomization.yaml');
+    const kustomization = parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, stringify({ ...kustomization, components: ['../../components/both'] }));
+    const both = build(overlay);
+
+    const key = (d: Doc): string => `${d.kind} ${d.metadata.name}`;
+    const policies = shippedPolicies();
+    assert.deepEqual(both.map(key).sort(), [...plain, ...policies].map(key).sort());
+    for (const p of policies)
+      assert.deepEqual(withoutLabels(both.find((d) => key(d) === key(p)) as Doc), p, `${key(p)} as shipped`);
+    for (const d of plain) {
+      const b = both.find((x) => key(x) === key(d));
+      if (!d.kind.endsWith('WebhookConfiguration')) {
+        assert.deepEqual(b, d, `${key(d)} unchanged`);
+        continue;
+      }
+      const webhooks = b?.webhooks ?? [];
+      assert.ok(webhooks.length > 0);
+      for (const w of webhooks) assert.equal(w.failurePolicy, 'Ignore', `${key(d)} ${w.name ?? ''}`);
+      const unset = (x: Doc | undefined): unknown =>
+        (x?.webhooks ?? []).map((w) => ({ ...w, failurePolicy: undefined }));
+      assert.deepEqual(unset(b), unset(d), `${key(d)}: only failurePolicy changed`);
     }
   },
 );
