@@ -73,4 +73,8 @@ export const childFinalizerRule: ChildRuleModule<'child-finalizer'> = {
   facts: [],
   summary: "only the parent's controller (or break-glass, audited) removes a child's managed finalizer",
   validate: ({ policy, input }) => childFinalizer(policy, input, childMode(input)),
+  native: {
+    webhookOnly:
+      'a child rule needs its parent looked up, which CEL cannot do: native mode adds no finalizer and does not guard its removal (run the webhook for child rules)',
+  },
 };

@@ -173,4 +173,8 @@ export const childOwnerReferenceRule: ChildRuleModule<'child-owner-reference'> =
     "a child gets an ownerReference to its parent and the rule's finalizer on create; one lacking them is refused",
   validate: ({ policy, input }) => childOwnerReference(policy, input, childMode(input)),
   mutate: { writes: CHILD_WRITES, apply: ({ policy, input }, copy) => applyChildOwnerReferences(policy, input, copy) },
+  native: {
+    webhookOnly:
+      "a child rule needs its parent's uid, which CEL cannot look up: native mode adds no ownerReference to children (run the webhook for child rules)",
+  },
 };

@@ -159,4 +159,8 @@ export const childParentRule: ChildRuleModule<'child-parent'> = {
   facts: ['parents'],
   summary: "a child's parent can own it, exists (onMissingParent) and is not deleting (onDeletingParent)",
   validate: ({ policy, input }) => childParent(policy, input, childMode(input)),
+  native: {
+    webhookOnly:
+      'a child rule needs its parent looked up, which CEL cannot do: native mode neither refuses a child whose parent is missing or deleting nor warns about it (run the webhook for child rules)',
+  },
 };

@@ -1,6 +1,7 @@
 // What a rule is: one module per rule declares its id, default enforcement, ratcheting, where it runs, which
 // kinds it selects, the cluster facts it needs, and its validate and/or mutate function (src/core/registry.ts).
 import type { HookCarrier, HookReading } from '../carriers.js';
+import type { NativeForm } from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { Enforcement, KubeObject, Notice, ReviewInput, Source, Violation } from '../types.js';
 
@@ -48,6 +49,11 @@ interface RuleCommon<Id extends string> {
   judgesFinalizerRemovals?: boolean;
   /** One line for the README's rule table and the CLI's help. */
   summary: string;
+  /**
+   * What the rule becomes as a native admission policy (src/native compiles it): CEL validations or mutations, or
+   * why only the webhook can run it. Every rule that runs at admission declares one (test/registry.test.ts).
+   */
+  native?: NativeForm;
 }
 
 /** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */

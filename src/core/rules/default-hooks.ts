@@ -7,6 +7,7 @@ import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { required } from '../field-errors.js';
+import { nativeDefaultHook } from '../cel/default-hooks.js';
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
 export function applyDefaultHooks(
@@ -90,6 +91,7 @@ export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   facts: [],
   summary: 'mutating: objects matching a default-hook rule get its hook; the audit reports stored objects lacking it',
   validate: missingDefaultHookRule,
+  native: { mutating: nativeDefaultHook },
   mutate: {
     writes: (carrier) => [carrier.root],
     apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),

@@ -5,6 +5,7 @@ import { forbidden } from '../field-errors.js';
 import { isDeleting } from '../guards.js';
 import type { Stage, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
+import { nativeDeletionFreeze } from '../cel/deletion-freeze.js';
 
 const STAGE_WORDS: Record<Stage, string> = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' };
 
@@ -46,4 +47,5 @@ export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
   facts: [],
   summary: 'a deleting Machine may lose hooks but not gain or change them',
   validate: deletionFreeze,
+  native: { validating: nativeDeletionFreeze },
 };

@@ -8,6 +8,7 @@ import { invalid, required, tooLong, typeInvalid } from '../field-errors.js';
 import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
+import { nativeHookNaming } from '../cel/naming.js';
 
 /** openshift/api machine/v1beta1 LifecycleHook.name pattern. */
 export const HOOK_NAME_PATTERN =
@@ -144,4 +145,5 @@ export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
   summary:
     "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
   validate: hookNaming,
+  native: { validating: nativeHookNaming },
 };

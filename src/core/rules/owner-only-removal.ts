@@ -18,6 +18,7 @@ import {
 import { describeIdentities, type Policy } from '../policy.js';
 import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
+import { nativeOwnerOnlyRemoval } from '../cel/owner-only-removal.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 /** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
@@ -205,4 +206,5 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",
   validate: ownerOnlyRemoval,
+  native: { validating: nativeOwnerOnlyRemoval },
 };

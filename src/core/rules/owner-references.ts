@@ -4,6 +4,7 @@ import { invalid, OMIT_VALUE } from '../field-errors.js';
 import { isRecord, metadata, quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
+import { nativeOwnerReferences } from '../cel/owner-references.js';
 
 export const ownerReferences: Rule = ({ input }) => {
   const refs = metadata(input.object)['ownerReferences'];
@@ -44,4 +45,5 @@ export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
   facts: [],
   summary: 'at most one ownerReference is a controller',
   validate: ownerReferences,
+  native: { validating: nativeOwnerReferences },
 };

@@ -4,6 +4,7 @@ import { duplicate, invalid } from '../field-errors.js';
 import { quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
+import { nativeSingleOwner } from '../cel/single-owner.js';
 
 export const singleOwner: Rule = ({ policy, hooks }) => {
   const violations: Violation[] = [];
@@ -79,4 +80,5 @@ export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,
+  native: { validating: nativeSingleOwner },
 };

@@ -1,0 +1,103 @@
+// A hook carrier as CEL sees it: variables that read each stage's hooks from object and oldObject once, and index
+// them by name, so every rule's expression is one pass over a hook list with O(1) lookups (linear cost).
+import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
+import { STAGES, type HookCarrier } from '../carriers.js';
+import type { Stage } from '../types.js';
+import { hasPath, select, str } from './text.js';
+import type { CelCarrier, CelStage, CelVariable } from './types.js';
+
+const v = (name: string): string => `variables.${name}`;
+const cap = (stage: Stage): string => `${stage[0]?.toUpperCase() ?? ''}${stage.slice(1)}`;
+
+/** The stored object's value at `keys`, or `empty`, read only on UPDATE (oldObject is null on CREATE). */
+function stored(keys: readonly string[], empty: string): string {
+  return `request.operation == 'UPDATE' && oldObject != null && ${hasPath('oldObject', keys)} ? ${select('oldObject', keys)} : ${empty}`;
+}
+
+function listCarrier(carrier: HookCarrier): CelCarrier {
+  const root = carrier.root;
+  const variables: CelVariable[] = [
+    { name: 'root', expression: `${hasPath('object', root)} ? ${select('object', root)} : {}` },
+    { name: 'oldRoot', expression: stored(root, '{}') },
+  ];
+  const stages: CelStage[] = [];
+  for (const stage of STAGES) {
+    const names = { hooks: stage, old: `old${cap(stage)}`, index: `${stage}Index`, oldIndex: `old${cap(stage)}Index` };
+    variables.push(
+      { name: names.hooks, expression: `has(variables.root.${stage}) ? variables.root.${stage} : []` },
+      { name: names.old, expression: `has(variables.oldRoot.${stage}) ? variables.oldRoot.${stage} : []` },
+      // A list-map keyed by name (the CRD's x-kubernetes-list-map-keys) has unique names, so the index is total.
+      { name: names.index, expression: `${v(names.hooks)}.transformMapEntry(i, h, {h.name: h.owner})` },
+      { name: names.oldIndex, expression: `${v(names.old)}.transformMapEntry(i, h, {h.name: h.owner})` },
+    );
+    const stagePath = carrier.stagePath(stage);
+    const hookPath = (i: string): string => `${str(`${stagePath}[`)} + string(${i}) + ']'`;
+    stages.push({
+      stage,
+      hooks: v(names.hooks),
+      oldHooks: v(names.old),
+      index: v(names.index),
+      oldIndex: v(names.oldIndex),
+      stagePath,
+      hookPath,
+      namePath: (i) => `${hookPath(i)} + '.name'`,
+      ownerPath: (i) => `${hookPath(i)} + '.owner'`,
+    });
+  }
+  return { carrier, variables, stages };
+}
+
+/** A hook annotation's name: "<prefix>/<name>" gives <name>; a key that only starts with the prefix is its own name. */
+export function annotationHookName(stage: Stage, key: string): string {
+  const prefix = HOOK_ANNOTATION_PREFIX[stage];
+  return `(${key}.startsWith(${str(`${prefix}/`)}) ? ${key}.substring(${prefix.length + 1}) : ${key})`;
+}
+
+/** The owner of a hook annotation: its value, a non-string (null) counting as empty, as the webhook reads it. */
+const annotationOwner = (value: string): string => `(type(${value}) == string ? ${value} : '')`;
+
+function annotationCarrier(carrier: HookCarrier): CelCarrier {
+  const root = carrier.root;
+  const variables: CelVariable[] = [
+    { name: 'annotations', expression: `${hasPath('object', root)} ? ${select('object', root)} : {}` },
+    { name: 'oldAnnotations', expression: stored(root, '{}') },
+  ];
+  const stages: CelStage[] = [];
+  for (const stage of STAGES) {
+    const prefix = str(HOOK_ANNOTATION_PREFIX[stage]);
+    const names = { hooks: stage, old: `old${cap(stage)}`, index: `${stage}Index`, oldIndex: `old${cap(stage)}Index` };
+    const hooks = (from: string): string =>
+      `${from}.transformList(k, a, k.startsWith(${prefix}), {'name': ${annotationHookName(stage, 'k')}, 'owner': ${annotationOwner('a')}, 'key': k})`;
+    const index = (from: string): string =>
+      `${from}.transformMapEntry(k, a, k.startsWith(${prefix}), {${annotationHookName(stage, 'k')}: ${annotationOwner('a')}})`;
+    variables.push(
+      { name: names.hooks, expression: hooks('variables.annotations') },
+      { name: names.old, expression: hooks('variables.oldAnnotations') },
+      { name: names.index, expression: index('variables.annotations') },
+      { name: names.oldIndex, expression: index('variables.oldAnnotations') },
+    );
+    const stagePath = carrier.stagePath(stage);
+    const hookPath = (_i: string, h: string): string => `${str(`${stagePath}[`)} + ${h}.key + ']'`;
+    stages.push({
+      stage,
+      hooks: v(names.hooks),
+      oldHooks: v(names.old),
+      index: v(names.index),
+      oldIndex: v(names.oldIndex),
+      stagePath,
+      hookPath,
+      namePath: hookPath,
+      ownerPath: hookPath,
+    });
+  }
+  return { carrier, variables, stages };
+}
+
+export function celCarrier(carrier: HookCarrier): CelCarrier {
+  return carrier.format === 'list' ? listCarrier(carrier) : annotationCarrier(carrier);
+}
+
+/** Whether hook `h` of a stage was in the stored object with the same name and owner (what ratcheting compares). */
+export function existed(stage: CelStage, h: string): string {
+  return `(${h}.name in ${stage.oldIndex} && ${stage.oldIndex}[${h}.name] == ${h}.owner)`;
+}

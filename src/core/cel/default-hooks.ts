@@ -1,0 +1,63 @@
+// default-hooks as a MutatingAdmissionPolicy JSONPatch: the hook appended when missing, its owner replaced when
+// wrong, nothing when present; a malformed stage (a hook without string name and owner) is left alone, as the
+// webhook leaves it. Cluster API: the annotation "<stage prefix>/<name>: <owner>".
+import { hookAnnotationKey } from '../capi.js';
+import type { HookCarrier } from '../carriers.js';
+import type { DefaultHookRule, Policy } from '../policy.js';
+import { hasPath, pointer, select, str } from './text.js';
+import type { NativeMutation } from './types.js';
+
+const patch = (op: 'add' | 'replace', path: string, value: string): string =>
+  `JSONPatch{op: ${str(op)}, path: ${path}, value: ${value}}`;
+
+function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
+  const { name, owner } = rule.hook;
+  const hook = `{'name': ${str(name)}, 'owner': ${str(owner)}}`;
+  const stageKeys = [...carrier.root, rule.stage];
+  // The deepest missing step gets the rest of the path as one value.
+  const steps: string[] = [];
+  for (let depth = 1; depth <= stageKeys.length; depth++) {
+    const keys = stageKeys.slice(0, depth);
+    let value = `[${hook}]`;
+    for (const key of [...stageKeys.slice(depth)].reverse()) value = `{${str(key)}: ${value}}`;
+    steps.push(`!${hasPath('object', keys)} ? [${patch('add', str(pointer(keys)), value)}]`);
+  }
+  const at = select('object', stageKeys);
+  const stagePointer = pointer(stageKeys);
+  return {
+    variables: [
+      { name: 'stage', expression: `${hasPath('object', stageKeys)} ? ${at} : []` },
+      {
+        name: 'wellFormed',
+        expression: `variables.stage.all(h, type(h) == map && has(h.name) && type(h.name) == string && has(h.owner) && type(h.owner) == string)`,
+      },
+      {
+        name: 'at',
+        expression: `variables.wellFormed ? variables.stage.transformList(i, h, h.name == ${str(name)}, i) : []`,
+      },
+    ],
+    jsonPatch:
+      `${steps.join(' : ')} : !variables.wellFormed ? [] : ` +
+      `size(variables.at) == 0 ? [${patch('add', str(`${stagePointer}/-`), hook)}] : ` +
+      `variables.stage[variables.at[0]].owner == ${str(owner)} ? [] : ` +
+      `[${patch('replace', `${str(`${stagePointer}/`)} + string(variables.at[0]) + '/owner'`, str(owner))}]`,
+  };
+}
+
+function annotationMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
+  const key = hookAnnotationKey(rule.stage, rule.hook.name);
+  const owner = str(rule.hook.owner);
+  const annotations = select('object', carrier.root);
+  // The parents of the annotations (spec.template.metadata) exist on every object that can carry them.
+  return {
+    variables: [],
+    jsonPatch:
+      `!${hasPath('object', carrier.root)} ? [${patch('add', str(pointer(carrier.root)), `{${str(key)}: ${owner}}`)}] : ` +
+      `${str(key)} in ${annotations} && ${annotations}[${str(key)}] == ${owner} ? [] : ` +
+      `[${patch('add', str(pointer([...carrier.root, key])), owner)}]`,
+  };
+}
+
+export function nativeDefaultHook(_policy: Policy, rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
+  return carrier.format === 'list' ? listMutation(rule, carrier) : annotationMutation(rule, carrier);
+}

@@ -1,0 +1,30 @@
+// deletion-freeze in CEL: on an UPDATE of a deleting Machine every hook of a stage must be in the stored object
+// with the same owner; the message is machine-api-operator's, hooks printed as Go's %+v prints them.
+import { str } from './text.js';
+import type { NativeContext, NativeValidating, NativeValidation } from './types.js';
+
+const STAGE_WORDS = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' } as const;
+
+export function nativeDeletionFreeze({ cel }: NativeContext): NativeValidating {
+  if (!cel.carrier.live) return { variables: [], validations: [] };
+  const validations: NativeValidation[] = cel.stages.map((s) => {
+    const kept = (h: string): string => `(${h}.name in ${s.oldIndex} && ${s.oldIndex}[${h}.name] == ${h}.owner)`;
+    return {
+      outcome: 'enforced',
+      expression: `!variables.deleting || ${s.hooks}.all(h, ${kept('h')})`,
+      messageExpression:
+        `${str(`${s.stagePath}: Forbidden: ${STAGE_WORDS[s.stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: [`)} + ` +
+        `${s.hooks}.filter(h, !${kept('h')}).map(h, '{Name:' + h.name + ' Owner:' + h.owner + '}').join(' ') + ']'`,
+      reason: 'Forbidden',
+    };
+  });
+  return {
+    variables: [
+      {
+        name: 'deleting',
+        expression: `request.operation == 'UPDATE' && has(object.metadata.deletionTimestamp) && object.metadata.deletionTimestamp != ''`,
+      },
+    ],
+    validations,
+  };
+}

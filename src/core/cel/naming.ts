@@ -1,0 +1,90 @@
+// hook-naming in CEL: the CRD's lengths and pattern for {name, owner} hooks, apimachinery's qualified-name rules
+// for Cluster API hook annotation keys; messages in the API server's words (src/core/field-errors.ts).
+import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
+import { QUALIFIED_NAME_FMT, QUALIFIED_NAME_MAX_LENGTH } from '../qualified-name.js';
+import { HOOK_NAME_PATTERN } from '../rules/naming.js';
+import { existed } from './carrier.js';
+import { str } from './text.js';
+import type { CelStage, NativeContext, NativeValidating, NativeValidation, Outcome } from './types.js';
+
+const NAME = { min: 3, max: 256 };
+const OWNER = { min: 3, max: 512 };
+
+function listOk(h: string): string {
+  return (
+    `(size(${h}.name) >= ${NAME.min} && size(${h}.name) <= ${NAME.max} && ${h}.name.matches(${str(HOOK_NAME_PATTERN)}) && ` +
+    `size(${h}.owner) >= ${OWNER.min} && size(${h}.owner) <= ${OWNER.max})`
+  );
+}
+
+/** The first problem of hook h, worded as checkString words it. */
+function listMessage(s: CelStage, i: string, h: string): string {
+  const name = s.namePath(i, h);
+  const owner = s.ownerPath(i, h);
+  const short = (path: string, field: string, min: number): string =>
+    `${path} + ': Invalid value: ' + strings.quote(${h}.${field}) + ': ' + ${path} + ' in body should be at least ${min} chars long'`;
+  const long = (path: string, max: number): string => `${path} + ': Too long: may not be more than ${max} bytes'`;
+  return (
+    `size(${h}.name) < ${NAME.min} ? ${short(name, 'name', NAME.min)} : ` +
+    `size(${h}.name) > ${NAME.max} ? ${long(name, NAME.max)} : ` +
+    `!${h}.name.matches(${str(HOOK_NAME_PATTERN)}) ? ${name} + ': Invalid value: ' + strings.quote(${h}.name) + ': ' + ${name} + ${str(` in body should match '${HOOK_NAME_PATTERN}'`)} : ` +
+    `size(${h}.owner) < ${OWNER.min} ? ${short(owner, 'owner', OWNER.min)} : ${long(owner, OWNER.max)}`
+  );
+}
+
+/**
+ * A Cluster API hook key is valid when it is "<prefix>/<name>" and its lower-cased name part is a qualified
+ * name's name part (the prefix is a valid DNS subdomain already): no '/', 1-63 bytes, the pattern.
+ */
+function keyOk(s: CelStage, h: string): string {
+  const prefix = `${HOOK_ANNOTATION_PREFIX[s.stage]}/`;
+  const part = `${h}.key.substring(${prefix.length}).lowerAscii()`;
+  return (
+    `(${h}.key.startsWith(${str(prefix)}) && !${part}.contains('/') && size(${part}) > 0 && ` +
+    `size(bytes(${part})) <= ${QUALIFIED_NAME_MAX_LENGTH} && ${part}.matches(${str(`^${QUALIFIED_NAME_FMT}$`)}))`
+  );
+}
+
+const QUALIFIED_ERR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const EXAMPLES =
+  "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/**
+ * The first problem of a hook annotation key, as annotationHookNaming words it for "<prefix>/<name>" keys; a key
+ * that only starts with the prefix gets the shape problem first (the webhook lists it after any qualified-name one).
+ */
+function keyMessage(s: CelStage, h: string): string {
+  const prefix = HOOK_ANNOTATION_PREFIX[s.stage];
+  const part = `${h}.key.substring(${prefix.length + 1}).lowerAscii()`;
+  const at = str(`${s.stagePath}: Invalid value: `);
+  const detail = (text: string): string => `${at} + strings.quote(${h}.key) + ${text}`;
+  return (
+    `!${h}.key.startsWith(${str(`${prefix}/`)}) ? ` +
+    `${detail(str(`: an annotation key starting with "${prefix}" declares a ${s.stage} hook and must be "${prefix}/<name>"`))} : ` +
+    `${part}.contains('/') ? ${detail(str(`: a qualified name ${QUALIFIED_ERR} ${EXAMPLES} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`))} : ` +
+    `size(${part}) == 0 ? ${detail(str(': name part must be non-empty'))} : ` +
+    `size(bytes(${part})) > ${QUALIFIED_NAME_MAX_LENGTH} ? ${detail(str(`: name part must be no more than ${QUALIFIED_NAME_MAX_LENGTH} bytes`))} : ` +
+    detail(str(`: name part ${QUALIFIED_ERR} ${EXAMPLES}`))
+  );
+}
+
+/** One validation per stage and outcome: problems an UPDATE introduced (enforced) or kept (existing). */
+export function nativeHookNaming({ cel }: NativeContext): NativeValidating {
+  const list = cel.carrier.format === 'list';
+  const validations: NativeValidation[] = [];
+  for (const s of cel.stages) {
+    const ok = (h: string): string => (list ? listOk(h) : keyOk(s, h));
+    for (const outcome of ['enforced', 'existing'] as const satisfies readonly Outcome[]) {
+      const passes = (h: string): string =>
+        outcome === 'enforced' ? `(${ok(h)} || ${existed(s, h)})` : `(${ok(h)} || !${existed(s, h)})`;
+      validations.push({
+        outcome,
+        expression: `${s.hooks}.all(h, ${passes('h')})`,
+        messageExpression: `${s.hooks}.transformList(i, h, !${passes('h')}, ${list ? listMessage(s, 'i', 'h') : keyMessage(s, 'h')})[0]`,
+        reason: 'Invalid',
+      });
+    }
+  }
+  return { variables: [], validations };
+}

@@ -1,0 +1,68 @@
+// The mutating side: one MutatingAdmissionPolicy (JSONPatch) and binding per default-hook rule and live carrier
+// it selects, matching the rule's kinds, namespaces, labels and operations in the policy's match constraints.
+import { CARRIERS } from '../core/carriers.js';
+import type { Policy } from '../core/policy.js';
+import { defaultHooksRule } from '../core/rules/default-hooks.js';
+import type { KubeObject } from '../core/types.js';
+import { LABELS, namespaceSelector, pluralOf, resourceRule } from './match.js';
+import type { ApiVersions } from './version.js';
+
+function slug(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 120) || 'rule'
+  );
+}
+
+export function mutatingObjects(
+  policy: Policy,
+  versions: ApiVersions,
+): { policies: KubeObject[]; bindings: KubeObject[] } {
+  const policies: KubeObject[] = [];
+  const bindings: KubeObject[] = [];
+  const native = defaultHooksRule.native;
+  if (policy.enforcement['default-hooks'] === 'off' || !native || !('mutating' in native))
+    return { policies, bindings };
+  const used = new Set<string>();
+  policy.defaultHooks.forEach((rule, index) => {
+    for (const carrier of CARRIERS) {
+      if (!carrier.live || !rule.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind))
+        continue;
+      const plural = pluralOf(carrier);
+      if (plural === undefined) continue;
+      let name = `hookkeeper-default-${slug(rule.name)}-${carrier.id}`;
+      if (used.has(name)) name = `${name}-${index}`;
+      used.add(name);
+      const { variables, jsonPatch } = native.mutating(policy, rule, carrier);
+      policies.push({
+        apiVersion: versions.mutating,
+        kind: 'MutatingAdmissionPolicy',
+        metadata: { name, labels: { ...LABELS } },
+        spec: {
+          // As the mutating webhook: creating a Machine never waits on a default hook.
+          failurePolicy: 'Ignore',
+          // Run again after later mutations, so the default hook survives their edits.
+          reinvocationPolicy: 'IfNeeded',
+          matchConstraints: {
+            matchPolicy: 'Equivalent',
+            namespaceSelector: namespaceSelector(rule.match.namespaces),
+            ...(rule.match.labelSelector ? { objectSelector: structuredClone(rule.match.labelSelector) } : {}),
+            resourceRules: [resourceRule(carrier, plural, rule.operations)],
+          },
+          variables: variables.map((v) => ({ ...v })),
+          mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: jsonPatch } }],
+        },
+      });
+      bindings.push({
+        apiVersion: versions.mutating,
+        kind: 'MutatingAdmissionPolicyBinding',
+        metadata: { name, labels: { ...LABELS } },
+        spec: { policyName: name },
+      });
+    }
+  });
+  return { policies, bindings };
+}

@@ -1,0 +1,27 @@
+// renderNativePolicies: the same Policy the webhook enforces, compiled to ValidatingAdmissionPolicies,
+// MutatingAdmissionPolicies and their bindings (in apply order), with a note for every divergence. Pure: no I/O.
+// No params objects: the policy's data (registry, reserved hooks, break-glass) is compiled into the expressions as
+// CEL literals, so there is no ConfigMap to keep in step, no paramRef to miss, and nothing for RBAC to read.
+import type { Policy } from '../core/policy.js';
+import type { KubeObject } from '../core/types.js';
+import { mutatingObjects } from './mutating.js';
+import { divergenceNotes } from './notes.js';
+import { validatingObjects } from './validating.js';
+import { apiVersionsFor } from './version.js';
+
+export interface NativeRender {
+  objects: KubeObject[];
+  notes: string[];
+}
+
+export function renderNativePolicies(policy: Policy, options: { k8sVersion: string }): NativeRender {
+  const versions = apiVersionsFor(options.k8sVersion);
+  const validating = validatingObjects(policy, versions);
+  const mutating = mutatingObjects(policy, versions);
+  const notes = divergenceNotes(policy);
+  if (versions.note && mutating.policies.length > 0) notes.unshift(versions.note);
+  return {
+    objects: [...validating.policies, ...mutating.policies, ...validating.bindings, ...mutating.bindings],
+    notes,
+  };
+}
