@@ -47,7 +47,7 @@ function rbacVariables(policy: Policy): CelVariable[] {
       expression: `variables.breakGlass ? [] : variables.changed.filter(c, c.o != '' && !(c.o in variables.actsFor)${onlyRegistered}).map(c, c.o)`,
     },
   ];
-  const granted: string[] = [];
+  const checked: string[] = [];
   for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
     out.push({
       name: `owner${k}`,
@@ -65,9 +65,9 @@ function rbacVariables(policy: Policy): CelVariable[] {
         `variables.owner${k} != '' && authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
         `.namespace(request.namespace).name(variables.owner${k}).check(${str(HOOKOWNERS.verb)}).allowed()`,
     });
-    granted.push(`variables.granted${k} ? variables.owner${k} : ''`);
+    checked.push(`variables.owner${k}`);
   }
-  out.push({ name: 'rbac', expression: `[${granted.join(', ')}]` });
+  out.push({ name: 'checked', expression: `[${checked.join(', ')}]` });
   return out;
 }
 
@@ -158,23 +158,47 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     ...rbacVariables(policy),
     ...grantVariables(policy),
   );
-  const allowed = (c: string): string => `(${c}.o in variables.actsFor || (${c}.o != '' && ${c}.o in variables.rbac))`;
-  const guarded = policy.unverifiedRemoval === 'deny' ? 'true' : 'c.o in variables.registered';
+  // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
+  // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook. Owners in order of
+  // their first changed hook, so the first failing validation names the first hook the webhook denies.
+  const guarded = (o: string): string =>
+    policy.unverifiedRemoval === 'deny' ? 'true' : `${o} in variables.registered`;
+  const beyond = (c: string): string =>
+    `(${c}.o in variables.actsFor || (${c}.o != '' && ${c}.o in variables.checked))`;
+  for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
+    const o = `variables.owner${k}`;
+    validations.push({
+      outcome: 'enforced',
+      expression: `${o} == '' || !(${guarded(o)}) || variables.granted${k}`,
+      messageExpression: `variables.changed.filter(c, c.o == ${o}).map(c, ${denialMessage(policy, 'c')})[0]`,
+      reason: 'Forbidden',
+    });
+  }
+  // Hooks of no owner RBAC could be asked about (an empty owner, or beyond the owners a request may check).
   validations.push({
     outcome: 'enforced',
-    expression: `variables.breakGlass || variables.changed.all(c, ${allowed('c')} || !(${guarded}))`,
-    messageExpression: `variables.changed.filter(c, !(${allowed('c')} || !(${guarded}))).map(c, ${denialMessage(policy, 'c')})[0]`,
+    expression: `variables.breakGlass || variables.changed.all(c, ${beyond('c')} || !(${guarded('c.o')}))`,
+    messageExpression: `variables.changed.filter(c, !(${beyond('c')} || !(${guarded('c.o')}))).map(c, ${denialMessage(policy, 'c')})[0]`,
     reason: 'Forbidden',
   });
   if (policy.unverifiedRemoval === 'warn') {
     const { verb, resource } = HOOKOWNERS;
+    const warning =
+      `c.o == '' ? 'unverified: hook ' + c.n + ' has no owner to grant; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER} : ` +
+      `'unverified: hook ' + c.n + ' of ' + c.o + '; grant ${verb} on ${resource}/' + c.o + '; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER}`;
+    for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
+      const o = `variables.owner${k}`;
+      validations.push({
+        outcome: 'warn',
+        expression: `${o} == '' || ${o} in variables.registered || variables.granted${k}`,
+        messageExpression: `variables.changed.filter(c, c.o == ${o}).map(c, ${warning})[0]`,
+        reason: 'Forbidden',
+      });
+    }
     validations.push({
       outcome: 'warn',
-      expression: `variables.breakGlass || variables.changed.all(c, ${allowed('c')} || c.o in variables.registered)`,
-      messageExpression:
-        `variables.changed.filter(c, !(${allowed('c')} || c.o in variables.registered)).map(c, c.o == '' ? ` +
-        `'unverified: hook ' + c.n + ' has no owner to grant; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER} : ` +
-        `'unverified: hook ' + c.n + ' of ' + c.o + '; grant ${verb} on ${resource}/' + c.o + '; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER})[0]`,
+      expression: `variables.breakGlass || variables.changed.all(c, ${beyond('c')} || c.o in variables.registered)`,
+      messageExpression: `variables.changed.filter(c, !(${beyond('c')} || c.o in variables.registered)).map(c, ${warning})[0]`,
       reason: 'Forbidden',
     });
   }

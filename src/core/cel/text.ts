@@ -25,7 +25,7 @@ export function pointer(keys: readonly string[]): string {
   return keys.map((k) => `/${escapePointerToken(k)}`).join('');
 }
 
-/** `has()` for each step of a key path below `base` (object, oldObject), joined with &&. */
+/** `has()` for each step of a key path below `base` (object, oldObject), joined with && and parenthesized. */
 export function hasPath(base: string, keys: readonly string[]): string {
   const steps: string[] = [];
   let at = base;
@@ -33,7 +33,7 @@ export function hasPath(base: string, keys: readonly string[]): string {
     at = `${at}.${key}`;
     steps.push(`has(${at})`);
   }
-  return steps.join(' && ');
+  return `(${steps.join(' && ')})`;
 }
 
 /** A CEL field selection of a key path (keys are identifiers in every carrier's root). */

@@ -13,6 +13,7 @@ import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
+import { nativeCelScenarios } from './native-cel.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
@@ -49,6 +50,7 @@ export function scenarios(options: ScenarioOptions): Scenario[] {
           validateDifferentialScenarios,
           hookOwnersRbacScenarios,
           hookOwnersWebhookScenarios,
+          nativeCelScenarios,
         ]
       : []),
     faultScenarios,
