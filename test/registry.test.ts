@@ -112,6 +112,26 @@ describe('the rule registry', () => {
     );
   });
 
+  test('every rule that runs at admission declares its native form: CEL validations or mutations, or webhookOnly', () => {
+    const admission = RULES.filter((r) => r.sources.includes('admission') || r.mutate !== undefined);
+    assert.ok(admission.length > 0);
+    for (const r of admission) {
+      const native: unknown = r.native;
+      assert.ok(native !== undefined, `${r.id} runs at admission but declares no native form`);
+      if (typeof native === 'object' && native !== null && 'webhookOnly' in native) {
+        const why = native.webhookOnly;
+        assert.ok(
+          typeof why === 'string' && why.length > 20 && !why.includes('\n'),
+          `${r.id}: webhookOnly is one sentence`,
+        );
+      }
+    }
+    // Child-resource rules need parent lookups: webhook-only.
+    for (const r of RULES.filter((x) => x.selects === 'children')) {
+      assert.ok(r.native !== undefined && 'webhookOnly' in r.native, `${r.id} is webhook-only`);
+    }
+  });
+
   test('audit --help and validate --help list the rules each runs, from the registry', async () => {
     const listed = (help: string): string[] =>
       [...help.matchAll(/^ {2}([a-z-]+) +\[(?:deny|warn|off)\] /gm)].map((m) => m[1] ?? '');

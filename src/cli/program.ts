@@ -2,6 +2,7 @@
 // a command imports what it works with (yaml, ajv, pino, express, client-node) inside its action, so a run loads
 // only its own command's modules (`hookkeeper audit` no YAML writer, `validate` no logger).
 import { Command, CommanderError } from 'commander';
+import { register as admissionPolicy } from './commands/admission-policy.js';
 import { register as audit } from './commands/audit.js';
 import { register as certs } from './commands/certs.js';
 import { register as review } from './commands/review.js';
@@ -13,7 +14,7 @@ import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
-const COMMANDS: readonly Register[] = [serve, review, validate, audit, certs, webhookConfig];
+const COMMANDS: readonly Register[] = [serve, review, validate, audit, certs, webhookConfig, admissionPolicy];
 
 export const VERSION = '0.1.0';
 

@@ -1,0 +1,171 @@
+// The compiler: per-rule enforcement picks the policy and binding action, the policy's data is compiled in, the
+// rules the policy turns off leave no CEL, and no expression nests one pass over hooks inside another.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import type { Policy } from '../../src/core/policy.js';
+import { renderNativePolicies } from '../../src/native/render.js';
+import { ACTIONS, groupOf } from '../../src/native/validating.js';
+
+interface Vap {
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    policyName?: string;
+    validationActions?: string[];
+    variables?: Array<{ name: string; expression: string }>;
+    validations?: Array<{ expression: string; messageExpression: string }>;
+    mutations?: Array<{ jsonPatch: { expression: string } }>;
+    matchConstraints?: { objectSelector?: unknown; namespaceSelector?: unknown };
+  };
+}
+
+const render = (policy: Policy): { objects: Vap[]; notes: string[] } => {
+  const r = renderNativePolicies(policy, { k8sVersion: '1.36' });
+  return { objects: r.objects as unknown as Vap[], notes: r.notes };
+};
+const named = (objects: Vap[], name: string): Vap | undefined =>
+  objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === name);
+const text = (o: Vap | undefined): string => JSON.stringify(o?.spec ?? {});
+const policyWith = (patch: Partial<Policy>): Policy => ({ ...structuredClone(DEFAULT_POLICY), ...patch });
+
+/** Every CEL expression of the rendered objects. */
+function expressions(objects: Vap[]): string[] {
+  return objects.flatMap((o) => [
+    ...(o.spec.variables ?? []).map((v) => v.expression),
+    ...(o.spec.validations ?? []).flatMap((v) => [v.expression, v.messageExpression]),
+    ...(o.spec.mutations ?? []).map((m) => m.jsonPatch.expression),
+  ]);
+}
+
+const HOOK_LISTS =
+  /variables\.(preDrain|preTerminate|oldPreDrain|oldPreTerminate|changed|stage|annotations|oldAnnotations)\.(all|exists|exists_one|filter|map|transformList|transformMapEntry)\(/g;
+
+/** The argument text of the call whose "(" is at `open`. */
+function callArguments(expr: string, open: number): string {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = open; i < expr.length; i++) {
+    const c = expr[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return expr.slice(open + 1, i);
+  }
+  throw new Error(`unbalanced expression: ${expr}`);
+}
+
+describe('renderNativePolicies', () => {
+  test('where violations go: enforced under deny -> Deny; warn, ratcheted and unverified -> Warn+Audit; break-glass -> its own Warn+Audit', () => {
+    assert.equal(groupOf('enforced', 'deny'), 'deny');
+    assert.equal(groupOf('enforced', 'warn'), 'warn');
+    assert.equal(groupOf('existing', 'deny'), 'warn');
+    assert.equal(groupOf('warn', 'deny'), 'warn');
+    assert.equal(groupOf('breakGlass', 'deny'), 'break-glass');
+    const { objects } = render(DEFAULT_POLICY);
+    for (const b of objects.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding')) {
+      const group = b.metadata.name.endsWith('-break-glass')
+        ? 'break-glass'
+        : b.metadata.name.endsWith('-warn')
+          ? 'warn'
+          : 'deny';
+      assert.deepEqual(b.spec.validationActions, ACTIONS[group], b.metadata.name);
+      assert.equal(b.spec.policyName, b.metadata.name);
+    }
+    assert.match(text(named(objects, 'hookkeeper-openshift-machine-break-glass')), /break-glass: /);
+    // Templates have no hooks removed from a deleting object: no break-glass policy.
+    assert.equal(named(objects, 'hookkeeper-openshift-machineset-break-glass'), undefined);
+  });
+
+  test("per-rule enforcement: warn moves a rule's validations to the warn policy, off removes them", () => {
+    const base = render(DEFAULT_POLICY).objects;
+    assert.match(text(named(base, 'hookkeeper-openshift-machine')), /should match/);
+    const warned = render(
+      policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn' } }),
+    ).objects;
+    assert.doesNotMatch(text(named(warned, 'hookkeeper-openshift-machine')), /should match/);
+    assert.match(text(named(warned, 'hookkeeper-openshift-machine-warn')), /should match/);
+    const off = render(
+      policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'deletion-freeze': 'off', 'default-hooks': 'off' } }),
+    );
+    assert.doesNotMatch(expressions(off.objects).join('\n'), /immutable when machine is marked for deletion/);
+    assert.ok(!off.objects.some((o) => o.kind.startsWith('Mutating')));
+  });
+
+  test('the policy data is compiled into the expressions as literals: registry, reserved hooks, break-glass', () => {
+    const policy = policyWith({
+      owners: {
+        'team/storage': {
+          users: ['bob'],
+          groups: ['storage-admins'],
+          serviceAccounts: [{ namespace: 'st', name: 'op' }],
+        },
+      },
+      reservedHooks: [{ name: 'StorageHold', owner: 'team/storage' }],
+      breakGlass: { users: ['root'], groups: [] },
+    });
+    const all = expressions(render(policy).objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy')).join('\n');
+    assert.match(
+      all,
+      /"team\/storage": \{'u': \{"bob": true, "system:serviceaccount:st:op": true\}, 'g': \{"storage-admins": true\}\}/,
+    );
+    assert.match(all, /\{"StorageHold": "team\/storage"\}/);
+    assert.match(all, /request\.userInfo\.username in \{"root": true\}/);
+    assert.doesNotMatch(all, /clusteroperator\/etcd/);
+  });
+
+  test('unverifiedRemoval and strictOwners: what each compiles to, and the notes that say where native differs', () => {
+    const allow = render(policyWith({ unverifiedRemoval: 'allow' }));
+    assert.doesNotMatch(expressions(allow.objects).join('\n'), /unverified: hook/);
+    assert.ok(allow.notes.some((n) => n.includes("unverifiedRemoval's outcome (allow)")));
+    const deny = render(policyWith({ unverifiedRemoval: 'deny' }));
+    assert.match(expressions(deny.objects).join('\n'), /unverifiedRemoval is deny/);
+    assert.ok(!deny.notes.some((n) => n.includes('CEL cannot list')));
+    const strict = render(policyWith({ strictOwners: true }));
+    assert.match(text(named(strict.objects, 'hookkeeper-capi-machineset')), /strictOwners is on/);
+    assert.ok(strict.notes.some((n) => n.includes('strictOwners')));
+  });
+
+  test('default hooks: the rule selector becomes the policy match (kinds, namespaces, labels, operations)', () => {
+    const { objects } = render(DEFAULT_POLICY);
+    const map = objects.find((o) => o.kind === 'MutatingAdmissionPolicy');
+    assert.ok(map);
+    const match = JSON.stringify(map.spec.matchConstraints);
+    assert.match(match, /"operator":"In","values":\["openshift-machine-api"\]/);
+    assert.match(
+      match,
+      /"objectSelector":\{"matchExpressions":\[\{"key":"machine.openshift.io\/cluster-api-machine-role","operator":"In","values":\["master","arbiter"\]\}\]\}/,
+    );
+    assert.match(match, /"operations":\["CREATE"\]/);
+  });
+
+  test('CEL cost stays linear: no pass over a hook list is nested inside another pass over a hook list', () => {
+    const policy = policyWith({ strictOwners: true, unverifiedRemoval: 'warn' });
+    const exprs = expressions(render(policy).objects);
+    let passes = 0;
+    for (const expr of exprs) {
+      for (const m of expr.matchAll(HOOK_LISTS)) {
+        passes++;
+        const inner = callArguments(expr, (m.index ?? 0) + m[0].length - 1);
+        assert.doesNotMatch(inner, HOOK_LISTS, `nested pass in: ${expr}`);
+      }
+    }
+    assert.ok(passes > 50, 'the check saw the hook passes');
+    // The check itself catches nesting.
+    const nested = 'variables.preDrain.all(h, variables.oldPreDrain.exists(o, o.name == h.name))';
+    assert.throws(() => assert.doesNotMatch(callArguments(nested, nested.indexOf('(')), HOOK_LISTS));
+  });
+
+  test('authorizer checks: one per variable (350,000 each against a 1,000,000 per-expression limit), none in a message', () => {
+    const objects = render(DEFAULT_POLICY).objects;
+    for (const o of objects) {
+      for (const v of o.spec.variables ?? []) assert.ok((v.expression.match(/\.check\(/g) ?? []).length <= 1, v.name);
+      for (const v of o.spec.validations ?? []) {
+        assert.doesNotMatch(v.expression, /authorizer/);
+        assert.doesNotMatch(v.messageExpression, /variables\.granted/);
+      }
+    }
+  });
+});
