@@ -209,7 +209,7 @@ function admissionSection(a: AdmissionFigure): string {
   const notes =
     a.nativeNotes.length === 0
       ? 'render printed no notes.'
-      : `render's notes (where native mode differs from the webhook): ${a.nativeNotes.join(' ')}`;
+      : `render's notes (where native mode differs from the webhook):\n\n${a.nativeNotes.map((n) => `- ${n}`).join('\n')}`;
   return (
     `### 5. Admission overhead through kube-apiserver: none, native policies, webhook\n\n${table(
       ['request', 'admission', 'p50 ms', 'p99 ms', 'p50 vs none', 'p99 vs none', 'target p99 < +5%'],
