@@ -26,6 +26,8 @@ const COLLECTIONS: Readonly<Record<string, string>> = {
   MutatingAdmissionPolicyBinding: 'mutatingadmissionpolicybindings',
 };
 const NAMESPACE = 'native-cel';
+/** Where the policy's Cluster API default-hook rule applies. */
+const CAPI_NAMESPACE = 'native-cel-capi';
 const CAPI_DRAIN = 'pre-drain.delete.hook.machine.cluster.x-k8s.io';
 
 /** The default policy plus a user-registered owner, so registry, RBAC and unverified routes all show. */
@@ -40,6 +42,23 @@ const POLICY = parsePolicy(
     '    serviceAccounts: [{namespace: openshift-etcd-operator, name: etcd-operator}]',
     'reservedHooks:',
     '  - {name: EtcdQuorumOperator, owner: clusteroperator/etcd}',
+    'defaultHooks:',
+    '  - name: etcd-quorum-protection',
+    '    match:',
+    '      kinds: [{group: machine.openshift.io, kind: Machine}]',
+    '      namespaces: [openshift-machine-api]',
+    '      labelSelector:',
+    '        matchExpressions: [{key: machine.openshift.io/cluster-api-machine-role, operator: In, values: [master, arbiter]}]',
+    '    operations: [CREATE]',
+    '    stage: preDrain',
+    '    hook: {name: EtcdQuorumOperator, owner: clusteroperator/etcd}',
+    '  - name: capi-storage-guard',
+    '    match:',
+    '      kinds: [{group: cluster.x-k8s.io, kind: Machine}]',
+    '      namespaces: [native-cel-capi]',
+    '    operations: [CREATE]',
+    '    stage: preTerminate',
+    '    hook: {name: StorageGuard, owner: team/storage}',
   ].join('\n'),
   'native-cel.yaml',
 );
@@ -143,22 +162,22 @@ export const nativeCelScenarios: Scenario = (env) => {
         rendered = { ...rendered, objects: rendered.objects.filter((o) => !String(o['kind']).startsWith('Mutating')) };
       await remove(e.plane, `${API}/validatingwebhookconfigurations/hookkeeper-e2e`);
       await remove(e.plane, `${API}/mutatingwebhookconfigurations/hookkeeper-e2e`);
-      await createRaw(e.plane.server, e.plane.caPem, e.plane.identities.admin.token, '/api/v1/namespaces', {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: NAMESPACE },
-      });
+      for (const name of [NAMESPACE, CAPI_NAMESPACE]) {
+        await createRaw(e.plane.server, e.plane.caPem, e.plane.identities.admin.token, '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name },
+        });
+      }
       // Stored before any policy: a reserved name with the wrong owner, for ratcheting.
-      await e
-        .machines('admin')
-        .create(
-          NAMESPACE,
-          openshiftMachine({
-            name: 'ratchet',
-            namespace: NAMESPACE,
-            preDrain: [{ name: ETCD_HOOK.name, owner: 'someone/else' }],
-          }),
-        );
+      await e.machines('admin').create(
+        NAMESPACE,
+        openshiftMachine({
+          name: 'ratchet',
+          namespace: NAMESPACE,
+          preDrain: [{ name: ETCD_HOOK.name, owner: 'someone/else' }],
+        }),
+      );
       await apply(e.plane, rendered.objects);
       const probe = openshiftMachine({
         name: 'probe',
@@ -229,6 +248,28 @@ export const nativeCelScenarios: Scenario = (env) => {
       assert.deepEqual(hooksOf(present.object, 'preDrain'), [ETCD_HOOK]);
       const worker = await api.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'native-worker', role: 'worker' }));
       assert.deepEqual(hooksOf(worker.object, 'preDrain'), []);
+    });
+
+    test('MutatingAdmissionPolicy on Cluster API: the hook annotation added (annotations created if none), its owner corrected', async (t) => {
+      if (!mutating) return t.skip('MutatingAdmissionPolicy v1 needs kube-apiserver 1.36 or newer');
+      const api = env().capiMachines('admin');
+      const key = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/StorageGuard';
+      const bare = await api.create(CAPI_NAMESPACE, capiMachine({ name: 'capi-bare', namespace: CAPI_NAMESPACE }));
+      assert.deepEqual((bare.object['metadata'] as { annotations?: unknown }).annotations, { [key]: 'team/storage' });
+      const wrong = await api.create(
+        CAPI_NAMESPACE,
+        capiMachine({
+          name: 'capi-wrong',
+          namespace: CAPI_NAMESPACE,
+          annotations: { [key]: 'team/other', 'example.com/x': 'y' },
+        }),
+      );
+      assert.deepEqual((wrong.object['metadata'] as { annotations?: unknown }).annotations, {
+        [key]: 'team/storage',
+        'example.com/x': 'y',
+      });
+      const elsewhere = await api.create(NAMESPACE, capiMachine({ name: 'capi-elsewhere', namespace: NAMESPACE }));
+      assert.equal((elsewhere.object['metadata'] as { annotations?: unknown }).annotations, undefined);
     });
 
     test('owner-only removal: denied with the webhook message, allowed for the owner, warned for break-glass', async () => {
@@ -374,16 +415,14 @@ export const nativeCelScenarios: Scenario = (env) => {
       });
       const refusal = await rejected(() => e.capiMachines('admin').create(NAMESPACE, bad));
       assert.equal(policyMessage(refusal), engine(e, 'admin', CAPI, bad, null).denials[0]?.message);
-      const { object } = await e
-        .capiMachines('admin')
-        .create(
-          NAMESPACE,
-          capiMachine({
-            name: 'capi-owned',
-            namespace: NAMESPACE,
-            annotations: { [`${CAPI_DRAIN}/${ETCD_HOOK.name}`]: ETCD_HOOK.owner },
-          }),
-        );
+      const { object } = await e.capiMachines('admin').create(
+        NAMESPACE,
+        capiMachine({
+          name: 'capi-owned',
+          namespace: NAMESPACE,
+          annotations: { [`${CAPI_DRAIN}/${ETCD_HOOK.name}`]: ETCD_HOOK.owner },
+        }),
+      );
       const removed = structuredClone(object);
       (removed['metadata'] as { annotations: Record<string, string> }).annotations = {};
       const denied = await rejected(() => e.capiMachines('alice').replace(NAMESPACE, removed));
