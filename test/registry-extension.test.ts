@@ -25,6 +25,7 @@ const CHECK = `
 import { parsePolicy } from './src/config/load.js';
 import { evaluate } from './src/core/engine.js';
 import type { ReviewInput } from './src/core/types.js';
+import { renderNativePolicies } from './src/native/render.js';
 const policy = parsePolicy('apiVersion: hookkeeper.io/v1alpha1\\nkind: Policy\\nenforcement:\\n  owner-lowercase: deny\\n', 'p.yaml');
 const machine = (owner: string) => ({ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', metadata: { name: 'm', namespace: 'ns' },
   spec: { lifecycleHooks: { preDrain: [{ name: 'DrainGuard', owner }] } } });
@@ -36,6 +37,7 @@ console.log(JSON.stringify({
   audit: summary(evaluate(policy, { ...base, source: 'audit' })),
   ratcheted: summary(evaluate(policy, { ...base, operation: 'UPDATE', oldObject: machine('Team-A') })),
   fixed: summary(evaluate(policy, { ...base, object: machine('team-a') })),
+  native: JSON.stringify(renderNativePolicies(policy, { k8sVersion: '1.36' }).objects).includes('must be lower case'),
 }));
 `;
 
@@ -78,13 +80,14 @@ test(
       }
       const out = JSON.parse(
         execFileSync(process.execPath, ['--import', 'tsx', join(dir, 'check.ts')], { cwd: dir, encoding: 'utf8' }),
-      ) as Record<string, { denials: string[]; warnings: string[] }>;
+      ) as Record<string, unknown>;
       const message = 'spec.lifecycleHooks.preDrain[0].owner: Invalid value: "Team-A": must be lower case';
       assert.deepEqual(out, {
         create: { denials: [message], warnings: [] },
         audit: { denials: [message], warnings: [] },
         ratcheted: { denials: [], warnings: [message] },
         fixed: { denials: [], warnings: [] },
+        native: true,
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

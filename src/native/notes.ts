@@ -42,7 +42,7 @@ export function divergenceNotes(policy: Policy): string[] {
     );
   }
   notes.push(
-    'messages: each native validation reports its first violation (the webhook lists up to its limit), warnings come one per validation rather than per hook, and the API server prefixes them with the policy and binding names',
+    "messages: the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; and the API server prefixes each with the policy and binding names",
   );
   if (
     on('default-hooks') &&
