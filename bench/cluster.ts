@@ -13,7 +13,7 @@ import { readSettings } from '../test/e2e/harness/settings.js';
 import { admissionFigure, type AdmissionFigure } from './admission.js';
 import { Api, inParallel, MACHINES, named } from './api.js';
 import { median, round } from './measure.js';
-import { renderNative } from './native.js';
+import { assertServed, renderNative } from './native.js';
 import { prepareTls, REPO, startProcess, transpileFloor } from './servers.js';
 import { timed } from './validate-cli.js';
 
@@ -84,6 +84,7 @@ export async function clusterFigures(
       // are what the built CLI renders for this API server.
       const hookkeeper = await startHookkeeper(plane, { built: true });
       const native = await renderNative(api);
+      await assertServed(api, native);
       for (const note of native.notes) log(`admission: native policies: note: ${note}`);
       const tls = await prepareTls(dir);
       const floor = await startProcess({ kind: 'floor' }, tls, transpileFloor(dir), dir);

@@ -44,6 +44,17 @@ export async function renderNative(api: Api): Promise<NativePolicies> {
   };
 }
 
+const HINT =
+  'native admission policies need kube-apiserver 1.36 or newer here (HOOKKEEPER_E2E_BIN_DIR or HOOKKEEPER_K8S_VERSION)';
+
+/** Fails before anything is measured when the API server does not serve every kind render printed. */
+export async function assertServed(api: Api, native: NativePolicies): Promise<void> {
+  for (const o of native.objects)
+    await api.collectionPath(o).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}: ${HINT}`, { cause: err });
+    });
+}
+
 /** Creates the objects in order (params, policies, bindings), and the namespace of any namespaced one first. */
 export async function installNative(api: Api, native: NativePolicies): Promise<void> {
   const namespaces = new Set(
@@ -62,11 +73,12 @@ export async function installNative(api: Api, native: NativePolicies): Promise<v
       throw new Error(`creating namespace ${ns}: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
   }
   for (const o of native.objects) {
-    const res = await api.call('POST', await api.collectionPath(o), o);
+    const path = await api.collectionPath(o);
+    const res = await api.call('POST', path, o);
     if (res.status !== 201)
       throw new Error(
         `creating ${describe(o)} (rendered for ${native.k8sVersion}): HTTP ${res.status}: ${res.body.slice(0, 500)}` +
-          (res.status === 404 ? ' (native admission policies need kube-apiserver 1.36 or newer here)' : ''),
+          (res.status === 404 ? ` (${HINT})` : ''),
       );
   }
 }

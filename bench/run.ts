@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     }
     if (wantedAdmission || wantedAudit) {
       log(
-        `figures ${[wantedAudit ? 4 : [], wantedAdmission ? 5 : []].flat().join(' and ')}: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)`,
+        `${wantedAudit && wantedAdmission ? 'figures 4 and 5' : wantedAudit ? 'figure 4' : 'figure 5'}: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)`,
       );
       const cluster = await clusterFigures(
         {
