@@ -82,7 +82,7 @@ async function apply(plane: ControlPlane, objects: readonly KubeObject[]): Promi
       plane.server,
       plane.caPem,
       plane.identities.admin.token,
-      `${API}/${COLLECTIONS[o['kind'] as string]}`,
+      `/apis/${o['apiVersion'] as string}/${COLLECTIONS[o['kind'] as string]}`,
       o,
     );
   }
@@ -144,7 +144,7 @@ const many = (n: number, owner: (i: number) => string): Hook[] =>
 export const nativeCelScenarios: Scenario = (env) => {
   describe('native admission policies (CEL) decide as the webhook does, with no webhook registered', () => {
     let rendered = renderNativePolicies(POLICY, { k8sVersion: '1.36' });
-    /** MutatingAdmissionPolicy v1 is served from 1.36 (before that, v1beta1 behind a feature gate the suite leaves off). */
+    /** MutatingAdmissionPolicy is served (v1 from 1.36; v1beta1 in 1.34-1.35 only behind its feature gate). */
     let mutating = true;
 
     before(async () => {
@@ -157,7 +157,16 @@ export const nativeCelScenarios: Scenario = (env) => {
       });
       const { gitVersion } = JSON.parse(version.body) as { gitVersion: string };
       rendered = renderNativePolicies(POLICY, { k8sVersion: gitVersion.replace(/[-+].*$/, '') });
-      mutating = Number(/^v1\.(\d+)/.exec(gitVersion)?.[1]) >= 36;
+      const map = rendered.objects.find((o) => o['kind'] === 'MutatingAdmissionPolicy');
+      const discovery = map
+        ? await rawRequest({
+            url: `${e.plane.server}/apis/${map['apiVersion'] as string}`,
+            ca: e.plane.caPem,
+            token: e.plane.identities.admin.token,
+            timeoutMs: 10_000,
+          })
+        : undefined;
+      mutating = discovery?.status === 200 && discovery.body.includes('"mutatingadmissionpolicies"');
       if (!mutating)
         rendered = { ...rendered, objects: rendered.objects.filter((o) => !String(o['kind']).startsWith('Mutating')) };
       await remove(e.plane, `${API}/validatingwebhookconfigurations/hookkeeper-e2e`);
@@ -195,6 +204,42 @@ export const nativeCelScenarios: Scenario = (env) => {
         },
         200,
       );
+      // Each policy is loaded on its own: probe the Cluster API one, and the warn and break-glass ones.
+      const capiProbe = capiMachine({
+        name: 'probe',
+        namespace: NAMESPACE,
+        annotations: { [`${CAPI_DRAIN}/${ETCD_HOOK.name}`]: 'x/y' },
+      });
+      await pollUntil(
+        'the Cluster API policy to deny its probe',
+        30_000,
+        async () => {
+          const r = await rejected(() => e.capiMachines('admin').create(NAMESPACE, capiProbe, { dryRun: true })).catch(
+            () => undefined,
+          );
+          return r && /ValidatingAdmissionPolicy/.test(r.message) ? true : undefined;
+        },
+        200,
+      );
+      await pollUntil(
+        'the warn and break-glass policies to warn',
+        30_000,
+        async () => {
+          const stored = await e.machines('admin').get(NAMESPACE, 'ratchet');
+          const emptied = structuredClone(stored);
+          (emptied['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks = {};
+          const relabeled = structuredClone(stored);
+          (relabeled['metadata'] as { labels: Record<string, string> }).labels['probe'] = 'yes';
+          const [glass, ratchet] = await Promise.all([
+            e.machines('admin').replace(NAMESPACE, emptied, { dryRun: true }),
+            e.machines('admin').replace(NAMESPACE, relabeled, { dryRun: true }),
+          ]);
+          return glass.warnings.some((w) => w.includes('break-glass:')) && ratchet.warnings.length > 0
+            ? true
+            : undefined;
+        },
+        200,
+      );
       if (mutating)
         await pollUntil(
           'the native mutating policy to add the etcd hook',
@@ -213,7 +258,7 @@ export const nativeCelScenarios: Scenario = (env) => {
       const e = env();
       for (const o of rendered.objects) {
         const name = (o['metadata'] as { name: string }).name;
-        await remove(e.plane, `${API}/${COLLECTIONS[o['kind'] as string]}/${name}`);
+        await remove(e.plane, `/apis/${o['apiVersion'] as string}/${COLLECTIONS[o['kind'] as string]}/${name}`);
       }
       await registerWebhooks(e.plane, e.hookkeeper);
       await waitForEnforcement(e.plane);
@@ -225,7 +270,8 @@ export const nativeCelScenarios: Scenario = (env) => {
     });
 
     test('MutatingAdmissionPolicy: the etcd hook is appended, a wrong owner corrected, a present hook left alone', async (t) => {
-      if (!mutating) return t.skip('MutatingAdmissionPolicy v1 needs kube-apiserver 1.36 or newer');
+      if (!mutating)
+        return t.skip('this kube-apiserver serves no MutatingAdmissionPolicy (1.36, or 1.34-1.35 with its gate)');
       const api = env().machines('machineApi');
       const created = await api.create(
         MACHINE_NAMESPACE,
@@ -251,7 +297,8 @@ export const nativeCelScenarios: Scenario = (env) => {
     });
 
     test('MutatingAdmissionPolicy on Cluster API: the hook annotation added (annotations created if none), its owner corrected', async (t) => {
-      if (!mutating) return t.skip('MutatingAdmissionPolicy v1 needs kube-apiserver 1.36 or newer');
+      if (!mutating)
+        return t.skip('this kube-apiserver serves no MutatingAdmissionPolicy (1.36, or 1.34-1.35 with its gate)');
       const api = env().capiMachines('admin');
       const key = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/StorageGuard';
       const bare = await api.create(CAPI_NAMESPACE, capiMachine({ name: 'capi-bare', namespace: CAPI_NAMESPACE }));
