@@ -623,6 +623,8 @@ test(
     // Even when the values ask for Fail: in both mode the native policies are what fails closed.
     const forced = render(['--set', 'admission.mode=both', '--set', 'failurePolicy.validating=Fail']);
     assert.equal(webhooks(one(forced, 'ValidatingWebhookConfiguration'))[0]?.failurePolicy, 'Ignore');
+    const lint = runHelm(requireHelm(helm), ['lint', '--strict', chart, '--set', 'admission.mode=both']);
+    assert.equal(lint.status, 0, lint.stdout + lint.stderr);
   },
 );
 
