@@ -204,10 +204,10 @@ test(
         /at '\/admission\/mode': value must be one of 'webhook', 'native', 'both'/,
       ],
       [['--set', 'admission.nativeRender=x'], /additional properties 'nativeRender' not allowed/],
-    [
-      ['--set-file', `admission.nativePolicies=${secret}`],
-      /admission\.nativePolicies is set, but admission\.mode is webhook, which installs no native policy/,
-    ],
+      [
+        ['--set-file', `admission.nativePolicies=${secret}`],
+        /admission\.nativePolicies is set, but admission\.mode is webhook, which installs no native policy/,
+      ],
       [
         ['--set', 'admission.mode=native', '--set-file', `policy=${own}`],
         /policy sets more than apiVersion and kind: render your own with `hookkeeper admission-policy render --config POLICY-FILE/,
