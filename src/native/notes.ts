@@ -42,7 +42,7 @@ export function divergenceNotes(policy: Policy): string[] {
     );
   }
   notes.push(
-    "messages: the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; and the API server prefixes each with the policy and binding names",
+    "messages: the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; the API server prefixes each with the policy and binding names and, once they pass 4,096 characters in all, cuts each to 256 (the webhook cuts each to 120 itself)",
   );
   if (
     on('default-hooks') &&

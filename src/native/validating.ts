@@ -1,7 +1,7 @@
 // The validating side: for each carrier, the rules' CEL grouped by where their violations go (deny, warn,
 // break-glass), one ValidatingAdmissionPolicy and one binding per group; per-rule enforcement picks the group.
 import { celCarrier } from '../core/cel/carrier.js';
-import type { CelVariable, Outcome } from '../core/cel/types.js';
+import type { CelCarrier, CelVariable, Outcome } from '../core/cel/types.js';
 import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
@@ -24,12 +24,57 @@ export function groupOf(outcome: Outcome, enforcement: Enforcement): Group {
 }
 
 interface Bucket {
+  group: Group;
+  gate?: { name: string; expression: string };
   variables: Map<string, string>;
   validations: Array<{ expression: string; messageExpression: string; message: string; reason: string }>;
+  /** Every validation is about what the stored object already had (ratcheting): nothing to say on CREATE. */
+  updateOnly: boolean;
 }
 
-function policyName(carrier: HookCarrier, group: Group): string {
-  return `hookkeeper-${carrier.id}${group === 'deny' ? '' : `-${group}`}`;
+/**
+ * What a policy is evaluated for, beyond the match: a gated policy's own condition; otherwise an object that carries
+ * a hook or an owner reference (nothing else can fail a rule here), and an UPDATE for ratcheting's warnings. The API
+ * server evaluates every validation and every message expression of a matching policy, so an object without hooks
+ * (most Machines) costs it these conditions only.
+ */
+function gates(cel: CelCarrier, bucket: Bucket): Array<{ name: string; expression: string }> {
+  if (bucket.gate) return [{ ...bucket.gate }];
+  return [
+    ...(bucket.updateOnly ? [{ name: 'update', expression: "request.operation == 'UPDATE'" }] : []),
+    {
+      name: 'carries-hooks-or-owner-references',
+      expression: `${cel.hasHooks} || has(object.metadata.ownerReferences)`,
+    },
+  ];
+}
+
+function policyName(carrier: HookCarrier, suffix: string | undefined, group: Group): string {
+  return `hookkeeper-${carrier.id}${suffix === undefined ? '' : `-${suffix}`}${group === 'deny' ? '' : `-${group}`}`;
+}
+
+const REFERENCE = /\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * The variables a policy's validations reach, in declaration order: a rule declares what any of its validations
+ * may use, and a policy carries only what its own read (a smaller object, under kubectl apply's 256 KiB
+ * last-applied annotation).
+ */
+export function reachable(
+  variables: ReadonlyMap<string, string>,
+  expressions: readonly string[],
+): Array<{ name: string; expression: string }> {
+  const used = new Set<string>();
+  const visit = (text: string): void => {
+    for (const m of text.matchAll(REFERENCE)) {
+      const name = m[1] ?? '';
+      if (used.has(name) || !variables.has(name)) continue;
+      used.add(name);
+      visit(variables.get(name) ?? '');
+    }
+  };
+  for (const e of expressions) visit(e);
+  return [...variables].filter(([name]) => used.has(name)).map(([name, expression]) => ({ name, expression }));
 }
 
 function addVariables(bucket: Bucket, variables: readonly CelVariable[]): void {
@@ -52,21 +97,33 @@ export function validatingObjects(
     const plural = pluralOf(carrier);
     if (plural === undefined) continue;
     const cel = celCarrier(carrier);
-    const buckets = new Map<Group, Bucket>();
+    // By policy name: a gated validation goes to a policy of its own (NativeValidation.gate).
+    const buckets = new Map<string, Bucket>();
     for (const rule of RULES) {
       const enforcement = policy.enforcement[rule.id];
       if (enforcement === 'off' || !rule.native || !('validating' in rule.native)) continue;
       if (!rule.sources.includes('admission')) continue;
-      const { variables, validations } = rule.native.validating({ policy, cel });
+      const { variables, validations } = rule.native.validating({ policy, cel, k8sMinor: versions.minor });
       for (const v of validations) {
         const group = groupOf(v.outcome, enforcement);
-        let bucket = buckets.get(group);
+        const name = policyName(carrier, v.gate?.suffix, group);
+        let bucket = buckets.get(name);
+        if (bucket && bucket.gate?.expression !== v.gate?.when.expression) {
+          throw new Error(`policy ${name}: validations with different gates`);
+        }
         if (!bucket) {
-          bucket = { variables: new Map(), validations: [] };
+          bucket = {
+            group,
+            ...(v.gate ? { gate: v.gate.when } : {}),
+            variables: new Map(),
+            validations: [],
+            updateOnly: true,
+          };
           addVariables(bucket, cel.variables);
-          buckets.set(group, bucket);
+          buckets.set(name, bucket);
         }
         addVariables(bucket, variables);
+        if (v.outcome !== 'existing') bucket.updateOnly = false;
         bucket.validations.push({
           expression: v.expression,
           messageExpression: v.messageExpression,
@@ -76,10 +133,7 @@ export function validatingObjects(
         });
       }
     }
-    for (const group of ['deny', 'warn', 'break-glass'] as const) {
-      const bucket = buckets.get(group);
-      if (!bucket) continue;
-      const name = policyName(carrier, group);
+    for (const [name, bucket] of buckets) {
       policies.push({
         apiVersion: versions.validating,
         kind: 'ValidatingAdmissionPolicy',
@@ -92,8 +146,11 @@ export function validatingObjects(
             namespaceSelector: namespaceSelector(),
             resourceRules: [resourceRule(carrier, plural, ['CREATE', 'UPDATE'])],
           },
-          matchConditions: [{ ...NOT_FINISHING_DELETION }],
-          variables: [...bucket.variables].map(([n, expression]) => ({ name: n, expression })),
+          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
+          variables: reachable(
+            bucket.variables,
+            bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),
+          ),
           validations: bucket.validations,
         },
       });
@@ -101,7 +158,7 @@ export function validatingObjects(
         apiVersion: versions.validating,
         kind: 'ValidatingAdmissionPolicyBinding',
         metadata: { name, labels: { ...LABELS } },
-        spec: { policyName: name, validationActions: [...ACTIONS[group]] },
+        spec: { policyName: name, validationActions: [...ACTIONS[bucket.group]] },
       });
     }
   }

@@ -3,6 +3,8 @@
 import { AppError } from '../errors.js';
 
 export interface ApiVersions {
+  /** The cluster's minor version: 1.<minor>. */
+  minor: number;
   validating: 'admissionregistration.k8s.io/v1';
   mutating: 'admissionregistration.k8s.io/v1' | 'admissionregistration.k8s.io/v1beta1';
   /** What the cluster needs for the mutating policies, when it is not on by default. */
@@ -24,9 +26,11 @@ export function apiVersionsFor(k8sVersion: string): ApiVersions {
       `native admission policies need Kubernetes 1.34 or newer (MutatingAdmissionPolicy, and the CEL two-variable comprehensions and library versions the policies use); got ${k8sVersion}: run the webhook instead`,
     );
   }
-  if (minor >= 36)
-    return { validating: 'admissionregistration.k8s.io/v1', mutating: 'admissionregistration.k8s.io/v1' };
+  if (minor >= 36) {
+    return { minor, validating: 'admissionregistration.k8s.io/v1', mutating: 'admissionregistration.k8s.io/v1' };
+  }
   return {
+    minor,
     validating: 'admissionregistration.k8s.io/v1',
     mutating: 'admissionregistration.k8s.io/v1beta1',
     note:

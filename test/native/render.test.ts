@@ -4,6 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
+import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
+import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
+import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { renderNativePolicies } from '../../src/native/render.js';
 import { ACTIONS, groupOf } from '../../src/native/validating.js';
 
@@ -74,19 +77,48 @@ describe('renderNativePolicies', () => {
       assert.deepEqual(b.spec.validationActions, ACTIONS[group], b.metadata.name);
       assert.equal(b.spec.policyName, b.metadata.name);
     }
-    assert.match(text(named(objects, 'hookkeeper-openshift-machine-break-glass')), /break-glass: /);
+    assert.match(text(named(objects, 'hookkeeper-openshift-machine-removal-break-glass')), /break-glass: /);
     // Templates have no hooks removed from a deleting object: no break-glass policy.
-    assert.equal(named(objects, 'hookkeeper-openshift-machineset-break-glass'), undefined);
+    assert.equal(named(objects, 'hookkeeper-openshift-machineset-removal-break-glass'), undefined);
+  });
+
+  test('gates: removal checks run only for an UPDATE that changes the hooks, the rest only on objects with hooks', () => {
+    const objects = render(DEFAULT_POLICY).objects as unknown as Array<
+      Vap & { spec: { matchConditions?: Array<{ name: string }> } }
+    >;
+    const conditions = (name: string): string[] =>
+      (
+        objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === name)?.spec.matchConditions ??
+        []
+      ).map((c) => c.name);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), ['not-finishing-deletion', 'changes-hooks']);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-naming'), ['not-finishing-deletion', 'carries-hooks']);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal-break-glass'), [
+      'not-finishing-deletion',
+      'break-glass-changes-hooks',
+    ]);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine'), [
+      'not-finishing-deletion',
+      'carries-hooks-or-owner-references',
+    ]);
+    // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE.
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
+      'not-finishing-deletion',
+      'update',
+      'carries-hooks-or-owner-references',
+    ]);
   });
 
   test("per-rule enforcement: warn moves a rule's validations to the warn policy, off removes them", () => {
     const base = render(DEFAULT_POLICY).objects;
-    assert.match(text(named(base, 'hookkeeper-openshift-machine')), /should match/);
+    assert.match(text(named(base, 'hookkeeper-openshift-machine')), /is reserved for owner/);
     const warned = render(
-      policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'hook-naming': 'warn' } }),
+      policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'warn', 'hook-naming': 'warn' } }),
     ).objects;
-    assert.doesNotMatch(text(named(warned, 'hookkeeper-openshift-machine')), /should match/);
-    assert.match(text(named(warned, 'hookkeeper-openshift-machine-warn')), /should match/);
+    assert.doesNotMatch(text(named(warned, 'hookkeeper-openshift-machine')), /is reserved for owner/);
+    assert.match(text(named(warned, 'hookkeeper-openshift-machine-warn')), /is reserved for owner/);
+    assert.equal(named(warned, 'hookkeeper-openshift-machine-naming'), undefined);
+    assert.match(text(named(warned, 'hookkeeper-openshift-machine-naming-warn')), /should match/);
     const off = render(
       policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'deletion-freeze': 'off', 'default-hooks': 'off' } }),
     );
@@ -156,6 +188,28 @@ describe('renderNativePolicies', () => {
     // The check itself catches nesting.
     const nested = 'variables.preDrain.all(h, variables.oldPreDrain.exists(o, o.name == h.name))';
     assert.throws(() => assert.doesNotMatch(callArguments(nested, nested.indexOf('(')), HOOK_LISTS));
+  });
+
+  test("deletion-freeze's message is cut where the webhook cuts a violation", () => {
+    assert.equal(FREEZE_MESSAGE_MAX, MAX_VIOLATION_BYTES);
+  });
+
+  test('hook-naming checks patterns in slices from 1.35 (a short list reads one slice), one pass per stage on 1.34', () => {
+    const v136 = render(DEFAULT_POLICY).objects;
+    const deny = named(v136, 'hookkeeper-openshift-machine-naming');
+    const slices = (deny?.spec.variables ?? []).filter((v) => v.expression.includes('.slice('));
+    assert.equal(slices.length, CHUNKS * 2, 'each stage, enforced (the naming policy)');
+    assert.ok(slices.some((v) => v.expression.includes(`.slice(${(CHUNKS - 1) * CHUNK}, `)));
+    const first = slices.find((v) => v.expression.includes('.slice(0, '));
+    assert.match(first?.expression ?? '', new RegExp(`<= ${CHUNK} \\? \\[\\] : variables\\.`));
+    const v134 = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: '1.34' }).objects as unknown as Vap[];
+    assert.doesNotMatch(text(named(v134, 'hookkeeper-openshift-machine-naming')), /\.slice\(/);
+    assert.match(text(named(v134, 'hookkeeper-openshift-machine-naming')), /should match/);
+  });
+
+  test('every policy stays under 128 KiB, so kubectl apply can keep it in its 256 KiB last-applied annotation', () => {
+    const many = policyWith({ unverifiedRemoval: 'warn', strictOwners: true });
+    for (const o of render(many).objects) assert.ok(JSON.stringify(o).length < 128 * 1024, o.metadata.name);
   });
 
   test('authorizer checks: one per variable (350,000 each against a 1,000,000 per-expression limit), none in a message', () => {

@@ -44,7 +44,15 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
       ownerPath: (i) => `${hookPath(i)} + '.owner'`,
     });
   }
-  return { carrier, variables, stages };
+  // A whole-value comparison: its cost is counted by the top level's size, so even 40,000 hooks cost a few units
+  // (an index built here would pass one expression's limit), and any change of the stanzas counts.
+  const changesHooks =
+    `request.operation == 'UPDATE' && oldObject != null && ` +
+    `(${hasPath('oldObject', root)} ? ${select('oldObject', root)} : {}) != (${hasPath('object', root)} ? ${select('object', root)} : {})`;
+  const hasHooks = STAGES.map(
+    (stage) => `(${hasPath('object', [...root, stage])} && size(${select('object', [...root, stage])}) > 0)`,
+  ).join(' || ');
+  return { carrier, variables, stages, changesHooks, hasHooks };
 }
 
 /** A hook annotation's name: "<prefix>/<name>" gives <name>; a key that only starts with the prefix is its own name. */
@@ -90,7 +98,13 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
       ownerPath: hookPath,
     });
   }
-  return { carrier, variables, stages };
+  const prefixes = STAGES.map((st) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[st])})`).join(' || ');
+  // Any change of the annotations counts (a superset; see listCarrier).
+  const changesHooks =
+    `request.operation == 'UPDATE' && oldObject != null && ` +
+    `(${hasPath('oldObject', root)} ? ${select('oldObject', root)} : {}) != (${hasPath('object', root)} ? ${select('object', root)} : {})`;
+  const hasHooks = `${hasPath('object', root)} && ${select('object', root)}.exists(k, ${prefixes})`;
+  return { carrier, variables, stages, changesHooks, hasHooks };
 }
 
 export function celCarrier(carrier: HookCarrier): CelCarrier {

@@ -5,7 +5,7 @@ import { QUALIFIED_NAME_FMT, QUALIFIED_NAME_MAX_LENGTH } from '../qualified-name
 import { HOOK_NAME_PATTERN } from '../rules/naming.js';
 import { existed } from './carrier.js';
 import { str } from './text.js';
-import type { CelStage, NativeContext, NativeValidating, NativeValidation, Outcome } from './types.js';
+import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation, Outcome } from './types.js';
 
 const NAME = { min: 3, max: 256 };
 const OWNER = { min: 3, max: 512 };
@@ -69,22 +69,66 @@ function keyMessage(s: CelStage, h: string): string {
   );
 }
 
+/**
+ * A pattern check costs (1 + length) * 0.1 * (pattern length * 0.25): up to about 680 for a 256-character name,
+ * against 1,000,000 per expression. So {name, owner} hooks are checked in slices of CHUNK, one variable each
+ * (listing the slice's bad indices, then reading the next slice's variable only if the list goes on), CHUNKS
+ * slices, the last taking the rest. Slicing needs the CEL lists library, in the environment from Kubernetes 1.35 on (compatibility
+ * version 1.34), so 1.34 checks a stage in one expression.
+ */
+export const CHUNK = 1200;
+export const CHUNKS = 32;
+
+const cap = (text: string): string => `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
+
 /** One validation per stage and outcome: problems an UPDATE introduced (enforced) or kept (existing). */
-export function nativeHookNaming({ cel }: NativeContext): NativeValidating {
+export function nativeHookNaming({ cel, k8sMinor }: NativeContext): NativeValidating {
   const list = cel.carrier.format === 'list';
+  const variables: CelVariable[] = [];
   const validations: NativeValidation[] = [];
   for (const s of cel.stages) {
     const ok = (h: string): string => (list ? listOk(h) : keyOk(s, h));
     for (const outcome of ['enforced', 'existing'] as const satisfies readonly Outcome[]) {
+      // The stored object's index first: an unchanged hook is settled by one lookup, not a pattern match.
       const passes = (h: string): string =>
-        outcome === 'enforced' ? `(${ok(h)} || ${existed(s, h)})` : `(${ok(h)} || !${existed(s, h)})`;
+        outcome === 'enforced' ? `(${existed(s, h)} || ${ok(h)})` : `(!${existed(s, h)} || ${ok(h)})`;
+      if (!list || k8sMinor < 35) {
+        validations.push({
+          outcome,
+          expression: `${s.hooks}.all(h, ${passes('h')})`,
+          messageExpression: `${s.hooks}.transformList(i, h, !${passes('h')}, ${list ? listMessage(s, 'i', 'h') : keyMessage(s, 'h')})[0]`,
+          reason: 'Invalid',
+        });
+        continue;
+      }
+      const bad = `naming${cap(outcome)}${cap(s.stage)}`;
+      // Slice c, then the rest as a variable read only when the list is longer: a short list costs one variable.
+      for (let c = CHUNKS - 1; c >= 0; c--) {
+        const [lo, hi] = [c * CHUNK, (c + 1) * CHUNK];
+        const slice =
+          `${s.hooks}.slice(${lo}, size(${s.hooks}) < ${hi} ? size(${s.hooks}) : ${hi})` +
+          `.transformList(i, h, !${passes('h')}, i + ${lo})`;
+        // The last slice takes whatever is left: past CHUNKS * CHUNK hooks its cost may pass the limit, and the
+        // evaluation error refuses the request (failurePolicy Fail), never skips the check.
+        const rest = `${s.hooks}.slice(${lo}, size(${s.hooks})).transformList(i, h, !${passes('h')}, i + ${lo})`;
+        variables.push({
+          name: `${bad}${c === 0 ? '' : c}`,
+          expression:
+            c === CHUNKS - 1
+              ? `size(${s.hooks}) <= ${lo} ? [] : ${rest}`
+              : `size(${s.hooks}) <= ${lo} ? [] : ${slice} + (size(${s.hooks}) <= ${hi} ? [] : variables.${bad}${c + 1})`,
+        });
+      }
       validations.push({
         outcome,
-        expression: `${s.hooks}.all(h, ${passes('h')})`,
-        messageExpression: `${s.hooks}.transformList(i, h, !${passes('h')}, ${list ? listMessage(s, 'i', 'h') : keyMessage(s, 'h')})[0]`,
+        expression: `size(variables.${bad}) == 0`,
+        messageExpression: `[variables.${bad}[0]].map(i, [${s.hooks}[i]].map(h, ${listMessage(s, 'i', 'h')})[0])[0]`,
         reason: 'Invalid',
       });
     }
   }
-  return { variables: [], validations };
+  // A policy of its own, for objects carrying hooks: the API server evaluates its message expressions on every
+  // request, recomputing these variables, so the pattern checks get a whole evaluation budget to themselves.
+  const gate = { suffix: 'naming', when: { name: 'carries-hooks', expression: cel.hasHooks } };
+  return { variables, validations: validations.map((v) => ({ ...v, gate })) };
 }

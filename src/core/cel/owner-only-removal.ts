@@ -7,7 +7,7 @@ import { grantRoleName, HOOKOWNERS, MAX_OWNERS_CHECKED, shellWord } from '../own
 import { describeIdentities, serviceAccountUsername, type Policy } from '../policy.js';
 import { existed } from './carrier.js';
 import { str, stringMap, stringSet } from './text.js';
-import type { CelVariable, NativeContext, NativeValidating, NativeValidation } from './types.js';
+import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation } from './types.js';
 
 const USER = 'request.userInfo.username';
 
@@ -20,54 +20,108 @@ export function registryLiteral(policy: Policy): string {
   return `{${entries.join(', ')}}`;
 }
 
+function breakGlassUser(policy: Policy): string {
+  return `${USER} in ${stringSet(policy.breakGlass.users)} || request.userInfo.groups.exists(g, g in ${stringSet(policy.breakGlass.groups)})`;
+}
+
 function breakGlassText(policy: Policy): string {
   const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
   return glass.length > 0 ? `break-glass: ${glass.join(', ')}` : 'no break-glass identity is configured';
 }
 
 /**
- * The hooks an UPDATE removes or re-owns: {s: stage, n: name, o: owner, r: re-owned, p: the stored hook's path}
- * (values dyn(): a CEL map literal's values otherwise share the first one's type).
+ * The hooks an UPDATE removes or re-owns, per stage: their indices in the stored object's list (changed<Stage>) and
+ * their owners (changedOwners<Stage>, joined in changedOwners). Plain lists, no map per hook: a request may remove
+ * 20,000 hooks of one stage within one expression's cost limit.
  */
-function changedVariable(ctx: NativeContext): CelVariable {
-  const parts = ctx.cel.stages.map(
-    (s) =>
-      `${s.oldHooks}.transformList(i, h, !(h.name in ${s.index}) || ${s.index}[h.name] != h.owner, ` +
-      `{'s': dyn(${str(s.stage)}), 'n': dyn(h.name), 'o': dyn(h.owner), 'r': dyn(h.name in ${s.index}), 'p': dyn(${s.hookPath('i', 'h')})})`,
-  );
-  return { name: 'changed', expression: `request.operation == 'UPDATE' ? ${parts.join(' + ')} : []` };
+function changedVariables(ctx: NativeContext): CelVariable[] {
+  const out: CelVariable[] = [];
+  for (const s of ctx.cel.stages) {
+    const cond = `!(h.name in ${s.index}) || ${s.index}[h.name] != h.owner`;
+    out.push(
+      {
+        name: changedName(s),
+        expression: `request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, i) : []`,
+      },
+      {
+        name: `changedOwners${cap(s)}`,
+        expression: `request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, h.owner) : []`,
+      },
+    );
+  }
+  out.push({
+    name: 'changedOwners',
+    expression: ctx.cel.stages.map((s) => `variables.changedOwners${cap(s)}`).join(' + '),
+  });
+  return out;
 }
 
-/** The variables that ask RBAC about each distinct owner the registry did not settle, one check per variable. */
-function rbacVariables(policy: Policy): CelVariable[] {
-  const onlyRegistered = policy.unverifiedRemoval === 'allow' ? ' && c.o in variables.registered' : '';
+const cap = (s: CelStage): string => `${s.stage[0]?.toUpperCase() ?? ''}${s.stage.slice(1)}`;
+const changedName = (s: CelStage): string => `changed${cap(s)}`;
+
+/** A changed hook as messages read it: the stored hook at index `idx` of stage `s`. */
+interface HookView {
+  p: string;
+  s: string;
+  n: string;
+  o: string;
+  r: string;
+}
+
+function view(s: CelStage, idx: string): HookView {
+  const h = `${s.oldHooks}[${idx}]`;
+  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${h}.name in ${s.index})` };
+}
+
+/**
+ * The message for the first changed hook (stage by stage, in list order) whose owner satisfies `pred`: each
+ * stage's matching indices computed once, the text built for the first one only.
+ */
+function firstChanged(ctx: NativeContext, pred: (owner: string) => string, text: (v: HookView) => string): string {
+  // The API server evaluates every message expression on every request: nothing changed costs one size().
+  let out = "''";
+  for (const s of [...ctx.cel.stages].reverse()) {
+    // Positions in the owners list (plain strings CEL built), then the stored hook at the first one only.
+    const picked = `variables.changedOwners${cap(s)}.transformList(j, o, ${pred('o')}, j)`;
+    out = `[${picked}].map(a, size(a) > 0 ? ${text(view(s, `variables.${changedName(s)}[a[0]]`))} : ${out})[0]`;
+  }
+  return `size(variables.changedOwners) == 0 ? '' : ${out}`;
+}
+
+/**
+ * The variables that ask RBAC about each distinct owner of a family the registry did not settle, one check per
+ * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
+ * are denied unless RBAC allows: registered ones, or every one under unverifiedRemoval: deny) and `unverified`
+ * (owners nobody registered, warned about unless RBAC allows). Each family is only evaluated by the policy using it.
+ */
+function rbacVariables(family: 'guarded' | 'unverified', filter: string): CelVariable[] {
   const out: CelVariable[] = [
     {
-      name: 'unresolved0',
-      expression: `variables.breakGlass ? [] : variables.changed.filter(c, c.o != '' && !(c.o in variables.actsFor)${onlyRegistered}).map(c, c.o)`,
+      name: `${family}Unresolved0`,
+      expression: `variables.breakGlass ? [] : variables.changedOwners.filter(o, o != '' && !(o in variables.actsFor) && ${filter})`,
     },
   ];
   const checked: string[] = [];
   for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
     out.push({
-      name: `owner${k}`,
-      expression: `size(variables.unresolved${k}) > 0 ? variables.unresolved${k}[0] : ''`,
+      name: `${family}${k}`,
+      expression: `size(variables.${family}Unresolved${k}) > 0 ? variables.${family}Unresolved${k}[0] : ''`,
     });
     if (k + 1 < MAX_OWNERS_CHECKED) {
       out.push({
-        name: `unresolved${k + 1}`,
-        expression: `variables.unresolved${k}.filter(o, o != variables.owner${k})`,
+        name: `${family}Unresolved${k + 1}`,
+        expression: `variables.${family}Unresolved${k}.filter(o, o != variables.${family}${k})`,
       });
     }
     out.push({
-      name: `granted${k}`,
+      name: `${family}Granted${k}`,
       expression:
-        `variables.owner${k} != '' && authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
-        `.namespace(request.namespace).name(variables.owner${k}).check(${str(HOOKOWNERS.verb)}).allowed()`,
+        `variables.${family}${k} != '' && authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
+        `.namespace(request.namespace).name(variables.${family}${k}).check(${str(HOOKOWNERS.verb)}).allowed()`,
     });
-    checked.push(`variables.owner${k}`);
+    checked.push(`variables.${family}${k}`);
   }
-  out.push({ name: 'checked', expression: `[${checked.join(', ')}]` });
+  out.push({ name: `${family}Checked`, expression: `[${checked.join(', ')}]` });
   return out;
 }
 
@@ -103,23 +157,18 @@ function grantText(o: string): string {
   return `'to let ' + strings.quote(${USER}) + ' act for it: ' + (${o} in variables.grantRoles && size(variables.grantUser) == 2 ? ${command} : ${fallback})`;
 }
 
-function denialMessage(policy: Policy, c: string): string {
-  const who = stringMap(
-    Object.entries(policy.owners).map(([owner, ids]) => [
-      owner,
-      describeIdentities(ids).join(', ') || '(no identity registered)',
-    ]),
-  );
+function denialMessage(policy: Policy, c: HookView): string {
+  const who = 'variables.ownerIdentities';
   const bg = breakGlassText(policy);
   const head =
-    `${c}.p + ': Forbidden: ' + strings.quote(${USER}) + ' may not ' + (${c}.r ? 'change the owner of ' : 'remove ') + ` +
-    `${c}.s + ' hook ' + strings.quote(${c}.n) + ' ' + (${c}.o == '' ? 'which has no owner' : 'owned by ' + strings.quote(${c}.o)) + '; '`;
-  const registered = `'only its owner may: ' + ${who}[${c}.o] + ${str(` (${bg}); `)} + ${grantText(`${c}.o`)}`;
+    `${c.p} + ': Forbidden: ' + strings.quote(${USER}) + ' may not ' + (${c.r} ? 'change the owner of ' : 'remove ') + ` +
+    `${c.s} + ' hook ' + strings.quote(${c.n}) + ' ' + (${c.o} == '' ? 'which has no owner' : 'owned by ' + strings.quote(${c.o})) + '; '`;
+  const registered = `'only its owner may: ' + ${who}[${c.o}] + ${str(` (${bg}); `)} + ${grantText(c.o)}`;
   if (policy.unverifiedRemoval !== 'deny') return `${head} + ${registered}`;
   return (
-    `${head} + (${c}.o in ${who} ? ${registered} : ${c}.o == '' ? ` +
+    `${head} + (${c.o} in ${who} ? ${registered} : ${c.o} == '' ? ` +
     `${str(`no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${bg})`)} : ` +
-    `${str(`no identity is registered or granted for that owner and unverifiedRemoval is deny (${bg}); `)} + ${grantText(`${c}.o`)})`
+    `${str(`no identity is registered or granted for that owner and unverifiedRemoval is deny (${bg}); `)} + ${grantText(c.o)})`
   );
 }
 
@@ -146,69 +195,101 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const validations: NativeValidation[] = policy.strictOwners ? strictOwners(ctx) : [];
   if (!cel.carrier.live) return { variables, validations };
   variables.push(
-    changedVariable(ctx),
-    {
-      name: 'breakGlass',
-      expression: `${USER} in ${stringSet(policy.breakGlass.users)} || request.userInfo.groups.exists(g, g in ${stringSet(policy.breakGlass.groups)})`,
-    },
+    ...changedVariables(ctx),
+    { name: 'breakGlass', expression: breakGlassUser(policy) },
     {
       name: 'actsFor',
       expression: `variables.registered.transformMapEntry(o, ids, ${USER} in ids.u || request.userInfo.groups.exists(g, g in ids.g), {o: true})`,
     },
-    ...rbacVariables(policy),
+    ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? 'true' : 'o in variables.registered'),
+    ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', '!(o in variables.registered)') : []),
     ...grantVariables(policy),
+    {
+      name: 'ownerIdentities',
+      expression: stringMap(
+        Object.entries(policy.owners).map(([owner, ids]) => [
+          owner,
+          describeIdentities(ids).join(', ') || '(no identity registered)',
+        ]),
+      ),
+    },
   );
   // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
   // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook. Owners in order of
   // their first changed hook, so the first failing validation names the first hook the webhook denies.
+  // The removal checks matter only for an UPDATE that changes the hooks: a policy of their own, gated so
+  // every other request costs one expression (the API server evaluates every message expression of a policy).
+  const removal = {
+    suffix: 'removal',
+    when: { name: 'changes-hooks', expression: cel.changesHooks },
+  };
+  const breakGlassRemoval = {
+    suffix: 'removal',
+    when: {
+      name: 'break-glass-changes-hooks',
+      expression: `(${breakGlassUser(policy)}) && ${cel.changesHooks}`,
+    },
+  };
   const guarded = (o: string): string =>
     policy.unverifiedRemoval === 'deny' ? 'true' : `${o} in variables.registered`;
-  const beyond = (c: string): string =>
-    `(${c}.o in variables.actsFor || (${c}.o != '' && ${c}.o in variables.checked))`;
+  const settled = (family: string, o: string): string =>
+    `(${o} in variables.actsFor || (${o} != '' && ${o} in variables.${family}Checked))`;
+  const denial = (v: HookView): string => denialMessage(policy, v);
   for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
-    const o = `variables.owner${k}`;
+    const o = `variables.guarded${k}`;
     validations.push({
       outcome: 'enforced',
-      expression: `${o} == '' || !(${guarded(o)}) || variables.granted${k}`,
-      messageExpression: `variables.changed.filter(c, c.o == ${o}).map(c, ${denialMessage(policy, 'c')})[0]`,
+      expression: `size(variables.guardedUnresolved0) == 0 || ${o} == '' || variables.guardedGranted${k}`,
+      // A passing validation's message is still evaluated: an owner not asked about costs one comparison.
+      messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, denial)}`,
       reason: 'Forbidden',
+      gate: removal,
     });
   }
   // Hooks of no owner RBAC could be asked about (an empty owner, or beyond the owners a request may check).
+  const unsettled = (x: string): string => `!(${settled('guarded', x)} || !(${guarded(x)}))`;
   validations.push({
     outcome: 'enforced',
-    expression: `variables.breakGlass || variables.changed.all(c, ${beyond('c')} || !(${guarded('c.o')}))`,
-    messageExpression: `variables.changed.filter(c, !(${beyond('c')} || !(${guarded('c.o')}))).map(c, ${denialMessage(policy, 'c')})[0]`,
+    expression: `variables.breakGlass || variables.changedOwners.all(o, !${unsettled('o')})`,
+    messageExpression: `variables.breakGlass || variables.changedOwners.all(o, !${unsettled('o')}) ? '' : ${firstChanged(ctx, unsettled, denial)}`,
     reason: 'Forbidden',
+    gate: removal,
   });
   if (policy.unverifiedRemoval === 'warn') {
     const { verb, resource } = HOOKOWNERS;
-    const warning =
-      `c.o == '' ? 'unverified: hook ' + c.n + ' has no owner to grant; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER} : ` +
-      `'unverified: hook ' + c.n + ' of ' + c.o + '; grant ${verb} on ${resource}/' + c.o + '; ' + (c.r ? 're-owned ' : '') + 'by ' + ${USER}`;
+    const warning = (v: HookView): string =>
+      `(${v.o} == '' ? 'unverified: hook ' + ${v.n} + ' has no owner to grant; ' + (${v.r} ? 're-owned ' : '') + 'by ' + ${USER} : ` +
+      `'unverified: hook ' + ${v.n} + ' of ' + ${v.o} + '; grant ${verb} on ${resource}/' + ${v.o} + '; ' + (${v.r} ? 're-owned ' : '') + 'by ' + ${USER})`;
     for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
-      const o = `variables.owner${k}`;
+      const o = `variables.unverified${k}`;
       validations.push({
         outcome: 'warn',
-        expression: `${o} == '' || ${o} in variables.registered || variables.granted${k}`,
-        messageExpression: `variables.changed.filter(c, c.o == ${o}).map(c, ${warning})[0]`,
+        expression: `size(variables.unverifiedUnresolved0) == 0 || ${o} == '' || variables.unverifiedGranted${k}`,
+        messageExpression: `${o} == '' ? '' : ${firstChanged(ctx, (x) => `${x} == ${o}`, warning)}`,
         reason: 'Forbidden',
+        gate: removal,
       });
     }
+    const unverified = (x: string): string => `!(${settled('unverified', x)} || ${x} in variables.registered)`;
     validations.push({
       outcome: 'warn',
-      expression: `variables.breakGlass || variables.changed.all(c, ${beyond('c')} || c.o in variables.registered)`,
-      messageExpression: `variables.changed.filter(c, !(${beyond('c')} || c.o in variables.registered)).map(c, ${warning})[0]`,
+      expression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')})`,
+      messageExpression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')}) ? '' : ${firstChanged(ctx, unverified, warning)}`,
       reason: 'Forbidden',
+      gate: removal,
     });
   }
   validations.push({
     outcome: 'breakGlass',
-    expression: `!variables.breakGlass || variables.changed.all(c, c.o in variables.actsFor)`,
-    messageExpression:
-      `variables.changed.filter(c, !(c.o in variables.actsFor)).map(c, 'break-glass: ' + ${USER} + ' may ' + ` +
-      `(c.r ? 'change the owner of ' : 'remove ') + c.s + ' hook ' + c.n + ' of ' + c.o + '; audited')[0]`,
+    expression: `!variables.breakGlass || variables.changedOwners.all(o, o in variables.actsFor)`,
+    messageExpression: firstChanged(
+      ctx,
+      (x) => `!(${x} in variables.actsFor)`,
+      (v) =>
+        `('break-glass: ' + ${USER} + ' may ' + (${v.r} ? 'change the owner of ' : 'remove ') + ${v.s} + ' hook ' + ${v.n} + ' of ' + ${v.o} + '; audited')`,
+    ),
     reason: 'Forbidden',
+    gate: breakGlassRemoval,
   });
   return { variables, validations };
 }

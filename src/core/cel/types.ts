@@ -27,6 +27,11 @@ export interface NativeValidation {
   /** The webhook's message for the first violation, as a CEL string expression. */
   messageExpression: string;
   reason: 'Forbidden' | 'Invalid';
+  /**
+   * A policy of its own (name suffix) that the API server evaluates only when `when` holds (a matchCondition: no
+   * variables), so validations that matter for few requests cost the others one expression.
+   */
+  gate?: { suffix: string; when: { name: string; expression: string } };
 }
 
 /** One stage of hooks as CEL sees it: every hook a map with string name and owner (annotation hooks also key). */
@@ -51,11 +56,17 @@ export interface CelCarrier {
   carrier: HookCarrier;
   variables: readonly CelVariable[];
   stages: readonly CelStage[];
+  /** A variable-free expression, true when an UPDATE changes the hooks' stanzas (a superset of removing or re-owning). */
+  changesHooks: string;
+  /** A variable-free expression, true when the object carries a hook. */
+  hasHooks: string;
 }
 
 export interface NativeContext {
   policy: Policy;
   cel: CelCarrier;
+  /** The cluster's minor version (1.<minor>), for CEL libraries that came later. */
+  k8sMinor: number;
 }
 
 /** A rule's validating CEL for one carrier. */

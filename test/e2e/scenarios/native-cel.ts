@@ -500,5 +500,28 @@ export const nativeCelScenarios: Scenario = (env) => {
       assert.doesNotMatch(refusal.message, /cost/i);
       assert.equal(policyMessage(refusal), engine(e, 'alice', OPENSHIFT, etcd.after, etcd.before).denials[0]?.message);
     });
+
+    test('a Machine of about 1.5 MB (5,400 hooks of 250-character names): created, updated and emptied within the budgets', async () => {
+      const e = env();
+      const api = e.machines('admin');
+      const hooks = Array.from({ length: 2700 }, (_, i) => ({
+        name: `h${String(i).padStart(5, '0')}.example.com/${'S'.repeat(230)}`,
+        owner: `team/o${i}`,
+      }));
+      const big = openshiftMachine({ name: 'big', namespace: NAMESPACE, preDrain: hooks, preTerminate: hooks });
+      assert.ok(JSON.stringify(big).length > 1_400_000);
+      await api.create(NAMESPACE, big);
+      const stored = await api.get(NAMESPACE, 'big');
+      const relabeled = structuredClone(stored);
+      (relabeled['metadata'] as { labels: Record<string, string> }).labels['touched'] = 'yes';
+      await api.replace(NAMESPACE, relabeled, { dryRun: true });
+      const emptied = structuredClone(stored);
+      (emptied['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks = {};
+      const warned = await e.machines('alice').replace(NAMESPACE, emptied, { dryRun: true });
+      // 17 long warnings pass the API server's 4,096 runes: it cuts each to 256 (the webhook cuts to 120 itself).
+      const first = policyWarnings(warned.warnings)[0] ?? '';
+      assert.ok(first.length > 60, first);
+      assert.ok(engine(e, 'alice', OPENSHIFT, emptied, stored).notices[0]?.warning?.startsWith(first), first);
+    });
   });
 };
