@@ -30,13 +30,16 @@ const NAMESPACE = 'native-cel';
 const CAPI_NAMESPACE = 'native-cel-capi';
 const CAPI_DRAIN = 'pre-drain.delete.hook.machine.cluster.x-k8s.io';
 
-/** The default policy plus a user-registered owner, so registry, RBAC and unverified routes all show. */
+/**
+ * The default policy plus a user-registered owner, so registry, RBAC and unverified routes all show (an owner of
+ * this group's own: the hook-owner scenarios before it grant alice team/storage through RBAC, cluster-wide).
+ */
 const POLICY = parsePolicy(
   [
     'apiVersion: hookkeeper.io/v1alpha1',
     'kind: Policy',
     'owners:',
-    '  team/storage:',
+    '  team/native-storage:',
     '    users: [bob]',
     '  clusteroperator/etcd:',
     '    serviceAccounts: [{namespace: openshift-etcd-operator, name: etcd-operator}]',
@@ -58,7 +61,7 @@ const POLICY = parsePolicy(
     '      namespaces: [native-cel-capi]',
     '    operations: [CREATE]',
     '    stage: preTerminate',
-    '    hook: {name: StorageGuard, owner: team/storage}',
+    '    hook: {name: StorageGuard, owner: team/native-storage}',
   ].join('\n'),
   'native-cel.yaml',
 );
@@ -178,6 +181,15 @@ export const nativeCelScenarios: Scenario = (env) => {
           metadata: { name },
         });
       }
+      // A registered owner's hook, for the removal policy's probe.
+      await e.machines('admin').create(
+        NAMESPACE,
+        openshiftMachine({
+          name: 'probe-owned',
+          namespace: NAMESPACE,
+          preDrain: [{ name: 'Probe', owner: 'team/native-storage' }],
+        }),
+      );
       // Stored before any policy: a reserved name with the wrong owner, for ratcheting.
       await e.machines('admin').create(
         NAMESPACE,
@@ -240,6 +252,31 @@ export const nativeCelScenarios: Scenario = (env) => {
         },
         200,
       );
+      await pollUntil(
+        'the removal policy to deny its probe',
+        30_000,
+        async () => {
+          const owned = await e.machines('alice').get(NAMESPACE, 'probe-owned');
+          (owned['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks = {};
+          const r = await rejected(() => e.machines('alice').replace(NAMESPACE, owned, { dryRun: true })).catch(
+            () => undefined,
+          );
+          return r && /ValidatingAdmissionPolicy/.test(r.message) ? true : undefined;
+        },
+        200,
+      );
+      if (mutating)
+        await pollUntil(
+          'the Cluster API mutating policy to add its hook',
+          30_000,
+          async () => {
+            const { object } = await e
+              .capiMachines('admin')
+              .create(CAPI_NAMESPACE, capiMachine({ name: 'probe', namespace: CAPI_NAMESPACE }), { dryRun: true });
+            return (object['metadata'] as { annotations?: object }).annotations ? true : undefined;
+          },
+          200,
+        );
       if (mutating)
         await pollUntil(
           'the native mutating policy to add the etcd hook',
@@ -302,7 +339,9 @@ export const nativeCelScenarios: Scenario = (env) => {
       const api = env().capiMachines('admin');
       const key = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/StorageGuard';
       const bare = await api.create(CAPI_NAMESPACE, capiMachine({ name: 'capi-bare', namespace: CAPI_NAMESPACE }));
-      assert.deepEqual((bare.object['metadata'] as { annotations?: unknown }).annotations, { [key]: 'team/storage' });
+      assert.deepEqual((bare.object['metadata'] as { annotations?: unknown }).annotations, {
+        [key]: 'team/native-storage',
+      });
       const wrong = await api.create(
         CAPI_NAMESPACE,
         capiMachine({
@@ -312,7 +351,7 @@ export const nativeCelScenarios: Scenario = (env) => {
         }),
       );
       assert.deepEqual((wrong.object['metadata'] as { annotations?: unknown }).annotations, {
-        [key]: 'team/storage',
+        [key]: 'team/native-storage',
         'example.com/x': 'y',
       });
       const elsewhere = await api.create(NAMESPACE, capiMachine({ name: 'capi-elsewhere', namespace: NAMESPACE }));
@@ -346,7 +385,7 @@ export const nativeCelScenarios: Scenario = (env) => {
     test('a registered user owner, an unverified owner (warned) and an RBAC grant, each as the engine decides', async () => {
       const e = env();
       const hooks = [
-        { name: 'StorageDrain', owner: 'team/storage' },
+        { name: 'StorageDrain', owner: 'team/native-storage' },
         { name: 'Unknown', owner: 'team/unknown' },
       ];
       await e
@@ -366,7 +405,7 @@ export const nativeCelScenarios: Scenario = (env) => {
       );
       const bob = await e.machines('bob').replace(NAMESPACE, alice.after, { dryRun: true });
       assert.deepEqual(bob.warnings, []);
-      // RBAC: alice granted remove on hookowners/team-storage in this namespace.
+      // RBAC: alice granted remove on hookowners/team/native-storage in this namespace.
       const token = e.plane.identities.admin.token;
       await createRaw(
         e.plane.server,
@@ -374,13 +413,13 @@ export const nativeCelScenarios: Scenario = (env) => {
         token,
         `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/roles`,
         {
-          metadata: { name: 'hookowner-team-storage' },
+          metadata: { name: 'hookowner-team-native-storage' },
           rules: [
             {
               apiGroups: ['hookkeeper.io'],
               resources: ['hookowners'],
               verbs: ['remove'],
-              resourceNames: ['team/storage'],
+              resourceNames: ['team/native-storage'],
             },
           ],
         },
@@ -391,8 +430,8 @@ export const nativeCelScenarios: Scenario = (env) => {
         token,
         `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings`,
         {
-          metadata: { name: 'hookowner-team-storage-alice' },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'hookowner-team-storage' },
+          metadata: { name: 'hookowner-team-native-storage-alice' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'hookowner-team-native-storage' },
           subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
         },
       );
