@@ -3,6 +3,7 @@
 // default hooks are added by the MutatingAdmissionPolicies, and large Machines stay within the CEL cost budgets.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { renderNativePolicies } from '../../../src/native/render.js';
 import { capiMachine, ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
 import { createRaw } from '../harness/http.js';
 import { rejected } from '../harness/kube.js';
@@ -13,12 +14,14 @@ import {
   CAPI,
   CAPI_DRAIN,
   CAPI_NAMESPACE,
+  compiles,
   engine,
   installNativePolicies,
   many,
   NAMESPACE,
   OPENSHIFT,
   policyMessage,
+  POLICY,
   policyWarnings,
   removeNativePolicies,
   withHooks,
@@ -46,6 +49,26 @@ export const nativeCelScenarios: Scenario = (env) => {
           (o['metadata'] as { name: string }).name.startsWith('hookkeeper-'),
         ),
       );
+    });
+
+    test('every variant of the policy compiles: strictOwners, unverifiedRemoval deny and allow, rules under warn', async () => {
+      const e = env();
+      for (const variant of [
+        { strictOwners: true, unverifiedRemoval: 'deny' as const },
+        { unverifiedRemoval: 'allow' as const },
+        {
+          enforcement: { ...POLICY.enforcement, 'hook-naming': 'warn' as const, 'owner-only-removal': 'warn' as const },
+        },
+      ]) {
+        const { objects } = renderNativePolicies(
+          { ...POLICY, ...variant },
+          { k8sVersion: installed?.k8sVersion ?? '1.36' },
+        );
+        await compiles(
+          e.plane,
+          objects.filter((o) => mutatingServed() || !String(o['kind']).startsWith('Mutating')),
+        );
+      }
     });
 
     test('MutatingAdmissionPolicy: the etcd hook is appended, a wrong owner corrected, a present hook left alone', async (t) => {

@@ -77,6 +77,28 @@ export function policyWarnings(warnings: readonly string[]): string[] {
   );
 }
 
+/**
+ * Sends each object as a server-side dry run (`?dryRun=All`): the API server compiles every expression and answers
+ * 201, or names the one that does not compile; nothing is stored.
+ */
+export async function compiles(plane: ControlPlane, objects: readonly KubeObject[]): Promise<void> {
+  for (const rendered of objects) {
+    // Renamed: the group's own objects of the same names are installed.
+    const o = structuredClone(rendered);
+    const meta = o['metadata'] as { name: string };
+    meta.name = `${meta.name}-dry-run`;
+    const spec = o['spec'] as { policyName?: string };
+    if (spec.policyName !== undefined) spec.policyName = `${spec.policyName}-dry-run`;
+    await createRaw(
+      plane.server,
+      plane.caPem,
+      plane.identities.admin.token,
+      `/apis/${o['apiVersion'] as string}/${COLLECTIONS[o['kind'] as string]}?dryRun=All`,
+      o,
+    );
+  }
+}
+
 async function apply(plane: ControlPlane, objects: readonly KubeObject[]): Promise<void> {
   for (const o of objects) {
     await createRaw(
@@ -144,6 +166,8 @@ export const many = (n: number, owner: (i: number) => string): Hook[] =>
 
 export interface Installed {
   rendered: NativeRender;
+  /** The server's version, as render takes it (v1.36.5). */
+  k8sVersion: string;
   /** MutatingAdmissionPolicy is served (v1 from 1.36; v1beta1 in 1.34-1.35 only behind its feature gate). */
   mutating: boolean;
 }
@@ -157,7 +181,8 @@ export async function installNativePolicies(e: E2EEnv): Promise<Installed> {
     timeoutMs: 10_000,
   });
   const { gitVersion } = JSON.parse(version.body) as { gitVersion: string };
-  let rendered = renderNativePolicies(POLICY, { k8sVersion: gitVersion.replace(/[-+].*$/, '') });
+  const k8sVersion = gitVersion.replace(/[-+].*$/, '');
+  let rendered = renderNativePolicies(POLICY, { k8sVersion });
   const map = rendered.objects.find((o) => o['kind'] === 'MutatingAdmissionPolicy');
   const discovery = map
     ? await rawRequest({
@@ -285,7 +310,7 @@ export async function installNativePolicies(e: E2EEnv): Promise<Installed> {
       },
       200,
     );
-  return { rendered, mutating };
+  return { rendered, mutating, k8sVersion };
 }
 
 /** Removes the native policies and registers hookkeeper's webhooks again, for the groups that follow. */
