@@ -1,50 +1,23 @@
-// Figures 4 and 5, through a real kube-apiserver + etcd started by the e2e harness (test/e2e/harness): the
-// admission overhead hookkeeper adds to Machine writes, and `hookkeeper audit` against a bare paginated list.
+// Figures 4 and 5, through a real kube-apiserver + etcd started by the e2e harness (test/e2e/harness): `hookkeeper
+// audit` against a bare paginated list, and (bench/admission.ts) what admission adds to Machine writes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { caBundle } from '../src/certs/pki.js';
-import type { KubeObject } from '../src/core/types.js';
-import { renderWebhookConfigurations } from '../src/deploy/render.js';
 import { PAGE_SIZE } from '../src/kube/lister.js';
-import { startControlPlane, type ControlPlane } from '../test/e2e/harness/control-plane.js';
+import { startControlPlane } from '../test/e2e/harness/control-plane.js';
 import { ownCrdSet } from '../test/e2e/harness/crds.js';
-import { registerWebhooks, startHookkeeper, waitForEnforcement } from '../test/e2e/harness/hookkeeper.js';
-import { createRaw } from '../test/e2e/harness/http.js';
+import { startHookkeeper } from '../test/e2e/harness/hookkeeper.js';
 import { writeKubeConfig } from '../test/e2e/harness/identities.js';
-import { pollUntil } from '../test/e2e/harness/processes.js';
 import { readSettings } from '../test/e2e/harness/settings.js';
+import { admissionFigure, type AdmissionFigure } from './admission.js';
+import { Api, inParallel, MACHINES, named } from './api.js';
 import { median, round } from './measure.js';
+import { assertServed, renderNative } from './native.js';
 import { prepareTls, REPO, startProcess, transpileFloor } from './servers.js';
-import { manifest, timed } from './validate-cli.js';
+import { timed } from './validate-cli.js';
 
-const MACHINES = '/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines';
-const CONFIG_NAME = 'hookkeeper-e2e'; // the name registerWebhooks gives both configurations
-const FLOOR_NAME = 'bench-floor';
-
-export interface LatencyStat {
-  withoutP50: number;
-  withoutP99: number;
-  withP50: number;
-  withP99: number;
-  /** (p99 with - p99 without) / p99 without, in percent: the target is under 5. */
-  p99OverheadPct: number;
-  /** The same with the floor server registered in hookkeeper's place: what any webhook costs. */
-  floorP50: number;
-  floorP99: number;
-  floorP99OverheadPct: number;
-}
-
-type Variant = 'none' | 'hookkeeper' | 'floor';
-
-export interface AdmissionFigure {
-  samplesPerRound: number;
-  rounds: Array<{ variant: Variant; createP99: number; updateP99: number }>;
-  create: LatencyStat;
-  update: LatencyStat;
-}
+export type { AdmissionFigure } from './admission.js';
 
 export interface AuditFigure {
   objects: number;
@@ -88,203 +61,44 @@ owners:
     users: [system:serviceaccount:openshift-etcd-operator:etcd-operator]
 `;
 
-class Api {
-  private readonly agent: Agent;
-  constructor(private readonly plane: ControlPlane) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: plane.caPem });
-  }
-
-  call(
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType = 'application/json',
-  ): Promise<{ status: number; body: string }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        `${this.plane.server}${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            authorization: `Bearer ${this.plane.identities.admin.token}`,
-            accept: 'application/json',
-            ...(payload === undefined
-              ? {}
-              : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async expect(status: number, method: string, path: string, body?: unknown, contentType?: string): Promise<void> {
-    const res = await this.call(method, path, body, contentType);
-    if (res.status !== status)
-      throw new Error(`${method} ${path}: HTTP ${res.status} (wanted ${status}): ${res.body.slice(0, 500)}`);
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
-function named(i: number, prefix: string): KubeObject {
-  const m = manifest(i);
-  (m['metadata'] as Record<string, unknown>)['name'] = `${prefix}-${i}`;
-  return m;
-}
-
-/** Runs `fn` over 0..n-1 with `width` in flight. */
-async function inParallel(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < n) await fn(next++);
-    }),
-  );
-}
-
-/** One at a time, so each latency is the API server's (and the webhook's) alone: n creates, then n updates. */
-async function latencyRound(api: Api, prefix: string, n: number): Promise<{ create: number[]; update: number[] }> {
-  const create: number[] = [];
-  const update: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await api.expect(201, 'POST', MACHINES, named(i, prefix));
-    create.push(performance.now() - t);
-  }
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await api.expect(
-      200,
-      'PATCH',
-      `${MACHINES}/${prefix}-${i}`,
-      { metadata: { labels: { 'bench.hookkeeper.io/touched': String(i) } } },
-      'application/merge-patch+json',
-    );
-    update.push(performance.now() - t);
-  }
-  await inParallel(n, 16, (i) => api.expect(200, 'DELETE', `${MACHINES}/${prefix}-${i}`));
-  return { create, update };
-}
-
-function p(values: readonly number[], q: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-}
-
-function stat(without: number[], withHook: number[], floor: number[]): LatencyStat {
-  const w99 = p(without, 0.99);
-  const h99 = p(withHook, 0.99);
-  const f99 = p(floor, 0.99);
-  return {
-    withoutP50: round(p(without, 0.5), 2),
-    withoutP99: round(w99, 2),
-    withP50: round(p(withHook, 0.5), 2),
-    withP99: round(h99, 2),
-    p99OverheadPct: round(((h99 - w99) / w99) * 100, 1),
-    floorP50: round(p(floor, 0.5), 2),
-    floorP99: round(f99, 2),
-    floorP99OverheadPct: round(((f99 - w99) / w99) * 100, 1),
-  };
-}
-
-/** A worker claiming the reserved etcd hook name: only hookkeeper refuses it, so a dry run tells whether it is registered. */
-async function enforced(api: Api): Promise<boolean> {
-  const probe = named(1, 'bench-probe');
-  (probe['spec'] as Record<string, unknown>)['lifecycleHooks'] = {
-    preDrain: [{ name: 'EtcdQuorumOperator', owner: 'someone' }],
-  };
-  const res = await api.call('POST', `${MACHINES}?dryRun=All`, probe);
-  return res.status !== 201;
-}
-
-async function unregister(api: Api, name: string): Promise<void> {
-  await api.expect(200, 'DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`);
-  await api.expect(200, 'DELETE', `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`);
-  if (name === CONFIG_NAME)
-    await pollUntil(
-      'the API server to stop calling hookkeeper',
-      30_000,
-      async () => ((await enforced(api)) ? undefined : true),
-      200,
-    );
-  // The floor allows everything, so nothing shows when the API server's informer has caught up: give it time.
-  else await new Promise((r) => setTimeout(r, 3_000));
-}
-
-/** hookkeeper's own webhook configurations, pointed at the floor server instead. */
-async function registerFloor(plane: ControlPlane, url: string, caPem: string): Promise<void> {
-  for (const [i, config] of renderWebhookConfigurations({
-    caBundle: caBundle(caPem),
-    url,
-    name: FLOOR_NAME,
-  }).entries()) {
-    await createRaw(
-      plane.server,
-      plane.caPem,
-      plane.identities.admin.token,
-      `/apis/admissionregistration.k8s.io/v1/${i === 0 ? 'validating' : 'mutating'}webhookconfigurations`,
-      config,
-    );
-  }
-  await new Promise((r) => setTimeout(r, 3_000));
-}
-
 export async function clusterFigures(
-  options: { samples: number; rounds: number; objects: number; smaller: number; repeats: number },
+  options: {
+    admission: boolean;
+    audit: boolean;
+    samples: number;
+    rounds: number;
+    objects: number;
+    smaller: number;
+    repeats: number;
+  },
   dir: string,
   log: (line: string) => void,
-): Promise<{ admission: AdmissionFigure; audit: AuditFigure }> {
+): Promise<{ admission?: AdmissionFigure; audit?: AuditFigure }> {
   const settings = readSettings();
   const plane = await startControlPlane({ settings, crds: ownCrdSet(settings.repoRoot) });
   const api = new Api(plane);
   try {
-    // The built CLI at the default log level, as the image runs it; the floor is built too.
-    const hookkeeper = await startHookkeeper(plane, { built: true });
-    const tls = await prepareTls(dir);
-    const floor = await startProcess({ kind: 'floor' }, tls, transpileFloor(dir), dir);
-    // Figure 5: rounds with nothing, hookkeeper, and the floor registered, in turns.
-    const rounds: Array<{ variant: Variant; create: number[]; update: number[] }> = [];
-    await latencyRound(api, 'bench-warm', options.samples); // connections, caches, the API server's own warm-up
-    for (let r = 0; r < options.rounds; r++) {
-      for (const variant of ['none', 'hookkeeper', 'floor'] as const) {
-        if (variant === 'hookkeeper') {
-          await registerWebhooks(plane, hookkeeper);
-          await waitForEnforcement(plane);
-        } else if (variant === 'floor') {
-          await registerFloor(plane, `https://127.0.0.1:${floor.port}`, tls.caPem);
-        }
-        const result = await latencyRound(api, `bench-r${r}-${variant}`, options.samples);
-        if (variant !== 'none') await unregister(api, variant === 'hookkeeper' ? CONFIG_NAME : FLOOR_NAME);
-        rounds.push({ variant, ...result });
-        log(
-          `admission: round ${r + 1} ${variant}: create p99 ${round(p(result.create, 0.99), 1)} ms, update p99 ${round(p(result.update, 0.99), 1)} ms`,
+    let admission: AdmissionFigure | undefined;
+    if (options.admission) {
+      // The built CLI at the default log level, as the image runs it; the floor is built too; the native policies
+      // are what the built CLI renders for this API server.
+      const hookkeeper = await startHookkeeper(plane, { built: true });
+      const native = await renderNative(api);
+      await assertServed(api, native);
+      for (const note of native.notes) log(`admission: native policies: note: ${note}`);
+      const tls = await prepareTls(dir);
+      const floor = await startProcess({ kind: 'floor' }, tls, transpileFloor(dir), dir);
+      try {
+        admission = await admissionFigure(
+          { plane, api, hookkeeper, native, floor: { url: `https://127.0.0.1:${floor.port}`, caPem: tls.caPem } },
+          options,
+          log,
         );
+      } finally {
+        await floor.stop();
       }
     }
-    await floor.stop();
-    const all = (variant: Variant, key: 'create' | 'update'): number[] =>
-      rounds.filter((r) => r.variant === variant).flatMap((r) => r[key]);
-    const admission: AdmissionFigure = {
-      samplesPerRound: options.samples,
-      rounds: rounds.map((r) => ({
-        variant: r.variant,
-        createP99: round(p(r.create, 0.99), 2),
-        updateP99: round(p(r.update, 0.99), 2),
-      })),
-      create: stat(all('none', 'create'), all('hookkeeper', 'create'), all('floor', 'create')),
-      update: stat(all('none', 'update'), all('hookkeeper', 'update'), all('floor', 'update')),
-    };
+    if (!options.audit) return admission ? { admission } : {};
 
     // Figure 4: audit against a bare list, at `smaller` objects (memory only) and at `objects`.
     const kubeconfig = join(dir, 'kubeconfig');
@@ -420,7 +234,7 @@ export async function clusterFigures(
         `# live heap, in runs of their own at both sizes: HOOKKEEPER_HEAP_PROBE=$TMP/heap-probe.json node --expose-gc --import node_modules/.cache/hookkeeper-bench/heap-probe.mjs ${show(auditArgs.slice(1))} [--config $TMP/no-findings-policy.yaml]`,
       ],
     };
-    return { admission, audit };
+    return admission ? { admission, audit } : { audit };
   } finally {
     api.close();
     await plane.stop();

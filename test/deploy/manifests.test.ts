@@ -59,8 +59,12 @@ test('every YAML file under webhook-config parses, and every path a kustomizatio
   for (const file of files) {
     const docs = load(file);
     if (!file.endsWith('kustomization.yaml')) continue;
-    const k = docs[0] as { resources?: string[]; patches?: { path?: string }[] };
-    for (const path of [...(k.resources ?? []), ...(k.patches ?? []).flatMap((p) => (p.path ? [p.path] : []))]) {
+    const k = docs[0] as { resources?: string[]; components?: string[]; patches?: { path?: string }[] };
+    for (const path of [
+      ...(k.resources ?? []),
+      ...(k.components ?? []),
+      ...(k.patches ?? []).flatMap((p) => (p.path ? [p.path] : [])),
+    ]) {
       assert.ok(existsSync(join(dirname(file), path)), `${relative(root, file)} names ${path}`);
     }
   }

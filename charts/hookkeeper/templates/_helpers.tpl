@@ -79,3 +79,28 @@ namespaceSelector:
       operator: NotIn
       values: [kube-system, {{ .Release.Namespace }}]
 {{- end -}}
+
+{{/* "true" when the webhook is installed (admission.mode webhook or both); empty in native mode, which installs no
+webhook, Deployment or certificate: the API server enforces the rules itself. */}}
+{{- define "hookkeeper.webhook" -}}
+{{- if ne .Values.admission.mode "native" -}}true{{- end -}}
+{{- end -}}
+
+{{/* A webhook's failurePolicy: the value given, or Ignore in admission.mode both, where the native policies are the
+fail-closed backstop and an outage of hookkeeper must neither block writes nor open the door. */}}
+{{- define "hookkeeper.failurePolicy" -}}
+{{- if eq .root.Values.admission.mode "both" -}}Ignore{{- else -}}{{ .value }}{{- end -}}
+{{- end -}}
+
+{{/* The policy value as JSON, after the checks serve would fail on first: a YAML mapping with hookkeeper's apiVersion
+and kind. */}}
+{{- define "hookkeeper.policy" -}}
+{{- $policy := fromYaml .Values.policy -}}
+{{- if hasKey $policy "Error" -}}
+{{- fail (printf "policy is not a YAML mapping: %s" $policy.Error) -}}
+{{- end -}}
+{{- if or (ne (toString $policy.apiVersion) "hookkeeper.io/v1alpha1") (ne (toString $policy.kind) "Policy") -}}
+{{- fail "policy must be a YAML mapping with apiVersion: hookkeeper.io/v1alpha1 and kind: Policy (README: Policy configuration)" -}}
+{{- end -}}
+{{- toJson $policy -}}
+{{- end -}}

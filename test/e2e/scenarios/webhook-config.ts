@@ -1,18 +1,18 @@
-// Issues 5 and 16: every object of every webhook-config/ overlay, built with kustomize, and of charts/hookkeeper in
-// each certificate mode, rendered with helm, is accepted by the real API server (server-side apply with dryRun=All
-// and strict field validation, as `kubectl apply --server-side --dry-run=server` sends it), without warnings (so the
-// Deployment meets the "restricted" Pod Security level the Namespace enforces), and nothing is stored.
-// cert-manager's Issuer and Certificate are checked against cert-manager's own CRDs from ../shared/crds when they are
-// there (required under CI=true), else against stand-ins (test/fixtures/crds/cert-manager.io_stand-ins.yaml) that
-// check their metadata, kind and scope, not their spec.
+// Issues 5 and 16: every object of every webhook-config/ overlay (the native one and components/both included), built
+// with kustomize, and of charts/hookkeeper in each certificate and admission mode, rendered with helm, is accepted by
+// the real API server (server-side apply with dryRun=All and strict field validation, as `kubectl apply --server-side
+// --dry-run=server` sends it), without warnings (so the Deployment meets the "restricted" Pod Security level the
+// Namespace enforces), and nothing is stored. cert-manager's Issuer and Certificate are checked against
+// cert-manager's own CRDs from ../shared/crds when they are there (required under CI=true), else against stand-ins
+// (test/fixtures/crds/cert-manager.io_stand-ins.yaml) that check their metadata, kind and scope, not their spec.
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { runCerts } from '../../../src/certs/store.js';
-import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm } from '../../helpers/helm.js';
+import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../../helpers/helm.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../../helpers/kustomize.js';
 import type { ControlPlane } from '../harness/control-plane.js';
 import { certManagerCrdSet, installCrds, readCrds } from '../harness/crds.js';
@@ -91,6 +91,17 @@ async function apply(plane: ControlPlane, m: Manifest, options: { dryRun: boolea
   return { object, status: res.status, message, warnings };
 }
 
+/** The API server's version ("v1.36.5"): the shipped native policies need 1.36 (MutatingAdmissionPolicy v1). */
+async function serverVersion(plane: ControlPlane): Promise<{ gitVersion: string; minor: number }> {
+  const res = await rawRequest({
+    url: `${plane.server}/version`,
+    ca: plane.caPem,
+    token: plane.identities.admin.token,
+  });
+  const { gitVersion } = JSON.parse(res.body) as { gitVersion: string };
+  return { gitVersion, minor: Number(/^v1\.(\d+)\./.exec(gitVersion)?.[1] ?? 0) };
+}
+
 /** Every object applied with dryRun=All must be accepted without warnings, and the main ones must not be stored. */
 async function assertDryRunAccepted(plane: ControlPlane, manifests: readonly Manifest[]): Promise<void> {
   const results: Applied[] = [];
@@ -152,6 +163,15 @@ export const webhookConfigScenarios: Scenario = (env) => {
         });
         for (const overlay of OVERLAYS)
           built.set(overlay, kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', overlay)));
+        built.set('native', kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', 'native')));
+        // Both: a certificate overlay with components/both, as `kustomize edit add component` leaves it.
+        const certManager = join(copy, 'overlays', 'cert-manager', 'kustomization.yaml');
+        const kustomization = parse(await readFile(certManager, 'utf8')) as Record<string, unknown>;
+        await writeFile(certManager, stringify({ ...kustomization, components: ['../../components/both'] }));
+        built.set(
+          'cert-manager + components/both',
+          kustomizeBuild<Manifest>(kustomize ?? [], join(copy, 'overlays', 'cert-manager')),
+        );
       });
 
       after(async () => {
@@ -162,6 +182,23 @@ export const webhookConfigScenarios: Scenario = (env) => {
         test(`overlays/${overlay}: every object accepted without warnings, nothing stored`, async () => {
           const manifests = built.get(overlay) ?? [];
           assert.ok(manifests.length >= 10, `overlays/${overlay} built ${manifests.length} objects`);
+          await assertDryRunAccepted(env().plane, manifests);
+        });
+      }
+
+      for (const overlay of ['native', 'cert-manager + components/both']) {
+        test(`${overlay}: every object, native admission policies included, accepted without warnings, nothing stored`, async (t) => {
+          const { gitVersion, minor } = await serverVersion(env().plane);
+          if (minor < 36) {
+            t.skip(`the shipped native policies are for Kubernetes 1.36 or newer; this API server is ${gitVersion}`);
+            return;
+          }
+          const manifests = built.get(overlay) ?? [];
+          assert.ok(
+            manifests.some((m) => m.kind === 'MutatingAdmissionPolicy') &&
+              manifests.some((m) => m.kind === 'ValidatingAdmissionPolicy'),
+            `${overlay} has no native admission policies`,
+          );
           await assertDryRunAccepted(env().plane, manifests);
         });
       }
@@ -206,6 +243,39 @@ export const webhookConfigScenarios: Scenario = (env) => {
               args: await modes[mode](),
             });
             assert.ok(manifests.length >= 10, `certificates.mode=${mode} rendered ${manifests.length} objects`);
+            await assertDryRunAccepted(plane, manifests);
+          });
+        }
+
+        for (const mode of ['native', 'both']) {
+          test(`admission.mode=${mode}, for the API server's version: every object, native admission policies included, accepted without warnings, nothing stored (before 1.36: refused by the chart, saying why)`, async () => {
+            const { plane } = env();
+            // helm install renders for the cluster's version: so does this test.
+            const { gitVersion, minor } = await serverVersion(plane);
+            const args = ['--set', `admission.mode=${mode}`, '--kube-version', gitVersion];
+            if (minor < 36) {
+              const res = runHelm(requireHelm(helm), [
+                'template',
+                'hookkeeper',
+                chartDir(plane.repoRoot),
+                '--namespace',
+                NAMESPACE,
+                ...args,
+              ]);
+              assert.notEqual(res.status, 0, 'the chart installs MutatingAdmissionPolicy v1 on a cluster before 1.36');
+              assert.match(res.stderr, /Kubernetes 1\.36 or newer, and this is v1\.\d+/);
+              return;
+            }
+            const manifests = helmTemplate<Manifest>(requireHelm(helm), chartDir(plane.repoRoot), {
+              release: 'hookkeeper',
+              namespace: NAMESPACE,
+              args,
+            });
+            assert.ok(
+              manifests.some((m) => m.kind === 'MutatingAdmissionPolicy') &&
+                manifests.some((m) => m.kind === 'ValidatingAdmissionPolicy'),
+              `admission.mode=${mode} rendered no native admission policies`,
+            );
             await assertDryRunAccepted(plane, manifests);
           });
         }

@@ -1,0 +1,92 @@
+// The native variant of figure 5: the policy hookkeeper serves, compiled by the built CLI's `admission-policy render`
+// for the API server's own version, created in the API server as `kubectl apply -f -` would, and removed again.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import type { KubeObject } from '../src/core/types.js';
+import type { Api } from './api.js';
+import { REPO } from './servers.js';
+
+export interface NativePolicies {
+  objects: KubeObject[];
+  /** What render said native mode does differently from the webhook (its `note:` lines). */
+  notes: string[];
+  command: string;
+  k8sVersion: string;
+}
+
+const describe = (o: KubeObject): string => {
+  const meta = o['metadata'] as { name?: string; namespace?: string } | undefined;
+  return `${String(o['kind'])} ${meta?.namespace ? `${meta.namespace}/` : ''}${meta?.name ?? '?'}`;
+};
+
+/** `hookkeeper admission-policy render -o json --k8s-version V` (the embedded default policy, as the bench's webhook serves). */
+export async function renderNative(api: Api): Promise<NativePolicies> {
+  const { gitVersion } = await api.get<{ gitVersion: string }>('/version');
+  const args = [join(REPO, 'dist', 'cli', 'main.js'), 'admission-policy', 'render', '-o', 'json', '--k8s-version'];
+  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    execFile(process.execPath, [...args, gitVersion], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err)
+        reject(new Error(`admission-policy render --k8s-version ${gitVersion} failed: ${stderr || err.message}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+  const list = JSON.parse(stdout) as { apiVersion?: string; kind?: string; items?: KubeObject[] };
+  if (list.kind !== 'List' || !Array.isArray(list.items) || list.items.length === 0)
+    throw new Error(`admission-policy render printed no v1 List of objects: ${stdout.slice(0, 300)}`);
+  return {
+    objects: list.items,
+    notes: stderr
+      .split('\n')
+      .filter((l) => l.startsWith('note: '))
+      .map((l) => l.slice('note: '.length)),
+    command: `node dist/cli/main.js admission-policy render -o json --k8s-version ${gitVersion}`,
+    k8sVersion: gitVersion,
+  };
+}
+
+const HINT =
+  'native admission policies need kube-apiserver 1.36 or newer here (HOOKKEEPER_E2E_BIN_DIR or HOOKKEEPER_K8S_VERSION)';
+
+/** Fails before anything is measured when the API server does not serve every kind render printed. */
+export async function assertServed(api: Api, native: NativePolicies): Promise<void> {
+  for (const o of native.objects)
+    await api.collectionPath(o).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}: ${HINT}`, { cause: err });
+    });
+}
+
+/** Creates the objects in order (params, policies, bindings), and the namespace of any namespaced one first. */
+export async function installNative(api: Api, native: NativePolicies): Promise<void> {
+  const namespaces = new Set(
+    native.objects.flatMap((o) => {
+      const ns = (o['metadata'] as { namespace?: string } | undefined)?.namespace;
+      return ns ? [ns] : [];
+    }),
+  );
+  for (const ns of namespaces) {
+    const res = await api.call('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
+    if (res.status !== 201 && res.status !== 409)
+      throw new Error(`creating namespace ${ns}: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
+  }
+  for (const o of native.objects) {
+    const path = await api.collectionPath(o);
+    const res = await api.call('POST', path, o);
+    if (res.status !== 201)
+      throw new Error(
+        `creating ${describe(o)} (rendered for ${native.k8sVersion}): HTTP ${res.status}: ${res.body.slice(0, 500)}` +
+          (res.status === 404 ? ` (${HINT})` : ''),
+      );
+  }
+}
+
+/** Deletes the objects, bindings first (the reverse of apply order). */
+export async function removeNative(api: Api, native: NativePolicies): Promise<void> {
+  for (const o of [...native.objects].reverse()) {
+    const name = (o['metadata'] as { name: string }).name;
+    await api.expect(200, 'DELETE', `${await api.collectionPath(o)}/${name}`);
+  }
+}
