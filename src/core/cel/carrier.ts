@@ -3,11 +3,10 @@
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { STAGES, type HookCarrier } from '../carriers.js';
 import type { Stage } from '../types.js';
-import { hasPath, select, str } from './text.js';
+import { capitalize, hasPath, select, str } from './text.js';
 import type { CelCarrier, CelStage, CelVariable } from './types.js';
 
 const v = (name: string): string => `variables.${name}`;
-const cap = (stage: Stage): string => `${stage[0]?.toUpperCase() ?? ''}${stage.slice(1)}`;
 
 /** The stored object's value at `keys`, or `empty`, read only on UPDATE (oldObject is null on CREATE). */
 function stored(keys: readonly string[], empty: string): string {
@@ -22,7 +21,12 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
   ];
   const stages: CelStage[] = [];
   for (const stage of STAGES) {
-    const names = { hooks: stage, old: `old${cap(stage)}`, index: `${stage}Index`, oldIndex: `old${cap(stage)}Index` };
+    const names = {
+      hooks: stage,
+      old: `old${capitalize(stage)}`,
+      index: `${stage}Index`,
+      oldIndex: `old${capitalize(stage)}Index`,
+    };
     variables.push(
       { name: names.hooks, expression: `has(variables.root.${stage}) ? variables.root.${stage} : []` },
       { name: names.old, expression: `has(variables.oldRoot.${stage}) ? variables.oldRoot.${stage} : []` },
@@ -73,7 +77,12 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
   const stages: CelStage[] = [];
   for (const stage of STAGES) {
     const prefix = str(HOOK_ANNOTATION_PREFIX[stage]);
-    const names = { hooks: stage, old: `old${cap(stage)}`, index: `${stage}Index`, oldIndex: `old${cap(stage)}Index` };
+    const names = {
+      hooks: stage,
+      old: `old${capitalize(stage)}`,
+      index: `${stage}Index`,
+      oldIndex: `old${capitalize(stage)}Index`,
+    };
     const hooks = (from: string): string =>
       `${from}.transformList(k, a, k.startsWith(${prefix}), {'name': ${annotationHookName(stage, 'k')}, 'owner': ${annotationOwner('a')}, 'key': k})`;
     const index = (from: string): string =>

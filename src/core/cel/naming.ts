@@ -4,7 +4,7 @@ import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { QUALIFIED_NAME_FMT, QUALIFIED_NAME_MAX_LENGTH } from '../qualified-name.js';
 import { HOOK_NAME_PATTERN } from '../rules/naming.js';
 import { existed } from './carrier.js';
-import { str } from './text.js';
+import { capitalize, str } from './text.js';
 import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation, Outcome } from './types.js';
 
 const NAME = { min: 3, max: 256 };
@@ -79,8 +79,6 @@ function keyMessage(s: CelStage, h: string): string {
 export const CHUNK = 1200;
 export const CHUNKS = 32;
 
-const cap = (text: string): string => `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
-
 /** One validation per stage and outcome: problems an UPDATE introduced (enforced) or kept (existing). */
 export function nativeHookNaming({ cel, k8sMinor }: NativeContext): NativeValidating {
   const list = cel.carrier.format === 'list';
@@ -101,7 +99,7 @@ export function nativeHookNaming({ cel, k8sMinor }: NativeContext): NativeValida
         });
         continue;
       }
-      const bad = `naming${cap(outcome)}${cap(s.stage)}`;
+      const bad = `naming${capitalize(outcome)}${capitalize(s.stage)}`;
       // Slice c, then the rest as a variable read only when the list is longer: a short list costs one variable.
       for (let c = CHUNKS - 1; c >= 0; c--) {
         const [lo, hi] = [c * CHUNK, (c + 1) * CHUNK];

@@ -14,7 +14,7 @@ import {
   USER,
   type HookView,
 } from './owner-messages.js';
-import { str, stringMap } from './text.js';
+import { capitalize, str, stringMap } from './text.js';
 import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation } from './types.js';
 
 /**
@@ -44,7 +44,7 @@ function changedVariables(ctx: NativeContext): CelVariable[] {
   return out;
 }
 
-const cap = (s: CelStage): string => `${s.stage[0]?.toUpperCase() ?? ''}${s.stage.slice(1)}`;
+const cap = (s: CelStage): string => capitalize(s.stage);
 const changedName = (s: CelStage): string => `changed${cap(s)}`;
 
 function view(s: CelStage, idx: string): HookView {

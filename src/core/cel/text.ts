@@ -20,6 +20,11 @@ export function stringMap(entries: Iterable<readonly [string, string]>): string 
   return `{${[...seen].map(([k, v]) => `${str(k)}: ${str(v)}`).join(', ')}}`;
 }
 
+/** The text with its first letter upper-cased, for CEL variable names built from parts (preDrain -> oldPreDrain). */
+export function capitalize(text: string): string {
+  return `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
+}
+
 /** A JSON pointer (for a JSONPatch path) from object keys. */
 export function pointer(keys: readonly string[]): string {
   return keys.map((k) => `/${escapePointerToken(k)}`).join('');
