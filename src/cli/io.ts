@@ -17,3 +17,13 @@ export interface CliIO {
 export function write(stream: Writable, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/**
+ * Objects as `kubectl apply -f -` reads them: a v1 List (json), or a multi-document YAML stream with no folded lines
+ * (a caBundle or a CEL expression stays one line). yaml is loaded here, by the commands that print, not at start-up.
+ */
+export async function manifestText(objects: readonly object[], output: 'yaml' | 'json'): Promise<string> {
+  if (output === 'json') return JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2);
+  const { stringify } = await import('yaml');
+  return objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+}

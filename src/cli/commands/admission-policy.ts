@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { cliPolicy } from '../policy.js';
-import { ExitCode, exitCodeFor, write } from '../io.js';
+import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
 import type { CliIO } from '../io.js';
 
 interface RenderFlags {
@@ -40,18 +40,9 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
     if (flags.output !== 'yaml' && flags.output !== 'json')
       throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
     const policy = await cliPolicy(flags.config, io);
-    const [{ renderNativePolicies }, { stringify }] = await Promise.all([
-      import('../../native/render.js'),
-      import('yaml'),
-    ]);
+    const { renderNativePolicies } = await import('../../native/render.js');
     const { objects, notes } = renderNativePolicies(policy, { k8sVersion: flags.k8sVersion });
-    write(
-      io.stdout,
-      flags.output === 'json'
-        ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)
-        : // lineWidth 0: CEL expressions stay on one line each, as written.
-          objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'),
-    );
+    write(io.stdout, await manifestText(objects, flags.output));
     for (const note of notes) write(io.stderr, `note: ${note}`);
     return ExitCode.Ok;
   } catch (err) {

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import type { RenderOptions } from '../../deploy/render.js';
-import { ExitCode, exitCodeFor, write } from '../io.js';
+import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
 import type { CliIO } from '../io.js';
 import { wholeNumber } from '../flags.js';
 
@@ -68,18 +68,8 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
       }),
       ...(flags.name !== undefined && { name: flags.name }),
     };
-    const [{ renderWebhookConfigurations }, { stringify }] = await Promise.all([
-      import('../../deploy/render.js'),
-      import('yaml'),
-    ]);
-    const configs = renderWebhookConfigurations(opts);
-    write(
-      io.stdout,
-      flags.output === 'json'
-        ? JSON.stringify({ apiVersion: 'v1', kind: 'List', items: configs }, null, 2)
-        : // lineWidth 0: never fold the long caBundle line.
-          configs.map((c) => stringify(c, { lineWidth: 0 })).join('---\n'),
-    );
+    const { renderWebhookConfigurations } = await import('../../deploy/render.js');
+    write(io.stdout, await manifestText(renderWebhookConfigurations(opts), flags.output));
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
