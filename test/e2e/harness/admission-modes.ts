@@ -8,11 +8,12 @@ import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import type { Divergence } from '../../../src/native/notes.js';
 import { renderNativePolicies } from '../../../src/native/render.js';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
+import { capiMachine, ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import type { ControlPlane } from './control-plane.js';
 import { waitForEnforcement, type Hookkeeper } from './hookkeeper.js';
 import { rawRequest } from './http.js';
-import { OPENSHIFT_MACHINES, rejected, ResourceClient } from './kube.js';
+import { CAPI_MACHINES, OPENSHIFT_MACHINES, rejected, ResourceClient } from './kube.js';
 import { pollUntil } from './processes.js';
 
 export const ADMISSION_MODES = ['webhook', 'native', 'both'] as const;
@@ -162,6 +163,12 @@ const RESERVED_PROBE = openshiftMachine({
   role: 'worker',
   preDrain: [{ name: ETCD_HOOK.name, owner: 'someone' }],
 });
+/** The same claim as a Cluster API hook annotation: each kind's policies load on their own, so each is probed. */
+const RESERVED_CAPI_PROBE = capiMachine({
+  name: 'probe-reserved-capi-hook',
+  namespace: MACHINE_NAMESPACE,
+  annotations: { [`${HOOK_ANNOTATION_PREFIX.preDrain}/${ETCD_HOOK.name}`]: 'someone' },
+});
 /** How long the mutating policy gets after the validating ones enforce (both load through the same informers). */
 const MUTATION_GRACE_MS = 10_000;
 /** A stored worker Machine that dry-run updates are sent against. */
@@ -175,17 +182,23 @@ const UPDATE_PROBE = 'probe-update-target';
 async function waitForNative(plane: ControlPlane, nothingElse: boolean, timeoutMs = 60_000): Promise<void> {
   const t = Date.now();
   const machines = new ResourceClient(plane.kubeConfig('admin'), OPENSHIFT_MACHINES);
-  await pollUntil(
-    'the validating admission policy to deny its probe',
-    timeoutMs,
-    async () => {
-      const refusal = await rejected(() => machines.create(MACHINE_NAMESPACE, RESERVED_PROBE, { dryRun: true })).catch(
-        () => undefined,
-      );
-      return refusal?.by === 'policy' ? true : undefined;
-    },
-    200,
-  );
+  const capiMachines = new ResourceClient(plane.kubeConfig('admin'), CAPI_MACHINES);
+  for (const [what, client, probe] of [
+    ['Machine API', machines, RESERVED_PROBE],
+    ['Cluster API', capiMachines, RESERVED_CAPI_PROBE],
+  ] as const) {
+    await pollUntil(
+      `the ${what} validating admission policy to deny its probe`,
+      timeoutMs,
+      async () => {
+        const refusal = await rejected(() => client.create(MACHINE_NAMESPACE, probe, { dryRun: true })).catch(
+          () => undefined,
+        );
+        return refusal?.by === 'policy' ? true : undefined;
+      },
+      200,
+    );
+  }
   // The policies and bindings load together; once the validating ones enforce, the mutating one has had its chance.
   // One that still does not mutate is broken, not late: reported, and the default-hook scenarios fail on it.
   const mutated = await pollUntil(
