@@ -1,11 +1,12 @@
 // The other policies native mode is held to the webhook under (test/e2e/scenarios/native-knobs.ts), the objects
 // stored before either is in force, and the requests sent under each: removals and re-owning by owners, non-owners
-// and break-glass, strict-owner creates, reserved and shared names, deletion, Cluster API annotations, MachineSet
-// templates.
+// and break-glass, strict-owner creates, reserved and shared names, deletion, Cluster API annotations, MachineSet and
+// ControlPlaneMachineSet templates.
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import {
   capiMachine,
+  controlPlaneMachineSet,
   ETCD_HOOK,
   openshiftMachine,
   openshiftMachineSet,
@@ -13,6 +14,13 @@ import {
 } from '../../fixtures/e2e-objects.js';
 import type { IdentityName } from '../harness/identities.js';
 import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, type Resource } from '../harness/kube.js';
+
+/** Served by test/e2e/crds/machine.openshift.io_controlplanemachinesets.yaml, which this group installs. */
+export const CONTROL_PLANE_MACHINESETS: Resource = {
+  group: 'machine.openshift.io',
+  version: 'v1',
+  plural: 'controlplanemachinesets',
+};
 
 export const NAMESPACE = 'e2e-knobs';
 /** Registered for bob in both policies; granted to nobody through RBAC. */
@@ -79,6 +87,17 @@ export const STORED: ReadonlyArray<{ resource: Resource; object: KubeObject; del
       metadata: { name: 'knob-set', namespace: NAMESPACE },
     },
   },
+  {
+    resource: CONTROL_PLANE_MACHINESETS,
+    object: controlPlaneMachineSet({
+      name: 'knob-cpms',
+      namespace: NAMESPACE,
+      preDrain: [
+        { name: 'KnobGate', owner: KNOB },
+        { name: 'UnknownGate', owner: UNKNOWN },
+      ],
+    }),
+  },
 ];
 
 type Change = (o: KubeObject) => void;
@@ -121,6 +140,14 @@ function listAt(o: KubeObject, root: readonly string[]): Hook[] {
 }
 const PRE_DRAIN = ['spec', 'lifecycleHooks', 'preDrain'];
 const TEMPLATE_PRE_DRAIN = ['spec', 'template', 'spec', 'lifecycleHooks', 'preDrain'];
+const CPMS_PRE_DRAIN = [
+  'spec',
+  'template',
+  'machines_v1beta1_machine_openshift_io',
+  'spec',
+  'lifecycleHooks',
+  'preDrain',
+];
 
 const without =
   (name: string, root = PRE_DRAIN): Change =>
@@ -368,6 +395,52 @@ const creates = (p: string): Request[] => [
   },
 ];
 
+const cpms = (name: string, preDrain: Hook[], preTerminate?: Hook[]): KubeObject =>
+  controlPlaneMachineSet({ name, namespace: NAMESPACE, preDrain, ...(preTerminate ? { preTerminate } : {}) });
+
+/** ControlPlaneMachineSet templates (as admin: the suite's RBAC gives no one else this resource). */
+const controlPlaneTemplates = (p: string): Request[] => [
+  {
+    id: `${p}-cpms-create-unknown`,
+    what: "a ControlPlaneMachineSet template with an unknown owner's hook",
+    as: 'admin',
+    resource: CONTROL_PLANE_MACHINESETS,
+    create: cpms(`${p}-cpms-create-unknown`, [{ name: 'UnknownGate', owner: UNKNOWN }]),
+  },
+  {
+    id: `${p}-cpms-create-reserved`,
+    what: 'a ControlPlaneMachineSet template claiming the reserved etcd hook name',
+    as: 'admin',
+    resource: CONTROL_PLANE_MACHINESETS,
+    create: cpms(`${p}-cpms-create-reserved`, [{ name: ETCD_HOOK.name, owner: KNOB }]),
+  },
+  {
+    id: `${p}-cpms-create-two-owners`,
+    what: 'a ControlPlaneMachineSet template naming one hook with two owners across stages',
+    as: 'admin',
+    resource: CONTROL_PLANE_MACHINESETS,
+    create: cpms(
+      `${p}-cpms-create-two-owners`,
+      [{ name: 'Shared', owner: KNOB }],
+      [{ name: 'Shared', owner: ETCD_HOOK.owner }],
+    ),
+  },
+  {
+    id: `${p}-cpms-add-unknown`,
+    what: "an unknown owner's hook added to a ControlPlaneMachineSet template",
+    as: 'admin',
+    resource: CONTROL_PLANE_MACHINESETS,
+    update: { stored: 'knob-cpms', change: added({ name: 'LateGate', owner: UNKNOWN }, CPMS_PRE_DRAIN) },
+  },
+  {
+    id: `${p}-cpms-remove-knob`,
+    what: "a registered owner's hook removed from a ControlPlaneMachineSet template",
+    as: 'admin',
+    resource: CONTROL_PLANE_MACHINESETS,
+    update: { stored: 'knob-cpms', change: without('KnobGate', CPMS_PRE_DRAIN) },
+  },
+];
+
 export const VARIANTS: readonly Variant[] = [
   {
     id: 'strict',
@@ -379,14 +452,14 @@ export const VARIANTS: readonly Variant[] = [
       '  single-owner: warn',
       '  deletion-freeze: "off"',
     ]),
-    requests: [...creates('s'), ...removals('s')],
+    requests: [...creates('s'), ...removals('s'), ...controlPlaneTemplates('s')],
     witnesses: ['s-create-unknown', 's-capi-create-empty', 's-remove-unknown-alice'],
   },
   {
     id: 'lenient',
     title: 'unverifiedRemoval: allow, owner-only-removal: warn, hook-naming: warn',
     yaml: policyText(['unverifiedRemoval: allow', 'enforcement:', '  owner-only-removal: warn', '  hook-naming: warn']),
-    requests: [...creates('l'), ...removals('l')],
+    requests: [...creates('l'), ...removals('l'), ...controlPlaneTemplates('l')],
     witnesses: ['l-capi-create-long-prefix', 'l-remove-unknown-alice'],
   },
 ];

@@ -9,12 +9,13 @@ import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import jsonpatch from 'fast-json-patch';
 import { shortWarning } from '../../../src/admission/response.js';
 import { parsePolicy } from '../../../src/config/load.js';
 import { covering, noteText, type Divergence } from '../../../src/native/notes.js';
 import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from '../harness/admission-modes.js';
+import { installCrds, readCrds } from '../harness/crds.js';
 import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
 import { pollUntil } from '../harness/processes.js';
 import { ResourceClient, type PatchOp } from '../harness/kube.js';
@@ -73,7 +74,20 @@ interface Run {
   witnessed: Map<string, Answer>;
 }
 
+/** This group's ControlPlaneMachineSet CRD (the suite's CRD sets serve none). */
+function controlPlaneCrd(e: E2EEnv): string {
+  return join(e.plane.repoRoot, 'test', 'e2e', 'crds', 'machine.openshift.io_controlplanemachinesets.yaml');
+}
+
 async function storeAll(e: E2EEnv): Promise<void> {
+  const { plane } = e;
+  await installCrds(
+    plane.kubeConfig('admin'),
+    plane.server,
+    plane.caPem,
+    plane.identities.admin.token,
+    await readCrds([controlPlaneCrd(e)]),
+  );
   await e.plane
     .kubeConfig('admin')
     .makeApiClient(CoreV1Api)
@@ -198,6 +212,10 @@ export const nativeKnobScenarios: Scenario = (env) => {
       const e = env();
       await switchMode(e.plane, e.hookkeeper, e.native, e.mode);
       for (const run of runs.values()) if (run.hookkeeper?.running()) await run.hookkeeper.stop();
+      await e.plane
+        .kubeConfig('admin')
+        .makeApiClient(ApiextensionsV1Api)
+        .deleteCustomResourceDefinition({ name: 'controlplanemachinesets.machine.openshift.io' });
     });
 
     for (const variant of VARIANTS) {
@@ -259,9 +277,9 @@ export const nativeKnobScenarios: Scenario = (env) => {
           const failures: string[] = [];
           for (const c of run.cases) {
             const v = run.verdicts.get(c.id) ?? {};
-            t.diagnostic(
-              `${c.id}: webhook ${v.webhook ? answer(v.webhook) : '-'}, native ${v.native ? answer(v.native) : '-'}`,
-            );
+            const said = (x: Verdict | undefined): string =>
+              x ? `${answer(x)}${x.allowed ? '' : ` by ${x.by ?? '?'}`}` : '-';
+            t.diagnostic(`${c.id}: webhook mode ${said(v.webhook)}, native mode ${said(v.native)}`);
             failures.push(...(await differences(e, run, c, dir, (line) => t.diagnostic(line))));
           }
           t.diagnostic(`${run.cases.length} requests compared in webhook and native mode and with validate`);
