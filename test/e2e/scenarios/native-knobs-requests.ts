@@ -118,9 +118,10 @@ export interface Variant {
   yaml: string;
   requests: readonly Request[];
   /**
-   * Requests this policy decides otherwise than the suite's policy and the other variant (validate checks it): a
-   * mode counts as switched once each is answered as this policy answers it, since the API server loads webhook
-   * configurations and each admission policy on its own and, for a while, may still enforce the previous policy's.
+   * Requests this policy decides otherwise than the policy in force before it (the previous variant's, or the
+   * suite's for the first; validate checks it): a mode counts as switched once each is answered as this policy
+   * answers it, since the API server loads webhook configurations and each admission policy on its own and, for a
+   * while, may still enforce the previous policy's objects of the same names.
    */
   witnesses: readonly string[];
 }
@@ -461,5 +462,21 @@ export const VARIANTS: readonly Variant[] = [
     yaml: policyText(['unverifiedRemoval: allow', 'enforcement:', '  owner-only-removal: warn', '  hook-naming: warn']),
     requests: [...creates('l'), ...removals('l'), ...controlPlaneTemplates('l')],
     witnesses: ['l-capi-create-long-prefix', 'l-remove-unknown-alice'],
+  },
+  {
+    // strictOwners and unverifiedRemoval belong to owner-only-removal: with the rule off neither applies.
+    id: 'off',
+    title:
+      'owner-only-removal: off (strictOwners, unverifiedRemoval: deny set), hook-naming: off, deletion-freeze: warn',
+    yaml: policyText([
+      'strictOwners: true',
+      'unverifiedRemoval: deny',
+      'enforcement:',
+      '  owner-only-removal: "off"',
+      '  hook-naming: "off"',
+      '  deletion-freeze: warn',
+    ]),
+    requests: [...creates('o'), ...removals('o'), ...controlPlaneTemplates('o')],
+    witnesses: ['o-remove-knob-alice', 'o-capi-create-long-prefix', 'o-deleting-add'],
   },
 ];
