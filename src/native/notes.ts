@@ -47,6 +47,19 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
+/**
+ * A hook of the new object with an owner the policy does not register, that the stored object did not have in that
+ * stage with that owner: what strictOwners judges (an unchanged hook passes in both).
+ */
+function addsUnregistered(policy: Policy): (input: ReviewInput) => boolean {
+  return (input) => {
+    const before = new Set(hooksOf(input, 'oldObject').map((h) => `${h.stage}\u0000${h.name}\u0000${h.owner}`));
+    return hooksOf(input, 'object').some(
+      (h) => unregistered(policy, h.owner) && !before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`),
+    );
+  };
+}
+
 /** A stage of the new object naming one hook twice. */
 function namesAHookTwice(input: ReviewInput): boolean {
   const seen = new Set<string>();
@@ -98,7 +111,7 @@ export function divergences(policy: Policy): Divergence[] {
       out.push({
         rule: 'owner-only-removal',
         text: 'under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it; register it',
-        verdictDiffers: (input) => hooksOf(input, 'object').some((h) => unregistered(policy, h.owner)),
+        verdictDiffers: addsUnregistered(policy),
       });
     }
   }

@@ -61,6 +61,23 @@ describe('divergence notes', () => {
     assert.deepEqual(covered(strict, ['owner-only-removal'], create([ETCD])), []);
   });
 
+  test("strictOwners: an UPDATE keeping an unregistered owner's hook as it was is not covered (both accept it)", () => {
+    const strict = policyWith({ strictOwners: true });
+    const stored = machine({ preDrain: [ETCD, TEAM] });
+    const relabelled = machine({ preDrain: [ETCD, TEAM] });
+    (relabelled['metadata'] as { labels: Record<string, string> }).labels['touched'] = 'yes';
+    assert.deepEqual(covered(strict, ['owner-only-removal'], update(stored, relabelled)), []);
+    // Added, moved to another stage, or given to the unregistered owner: the webhook checks it, so covered.
+    const added = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, TEAM] }));
+    const moved = update(stored, machine({ preDrain: [ETCD], preTerminate: [TEAM] }));
+    const given = update(
+      machine({ preDrain: [ETCD, { ...TEAM, owner: ETCD.owner }] }),
+      machine({ preDrain: [ETCD, TEAM] }),
+    );
+    for (const input of [added, moved, given])
+      assert.ok(covered(strict, ['owner-only-removal'], input).some((n) => n.includes('under strictOwners')));
+  });
+
   test('single-owner: covered only for a stage naming one hook twice', () => {
     const twice = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, { ...ETCD, owner: 'x/y' }] }));
     const cross = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD], preTerminate: [ETCD] }));

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { caBundle } from '../../../src/certs/pki.js';
 import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
+import type { Policy } from '../../../src/core/policy.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import type { Divergence } from '../../../src/native/notes.js';
@@ -55,10 +56,13 @@ async function getJson<T>(plane: ControlPlane, path: string): Promise<T> {
   return JSON.parse(res.body) as T;
 }
 
-/** The suite's policy (hookkeeper serve's embedded default) compiled for the API server the suite runs. */
-export async function renderForPlane(plane: ControlPlane): Promise<NativePolicies> {
+/**
+ * A policy (the suite's: hookkeeper serve's embedded default, unless another is given) compiled for the API server
+ * the suite runs.
+ */
+export async function renderForPlane(plane: ControlPlane, policy: Policy = DEFAULT_POLICY): Promise<NativePolicies> {
   const { gitVersion } = await getJson<{ gitVersion: string }>(plane, '/version');
-  const { objects, notes, divergences } = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion });
+  const { objects, notes, divergences } = renderNativePolicies(policy, { k8sVersion: gitVersion });
   return { objects, notes, divergences, k8sVersion: gitVersion };
 }
 
@@ -104,6 +108,20 @@ async function applyObjects(plane: ControlPlane, objects: readonly KubeObject[])
     const res = await call(plane, 'POST', path, obj);
     if (res.status !== 201) throw new Error(`POST ${path} (${objectName(obj)}): HTTP ${res.status}: ${res.body}`);
   }
+}
+
+/** The native objects switchMode last applied on each plane: the next switch removes them, whatever policy they were of. */
+const applied = new WeakMap<ControlPlane, readonly KubeObject[]>();
+
+/** The objects of both lists, each once (by apiVersion, kind and name), the first list's order first. */
+function union(a: readonly KubeObject[], b: readonly KubeObject[]): KubeObject[] {
+  const seen = new Set<string>();
+  return [...a, ...b].filter((o) => {
+    const key = `${String(o['apiVersion'])}/${String(o['kind'])}/${objectName(o)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Deletes the objects (bindings first: the reverse of apply order) and waits until each is gone. */
@@ -243,9 +261,11 @@ async function waitForNative(plane: ControlPlane, nothingElse: boolean, timeoutM
 }
 
 /**
- * Puts the plane into `mode` from whatever it was in: everything of the other modes removed first, then this mode's
- * objects created, then waited for until the API server enforces them. hookkeeper runs in webhook and both modes and
- * is stopped in native mode, so nothing can answer a webhook call there.
+ * Puts the plane into `mode` from whatever it was in: everything of the other modes removed first (the webhook
+ * configurations, and the native objects this function applied last, of whichever policy), then this mode's objects
+ * created, then waited for until the API server enforces them. `hookkeeper` and `native` are one policy's: the
+ * suite's, or another policy's (a hookkeeper started with it, and renderForPlane(plane, policy)). `hookkeeper` runs in
+ * webhook and both modes and is stopped in native mode, so nothing can answer a webhook call there.
  */
 export async function switchMode(
   plane: ControlPlane,
@@ -255,7 +275,8 @@ export async function switchMode(
 ): Promise<void> {
   const t = Date.now();
   await removeWebhooks(plane);
-  await deleteObjects(plane, native.objects);
+  await deleteObjects(plane, union(applied.get(plane) ?? [], native.objects));
+  applied.delete(plane);
   if (mode === 'native') {
     if (hookkeeper.running()) await hookkeeper.stop();
   } else if (!hookkeeper.running()) {
@@ -267,6 +288,7 @@ export async function switchMode(
     await waitForEnforcement(plane);
   }
   if (mode !== 'webhook') {
+    applied.set(plane, native.objects);
     await applyObjects(plane, native.objects);
     await waitForNative(plane, mode === 'native');
   }

@@ -312,7 +312,8 @@ function hooksIn(obj: KubeObject): unknown {
 
 const POLICY_NAME = /ValidatingAdmissionPolicy '([^']+)'/;
 
-async function send(env: E2EEnv, c: CorpusCase): Promise<Verdict> {
+/** One case sent as a server-side dry run by its identity, and how the API server answered. */
+export async function send(env: E2EEnv, c: CorpusCase): Promise<Verdict> {
   const client = new ResourceClient(env.plane.kubeConfig(c.as), c.resource);
   try {
     const { object, warnings } =
@@ -350,20 +351,34 @@ export const corpusScenarios: Scenario = (env) => {
   });
 };
 
+/** validate's answer on a case, in the terms the API server would relay the webhook's. */
+export interface OfflineVerdict {
+  allowed: boolean;
+  /** The rules that decided it (denying findings; default-hooks when it patched). */
+  rules: string[];
+  /** The denying findings' messages, in order (the webhook joins them with "; "). */
+  denials: string[];
+  /** The findings under warn (the webhook warns `<rule>: <message>`) and the notices (warned as they are). */
+  warned: Array<{ rule: string; message: string }>;
+  notices: string[];
+}
+
 /**
  * validate's verdict on the case, as the API server would relay the webhook's (capi-migration is validate's alone),
- * and the rules that decided it.
+ * and the rules that decided it; under the policy file `config` when given (else the embedded default, the suite's).
  */
-async function validateVerdict(
+export async function validateVerdict(
   env: E2EEnv,
   c: CorpusCase,
   dir: string,
-): Promise<{ allowed: boolean; rules: string[] }> {
+  config?: string,
+): Promise<OfflineVerdict> {
   const id = env.plane.identities[c.as];
   const groups = [...id.groups, 'system:authenticated'].flatMap((g) => ['--as-group', g]);
   const file = join(dir, `${c.id}.yaml`);
   await writeFile(file, YAML.stringify(c.object));
   const args = ['validate', '--output', 'json', '--as', id.username, ...groups];
+  if (config !== undefined) args.push('--config', config);
   if (c.stored) {
     const old = join(dir, `${c.id}.old.yaml`);
     await writeFile(old, YAML.stringify(c.stored));
@@ -373,14 +388,21 @@ async function validateVerdict(
   assert.ok(run.code === 0 || run.code === 1, `validate exited ${run.code}: ${run.stderr}`);
   const report = JSON.parse(run.stdout) as ValidateReport;
   const result = report.results[0] as ObjectResult;
-  const deny = result.findings.filter((f) => f.severity === 'deny' && f.rule !== 'capi-migration');
+  const admission = result.findings.filter((f) => f.rule !== 'capi-migration');
+  const deny = admission.filter((f) => f.severity === 'deny');
   // A patch is the default-hooks rule at work: what decides a request that only its mutation makes valid.
   const rules = [...deny.map((f) => f.rule), ...(result.patch.length > 0 ? ['default-hooks'] : [])];
-  return { allowed: deny.length === 0, rules: [...new Set(rules)] };
+  return {
+    allowed: deny.length === 0,
+    rules: [...new Set(rules)],
+    denials: deny.map((f) => f.message),
+    warned: admission.filter((f) => f.severity === 'warn').map((f) => ({ rule: f.rule, message: f.message })),
+    notices: result.notices,
+  };
 }
 
 /** The case as the engine's review input (the identity it was sent as), for divergences' predicates. */
-function reviewOf(env: E2EEnv, c: CorpusCase): ReviewInput {
+export function reviewOf(env: E2EEnv, c: CorpusCase): ReviewInput {
   const [group = '', version = ''] = String(c.object['apiVersion']).split('/');
   const id = env.plane.identities[c.as];
   return {
@@ -396,7 +418,7 @@ function reviewOf(env: E2EEnv, c: CorpusCase): ReviewInput {
 }
 
 /** The rules a rendered ValidatingAdmissionPolicy enforces, from its validations' fallback messages. */
-function rulesOfPolicy(objects: readonly KubeObject[], name: string): string[] {
+export function rulesOfPolicy(objects: readonly KubeObject[], name: string): string[] {
   const policy = objects.find(
     (o) => o['kind'] === 'ValidatingAdmissionPolicy' && (o['metadata'] as { name?: string } | undefined)?.name === name,
   );

@@ -19,6 +19,7 @@ import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
 import { namingScenarios } from './naming.js';
 import { nativeCelScenarios } from './native-cel.js';
+import { nativeKnobScenarios } from './native-knobs.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
@@ -53,7 +54,9 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       // The corpus and the cost proof run once, in the suite that always runs.
       ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
     ],
-    ...(options.crdIndependent ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison] } : {}),
+    ...(options.crdIndependent
+      ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison, nativeKnobScenarios] }
+      : {}),
     webhookOnly: [
       validateAgreementScenarios,
       auditScenarios,
