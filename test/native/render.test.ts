@@ -101,12 +101,45 @@ describe('renderNativePolicies', () => {
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
-    // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE.
+    // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE, which the
+    // policy does not match (below), so no condition asks for the operation.
     assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
       'not-finishing-deletion',
-      'update',
       'carries-hooks-or-owner-references',
     ]);
+  });
+
+  test('a policy whose validations all concern stored hooks (ratcheting, removal, break-glass) matches UPDATE only', () => {
+    const operations = (objects: Vap[]): Record<string, string[]> =>
+      Object.fromEntries(
+        objects
+          .filter((o) => o.kind === 'ValidatingAdmissionPolicy')
+          .map((o) => [
+            o.metadata.name,
+            (o.spec as { matchConstraints: { resourceRules: Array<{ operations: string[] }> } }).matchConstraints
+              .resourceRules[0]?.operations ?? [],
+          ]),
+      );
+    const both = ['CREATE', 'UPDATE'];
+    const update = ['UPDATE'];
+    const base = operations(render(DEFAULT_POLICY).objects);
+    for (const carrier of ['openshift-machine', 'capi-machine']) {
+      assert.deepEqual(base[`hookkeeper-${carrier}`], both, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-naming`], both, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-warn`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-naming-warn`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal-warn`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal-break-glass`], update, carrier);
+    }
+    // A rule whose problems a CREATE can have, moved to warn, takes its warn policy back to CREATE as well.
+    const warned = operations(
+      render(
+        policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'warn', 'hook-naming': 'warn' } }),
+      ).objects,
+    );
+    assert.deepEqual(warned['hookkeeper-openshift-machine-warn'], both);
+    assert.deepEqual(warned['hookkeeper-openshift-machine-naming-warn'], both);
   });
 
   test("per-rule enforcement: warn moves a rule's validations to the warn policy, off removes them", () => {
