@@ -8,6 +8,7 @@ import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { renderNativePolicies } from '../../src/native/render.js';
+import { EXCLUDED_NAMESPACES, NOT_EXCLUDED_NAMESPACE } from '../../src/native/match.js';
 import { ACTIONS, groupOf } from '../../src/native/validating.js';
 
 interface Vap {
@@ -91,18 +92,25 @@ describe('renderNativePolicies', () => {
         objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === name)?.spec.matchConditions ??
         []
       ).map((c) => c.name);
-    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), ['not-finishing-deletion', 'changes-hooks']);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), [
+      'not-excluded-namespace',
+      'not-finishing-deletion',
+      'changes-hooks',
+    ]);
     assert.deepEqual(conditions('hookkeeper-openshift-machine-removal-break-glass'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
       'break-glass-changes-hooks',
     ]);
     assert.deepEqual(conditions('hookkeeper-openshift-machine'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
     // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE, which the
     // policy does not match (below), so no condition asks for the operation.
     assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
@@ -136,6 +144,20 @@ describe('renderNativePolicies', () => {
       ).objects,
     );
     assert.deepEqual(warned['hookkeeper-openshift-machine-warn'], both);
+  });
+
+  test('the namespaces never guarded are a condition on request.namespace, not a namespaceSelector the API server parses per request', () => {
+    const objects = render(DEFAULT_POLICY).objects as unknown as Array<
+      Vap & { spec: { matchConditions?: Array<{ name: string; expression: string }> } }
+    >;
+    const policies = objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy');
+    assert.ok(policies.length > 0);
+    for (const p of policies) {
+      // Omitted, the API server defaults it to {}: every namespace, with no selector to parse and no namespace to read.
+      assert.equal(p.spec.matchConstraints?.namespaceSelector, undefined, p.metadata.name);
+      assert.deepEqual(p.spec.matchConditions?.[0], { ...NOT_EXCLUDED_NAMESPACE }, p.metadata.name);
+    }
+    assert.equal(NOT_EXCLUDED_NAMESPACE.expression, `!(request.namespace in ${JSON.stringify(EXCLUDED_NAMESPACES)})`);
   });
 
   test("hook-naming shares each carrier's policy of its outcome: no policy of its own, no activation of its own", () => {
