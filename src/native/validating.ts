@@ -6,7 +6,7 @@ import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { Enforcement, KubeObject } from '../core/types.js';
-import { LABELS, namespaceSelector, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
+import { LABELS, NOT_EXCLUDED_NAMESPACE, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
 import type { ApiVersions } from './version.js';
 
 export type Group = 'deny' | 'warn' | 'break-glass';
@@ -25,7 +25,7 @@ export function groupOf(outcome: Outcome, enforcement: Enforcement): Group {
 
 interface Bucket {
   group: Group;
-  gate?: { name: string; expression: string };
+  gate?: { name: string; expression: string; updateOnly: boolean };
   variables: Map<string, string>;
   validations: Array<{ expression: string; messageExpression: string; message: string; reason: string }>;
   /** Every validation is about what the stored object already had (ratcheting): nothing to say on CREATE. */
@@ -34,19 +34,27 @@ interface Bucket {
 
 /**
  * What a policy is evaluated for, beyond the match: a gated policy's own condition; otherwise an object that carries
- * a hook or an owner reference (nothing else can fail a rule here), and an UPDATE for ratcheting's warnings. The API
- * server evaluates every validation and every message expression of a matching policy, so an object without hooks
- * (most Machines) costs it these conditions only.
+ * a hook or an owner reference (nothing else can fail a rule here). The API server evaluates every validation and
+ * every message expression of a matching policy, so an object without hooks (most Machines) costs it these
+ * conditions only.
  */
 function gates(cel: CelCarrier, bucket: Bucket): Array<{ name: string; expression: string }> {
-  if (bucket.gate) return [{ ...bucket.gate }];
+  if (bucket.gate) return [{ name: bucket.gate.name, expression: bucket.gate.expression }];
   return [
-    ...(bucket.updateOnly ? [{ name: 'update', expression: "request.operation == 'UPDATE'" }] : []),
     {
       name: 'carries-hooks-or-owner-references',
       expression: `${cel.hasHooks} || has(object.metadata.ownerReferences)`,
     },
   ];
+}
+
+/**
+ * The operations a policy matches: UPDATE alone when nothing in it can fail without a stored object (ratcheting's
+ * warnings, a gate that compares with oldObject), so a CREATE never reaches its conditions; every matched policy
+ * costs the API server a CEL activation per phase (conditions, validations, messages, audit annotations).
+ */
+function operationsOf(bucket: Bucket): string[] {
+  return bucket.updateOnly || bucket.gate?.updateOnly === true ? ['UPDATE'] : ['CREATE', 'UPDATE'];
 }
 
 function policyName(carrier: HookCarrier, suffix: string | undefined, group: Group): string {
@@ -108,13 +116,17 @@ export function validatingObjects(
         const group = groupOf(v.outcome, enforcement);
         const name = policyName(carrier, v.gate?.suffix, group);
         let bucket = buckets.get(name);
-        if (bucket && bucket.gate?.expression !== v.gate?.when.expression) {
+        if (
+          bucket &&
+          (bucket.gate?.expression !== v.gate?.when.expression ||
+            (bucket.gate?.updateOnly ?? false) !== (v.gate?.updateOnly ?? false))
+        ) {
           throw new Error(`policy ${name}: validations with different gates`);
         }
         if (!bucket) {
           bucket = {
             group,
-            ...(v.gate ? { gate: v.gate.when } : {}),
+            ...(v.gate ? { gate: { ...v.gate.when, updateOnly: v.gate.updateOnly ?? false } } : {}),
             variables: new Map(),
             validations: [],
             updateOnly: true,
@@ -143,10 +155,9 @@ export function validatingObjects(
           failurePolicy: 'Fail',
           matchConstraints: {
             matchPolicy: 'Equivalent',
-            namespaceSelector: namespaceSelector(),
-            resourceRules: [resourceRule(carrier, plural, ['CREATE', 'UPDATE'])],
+            resourceRules: [resourceRule(carrier, plural, operationsOf(bucket))],
           },
-          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
+          matchConditions: [{ ...NOT_EXCLUDED_NAMESPACE }, { ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
           variables: reachable(
             bucket.variables,
             bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),

@@ -8,6 +8,7 @@ import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { renderNativePolicies } from '../../src/native/render.js';
+import { EXCLUDED_NAMESPACES, NOT_EXCLUDED_NAMESPACE } from '../../src/native/match.js';
 import { ACTIONS, groupOf } from '../../src/native/validating.js';
 
 interface Vap {
@@ -91,22 +92,88 @@ describe('renderNativePolicies', () => {
         objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === name)?.spec.matchConditions ??
         []
       ).map((c) => c.name);
-    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), ['not-finishing-deletion', 'changes-hooks']);
-    assert.deepEqual(conditions('hookkeeper-openshift-machine-naming'), ['not-finishing-deletion', 'carries-hooks']);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), [
+      'not-excluded-namespace',
+      'not-finishing-deletion',
+      'changes-hooks',
+    ]);
     assert.deepEqual(conditions('hookkeeper-openshift-machine-removal-break-glass'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
       'break-glass-changes-hooks',
     ]);
     assert.deepEqual(conditions('hookkeeper-openshift-machine'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
-    // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE.
+    // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE, which the
+    // policy does not match (below), so no condition asks for the operation.
     assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
+      'not-excluded-namespace',
       'not-finishing-deletion',
-      'update',
       'carries-hooks-or-owner-references',
     ]);
+  });
+
+  test('a policy whose validations all concern stored hooks (ratcheting, removal, break-glass) matches UPDATE only', () => {
+    const operations = (objects: Vap[]): Record<string, string[]> =>
+      Object.fromEntries(
+        objects
+          .filter((o) => o.kind === 'ValidatingAdmissionPolicy')
+          .map((o) => [
+            o.metadata.name,
+            (o.spec as { matchConstraints: { resourceRules: Array<{ operations: string[] }> } }).matchConstraints
+              .resourceRules[0]?.operations ?? [],
+          ]),
+      );
+    const both = ['CREATE', 'UPDATE'];
+    const update = ['UPDATE'];
+    const base = operations(render(DEFAULT_POLICY).objects);
+    for (const carrier of ['openshift-machine', 'capi-machine']) {
+      assert.deepEqual(base[`hookkeeper-${carrier}`], both, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-warn`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal-warn`], update, carrier);
+      assert.deepEqual(base[`hookkeeper-${carrier}-removal-break-glass`], update, carrier);
+    }
+    // A rule whose problems a CREATE can have, moved to warn, takes its warn policy back to CREATE as well.
+    const warned = operations(
+      render(
+        policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'warn', 'hook-naming': 'warn' } }),
+      ).objects,
+    );
+    assert.deepEqual(warned['hookkeeper-openshift-machine-warn'], both);
+  });
+
+  test('the namespaces never guarded are a condition on request.namespace, not a namespaceSelector the API server parses per request', () => {
+    const objects = render(DEFAULT_POLICY).objects as unknown as Array<
+      Vap & { spec: { matchConditions?: Array<{ name: string; expression: string }> } }
+    >;
+    const policies = objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy');
+    assert.ok(policies.length > 0);
+    for (const p of policies) {
+      // Omitted, the API server defaults it to {}: every namespace, with no selector to parse and no namespace to read.
+      assert.equal(p.spec.matchConstraints?.namespaceSelector, undefined, p.metadata.name);
+      assert.deepEqual(p.spec.matchConditions?.[0], { ...NOT_EXCLUDED_NAMESPACE }, p.metadata.name);
+    }
+    assert.equal(NOT_EXCLUDED_NAMESPACE.expression, `!(request.namespace in ${JSON.stringify(EXCLUDED_NAMESPACES)})`);
+  });
+
+  test("hook-naming shares each carrier's policy of its outcome: no policy of its own, no activation of its own", () => {
+    const objects = render(DEFAULT_POLICY).objects;
+    const policies = objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy').map((o) => o.metadata.name);
+    assert.deepEqual(
+      policies.filter((n) => n.includes('-naming')),
+      [],
+    );
+    for (const carrier of ['openshift-machine', 'openshift-machineset', 'capi-machine', 'capi-machinedeployment']) {
+      // Enforced problems in the deny policy, ratcheted ones in the warn policy, before the other rules' checks.
+      for (const name of [`hookkeeper-${carrier}`, `hookkeeper-${carrier}-warn`]) {
+        const messages = (named(objects, name)?.spec.validations ?? []).map((v) => (v as { message?: string }).message);
+        assert.match(messages[0] ?? '', /^hookkeeper hook-naming:/, name);
+      }
+    }
   });
 
   test("per-rule enforcement: warn moves a rule's validations to the warn policy, off removes them", () => {
@@ -117,8 +184,8 @@ describe('renderNativePolicies', () => {
     ).objects;
     assert.doesNotMatch(text(named(warned, 'hookkeeper-openshift-machine')), /is reserved for owner/);
     assert.match(text(named(warned, 'hookkeeper-openshift-machine-warn')), /is reserved for owner/);
-    assert.equal(named(warned, 'hookkeeper-openshift-machine-naming'), undefined);
-    assert.match(text(named(warned, 'hookkeeper-openshift-machine-naming-warn')), /should match/);
+    assert.doesNotMatch(text(named(warned, 'hookkeeper-openshift-machine')), /should match/);
+    assert.match(text(named(warned, 'hookkeeper-openshift-machine-warn')), /should match/);
     const off = render(
       policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'deletion-freeze': 'off', 'default-hooks': 'off' } }),
     );
@@ -186,6 +253,37 @@ describe('renderNativePolicies', () => {
     assert.doesNotMatch(patch, /type\(object\.spec\.lifecycleHooks\)/);
   });
 
+  test('default hooks: a hook already right is a JSONPatch test that cannot hold, never an empty patch (no re-decode)', () => {
+    const rule = DEFAULT_POLICY.defaultHooks[0];
+    assert.ok(rule);
+    const policy = policyWith({
+      defaultHooks: [
+        rule,
+        {
+          ...rule,
+          name: 'capi',
+          match: { kinds: [{ group: 'cluster.x-k8s.io', kind: 'Machine' }] },
+          stage: 'preTerminate',
+        },
+      ],
+    });
+    const patches = render(policy)
+      .objects.filter((o) => o.kind === 'MutatingAdmissionPolicy')
+      .map((o) => o.spec.mutations?.[0]?.jsonPatch.expression ?? '');
+    assert.equal(patches.length, 2);
+    const [list, annotations] = patches;
+    // The API server keeps the object as it was when a test fails (ErrTestFailed); an empty patch is still applied:
+    // the object encoded, patched, decoded and compared again.
+    assert.match(
+      list ?? '',
+      /== "clusteroperator\/etcd" \? \[JSONPatch\{op: "test", path: "\/spec\/lifecycleHooks\/preDrain", value: \[\]\}\] : \[JSONPatch\{op: "replace"/,
+    );
+    assert.match(
+      annotations ?? '',
+      /== "clusteroperator\/etcd" \? \[JSONPatch\{op: "test", path: "\/metadata\/annotations", value: \{\}\}\] : \[JSONPatch\{op: "add"/,
+    );
+  });
+
   test('CEL cost stays linear: no pass over a hook list is nested inside another pass over a hook list', () => {
     const policy = policyWith({ strictOwners: true, unverifiedRemoval: 'warn' });
     const exprs = expressions(render(policy).objects);
@@ -209,15 +307,15 @@ describe('renderNativePolicies', () => {
 
   test('hook-naming checks patterns in slices from 1.35 (a short list reads one slice), one pass per stage on 1.34', () => {
     const v136 = render(DEFAULT_POLICY).objects;
-    const deny = named(v136, 'hookkeeper-openshift-machine-naming');
+    const deny = named(v136, 'hookkeeper-openshift-machine');
     const slices = (deny?.spec.variables ?? []).filter((v) => v.expression.includes('.slice('));
-    assert.equal(slices.length, CHUNKS * 2, 'each stage, enforced (the naming policy)');
+    assert.equal(slices.length, CHUNKS * 2, 'each stage, enforced (the deny policy)');
     assert.ok(slices.some((v) => v.expression.includes(`.slice(${(CHUNKS - 1) * CHUNK}, `)));
     const first = slices.find((v) => v.expression.includes('.slice(0, '));
     assert.match(first?.expression ?? '', new RegExp(`<= ${CHUNK} \\? \\[\\] : variables\\.`));
     const v134 = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: '1.34' }).objects as unknown as Vap[];
-    assert.doesNotMatch(text(named(v134, 'hookkeeper-openshift-machine-naming')), /\.slice\(/);
-    assert.match(text(named(v134, 'hookkeeper-openshift-machine-naming')), /should match/);
+    assert.doesNotMatch(text(named(v134, 'hookkeeper-openshift-machine')), /\.slice\(/);
+    assert.match(text(named(v134, 'hookkeeper-openshift-machine')), /should match/);
   });
 
   test('every policy stays under 128 KiB, so kubectl apply can keep it in its 256 KiB last-applied annotation', () => {

@@ -8,8 +8,15 @@ import type { DefaultHookRule, Policy } from '../policy.js';
 import { hasPath, pointer, select, str } from './text.js';
 import type { NativeMutation } from './types.js';
 
-const patch = (op: 'add' | 'replace', path: string, value: string): string =>
+const patch = (op: 'add' | 'replace' | 'test', path: string, value: string): string =>
   `JSONPatch{op: ${str(op)}, path: ${path}, value: ${value}}`;
+
+/**
+ * Nothing to change: a test that cannot hold (the stanza is known to hold the hook, so it is not empty). The API
+ * server keeps the object as it came when a JSONPatch test fails; an empty patch it still applies, encoding the
+ * object, decoding the result and comparing the two, on every CREATE of an already protected Machine.
+ */
+const unchanged = (path: string, empty: '[]' | '{}'): string => `[${patch('test', str(path), empty)}]`;
 
 function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
   const { name, owner } = rule.hook;
@@ -44,7 +51,7 @@ function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutati
     jsonPatch:
       `${steps.join(' : ')} : !variables.wellFormed ? [] : ` +
       `size(variables.at) == 0 ? [${patch('add', str(`${stagePointer}/-`), hook)}] : ` +
-      `variables.stage[variables.at[0]].owner == ${str(owner)} ? [] : ` +
+      `variables.stage[variables.at[0]].owner == ${str(owner)} ? ${unchanged(stagePointer, '[]')} : ` +
       `[${patch('replace', `${str(`${stagePointer}/`)} + string(variables.at[0]) + '/owner'`, str(owner))}]`,
   };
 }
@@ -58,7 +65,7 @@ function annotationMutation(rule: DefaultHookRule, carrier: HookCarrier): Native
     variables: [],
     jsonPatch:
       `!${hasPath('object', carrier.root)} ? [${patch('add', str(pointer(carrier.root)), `{${str(key)}: ${owner}}`)}] : ` +
-      `${str(key)} in ${annotations} && ${annotations}[${str(key)}] == ${owner} ? [] : ` +
+      `${str(key)} in ${annotations} && ${annotations}[${str(key)}] == ${owner} ? ${unchanged(pointer(carrier.root), '{}')} : ` +
       `[${patch('add', str(pointer([...carrier.root, key])), owner)}]`,
   };
 }

@@ -179,6 +179,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const removal = {
     suffix: 'removal',
     when: { name: 'changes-hooks', expression: cel.changesHooks },
+    updateOnly: true,
   };
   const breakGlassRemoval = {
     suffix: 'removal',
@@ -186,6 +187,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       name: 'break-glass-changes-hooks',
       expression: `(${breakGlassUser(policy)}) && ${cel.changesHooks}`,
     },
+    updateOnly: true,
   };
   const guarded = (o: string): string =>
     policy.unverifiedRemoval === 'deny' ? 'true' : `${o} in variables.registered`;

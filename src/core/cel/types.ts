@@ -31,7 +31,12 @@ export interface NativeValidation {
    * A policy of its own (name suffix) that the API server evaluates only when `when` holds (a matchCondition: no
    * variables), so validations that matter for few requests cost the others one expression.
    */
-  gate?: { suffix: string; when: { name: string; expression: string } };
+  gate?: {
+    suffix: string;
+    when: { name: string; expression: string };
+    /** `when` can hold only on UPDATE (it compares with the stored object): the policy matches UPDATE only. */
+    updateOnly?: boolean;
+  };
 }
 
 /** One stage of hooks as CEL sees it: every hook a map with string name and owner (annotation hooks also key). */
