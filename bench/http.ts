@@ -1,11 +1,13 @@
 // Figure 2: the webhook over HTTPS keep-alive against the floor, in the same run: maximum throughput in
 // alternating rounds, then a fixed-rate run at half the webhook's maximum for latency. The webhook runs at the
 // default log level, as users run it; beside it the same build at --log-level warn (what the default level's lines
-// cost) and the webhook through tsx instead of the build.
+// cost) and the webhook through tsx instead of the build. Three requests: the commonest of each webhook (a status
+// update; a worker Machine's CREATE, nothing to add) carry the targets; the patched control-plane CREATE, rare and
+// logged at info by design, is measured beside them.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { createMasterReview, statusUpdateReview } from '../test/fixtures/hardening-machine.js';
+import { createMasterReview, createWorkerReview, statusUpdateReview } from '../test/fixtures/hardening-machine.js';
 import { median, round } from './measure.js';
 import { startProcess, type RunningProcess, type ServerSpec, type Tls } from './servers.js';
 import { runWrk, type WrkRun } from './wrk.js';
@@ -27,8 +29,13 @@ interface Contender {
   path: string;
 }
 
+/** Which request a pair measures; the webhook's own metrics count it by webhook and decision. */
+export type CaseId = 'validate' | 'mutate' | 'mutate-patched';
+
 interface Pair {
+  id: CaseId;
   webhook: 'validate' | 'mutate';
+  title: string;
   body: string;
   bodyFile: string;
   expect: 'allowed' | 'patched';
@@ -63,7 +70,9 @@ export interface FixedRateResult {
 }
 
 export interface PairResult {
+  id: CaseId;
   webhook: 'validate' | 'mutate';
+  title: string;
   bodyBytes: number;
   contenders: ContenderResult[];
   fixedRate: FixedRateResult[];
@@ -73,6 +82,7 @@ export interface HttpFigure {
   pairs: PairResult[];
   /** Per webhook: server CPU the default level's logging costs (median CPU per request at the default less at warn) and what it wrote. */
   defaultLog: Array<{
+    id: CaseId;
     webhook: 'validate' | 'mutate';
     usPerRequest: number;
     linesPerRequest: number;
@@ -123,11 +133,14 @@ function getText(port: number, path: string, caPem: string): Promise<string> {
   });
 }
 
-/** The webhook's own count of the reviews it answered on one path, from its /metrics text. */
-function answeredBy(metrics: string, webhook: string): number {
+/** The webhook's own count of the reviews it answered on one path with one decision, from its /metrics text. */
+function answeredBy(metrics: string, webhook: string, decision: string): number {
   let n = 0;
   for (const m of metrics.matchAll(
-    new RegExp(`^hookkeeper_admission_requests_total\\{webhook="${webhook}",[^}]*\\} (\\d+)$`, 'gm'),
+    new RegExp(
+      `^hookkeeper_admission_requests_total\\{webhook="${webhook}",[^}]*decision="${decision}"[^}]*\\} (\\d+)$`,
+      'gm',
+    ),
   ))
     n += Number(m[1]);
   return n;
@@ -149,7 +162,7 @@ function wrk(o: HttpOptions, c: Contender, pair: Pair, seconds: number, rate?: n
   return runWrk({
     url: `https://127.0.0.1:${c.server.port}${c.path}`,
     bodyFile: pair.bodyFile,
-    bodyLabel: `$TMP/${pair.webhook}.json`,
+    bodyLabel: `$TMP/${pair.id}.json`,
     connections: o.connections,
     seconds,
     ...(rate ? { rate } : {}),
@@ -188,33 +201,45 @@ export async function httpFigure(
   const tsx = await start({ kind: 'webhook-tsx' });
   const servers = [floor, webhook, warn, tsx];
   try {
-    const update = JSON.stringify(statusUpdateReview());
-    const create = JSON.stringify(createMasterReview());
-    writeFileSync(join(dir, 'validate.json'), update);
-    writeFileSync(join(dir, 'mutate.json'), create);
+    const bodies: Record<CaseId, string> = {
+      validate: JSON.stringify(statusUpdateReview()),
+      mutate: JSON.stringify(createWorkerReview()),
+      'mutate-patched': JSON.stringify(createMasterReview()),
+    };
+    for (const [id, body] of Object.entries(bodies)) writeFileSync(join(dir, `${id}.json`), body);
+    const contenders = (path: string, extra: Contender[] = []): Contender[] => [
+      { label: 'floor', server: floor, path },
+      { label: 'webhook', server: webhook, path },
+      { label: WARN_LABEL, server: warn, path },
+      ...extra,
+    ];
     const pairs: Pair[] = [
       {
+        id: 'validate',
         webhook: 'validate',
-        body: update,
+        title: '/validate, Machine status update by the machine controller (allowed)',
+        body: bodies.validate,
         bodyFile: join(dir, 'validate.json'),
         expect: 'allowed',
-        contenders: [
-          { label: 'floor', server: floor, path: '/validate' },
-          { label: 'webhook', server: webhook, path: '/validate' },
-          { label: WARN_LABEL, server: warn, path: '/validate' },
-          { label: 'webhook via tsx', server: tsx, path: '/validate' },
-        ],
+        contenders: contenders('/validate', [{ label: 'webhook via tsx', server: tsx, path: '/validate' }]),
       },
       {
+        id: 'mutate',
         webhook: 'mutate',
-        body: create,
+        title: '/mutate, worker Machine CREATE by the MachineSet controller (nothing to add)',
+        body: bodies.mutate,
         bodyFile: join(dir, 'mutate.json'),
+        expect: 'allowed',
+        contenders: contenders('/mutate'),
+      },
+      {
+        id: 'mutate-patched',
+        webhook: 'mutate',
+        title: '/mutate, control-plane Machine CREATE (the etcd hook added, logged at info)',
+        body: bodies['mutate-patched'],
+        bodyFile: join(dir, 'mutate-patched.json'),
         expect: 'patched',
-        contenders: [
-          { label: 'floor', server: floor, path: '/mutate' },
-          { label: 'webhook', server: webhook, path: '/mutate' },
-          { label: WARN_LABEL, server: warn, path: '/mutate' },
-        ],
+        contenders: contenders('/mutate'),
       },
     ];
     for (const pair of pairs) for (const c of pair.contenders) await checkDecision(pair, c, tls);
@@ -223,7 +248,9 @@ export async function httpFigure(
     for (const pair of pairs) for (const c of pair.contenders) assertNoFailures(await wrk(o, c, pair, 3), c.label);
 
     const results: PairResult[] = pairs.map((p) => ({
+      id: p.id,
       webhook: p.webhook,
+      title: p.title,
       bodyBytes: Buffer.byteLength(p.body),
       contenders: [],
       fixedRate: [],
@@ -237,16 +264,16 @@ export async function httpFigure(
           const m = await measured(o, c, pair, o.seconds);
           assertNoFailures(m.run, c.label);
           log(
-            `http: round ${r + 1} ${pair.webhook} ${c.label}: ${Math.round(m.run.requestsPerSecond)} req/s, ${Math.round(m.cpuUs)} µs CPU per request`,
+            `http: round ${r + 1} ${pair.id} ${c.label}: ${Math.round(m.run.requestsPerSecond)} req/s, ${Math.round(m.cpuUs)} µs CPU per request`,
           );
-          runs.set(`${pair.webhook}/${c.label}`, [...(runs.get(`${pair.webhook}/${c.label}`) ?? []), m]);
+          runs.set(`${pair.id}/${c.label}`, [...(runs.get(`${pair.id}/${c.label}`) ?? []), m]);
         }
       }
     }
     pairs.forEach((pair, i) => {
-      const floorRuns = runs.get(`${pair.webhook}/floor`) ?? [];
+      const floorRuns = runs.get(`${pair.id}/floor`) ?? [];
       (results[i] as PairResult).contenders = pair.contenders.map((c) => {
-        const mine = runs.get(`${pair.webhook}/${c.label}`) ?? [];
+        const mine = runs.get(`${pair.id}/${c.label}`) ?? [];
         return {
           label: c.label,
           command: (mine[0] as Measured).run.command,
@@ -280,7 +307,7 @@ export async function httpFigure(
         for (const c of r % 2 === 0 ? contenders : [...contenders].reverse()) {
           const run = await wrk(o, c, pair, o.fixedSeconds, rate);
           assertNoFailures(run, `${c.label} at ${rate}/s`);
-          log(`http: fixed ${rate}/s round ${r + 1} ${pair.webhook} ${c.label}: p99 ${run.result.latencyUs.p99} µs`);
+          log(`http: fixed ${rate}/s round ${r + 1} ${pair.id} ${c.label}: p99 ${run.result.latencyUs.p99} µs`);
           fixed.get(c.label)?.push(run);
         }
       }
@@ -306,20 +333,23 @@ export async function httpFigure(
     }
 
     // The warn run differs from the default one only in logging: the difference in CPU per request is what the
-    // default level's lines cost. Its lines, by webhook, from the one log both webhooks wrote to.
+    // default level's lines cost. Its lines, by request (each body has its own uid), from the one log it wrote.
     const lines = readFileSync(webhook.logFile, 'utf8')
       .split('\n')
       .filter((l) => l.includes('"msg":"admission decision"'));
     const metrics = await getText(webhook.port, '/metrics', tls.caPem);
-    const defaultLog = results.map((pair) => {
+    const defaultLog = results.map((result, i) => {
+      const pair = pairs[i] as Pair;
       const cpuOf = (label: string): number =>
-        (pair.contenders.find((c) => c.label === label) as ContenderResult).cpuUsPerRequest;
-      const mine = lines.filter((l) => l.includes(`"webhook":"${pair.webhook}"`));
+        (result.contenders.find((c) => c.label === label) as ContenderResult).cpuUsPerRequest;
+      const uid = (JSON.parse(pair.body) as { request: { uid: string } }).request.uid;
+      const mine = lines.filter((l) => l.includes(`"uid":"${uid}"`));
       return {
+        id: pair.id,
         webhook: pair.webhook,
         usPerRequest: round(cpuOf('webhook') - cpuOf(WARN_LABEL), 0),
         // Over every request it answered (its own count: checks, warm-up, measured and fixed-rate runs).
-        linesPerRequest: round(mine.length / Math.max(1, answeredBy(metrics, pair.webhook)), 2),
+        linesPerRequest: round(mine.length / Math.max(1, answeredBy(metrics, pair.webhook, pair.expect)), 2),
         bytesPerLine: Math.round(mine.reduce((n, l) => n + l.length + 1, 0) / Math.max(1, mine.length)),
       };
     });

@@ -2,12 +2,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import { SERVER_NODE } from './servers.js';
 
 export interface MachineDescription {
   nproc: number;
   cpuModel: string;
   memoryGiB: number;
   node: string;
+  /** The Node the servers ran on (bench/servers.ts SERVER_NODE), when it is not the bench's own. */
+  serverNode?: string;
   kernel: string;
   wrk: string;
   /** 1-minute load average when the run began: other work on a shared machine moves absolutes. */
@@ -30,7 +33,9 @@ function cpuModel(): string {
 }
 
 export function describeMachine(): MachineDescription {
+  const serverNode = commandOutput(SERVER_NODE, ['--version']);
   return {
+    ...(serverNode === process.version ? {} : { serverNode }),
     nproc: Number(commandOutput('nproc', [])) || cpus().length,
     cpuModel: cpuModel(),
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,

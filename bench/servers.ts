@@ -53,6 +53,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The node every server runs on, floor and webhook alike: this process's, or HOOKKEEPER_BENCH_NODE (e.g. the line
+ * the image ships, Containerfile), so a ratio can be read on the Node users run.
+ */
+export const SERVER_NODE = process.env['HOOKKEEPER_BENCH_NODE'] ?? process.execPath;
+
 export type ServerKind = 'floor' | 'webhook' | 'webhook-tsx';
 
 export interface ServerSpec {
@@ -96,7 +102,7 @@ function argv(spec: ServerSpec, port: number, tls: Tls, floorFile: string, dir: 
     '--dev-cert-dir',
     join(dir, 'dev-certs'),
   ];
-  const node = [process.execPath, ...(spec.nodeFlags ?? [])];
+  const node = [SERVER_NODE, ...(spec.nodeFlags ?? [])];
   switch (spec.kind) {
     case 'floor':
       return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];

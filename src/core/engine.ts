@@ -111,17 +111,19 @@ export function mutate(policy: Policy, input: ReviewInput, options: EvaluateOpti
   const carrier = carrierFor(input.kind, options.carriers ?? CARRIERS);
   const children = hasChildRules(policy, input);
   if (!carrier && !children && !MUTATES_OBJECTS) return none;
-  let writes: Array<readonly string[]> | undefined;
+  const ctx: InputContext = { policy, input };
+  const writes: Array<readonly string[]> = [];
   for (const rule of MUTATING) {
     if (!applies(rule, policy, carrier, children)) continue;
-    writes ??= [];
     const paths =
-      rule.selects === 'carriers' ? (rule.mutate?.writes(carrier as HookCarrier) ?? []) : (rule.mutate?.writes ?? []);
+      rule.selects === 'carriers'
+        ? (rule.mutate?.writes(carrier as HookCarrier, ctx) ?? [])
+        : (rule.mutate?.writes ?? []);
     for (const p of paths) writes.push(p);
   }
-  if (!writes) return none;
+  // Most CREATEs (a worker Machine) match no rule that writes: no copy, no diff.
+  if (writes.length === 0) return none;
   const copy: KubeObject = copyForWrites(object, writes);
-  const ctx: InputContext = { policy, input };
   const changes: string[] = [];
   for (const rule of MUTATING) {
     if (!applies(rule, policy, carrier, children)) continue;

@@ -121,6 +121,14 @@ describe('mutation copies only what rules may change', () => {
   test('a worker Machine is not copied at all', () => {
     const { m } = mutateFrozen(DEFAULT_POLICY, controlPlaneCreate(machine({ role: 'worker' })));
     assert.deepEqual(m, { mutated: null, patch: [], changes: [] });
+    // Copying a level means listing its keys: a spec whose keys are never listed was never copied.
+    const worker = machine({ role: 'worker' });
+    const listed: string[] = [];
+    const watch = (name: string, value: object): object =>
+      new Proxy(value, { ownKeys: (t) => (listed.push(name), Reflect.ownKeys(t)) });
+    const watched = { ...worker, spec: watch('spec', worker['spec'] as object) } as KubeObject;
+    assert.deepEqual(mutate(DEFAULT_POLICY, controlPlaneCreate(watch('object', watched) as KubeObject)), m);
+    assert.deepEqual(listed, []);
   });
 });
 

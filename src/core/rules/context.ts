@@ -61,8 +61,11 @@ export interface CarrierRuleModule<Id extends string = string> extends RuleCommo
   selects: 'carriers';
   validate?: Rule;
   mutate?: {
-    /** Where apply writes, so only those parts of the object are copied (patch.ts copyForWrites). */
-    writes: (carrier: HookCarrier) => ReadonlyArray<readonly string[]>;
+    /**
+     * Where apply writes, so only those parts of the object are copied (patch.ts copyForWrites); none when the rule
+     * has nothing to do for this input: then, if no rule writes, nothing is copied or compared.
+     */
+    writes: (carrier: HookCarrier, ctx: InputContext) => ReadonlyArray<readonly string[]>;
     /** Changes `copy` (a clone of input.object along `writes`); returns what changed, for people. */
     apply: (ctx: InputContext, carrier: HookCarrier, copy: KubeObject) => string[];
   };

@@ -9,6 +9,22 @@ import type { CarrierRuleModule, Rule } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
 
+/** Whether a default-hook rule selects `obj` (input.object or its copy) on this request. */
+function selects(
+  rule: Policy['defaultHooks'][number],
+  input: ReviewInput,
+  carrier: HookCarrier,
+  obj: KubeObject,
+): boolean {
+  const op = input.operation;
+  return (
+    carrier.live &&
+    (op === 'CREATE' || op === 'UPDATE') &&
+    rule.operations.includes(op) &&
+    matchesObject(rule.match, input.kind, input.namespace, obj)
+  );
+}
+
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
 export function applyDefaultHooks(
   policy: Policy,
@@ -16,12 +32,9 @@ export function applyDefaultHooks(
   carrier: HookCarrier,
   copy: KubeObject,
 ): string[] {
-  if (!carrier.live || input.operation === 'DELETE' || input.operation === 'CONNECT') return [];
   const changes: string[] = [];
   for (const rule of policy.defaultHooks) {
-    if (!rule.operations.includes(input.operation)) continue;
-    if (!matchesObject(rule.match, input.kind, input.namespace, copy)) continue;
-
+    if (!selects(rule, input, carrier, copy)) continue;
     const reading = carrier.read(copy);
     if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
     // Likewise a hook without a string name and owner: a rewrite of the stage would drop or change it.
@@ -93,7 +106,10 @@ export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   validate: missingDefaultHookRule,
   native: { mutating: nativeDefaultHook },
   mutate: {
-    writes: (carrier) => [carrier.root],
+    writes: (carrier, { policy, input }) =>
+      policy.defaultHooks.some((rule) => input.object && selects(rule, input, carrier, input.object))
+        ? [carrier.root]
+        : [],
     apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),
   },
 };
