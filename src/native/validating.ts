@@ -136,9 +136,12 @@ export function validatingObjects(
         }
         addVariables(bucket, variables);
         if (v.outcome !== 'existing') bucket.updateOnly = false;
+        // The webhook warns a violation as `<rule>: <message>` (src/admission/handle.ts); a notice (unverified
+        // removal, break-glass) and a denial in their own words.
+        const violationWarned = group === 'warn' && (v.outcome === 'enforced' || v.outcome === 'existing');
         bucket.validations.push({
           expression: v.expression,
-          messageExpression: v.messageExpression,
+          messageExpression: violationWarned ? `'${rule.id}: ' + (${v.messageExpression})` : v.messageExpression,
           // Shown if the message expression itself fails.
           message: `hookkeeper ${rule.id}: ${rule.summary}`,
           reason: v.reason,

@@ -193,6 +193,36 @@ describe('renderNativePolicies', () => {
     assert.ok(!off.objects.some((o) => o.kind.startsWith('Mutating')));
   });
 
+  test("a warned violation reads '<rule>: <message>' as the webhook's warning does; a notice keeps its own words", () => {
+    const { objects } = render(
+      policyWith({
+        enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'warn' },
+        unverifiedRemoval: 'warn',
+      }),
+    );
+    const messages = (name: string): string[] =>
+      (named(objects, name)?.spec.validations ?? []).map((v) => v.messageExpression);
+    const warned = messages('hookkeeper-openshift-machine-warn');
+    assert.ok(warned.some((m) => m.startsWith("'single-owner: ' + (")));
+    assert.ok(
+      warned.every((m) => /^'(single-owner|hook-naming|owner-references): ' \+ \(/.test(m)),
+      warned.join('\n'),
+    );
+    // The denying policy's messages are the webhook's denial words, without a rule name.
+    assert.ok(messages('hookkeeper-openshift-machine').every((m) => !/^'[a-z-]+: ' \+/.test(m)));
+    // unverifiedRemoval's and break-glass's warnings are notices: the webhook says them as they are.
+    for (const name of [
+      'hookkeeper-openshift-machine-removal-warn',
+      'hookkeeper-openshift-machine-removal-break-glass',
+    ]) {
+      assert.ok(messages(name).length > 0, name);
+      assert.ok(
+        messages(name).every((m) => !/^'[a-z-]+: ' \+/.test(m)),
+        name,
+      );
+    }
+  });
+
   test('the policy data is compiled into the expressions as literals: registry, reserved hooks, break-glass', () => {
     const policy = policyWith({
       owners: {

@@ -219,7 +219,7 @@ export const nativeCelScenarios: Scenario = (env) => {
       assert.equal(verdict.allowed, true);
       assert.deepEqual(
         policyWarnings(kept.warnings),
-        verdict.warnings.map((w) => w.message),
+        verdict.warnings.map((w) => `${w.rule}: ${w.message}`),
       );
       const cross = openshiftMachine({
         name: 'cross',

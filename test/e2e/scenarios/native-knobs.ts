@@ -188,9 +188,9 @@ async function differences(
   ].sort();
   if (JSON.stringify(web.warnings) !== JSON.stringify(webExpected))
     out.push(`${where}: the webhook warns ${JSON.stringify(web.warnings)}, validate ${JSON.stringify(webExpected)}`);
-  // Native: one warning per failing validation, in the engine's words (no rule id; the API server cuts only past
+  // Native: one warning per failing validation, in the webhook's words but uncut (the API server cuts only past
   // 4,096 characters in all), so some of validate's, and some whenever the webhook warns.
-  const words = [...offline.notices, ...offline.warned.map((w) => w.message)];
+  const words = [...offline.notices, ...offline.warned.map((w) => `${w.rule}: ${w.message}`)];
   const strays = nat.warnings.filter((n) => !words.some((w) => sameWords(n, w, native.divergences)));
   if (strays.length > 0 || nat.warnings.length > 0 !== webExpected.length > 0)
     out.push(`${where}: native warns ${JSON.stringify(nat.warnings)}, validate ${JSON.stringify(words)}`);
