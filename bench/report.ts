@@ -244,7 +244,7 @@ function profileSection(figures: ProfileFigure[]): string {
     const total = (key: 'floorUs' | 'webhookUs'): number =>
       Math.round(f.rows.reduce((n, row) => n + row[key], 0) * 10) / 10;
     parts.push(
-      `**/${f.webhook}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`,
+      `**/${f.webhook}${f.webhook === 'mutate' ? ', worker Machine CREATE' : ', status update'}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`,
       '',
       table(
         ['component (self time)', 'floor µs', 'webhook µs', 'difference µs'],
