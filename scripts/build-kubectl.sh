@@ -23,7 +23,14 @@ mkdir -p "$CACHE_ROOT"
 CACHE_ROOT="$(cd "$CACHE_ROOT" && pwd -P)"
 DIR="$CACHE_ROOT/kubectl-${K8S_VERSION}"
 
-ok() { [[ -x "$1/kubectl" ]] && "$1/kubectl" version --client 2>/dev/null | grep -qx "Client Version: ${K8S_VERSION}"; }
+# The output captured, then grepped: piped into grep -q under pipefail, kubectl dies of SIGPIPE whenever grep exits
+# before its last line (1 run in 9 here), and the check fails.
+ok() {
+  [[ -x "$1/kubectl" ]] || return 1
+  local out
+  out="$("$1/kubectl" version --client 2>/dev/null)" || return 1
+  grep -qx "Client Version: ${K8S_VERSION}" <<<"$out"
+}
 if ok "$DIR"; then
   log "cached: $DIR/kubectl"
   printf '%s\n' "$DIR/kubectl" >&3

@@ -106,12 +106,14 @@ ETCD_ARGS=(
   --listen-peer-urls "http://127.0.0.1:$PP" --initial-advertise-peer-urls "http://127.0.0.1:$PP"
   --initial-cluster "default=http://127.0.0.1:$PP"
 )
-if "$ETCD" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then ETCD_ARGS+=(--unsafe-no-fsync); fi
+# Captured, then grepped: a pipe into grep -q under pipefail fails when grep exits before etcd's last line (SIGPIPE).
+ETCD_HELP="$("$ETCD" --help 2>&1 || true)"
+if grep -q -- '--unsafe-no-fsync' <<<"$ETCD_HELP"; then ETCD_ARGS+=(--unsafe-no-fsync); fi
 log "$("$ETCD" --version | head -n 1)"
 T0=$(now)
 "$ETCD" "${ETCD_ARGS[@]}" >"$D/etcd.log" 2>&1 &
 ETCD_PID=$!
-until curl -fsS --max-time 2 "http://127.0.0.1:$EP/health" 2>/dev/null | grep -q '"health":"true"'; do
+until grep -q '"health":"true"' <<<"$(curl -fsS --max-time 2 "http://127.0.0.1:$EP/health" 2>/dev/null || true)"; do
   kill -0 "$ETCD_PID" 2>/dev/null || die "etcd exited early"
   [[ $(awk -v e="$(elapsed "$T0")" 'BEGIN { print (e > 30) }') == 1 ]] && die "etcd not healthy after 30s"
   sleep 0.2
