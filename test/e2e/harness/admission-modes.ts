@@ -187,17 +187,54 @@ const RESERVED_CAPI_PROBE = capiMachine({
   namespace: MACHINE_NAMESPACE,
   annotations: { [`${HOOK_ANNOTATION_PREFIX.preDrain}/${ETCD_HOOK.name}`]: 'someone' },
 });
+/**
+ * Stored Machines carrying the etcd hook, whose removal by alice each kind's removal policy must refuse when the
+ * policy in force denies it (that policy is among the applied objects): it matches UPDATE only and loads on its own,
+ * so the CREATE probes above say nothing about it (a CI run saw a Cluster API removal allowed right after the
+ * reserved-name probe was refused).
+ */
+const ETCD_CAPI_ANNOTATION = `${HOOK_ANNOTATION_PREFIX.preDrain}/${ETCD_HOOK.name}`;
+const REMOVAL_PROBES = [
+  {
+    what: 'Machine API',
+    policy: 'hookkeeper-openshift-machine-removal',
+    resource: OPENSHIFT_MACHINES,
+    stored: openshiftMachine({ name: 'probe-removal', role: 'worker', preDrain: [ETCD_HOOK] }),
+    removal: [
+      { op: 'test', path: '/spec/lifecycleHooks/preDrain/0/name', value: ETCD_HOOK.name },
+      { op: 'remove', path: '/spec/lifecycleHooks/preDrain/0' },
+    ],
+  },
+  {
+    what: 'Cluster API',
+    policy: 'hookkeeper-capi-machine-removal',
+    resource: CAPI_MACHINES,
+    stored: capiMachine({
+      name: 'probe-removal-capi',
+      namespace: MACHINE_NAMESPACE,
+      annotations: { [ETCD_CAPI_ANNOTATION]: ETCD_HOOK.owner },
+    }),
+    removal: [{ op: 'remove', path: `/metadata/annotations/${ETCD_CAPI_ANNOTATION.replace('/', '~1')}` }],
+  },
+] as const;
+
 /** How long the mutating policy gets after the validating ones enforce (both load through the same informers). */
 const MUTATION_GRACE_MS = 10_000;
 /** A stored worker Machine that dry-run updates are sent against. */
 const UPDATE_PROBE = 'probe-update-target';
 
 /**
- * Polls until the native policies enforce: the validating policy refuses the reserved-name probe, the mutating policy
+ * Polls until the native policies enforce: the validating policy refuses the reserved-name probe and each kind's
+ * removal policy alice's removal of the etcd hook, the mutating policy
  * gives a control-plane probe its etcd hook, and, with `nothingElse`, a dry-run UPDATE goes through while hookkeeper is
  * stopped (a webhook configuration the API server still had cached would fail it closed).
  */
-async function waitForNative(plane: ControlPlane, nothingElse: boolean, timeoutMs = 60_000): Promise<void> {
+async function waitForNative(
+  plane: ControlPlane,
+  objects: readonly KubeObject[],
+  nothingElse: boolean,
+  timeoutMs = 60_000,
+): Promise<void> {
   const t = Date.now();
   const machines = new ResourceClient(plane.kubeConfig('admin'), OPENSHIFT_MACHINES);
   const capiMachines = new ResourceClient(plane.kubeConfig('admin'), CAPI_MACHINES);
@@ -212,6 +249,29 @@ async function waitForNative(plane: ControlPlane, nothingElse: boolean, timeoutM
         const refusal = await rejected(() => client.create(MACHINE_NAMESPACE, probe, { dryRun: true })).catch(
           () => undefined,
         );
+        return refusal?.by === 'policy' ? true : undefined;
+      },
+      200,
+    );
+  }
+  const denying = new Set(
+    objects
+      .filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding')
+      .filter((o) => ((o['spec'] as { validationActions?: string[] }).validationActions ?? []).includes('Deny'))
+      .map((o) => (o['metadata'] as { name: string }).name),
+  );
+  for (const probe of REMOVAL_PROBES.filter((p) => denying.has(p.policy))) {
+    const admin = new ResourceClient(plane.kubeConfig('admin'), probe.resource);
+    const name = (probe.stored['metadata'] as { name: string }).name;
+    if (!(await admin.exists(MACHINE_NAMESPACE, name))) await admin.create(MACHINE_NAMESPACE, probe.stored);
+    const alice = new ResourceClient(plane.kubeConfig('alice'), probe.resource);
+    await pollUntil(
+      `the ${probe.what} removal policy to refuse alice's removal of the etcd hook`,
+      timeoutMs,
+      async () => {
+        const refusal = await rejected(() =>
+          alice.patch(MACHINE_NAMESPACE, name, probe.removal, { dryRun: true }),
+        ).catch(() => undefined);
         return refusal?.by === 'policy' ? true : undefined;
       },
       200,
@@ -290,7 +350,7 @@ export async function switchMode(
   if (mode !== 'webhook') {
     applied.set(plane, native.objects);
     await applyObjects(plane, native.objects);
-    await waitForNative(plane, mode === 'native');
+    await waitForNative(plane, native.objects, mode === 'native');
   }
   if (mode === 'native') {
     const left = await webhookConfigurations(plane);
