@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import request from 'supertest';
+import { MAX_UID_LENGTH } from '../../src/admission/schema.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { silentLogger } from '../../src/log.js';
 import { createApp } from '../../src/server/app.js';
@@ -66,9 +67,10 @@ function replyUid(r: Reply): unknown {
   return r.status === 200 ? (r.body['response'] as Record<string, unknown> | undefined)?.['uid'] : r.body['uid'];
 }
 
+/** A uid the reply must echo: a non-empty string within the bound; a longer one is never echoed (bounded answers). */
 function readableUid(body: unknown): string | undefined {
   const uid = valueAt(body, ['request', 'uid']);
-  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+  return typeof uid === 'string' && uid !== '' && uid.length <= MAX_UID_LENGTH ? uid : undefined;
 }
 
 async function assertResponsive(): Promise<void> {
@@ -118,6 +120,7 @@ describe('hostile bodies over HTTP', { timeout: 120_000 }, () => {
           assert.ok([200, 400].includes(r.status), `HTTP ${r.status}`);
           const uid = readableUid(body);
           if (uid !== undefined) assert.equal(replyUid(r), uid);
+          else assert.ok(String(replyUid(r) ?? '').length <= MAX_UID_LENGTH, 'an over-long uid is not echoed');
         },
       ),
       { numRuns: 300 },
