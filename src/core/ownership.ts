@@ -63,6 +63,13 @@ export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHo
   return out;
 }
 
+/** The hooks a request adds: well-formed hooks the stored object did not have in that stage with that owner. */
+export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): Hook[] {
+  const key = (h: Hook): string => `${h.stage}\u0000${h.name}\u0000${h.owner}`;
+  const before = new Set(wellFormed(oldHooks).map(key));
+  return wellFormed(hooks).filter((h) => !before.has(key(h)));
+}
+
 /**
  * The owners whose hooks this request removes or re-owns on behalf of a user the registry and break-glass do not
  * cover: the only owners the webhook asks SubjectAccessReview about, at most MAX_OWNERS_CHECKED. An empty owner has

@@ -5,7 +5,7 @@
 import { carrierFor, wellFormed } from '../core/carriers.js';
 import { isRecord, metadata } from '../core/guards.js';
 import { deepEqual } from '../core/finalizers.js';
-import { changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
+import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { ReviewInput, RuleId } from '../core/types.js';
@@ -53,10 +53,10 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
  */
 function addsUnregistered(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
-    const before = new Set(hooksOf(input, 'oldObject').map((h) => `${h.stage}\u0000${h.name}\u0000${h.owner}`));
-    return hooksOf(input, 'object').some(
-      (h) => unregistered(policy, h.owner) && !before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`),
-    );
+    const carrier = carrierFor(input.kind);
+    if (!carrier) return false;
+    const added = addedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+    return added.some((h) => unregistered(policy, h.owner));
   };
 }
 

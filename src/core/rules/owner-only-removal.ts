@@ -1,11 +1,11 @@
 // Rule owner-only-removal: a protected owner's hook (registered in the policy, or granted through RBAC) is removed
 // or re-owned only by its registered identities, identities RBAC allows, or break-glass (warned); an unprotected
 // owner's hook gets the policy's unverifiedRemoval outcome. The audit annotation says which route allowed it.
-import { wellFormed } from '../carriers.js';
 import { forbidden, invalid } from '../field-errors.js';
 import { ownValue, quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import {
+  addedHooks,
   changedHooks,
   grantCommand,
   grantShort,
@@ -84,10 +84,9 @@ function unverifiedWarning(change: HookChange, user: UserInfo): string {
 function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
   const { policy, input, hooks, oldHooks } = ctx;
   const ownership = input.context?.ownership;
-  const before = new Set(wellFormed(oldHooks.hooks).map((h) => `${h.stage}\u0000${h.name}\u0000${h.owner}`));
   const out: Violation[] = [];
-  for (const h of wellFormed(hooks.hooks)) {
-    if (before.has(`${h.stage}\u0000${h.name}\u0000${h.owner}`) || isProtected(policy, ownership, h.owner)) continue;
+  for (const h of addedHooks(hooks.hooks, oldHooks.hooks)) {
+    if (isProtected(policy, ownership, h.owner)) continue;
     out.push({
       rule: 'owner-only-removal',
       path: h.ownerPath,
