@@ -1,6 +1,7 @@
 // The validating side: for each carrier, the rules' CEL grouped by where their violations go (deny, warn,
 // break-glass), one ValidatingAdmissionPolicy and one binding per group; per-rule enforcement picks the group.
 import { celCarrier } from '../core/cel/carrier.js';
+import { str } from '../core/cel/text.js';
 import type { CelCarrier, CelVariable, Outcome } from '../core/cel/types.js';
 import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
@@ -141,7 +142,9 @@ export function validatingObjects(
         const violationWarned = group === 'warn' && (v.outcome === 'enforced' || v.outcome === 'existing');
         bucket.validations.push({
           expression: v.expression,
-          messageExpression: violationWarned ? `'${rule.id}: ' + (${v.messageExpression})` : v.messageExpression,
+          messageExpression: violationWarned
+            ? `${str(`${rule.id}: `)} + (${v.messageExpression})`
+            : v.messageExpression,
           // Shown if the message expression itself fails.
           message: `hookkeeper ${rule.id}: ${rule.summary}`,
           reason: v.reason,

@@ -203,13 +203,13 @@ describe('renderNativePolicies', () => {
     const messages = (name: string): string[] =>
       (named(objects, name)?.spec.validations ?? []).map((v) => v.messageExpression);
     const warned = messages('hookkeeper-openshift-machine-warn');
-    assert.ok(warned.some((m) => m.startsWith("'single-owner: ' + (")));
+    assert.ok(warned.some((m) => m.startsWith('"single-owner: " + (')));
     assert.ok(
-      warned.every((m) => /^'(single-owner|hook-naming|owner-references): ' \+ \(/.test(m)),
+      warned.every((m) => /^"(single-owner|hook-naming|owner-references): " \+ \(/.test(m)),
       warned.join('\n'),
     );
     // The denying policy's messages are the webhook's denial words, without a rule name.
-    assert.ok(messages('hookkeeper-openshift-machine').every((m) => !/^'[a-z-]+: ' \+/.test(m)));
+    assert.ok(messages('hookkeeper-openshift-machine').every((m) => !/^["'][a-z-]+: ["'] \+/.test(m)));
     // unverifiedRemoval's and break-glass's warnings are notices: the webhook says them as they are.
     for (const name of [
       'hookkeeper-openshift-machine-removal-warn',
@@ -217,7 +217,7 @@ describe('renderNativePolicies', () => {
     ]) {
       assert.ok(messages(name).length > 0, name);
       assert.ok(
-        messages(name).every((m) => !/^'[a-z-]+: ' \+/.test(m)),
+        messages(name).every((m) => !/^["'][a-z-]+: ["'] \+/.test(m)),
         name,
       );
     }
