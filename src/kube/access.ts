@@ -10,6 +10,7 @@ import jsyaml from 'js-yaml';
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
 import type { KubeConnection } from './client.js';
+import { withDeadline } from './deadline.js';
 import { clusterError, responseError } from './errors.js';
 import { accessGet, kubeConfigAccess, type ClusterAccess } from './http-get.js';
 
@@ -146,13 +147,12 @@ export function serviceAccountLookup(
   const get = accessGet(access);
   return async (namespace, name) => {
     const at = { server: access.server, action: `read service account ${namespace}/${name}` };
-    const signal = AbortSignal.timeout(timeoutMs);
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}`;
     let res;
     try {
-      res = await get(path, signal);
+      res = await withDeadline(timeoutMs, (signal) => get(path, signal));
     } catch (err) {
-      throw clusterError(err, at, { ms: timeoutMs, expired: signal.aborted });
+      throw clusterError(err, at);
     }
     if (res.status === 200) return true;
     if (res.status === 404) return false;

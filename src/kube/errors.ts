@@ -1,6 +1,7 @@
 // API failures -> AppError CLUSTER with a message that says what failed and why (exit 3), or CrdNotInstalled.
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
+import { RequestTimeout } from './deadline.js';
 import type { ApiResponse } from './http-get.js';
 import { CrdNotInstalled, type ResourceRef } from './types.js';
 
@@ -36,17 +37,15 @@ export function responseError(res: ApiResponse, at: Attempt): AppError {
   return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause });
 }
 
-/**
- * The request never got an answer: connection refused, TLS failure, no answer in time. `timeout`: the request ran
- * under a time limit, and `expired` says the limit, not the caller, aborted it.
- */
-export function clusterError(err: unknown, at: Attempt, timeout?: { ms: number; expired: boolean }): AppError {
+/** The request never got an answer: connection refused, TLS failure, no answer within its deadline. */
+export function clusterError(err: unknown, at: Attempt): AppError {
   if (err instanceof AppError) return err;
-  const message = timeout?.expired
-    ? `no answer within ${timeout.ms / 1000} s`
-    : err instanceof Error
-      ? err.message
-      : String(err);
+  const message =
+    err instanceof RequestTimeout
+      ? `no answer within ${err.ms / 1000} s`
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, {
     cause: err,
   });

@@ -5,6 +5,7 @@
 import { isRecord } from '../core/guards.js';
 import type { KubeObject } from '../core/types.js';
 import { AppError } from '../errors.js';
+import { withDeadline } from './deadline.js';
 import { clusterError, responseError, type Attempt } from './errors.js';
 import { pooledGet, type ClusterAccess } from './http-get.js';
 import { resourceName, resourcePath, type Lister, type ResourceRef } from './types.js';
@@ -61,12 +62,12 @@ export function createLister(access: ClusterAccess, options: ListerOptions = {})
       const done = new AbortController();
 
       const fetchPage = async (token: string | undefined, afterExpiry = false): Promise<Page> => {
-        const signal = AbortSignal.any([done.signal, AbortSignal.timeout(timeoutMs)]);
+        const path = listPath(resource, namespace, limit, token);
         let res;
         try {
-          res = await transport.get(listPath(resource, namespace, limit, token), signal);
+          res = await withDeadline(timeoutMs, (signal) => transport.get(path, signal), done.signal);
         } catch (err) {
-          throw clusterError(err, at, { ms: timeoutMs, expired: signal.aborted && !done.signal.aborted });
+          throw clusterError(err, at);
         }
         // The continue token outlived its snapshot (410 Expired). The Status carries a token that continues after the
         // last key seen, from the current state: each object is still seen once, which is all an audit needs.

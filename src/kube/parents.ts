@@ -7,6 +7,7 @@ import { isRecord } from '../core/guards.js';
 import type { ParentKindRef } from '../core/policy.js';
 import type { ParentFact } from '../core/types.js';
 import type { Logger } from '../log.js';
+import { RequestTimeout, startDeadline } from './deadline.js';
 import { type ApiGet, describeFailure, kubeGet, objectPath } from './http-get.js';
 import { type CacheFactory, type ParentCache, watchCaches } from './parent-cache.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './parent-context.js';
@@ -79,17 +80,16 @@ export function createParentLookup(options: ParentLookupOptions): ParentLookup {
   return {
     async lookup(requests) {
       if (requests.length === 0) return {};
-      const budget = new AbortController();
       const timeout: ParentFact = { found: false, reason: 'Timeout', message: `no answer within ${budgetMs} ms` };
-      // The race, not only the abort, bounds the wait: a GET that ignores its signal cannot hold the review.
-      const expired = new Promise<ParentFact>((resolve) =>
-        budget.signal.addEventListener('abort', () => resolve(timeout), { once: true }),
-      );
-      const timer = setTimeout(() => budget.abort(), budgetMs);
+      // One budget for all of them; the race, not only the abort, bounds the wait: a GET that ignores its signal
+      // cannot hold the review.
+      const budget = startDeadline(budgetMs);
       try {
         const facts = await Promise.all(
           requests.map(async (req) => {
-            const fact = await Promise.race([lookupOne(req, budget.signal), expired]);
+            const fact = await budget
+              .race(lookupOne(req, budget.signal))
+              .catch((err: unknown) => (err instanceof RequestTimeout ? timeout : Promise.reject(err)));
             if (!fact.found && fact.reason !== 'NotFound')
               options.logger.warn(
                 { parent: req.key, reason: fact.reason, message: fact.message },
@@ -100,8 +100,7 @@ export function createParentLookup(options: ParentLookupOptions): ParentLookup {
         );
         return Object.fromEntries(facts);
       } finally {
-        clearTimeout(timer);
-        budget.abort();
+        budget.end();
       }
     },
     watch(kinds) {

@@ -9,6 +9,7 @@ import {
   makeInformer,
 } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
+import { withDeadline } from './deadline.js';
 import { type ApiGet, describeFailure } from './http-get.js';
 
 /** Listing a large collection can take a while; it runs in the background, never on an admission request. */
@@ -43,7 +44,7 @@ export function watchCollection(
   let retry: NodeJS.Timeout | undefined;
 
   const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const res = await get(path, AbortSignal.timeout(LIST_TIMEOUT_MS));
+    const res = await withDeadline(LIST_TIMEOUT_MS, (signal) => get(path, signal));
     // ListWatch relists from scratch on 410 Gone; the statusCode tells it so.
     if (res.status !== 200) throw Object.assign(new Error(describeFailure(path, res)), { statusCode: res.status });
     if (!synced)
