@@ -26,6 +26,8 @@ export interface FakeApiServer {
   authorizations: Array<string | undefined>;
   /** TCP connections accepted so far. */
   connections: number;
+  /** Of those, the ones closed since. */
+  closedConnections: number;
   /**
    * Continue tokens that have expired: 410 Expired, with the token the real API server offers to continue from the
    * current state (the value here), or none (undefined).
@@ -48,6 +50,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     serviceAccounts: new Set(),
     authorizations: [],
     connections: 0,
+    closedConnections: 0,
     expired: new Map(),
     listDelayMs: 0,
   };
@@ -106,8 +109,9 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     if (fake.listDelayMs > 0) setTimeout(() => send(200, body), fake.listDelayMs);
     else send(200, body);
   });
-  server.on('connection', () => {
+  server.on('connection', (socket) => {
     fake.connections++;
+    socket.on('close', () => fake.closedConnections++);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

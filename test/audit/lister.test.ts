@@ -11,6 +11,7 @@ import { kubeConfigAccess, type ClusterAccess } from '../../src/kube/http-get.js
 import { createLister, listPath, PAGE_SIZE } from '../../src/kube/lister.js';
 import { CrdNotInstalled, type ResourceRef } from '../../src/kube/types.js';
 import { machine } from '../fixtures/openshift.js';
+import { eventually } from '../helpers/wait.js';
 import { useFakeApiServer } from './fake-apiserver.js';
 
 const MACHINES: ResourceRef = {
@@ -19,14 +20,6 @@ const MACHINES: ResourceRef = {
   plural: 'machines',
   namespaced: true,
 };
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[][]> {
   const out: T[][] = [];
@@ -75,7 +68,7 @@ describe('kube lister and client', () => {
     const first = await pages.next();
     assert.equal(first.value?.length, 2);
     // The caller is still on page one; the API server has been asked for page two.
-    await waitFor(() => fake.api.requests.length === 2);
+    await eventually(() => fake.api.requests.length === 2, 'the second page asked for', 2);
     assert.match(fake.api.requests[1] ?? '', /continue=2/);
     assert.equal(fake.api.requests.length, 2, 'only one page ahead');
     const rest: number[] = [];
@@ -101,10 +94,12 @@ describe('kube lister and client', () => {
       for await (const page of createLister(viaClientNode(), { pageSize: 2 }).list(MACHINES)) {
         assert.equal(page.length, 2);
         // Page two is on its way (the server holds it 50 ms) when the caller leaves.
-        await waitFor(() => fake.api.requests.length === 2);
+        await eventually(() => fake.api.requests.length === 2, 'the second page asked for', 2);
         break;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // The abandoned page's connection is closed: by then its request has failed, and been handled.
+      await eventually(() => fake.api.closedConnections === fake.api.connections, 'the connection to close', 2);
+      await new Promise((r) => setImmediate(r));
       assert.deepEqual(unhandled, []);
       assert.equal(fake.api.requests.length, 2, 'nothing asked for after the caller left');
     } finally {

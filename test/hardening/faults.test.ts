@@ -23,7 +23,8 @@ import {
 } from '../helpers/hardening-load.js';
 import { spawnServe } from '../helpers/hardening-serve.js';
 import { MountedPair } from '../helpers/mounted-pair.js';
-import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
+import { httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
+import { eventually } from '../helpers/wait.js';
 
 const running: RunningServer[] = [];
 after(async () => {
@@ -40,9 +41,17 @@ async function start(options: Partial<ServeOptions>, logger = silentLogger()): P
   return s;
 }
 
-/** A request whose body is half written now; `finish()` writes the rest. Resolves to what went wrong, if anything. */
-function slowRequest(target: Target, shot: Shot): { finish(): void; result: Promise<string | undefined> } {
+/**
+ * A request whose body is half written now; `finish()` writes the rest. `sent`: the half is on a connection the
+ * server has accepted (its TLS handshake done). Resolves to what went wrong, if anything.
+ */
+function slowRequest(
+  target: Target,
+  shot: Shot,
+): { finish(): void; sent: Promise<void>; result: Promise<string | undefined> } {
   let finish = (): void => undefined;
+  let sent = (): void => undefined;
+  const written = new Promise<void>((resolve) => (sent = resolve));
   const result = new Promise<string | undefined>((resolve) => {
     const req = request(
       {
@@ -67,10 +76,10 @@ function slowRequest(target: Target, shot: Shot): { finish(): void; result: Prom
     );
     req.on('error', (err) => resolve(`request: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
     const half = Math.floor(shot.body.length / 2);
-    req.write(shot.body.slice(0, half));
+    req.on('socket', (socket) => socket.once('secureConnect', () => req.write(shot.body.slice(0, half), () => sent())));
     finish = () => req.end(shot.body.slice(half));
   });
-  return { finish: () => finish(), result };
+  return { finish: () => finish(), sent: written, result };
 }
 
 describe('faults under load', { timeout: 90_000 }, () => {
@@ -81,14 +90,14 @@ describe('faults under load', { timeout: 90_000 }, () => {
     // 64 keep-alive workers: with this many, some request is always on its way when the signal lands.
     const agent = keepAliveAgent(target, 64);
     const load = closedLoop(target, realisticShots('sigterm'), 64, agent);
-    await eventually(() => load.completed() >= 300, 30_000, 20);
+    await eventually(() => load.completed() >= 300, '300 completed requests');
     // Requests in flight across the signal: half a body before it, the rest after.
     const slow = realisticShots('sigterm-slow').map((shot) => slowRequest(target, shot));
-    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all(slow.map((s) => s.sent));
 
     serve.child.kill('SIGTERM');
     const summary = load.stop(); // no new requests from here on; those in flight must all complete
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => serve.lines.some((l) => String(l['msg']).startsWith('shutting down')), 'the signal');
     for (const s of slow) s.finish();
 
     const done = await summary;
@@ -121,7 +130,7 @@ describe('faults under load', { timeout: 90_000 }, () => {
       );
       await eventually(
         async () => (await httpsRequest({ port: s.port, path: '/healthz', ca: pki.ca.certPem })).peer.subject.CN === cn,
-        10_000,
+        `the certificate ${cn} served`,
       );
     }
     const [a, b] = await Promise.all([kept.stop(), fresh.stop()]);
@@ -167,8 +176,8 @@ describe('faults under load', { timeout: 90_000 }, () => {
     ];
     for (const [i, text] of invalid.entries()) {
       await replaceFile(config, text);
-      await eventually(async () => (await failures()) === i + 1, 10_000);
-      await eventually(() => load.completed() > 50 * (i + 1), 10_000); // decisions made under each bad file
+      await eventually(async () => (await failures()) === i + 1, `refusal ${i + 1}`);
+      await eventually(() => load.completed() > 50 * (i + 1), 'decisions'); // decisions made under each bad file
     }
     const summary = await load.stop();
     assert.deepEqual(summary.failures, []);
@@ -188,7 +197,7 @@ describe('faults under load', { timeout: 90_000 }, () => {
     );
     const removal = JSON.stringify(removeEtcdHookReview('reload-after'));
     const allowed: Shot = { path: '/validate', body: removal, check: expectDecision('reload-after', 'allowed') };
-    await eventually(async () => (await send(target, allowed, { agent })) === undefined, 10_000);
+    await eventually(async () => (await send(target, allowed, { agent })) === undefined, 'the reloaded policy');
     agent.destroy();
   });
 });

@@ -85,19 +85,6 @@ export function httpsRequest(options: {
   });
 }
 
-export async function eventually(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 5000,
-  stepMs = 50,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
-
 /**
  * Replaces a file in one step, as the kubelet updates a mounted ConfigMap or Secret (a symlink swap): a watcher
  * polling it never reads a half-written file.

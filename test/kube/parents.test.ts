@@ -1,6 +1,6 @@
 // Parent lookups: cache first, GET on a miss, and one time budget that always holds, with a fake API.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { ParentRequest } from '../../src/core/children.js';
 import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/kube/http-get.js';
@@ -46,10 +46,12 @@ function vmObject(deletionTimestamp?: string): Record<string, unknown> {
 function fakeGet(
   answers: Record<string, ApiResponse | Error>,
   o: { delayMs?: number; ignoreSignal?: boolean } = {},
-): ApiGet & { calls: string[] } {
+): ApiGet & { calls: string[]; aborted: string[] } {
   const calls: string[] = [];
+  const aborted: string[] = [];
   const get = (path: string, signal: AbortSignal): Promise<ApiResponse> => {
     calls.push(path);
+    signal.addEventListener('abort', () => aborted.push(path), { once: true });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const a = answers[path] ?? { status: 404, body: { kind: 'Status', message: 'not found' } };
@@ -67,7 +69,27 @@ function fakeGet(
         );
     });
   };
-  return Object.assign(get, { calls });
+  return Object.assign(get, { calls, aborted });
+}
+
+/** Runs `body` on mock timers (setTimeout: the budget's and the fake GETs'). */
+async function onMockTimers(body: () => Promise<void>): Promise<void> {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    await body();
+  } finally {
+    mock.timers.reset();
+  }
+}
+
+/** Lets promise callbacks run (mock timers fire inside tick()). */
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A promise's outcome so far, without waiting for it. */
+function watch<T>(p: Promise<T>): { value?: T; settled: boolean } {
+  const state: { value?: T; settled: boolean } = { settled: false };
+  void p.then((value) => Object.assign(state, { value, settled: true }));
+  return state;
 }
 
 function lookupWith(get: ApiGet, budgetMs = 200, caches: CacheFactory | false = false) {
@@ -135,37 +157,49 @@ describe('createParentLookup', () => {
     });
   });
 
-  test('slow: Timeout within the budget, and the GET is aborted', async () => {
-    const get = fakeGet({ [VM_PATH]: { status: 200, body: vmObject() } }, { delayMs: 5_000 });
-    const started = performance.now();
-    const facts = await lookupWith(get, 100).lookup([VM]);
-    const elapsed = performance.now() - started;
-    assert.deepEqual(facts[VM.key], { found: false, reason: 'Timeout', message: 'no answer within 100 ms' });
-    assert.ok(elapsed >= 95 && elapsed < 400, `took ${elapsed} ms`);
-  });
+  test('slow: Timeout at the budget, not before, and the GET is aborted', () =>
+    onMockTimers(async () => {
+      const get = fakeGet({ [VM_PATH]: { status: 200, body: vmObject() } }, { delayMs: 5_000 });
+      const facts = watch(lookupWith(get, 100).lookup([VM]));
+      mock.timers.tick(99);
+      await flush();
+      assert.equal(facts.settled, false);
+      assert.deepEqual(get.aborted, []);
+      mock.timers.tick(1);
+      await flush();
+      assert.deepEqual(facts.value?.[VM.key], { found: false, reason: 'Timeout', message: 'no answer within 100 ms' });
+      assert.deepEqual(get.aborted, [VM_PATH]);
+    }));
 
-  test('a GET that ignores its signal still cannot hold the review past the budget', async () => {
-    const get = fakeGet({ [VM_PATH]: { status: 200, body: vmObject() } }, { delayMs: 1_000, ignoreSignal: true });
-    const started = performance.now();
-    const facts = await lookupWith(get, 100).lookup([VM]);
-    assert.equal(facts[VM.key]?.found, false);
-    assert.ok(performance.now() - started < 400);
-  });
+  test('a GET that ignores its signal still cannot hold the review past the budget', () =>
+    onMockTimers(async () => {
+      const get = fakeGet({ [VM_PATH]: { status: 200, body: vmObject() } }, { delayMs: 1_000, ignoreSignal: true });
+      const facts = watch(lookupWith(get, 100).lookup([VM]));
+      mock.timers.tick(100);
+      await flush();
+      assert.deepEqual(facts.value?.[VM.key], { found: false, reason: 'Timeout', message: 'no answer within 100 ms' });
+    }));
 
-  test('parents are looked up in parallel under one budget', async () => {
-    const get = fakeGet(
-      {
-        [VM_PATH]: { status: 200, body: vmObject() },
-        [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } },
-      },
-      { delayMs: 80 },
-    );
-    const started = performance.now();
-    const facts = await lookupWith(get, 150).lookup([VM, PG]);
-    assert.ok(performance.now() - started < 150);
-    assert.deepEqual(Object.keys(facts).sort(), [VM.key, PG.key].sort());
-    assert.equal(facts[PG.key]?.found, true);
-  });
+  test('parents are looked up in parallel under one budget', () =>
+    onMockTimers(async () => {
+      const get = fakeGet(
+        {
+          [VM_PATH]: { status: 200, body: vmObject() },
+          [objectPath(PG)]: { status: 200, body: { metadata: { uid: 'pg-uid' } } },
+        },
+        { delayMs: 80 },
+      );
+      const facts = watch(lookupWith(get, 150).lookup([VM, PG]));
+      await flush();
+      // Both asked for at once; one after the other, the second would end at 160 ms, past the budget.
+      assert.deepEqual(get.calls, [VM_PATH, objectPath(PG)]);
+      mock.timers.tick(80);
+      await flush();
+      assert.deepEqual(facts.value, {
+        [VM.key]: { found: true, uid: 'vm-uid', deleting: false, namespaced: true },
+        [PG.key]: { found: true, uid: 'pg-uid', deleting: false, namespaced: true },
+      });
+    }));
 
   test('a cache hit needs no GET; a miss falls back to GET', async () => {
     const cached = new Map<string, KubernetesObject>([['vms/testvm', vmObject()]]);

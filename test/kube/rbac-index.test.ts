@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createRbacIndex, type RbacIndex } from '../../src/kube/rbac-index.js';
 import { silentLogger } from '../../src/log.js';
+import { eventually } from '../helpers/wait.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const grant = (names: string[]) => ({
@@ -83,19 +84,14 @@ describe('RBAC index against a fake API server', () => {
     server.close();
   });
 
-  async function until(what: string, check: () => boolean): Promise<void> {
-    for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(check(), `timed out waiting for ${what}`);
-  }
-
   test('not ready while a collection has not listed; ready once all four have, each watched from its list', async () => {
     assert.equal(index.ready(), false);
-    await until('the retried list of bindings', () => (lists.get('clusterrolebindings') ?? 0) >= 1);
+    await eventually(() => (lists.get('clusterrolebindings') ?? 0) >= 1, 'the retried list of bindings');
     // The bindings' first list failed: the roles are in, but the index is not ready and protects nothing yet.
     assert.equal(index.ready(), false);
     assert.equal(index.protectedIn('team/storage', 'ns1'), false);
-    await until('ready', () => index.ready());
-    await until('four watches', () => watches.size === 4);
+    await eventually(() => index.ready(), 'ready');
+    await eventually(() => watches.size === 4, 'four watches');
     assert.equal(lists.get('clusterrolebindings'), 2);
     assert.deepEqual(
       [...watches.values()].map((w) => w.from),
@@ -123,20 +119,20 @@ describe('RBAC index against a fake API server', () => {
       subjects,
     };
     watches.get('rolebindings')?.res.write(`${JSON.stringify({ type: 'ADDED', object: binding })}\n`);
-    await until('the binding', () => index.protectedIn('team/db', 'ns1'));
+    await eventually(() => index.protectedIn('team/db', 'ns1'), 'the binding');
     assert.equal(index.protectedIn('team/db', 'ns2'), false);
     watches
       .get('rolebindings')
       ?.res.write(
         `${JSON.stringify({ type: 'DELETED', object: { ...binding, metadata: { ...binding.metadata, resourceVersion: '121' } } })}\n`,
       );
-    await until('the binding to go', () => !index.protectedIn('team/db', 'ns1'));
+    await eventually(() => !index.protectedIn('team/db', 'ns1'), 'the binding to go');
   });
 
   test('a role edited to drop an owner stops protecting it', async () => {
     const edited = { metadata: { name: 'storage-hook-owner', resourceVersion: '130' }, rules: [grant(['team/other'])] };
     watches.get('clusterroles')?.res.write(`${JSON.stringify({ type: 'MODIFIED', object: edited })}\n`);
-    await until('the edit', () => index.protectedIn('team/other', 'ns1'));
+    await eventually(() => index.protectedIn('team/other', 'ns1'), 'the edit');
     assert.equal(index.protectedIn('team/storage', 'ns1'), false);
   });
 });

@@ -12,7 +12,8 @@ import { createMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { MountedPair } from '../helpers/mounted-pair.js';
-import { eventually, httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
+import { httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
+import { eventually } from '../helpers/wait.js';
 
 const running: RunningServer[] = [];
 after(async () => {

@@ -1,6 +1,6 @@
 // The file watcher behind certificate and policy hot reload: one reload per change, never one for a torn read.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, mock, test } from 'node:test';
 import { readAgreed, watchFiles } from '../../src/server/watch.js';
 
 /** Two files whose content a test swaps; `swapAfter` swaps both right after that many reads, as a rename would. */
@@ -15,9 +15,21 @@ class Pair {
   };
 }
 
-const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/**
+ * `polls` polls of a 5 ms watch, on mock timers: each tick fires one poll, and its reads (promises, no I/O) finish
+ * before the next.
+ */
+async function poll(polls = 1): Promise<void> {
+  for (let i = 0; i < polls; i++) {
+    mock.timers.tick(5);
+    await new Promise((r) => setImmediate(r));
+  }
+}
 
 describe('watchFiles', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setInterval'] }));
+  afterEach(() => mock.timers.reset());
+
   test('a change is reported once, after the content has changed', async () => {
     const pair = new Pair();
     let changes = 0;
@@ -30,10 +42,12 @@ describe('watchFiles', () => {
       pair.read,
     );
     try {
-      await settle(30);
+      await poll(6);
       assert.equal(changes, 0);
       pair.version = 'new';
-      await settle(40);
+      await poll();
+      assert.equal(changes, 1);
+      await poll(8);
       assert.equal(changes, 1);
     } finally {
       watch.stop();
@@ -54,8 +68,10 @@ describe('watchFiles', () => {
     try {
       // The first poll reads the old certificate, then the swap happens, then it reads the new key.
       pair.swapAfter = pair.reads + 1;
-      await settle(60);
+      await poll();
       assert.equal(pair.version, 'new');
+      assert.equal(changes, 0, 'a torn read waits for the next poll');
+      await poll(12);
       assert.equal(changes, 1);
     } finally {
       watch.stop();
@@ -77,8 +93,8 @@ describe('watchFiles', () => {
     );
     try {
       pair.version = 'new';
-      await settle(60);
-      assert.deepEqual(loaded.slice(0, 1), ['cert:new key:new']);
+      await poll();
+      assert.deepEqual(loaded, ['cert:new key:new']);
     } finally {
       watch.stop();
     }
@@ -104,7 +120,7 @@ describe('watchFiles', () => {
     );
     try {
       missing = true;
-      await settle(40);
+      await poll();
       assert.deepEqual(errors, ['ENOENT']);
     } finally {
       watch.stop();
@@ -131,7 +147,7 @@ describe('watchFiles', () => {
       start.fingerprint,
     );
     try {
-      await settle(40);
+      await poll(8);
       assert.deepEqual(loaded, ['cert:newer']);
     } finally {
       watch.stop();
