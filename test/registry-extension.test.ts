@@ -1,5 +1,6 @@
-// The README's worked example of adding a rule, applied to a copy of src/: one new file and its entry in the
-// registry are all it takes for the types, the policy schema, the engine, the audit's source and ratcheting.
+// The README's worked example of adding a rule, applied to a copy of src/: one new file, its entry in the registry
+// and its id in the list of ids are all it takes for the types, the policy schema, the engine, the audit's source
+// and ratcheting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,15 +11,15 @@ import { packageRoot } from '../src/deploy/render.js';
 
 const root = packageRoot();
 
-/** The README's ```ts blocks of the "Contributing: adding a rule" section: the rule file, then the registry entry. */
-function example(): { rule: string; registryImport: string; registryEntry: string } {
+/** The README's ```ts blocks of the "Contributing: adding a rule" section: the rule file, the registry entry, the id. */
+function example(): { rule: string; registryImport: string; registryEntry: string; id: string } {
   const text = readFileSync(join(root, 'README.md'), 'utf8');
   const section = text.slice(text.indexOf('\n## Contributing: adding a rule\n'));
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-  const [rule, registry] = blocks;
-  assert.ok(rule && registry, 'the README shows the rule file and the registry entry');
+  const [rule, registry, id] = blocks;
+  assert.ok(rule && registry && id, 'the README shows the rule file, the registry entry and the id');
   const [registryImport, registryEntry] = registry.split('\n');
-  return { rule, registryImport: registryImport ?? '', registryEntry: registryEntry ?? '' };
+  return { rule, registryImport: registryImport ?? '', registryEntry: registryEntry ?? '', id: id.trimEnd() };
 }
 
 const CHECK = `
@@ -45,7 +46,7 @@ test(
   'the worked example: one new file and its registry entry make a rule the whole system knows',
   { timeout: 120_000 },
   () => {
-    const { rule, registryImport, registryEntry } = example();
+    const { rule, registryImport, registryEntry, id } = example();
     const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
     try {
       cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
@@ -68,6 +69,12 @@ test(
         registryFile,
         `${registry.slice(0, afterImports)}${registryImport}\n${registry.slice(afterImports, listEnd)}${registryEntry}\n${registry.slice(listEnd)}`,
       );
+      // Its id, at the end of the list of ids.
+      const idsFile = join(dir, 'src/core/rule-ids.ts');
+      const ids = readFileSync(idsFile, 'utf8');
+      const idsEnd = ids.indexOf('] as const');
+      assert.ok(idsEnd > 0, 'rule-ids.ts has a list');
+      writeFileSync(idsFile, `${ids.slice(0, idsEnd)}${id}\n${ids.slice(idsEnd)}`);
 
       try {
         execFileSync(

@@ -90,6 +90,11 @@ describe('the rule registry', () => {
 
   test('rule ids are unique; the policy schema and the default policy are derived from the registry', () => {
     assert.equal(new Set(RULE_IDS).size, RULE_IDS.length);
+    // The id list (a leaf, src/core/rule-ids.ts) names the registry's rules, in its order.
+    assert.deepEqual(
+      RULES.map((r) => r.id),
+      RULE_IDS,
+    );
     assert.deepEqual(Object.keys(POLICY_SCHEMA.properties.enforcement.properties), RULE_IDS);
     assert.deepEqual(DEFAULT_POLICY.enforcement, Object.fromEntries(RULES.map((r) => [r.id, r.enforcement])));
     for (const id of RULE_IDS) {

@@ -1,6 +1,6 @@
 // Cluster API keeps deletion hooks as annotations ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>:
 // <owner>") rather than {name, owner} lists; these carriers read and write them so every rule applies unchanged.
-import type { HookCarrier, HookReading, RawHook } from './carriers.js';
+import type { HookCarrier, HookReading, RawHook } from './carrier-types.js';
 import { typeInvalid } from './field-errors.js';
 import { dig, isRecord, quote } from './guards.js';
 import type { Stage, Violation } from './types.js';

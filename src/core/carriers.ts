@@ -2,51 +2,12 @@
 import { CAPI_CARRIERS } from './capi.js';
 import { typeInvalid } from './field-errors.js';
 import { dig, isRecord } from './guards.js';
-import type { GroupVersionKind, KubeObject, Stage, Violation } from './types.js';
+import type { HookCarrier, HookReading, RawHook } from './carrier-types.js';
+import type { GroupVersionKind, Stage, Violation } from './types.js';
 
 export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
 
-/** One hook as found in an object: name and owner are unvalidated JSON. */
-export interface RawHook {
-  stage: Stage;
-  index: number;
-  name: unknown;
-  owner: unknown;
-  /** Field path of the hook entry, e.g. spec.lifecycleHooks.preDrain[1]. */
-  path: string;
-  namePath: string;
-  ownerPath: string;
-  /** The annotation key that declares the hook (annotation carriers only). */
-  key?: string;
-}
-
-export interface HookReading {
-  hooks: RawHook[];
-  /** Structural problems (a stanza that is not a list, an entry that is not an object). */
-  problems: Violation[];
-}
-
-export interface HookCarrier {
-  id: string;
-  group: string;
-  kind: string;
-  /**
-   * Live carriers are Machines: their hooks gate a real deletion, so owner-only removal, the
-   * deletion freeze and default-hook injection apply. Templates get naming and single-owner only.
-   */
-  live: boolean;
-  /** How hooks are written: a {name, owner} list per stage (Machine API) or annotations (Cluster API). */
-  format: 'list' | 'annotations';
-  /** Path (as keys) of the object holding the stages, used for reading, writing and messages. */
-  root: readonly string[];
-  /** Field path of one stage's hooks, for messages: spec.lifecycleHooks.preDrain, or metadata.annotations. */
-  stagePath(stage: Stage): string;
-  /** A hook as it is written in this carrier, for fix texts: {name: X, owner: Y}, or an annotation. */
-  hookText(stage: Stage, name: string, owner: string): string;
-  read(obj: KubeObject | null): HookReading;
-  /** Replaces one stage's hooks in obj (a mutable copy). */
-  write(obj: KubeObject, stage: Stage, hooks: ReadonlyArray<{ name: string; owner: string }>): void;
-}
+export type { HookCarrier, HookReading, RawHook };
 
 function listCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
   const rootPath = root.join('.');

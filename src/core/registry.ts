@@ -15,7 +15,8 @@ import { ownerReferencesRule } from './rules/owner-references.js';
 import { singleOwnerRule } from './rules/single-owner.js';
 import { stuckDeletionRule } from './rules/stuck-deletion.js';
 import { unprotectedOwnerRule } from './rules/unprotected-owner.js';
-import type { Enforcement, RuleId, Source } from './types.js';
+import { RULE_IDS, type RuleId } from './rule-ids.js';
+import type { Enforcement, Source } from './types.js';
 
 /** In evaluation order: a decision lists violations rule by rule in this order. */
 export const RULES = [
@@ -35,7 +36,15 @@ export const RULES = [
   unprotectedOwnerRule,
 ] as const satisfies readonly RuleModule[];
 
-export const RULE_IDS: readonly RuleId[] = RULES.map((r) => r.id);
+// The id list and the registry agree entry by entry, in order (a mismatch does not compile).
+type IdsOf<T extends readonly { id: string }[]> = {
+  -readonly [K in keyof T]: T[K] extends { id: infer I } ? I : never;
+};
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const registryMatchesIds: Same<IdsOf<typeof RULES>, [...typeof RULE_IDS]> = true;
+void registryMatchesIds;
+
+export { RULE_IDS };
 
 /** Each rule's enforcement when a policy does not set one. */
 export function defaultEnforcement(): Record<RuleId, Enforcement> {

@@ -1,5 +1,5 @@
 // The one input shape every transport builds (webhook, audit, CLI) and the decision values the engine returns.
-import type { RULES } from './registry.js';
+import type { RuleId } from './rule-ids.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -87,8 +87,8 @@ export interface ReviewInput {
 
 export type Source = 'admission' | 'audit' | 'validate';
 
-/** Every rule's id, from the one registry (src/core/registry.ts). */
-export type RuleId = (typeof RULES)[number]['id'];
+/** Every rule's id (src/core/rule-ids.ts, which the registry is checked against). */
+export type { RuleId };
 
 export type Enforcement = 'deny' | 'warn' | 'off';
 

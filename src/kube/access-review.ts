@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { RequestTimeout, withDeadline } from './deadline.js';
 import { type ApiPost, type ClusterAccess, pooledGet } from './http-get.js';
 import { HOOK_OWNERS_GROUP, HOOK_OWNERS_RESOURCE, HOOK_OWNERS_VERB } from './owner-grants.js';
-import { DEFAULT_LOOKUP_BUDGET_MS } from './parent-context.js';
+import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 
 export type Access = 'allowed' | 'denied' | 'unknown';
 

@@ -7,7 +7,8 @@ import type { ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Access, AccessReviewer } from './access-review.js';
 import { type OwnerFacts, type OwnerFactsGatherer, ownerFactsGatherer } from './owner-facts.js';
-import { DEFAULT_LOOKUP_BUDGET_MS, DEFAULT_SYNC_GRACE_MS } from './parent-context.js';
+import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
+import { DEFAULT_SYNC_GRACE_MS } from './parent-context.js';
 import type { RbacIndex } from './rbac-index.js';
 
 export interface OwnerContextOptions {

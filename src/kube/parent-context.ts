@@ -7,10 +7,8 @@ import type { ParentKindRef, Policy } from '../core/policy.js';
 import type { ParentFact, ReviewContext, ReviewInput } from '../core/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 import type { ParentLookup, ParentLookupOptions } from './parents.js';
-
-/** The webhooks' timeoutSeconds is 5: 1.5 s leaves room for the API server's own hops and the review itself. */
-export const DEFAULT_LOOKUP_BUDGET_MS = 1500;
 
 /** How long readiness waits at startup for the caches' first list; after that GETs serve until they catch up. */
 export const DEFAULT_SYNC_GRACE_MS = 10_000;

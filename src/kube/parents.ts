@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import { RequestTimeout, startDeadline } from './deadline.js';
 import { type ApiGet, describeFailure, kubeGet, objectPath } from './http-get.js';
 import { type CacheFactory, type ParentCache, watchCaches } from './parent-cache.js';
-import { DEFAULT_LOOKUP_BUDGET_MS } from './parent-context.js';
+import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 
 export interface ParentLookupOptions {
   kubeConfig: KubeConfig;

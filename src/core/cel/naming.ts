@@ -2,7 +2,7 @@
 // for Cluster API hook annotation keys; messages in the API server's words (src/core/field-errors.ts).
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { QUALIFIED_NAME_FMT, QUALIFIED_NAME_MAX_LENGTH } from '../qualified-name.js';
-import { HOOK_NAME_PATTERN } from '../rules/naming.js';
+import { HOOK_NAME_PATTERN } from '../hook-name.js';
 import { existed } from './carrier.js';
 import { capitalize, str } from './text.js';
 import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation, Outcome } from './types.js';

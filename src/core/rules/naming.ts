@@ -9,10 +9,9 @@ import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeHookNaming } from '../cel/naming.js';
+import { HOOK_NAME_PATTERN } from '../hook-name.js';
 
-/** openshift/api machine/v1beta1 LifecycleHook.name pattern. */
-export const HOOK_NAME_PATTERN =
-  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
+export { HOOK_NAME_PATTERN };
 const HOOK_NAME_RE = new RegExp(HOOK_NAME_PATTERN);
 
 interface StringLimits {

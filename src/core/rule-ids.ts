@@ -1,0 +1,21 @@
+// The rules' ids, in evaluation order: a leaf that the RuleId type (and so every violation, policy and report type)
+// is read from without importing the rules themselves. registry.ts lists the rule modules in the same order; its
+// type check and test/registry.test.ts hold the two equal.
+export const RULE_IDS = [
+  'hook-naming',
+  'single-owner',
+  'owner-only-removal',
+  'deletion-freeze',
+  'owner-references',
+  'default-hooks',
+  'capi-migration',
+  'child-owner-reference',
+  'child-parent',
+  'child-finalizer',
+  'crd-schema',
+  'stuck-deletion',
+  'orphaned-owner',
+  'unprotected-owner',
+] as const;
+
+export type RuleId = (typeof RULE_IDS)[number];
