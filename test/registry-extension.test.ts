@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/deploy/render.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const root = packageRoot();
 
@@ -44,7 +45,7 @@ console.log(JSON.stringify({
 
 test(
   'the worked example: one new file and its registry entry make a rule the whole system knows',
-  { timeout: 120_000 },
+  { timeout: HANG_GUARD_MS },
   () => {
     const { rule, registryImport, registryEntry, id } = example();
     const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { admissionReview, ETCD, machine } from '../fixtures/openshift.js';
 import { httpsRequest, makePki, type TestPki } from '../helpers/tls.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const BACKUP = { name: 'BackupFileSystem', owner: 'my-backup-controller' };
@@ -60,7 +61,7 @@ interface Review {
   response: { allowed: boolean; warnings?: string[]; status?: { message?: string } };
 }
 
-describe('serve: hook owners through RBAC', { timeout: 60_000 }, () => {
+describe('serve: hook owners through RBAC', { timeout: HANG_GUARD_MS }, () => {
   test('no kubeconfig at all: ready, and the registry decides (warned, not "could not be checked")', async () => {
     const pki = await makePki();
     const port = await start(pki, await mkdtemp(join(tmpdir(), 'hookkeeper-home-')));

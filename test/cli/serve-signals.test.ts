@@ -6,10 +6,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { makePki } from '../helpers/tls.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
-test('SIGTERM during start-up: serve finishes starting, stops, and exits 0', { timeout: 60_000 }, async () => {
+test('SIGTERM during start-up: serve finishes starting, stops, and exits 0', { timeout: HANG_GUARD_MS }, async () => {
   const pki = await makePki();
   const env = { ...process.env };
   delete env['HOOKKEEPER_LOG_LEVEL'];

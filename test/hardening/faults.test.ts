@@ -24,7 +24,7 @@ import {
 import { spawnServe } from '../helpers/hardening-serve.js';
 import { MountedPair } from '../helpers/mounted-pair.js';
 import { httpsRequest, makePki, replaceFile } from '../helpers/tls.js';
-import { eventually } from '../helpers/wait.js';
+import { eventually, HANG_GUARD_MS } from '../helpers/wait.js';
 
 const running: RunningServer[] = [];
 after(async () => {
@@ -82,7 +82,7 @@ function slowRequest(
   return { finish: () => finish(), sent: written, result };
 }
 
-describe('faults under load', { timeout: 90_000 }, () => {
+describe('faults under load', { timeout: HANG_GUARD_MS }, () => {
   test('SIGTERM: every request already sent gets its whole answer, and the process exits 0', async () => {
     const pki = await makePki();
     const serve = await spawnServe(['--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--shutdown-grace', '10']);

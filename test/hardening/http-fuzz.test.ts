@@ -24,6 +24,7 @@ import {
   type Json,
   type Path,
 } from '../helpers/hardening-json.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 let server: Server;
 before(async () => {
@@ -77,7 +78,7 @@ async function assertResponsive(): Promise<void> {
   await request(server).get('/healthz').expect(200, 'ok');
 }
 
-describe('hostile bodies over HTTP', { timeout: 120_000 }, () => {
+describe('hostile bodies over HTTP', { timeout: HANG_GUARD_MS }, () => {
   test('arbitrary bytes, text and JSON, with any content type: a JSON reply, 2xx or 4xx, never a crash', async () => {
     const body = fc.oneof(
       fc.string({ maxLength: 200 }),

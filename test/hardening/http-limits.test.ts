@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { removeEtcdHookReview } from '../fixtures/hardening-machine.js';
 import { expectDecision, keepAliveAgent, send } from '../helpers/hardening-load.js';
 import { httpsRequest, makePki, type TestPki } from '../helpers/tls.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const LIMIT = 64 * 1024;
 const closers: Array<() => Promise<void>> = [];
@@ -40,7 +41,7 @@ async function plainServer(): Promise<{ port: number; metrics: Metrics }> {
 
 const denied = JSON.stringify(removeEtcdHookReview('limits-uid'));
 
-describe('body and content type', { timeout: 30_000 }, () => {
+describe('body and content type', { timeout: HANG_GUARD_MS }, () => {
   test('a chunked body with no content-length is cut off at the limit: 413, connection closed', async () => {
     const { port, metrics } = await plainServer();
     const res = await new Promise<{ status: number; connection: string | undefined; body: string }>(
@@ -181,7 +182,7 @@ function stall(port: number, ca: string, text: string): Promise<string> {
   });
 }
 
-describe('slow clients', { timeout: 30_000 }, () => {
+describe('slow clients', { timeout: HANG_GUARD_MS }, () => {
   test('half the headers, a whole head with half a body, or nothing at all: each is cut off, others still served', async () => {
     const pki = await makePki();
     const s = await tlsServer(pki);
@@ -225,7 +226,7 @@ describe('slow clients', { timeout: 30_000 }, () => {
   });
 });
 
-describe('many connections', { timeout: 60_000 }, () => {
+describe('many connections', { timeout: HANG_GUARD_MS }, () => {
   test('200 idle connections and 200 concurrent reviews: every review answered, probes answered during the storm', async () => {
     const pki = await makePki();
     const s = await startServer(

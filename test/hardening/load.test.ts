@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { fixedRate, keepAliveAgent, realisticShots } from '../helpers/hardening-load.js';
 import { makePki } from '../helpers/tls.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/hardening-gc-server.ts', import.meta.url));
 const RATE = 300; // req/s: a busy cluster's Machine traffic many times over, and well within one core
@@ -18,7 +19,7 @@ function ask<T>(child: ChildProcess, message: string): Promise<T> {
   });
 }
 
-describe('steady load', { timeout: 120_000 }, () => {
+describe('steady load', { timeout: HANG_GUARD_MS }, () => {
   test(`${RATE} req/s for ${SECONDS} s: no failed request, no heap growth`, async () => {
     const pki = await makePki();
     const child = fork(CHILD, [pki.certFile, pki.keyFile], {

@@ -18,6 +18,7 @@ import { CHILD_USERS, launcherPod } from '../fixtures/children.js';
 import { admissionReview } from '../fixtures/openshift.js';
 import { keepAliveAgent, send, type Shot, type Target } from '../helpers/hardening-load.js';
 import { makePki, type TestPki } from '../helpers/tls.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const BUDGET_MS = 300;
 const WORKERS = 8;
@@ -105,7 +106,7 @@ function expectParentUnverified(uid: string, allowed: boolean, failure: string, 
   };
 }
 
-describe('API server unreachable during parent lookups, under load', { timeout: 60_000 }, () => {
+describe('API server unreachable during parent lookups, under load', { timeout: HANG_GUARD_MS }, () => {
   let dir = '';
   let pki: TestPki;
   before(async () => {

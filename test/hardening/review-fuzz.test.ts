@@ -29,6 +29,7 @@ import {
   type Json,
   type Path,
 } from '../helpers/hardening-json.js';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const WEBHOOKS: readonly Webhook[] = ['validate', 'mutate', 'review'];
 
@@ -81,7 +82,7 @@ function assertPrototypeClean(): void {
 
 const REALISTIC = [statusUpdateReview(), removeEtcdHookReview(), createMasterReview()].map(viaWire);
 
-describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
+describe('hostile AdmissionReviews, in process', { timeout: HANG_GUARD_MS }, () => {
   test('arbitrary JSON bodies never throw', () => {
     fc.assert(
       fc.property(hostileJson, (body) => {
@@ -147,7 +148,7 @@ describe('hostile AdmissionReviews, in process', { timeout: 120_000 }, () => {
   });
 });
 
-describe('what the policy denies stays denied, whatever else changes', { timeout: 120_000 }, () => {
+describe('what the policy denies stays denied, whatever else changes', { timeout: HANG_GUARD_MS }, () => {
   test('an ordinary user removing the etcd hook is denied by /validate (and by the combined review)', () => {
     const review = REALISTIC[1] as Json;
     fc.assert(

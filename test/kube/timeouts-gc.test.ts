@@ -6,11 +6,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
+import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/gc-timeouts.ts', import.meta.url));
 
 // The timeout is a hang guard only (the child ends by itself either way), never the verdict.
-describe('request time limits under forced garbage collection', { timeout: 120_000 }, () => {
+describe('request time limits under forced garbage collection', { timeout: HANG_GUARD_MS }, () => {
   test('a late answer is a timeout for list pages, service accounts, SubjectAccessReviews and parents', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD]);
     const results = JSON.parse(stdout) as Record<string, unknown> & { server: string };
