@@ -71,6 +71,7 @@ test('the build context leaves out dependencies, builds, certificates, keys and 
   }
   const copied = copiedPaths(read('Containerfile'));
   assert.ok(copied.includes('src') && copied.includes('package-lock.json'), copied.join(' '));
+  assert.ok(copied.includes('LICENSE'), 'the image carries the license');
   for (const p of copied) {
     assert.ok(existsSync(join(root, p)), `COPY ${p} exists`);
     assert.ok(!ignored.includes(p), `COPY ${p} is not left out of the context`);
