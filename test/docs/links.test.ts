@@ -82,6 +82,26 @@ describe('documentation links', () => {
     assert.deepEqual(broken, []);
   });
 
+  test('every page the README leads to, link by link, is in the npm package (package.json "files")', () => {
+    const files = (JSON.parse(readDoc('package.json')) as { files: string[] }).files;
+    // npm always packs README.md and LICENSE; "files" names the rest, as files or folders.
+    const packed = (p: string) =>
+      p === 'README.md' || p === 'LICENSE' || files.some((f) => p === f || p.startsWith(`${f}/`));
+    const seen = new Set<string>();
+    const queue = ['README.md'];
+    for (let page = queue.shift(); page !== undefined; page = queue.shift()) {
+      if (seen.has(page)) continue;
+      seen.add(page);
+      assert.ok(packed(page), `${page} is reachable from README.md by links but not packed`);
+      if (!page.endsWith('.md')) continue;
+      for (const { target } of links(readDoc(page))) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+        queue.push(normalize(join(dirname(page), decodeURIComponent(target.split('#')[0] ?? ''))));
+      }
+    }
+    assert.ok(seen.has('docs/README.md') && seen.has('LICENSE'));
+  });
+
   test('docs/README.md, the index, links every page of docs/', () => {
     const index = readDoc('docs/README.md');
     const linked = new Set(links(index).map((l) => l.target.split('#')[0]));
