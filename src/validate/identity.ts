@@ -38,6 +38,7 @@ export function withNamespace(s: Subject, namespace: string | undefined): Subjec
   return { ...s, namespace, object: { ...s.object, metadata: { ...meta, namespace } } };
 }
 
+/** The identity as a key (objectKey): the message of a duplicate is built back from it. */
 export function identityKey(s: Subject): string | undefined {
   // An object without a name (generateName) is always created: it has no old version to match.
   return s.type === 'manifest' && s.name ? objectKey(s.gvk, s.namespace, s.name) : undefined;
@@ -47,10 +48,11 @@ export function describePlace(o: Origin): string {
   return `${o.file} (document ${o.document}${o.item === undefined ? '' : `, item ${o.item}`}, line ${o.line})`;
 }
 
-export function duplicate(places: readonly Manifest[]): Problem {
-  const [first] = places;
-  const what = first ? `${first.gvk.kind} ${[first.namespace, first.name].filter(Boolean).join('/')}` : '';
-  const list = places.map((m) => describePlace(m.origin));
+/** The problem of an identity (an identityKey) defined at more than one place. */
+export function duplicate(key: string, places: readonly Origin[]): Problem {
+  const [, kind, namespace, name] = JSON.parse(key) as string[];
+  const what = `${kind ?? ''} ${[namespace, name].filter(Boolean).join('/')}`;
+  const list = places.map(describePlace);
   const joined = `${list.slice(0, -1).join(', ')} and ${list.at(-1) ?? ''}`;
   return { message: `${what} is defined ${places.length === 2 ? 'twice' : `${places.length} times`}: ${joined}` };
 }
@@ -95,7 +97,13 @@ export class OldIndex {
     const list = this.byKey.get(key);
     if (!list) return undefined;
     if (list.length > 1) {
-      if (!this.reported.has(key)) problems.push(duplicate(list.map((e) => e.manifest)));
+      if (!this.reported.has(key))
+        problems.push(
+          duplicate(
+            key,
+            list.map((e) => e.manifest.origin),
+          ),
+        );
       this.reported.add(key);
       return undefined;
     }

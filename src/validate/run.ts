@@ -10,7 +10,7 @@ import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
 import type { InputFile } from './inputs.js';
 import { duplicate, identityKey, OldIndex, undecidedWithoutNamespace, withNamespace } from './identity.js';
-import { subjectsOf, type Keys, type Manifest, type Subject } from './objects.js';
+import { subjectsOf, type Keys, type Manifest, type Origin, type Subject } from './objects.js';
 import { findingSide } from './sides.js';
 import {
   describeObject,
@@ -305,7 +305,9 @@ export function validateInputs(
 
   const problems: Problem[] = [];
   const notes: string[] = [];
-  const firstSeen = new Map<string, Manifest>();
+  // Where each identity was first seen, not the manifest: holding every parsed document would undo the file-by-file
+  // reading below.
+  const firstSeen = new Map<string, Origin>();
   const results: ObjectResult[] = [];
   const seen = { withoutRbac: false };
   // File by file, so a file's parsed documents are garbage once reviewed: holding all 10,000 of a large run
@@ -319,8 +321,8 @@ export function validateInputs(
       const key = identityKey(s);
       if (key !== undefined && s.type === 'manifest') {
         const first = firstSeen.get(key);
-        if (first) problems.push(duplicate([first, s]));
-        else firstSeen.set(key, s);
+        if (first) problems.push(duplicate(key, [first, s.origin]));
+        else firstSeen.set(key, s.origin);
       }
       const old = key === undefined ? undefined : oldIndex.find(key, oldProblems);
       if (problems.length + oldProblems.length > 0) continue;
