@@ -6,12 +6,23 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
 import { displayPath, isManifestName, READ_AT_ONCE_BYTES, STDIN, type InputFile } from './inputs.js';
 
-function git(args: readonly string[], cwd: string, input?: string): Promise<Buffer> {
+/** Thrown (as a usage error) when git's output passes `maxOutput`: the process is killed, the output dropped. */
+class TooMuch extends AppError {}
+
+function git(args: readonly string[], cwd: string, input?: string, maxOutput = Infinity): Promise<Buffer> {
   return new Promise((resolveRun, reject) => {
     const child = spawn('git', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
+    let received = 0;
+    child.stdout.on('data', (c: Buffer) => {
+      if (received > maxOutput) return;
+      received += c.length;
+      if (received <= maxOutput) return void out.push(c);
+      out.length = 0;
+      child.kill();
+      reject(new TooMuch('USAGE', `git ${args[0] ?? ''} printed more than ${maxOutput} bytes`));
+    });
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', (cause) => reject(new AppError('USAGE', `cannot run git: ${cause.message}`, { cause })));
     child.on('close', (code) => {
@@ -49,11 +60,19 @@ function parseBatch(out: Buffer): Buffer[] {
 
 /** How much `--old-ref` reads at a revision: the bound on a file read at once, and a count that keeps git's work bounded. */
 export interface RefLimits {
+  /** The manifest files' bytes. */
   maxBytes: number;
+  /** The manifest files. */
   maxFiles: number;
+  /** The revision's file listing (every file, manifest or not): a huge repository is refused while it is listed. */
+  maxListingBytes: number;
 }
 
-export const REF_LIMITS: RefLimits = Object.freeze({ maxBytes: READ_AT_ONCE_BYTES, maxFiles: 50_000 });
+export const REF_LIMITS: RefLimits = Object.freeze({
+  maxBytes: READ_AT_ONCE_BYTES,
+  maxFiles: 50_000,
+  maxListingBytes: READ_AT_ONCE_BYTES,
+});
 
 interface Entry {
   oid: string;
@@ -86,7 +105,7 @@ export async function readAtRef(
   cwd: string,
   limits: Partial<RefLimits> = {},
 ): Promise<InputFile[]> {
-  const { maxBytes, maxFiles } = { ...REF_LIMITS, ...limits };
+  const { maxBytes, maxFiles, maxListingBytes } = { ...REF_LIMITS, ...limits };
   const top = await gitToplevel(cwd);
   try {
     await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top);
@@ -103,7 +122,16 @@ export async function readAtRef(
       throw new AppError('USAGE', `--old-ref: ${p} is outside the git repository ${top}`);
     explicit.add(rel.split(sep).join('/'));
   }
-  const listing = (await git(['ls-tree', '-r', '-l', '-z', ref], top)).toString();
+  const listing = (
+    await git(['ls-tree', '-r', '-l', '-z', ref], top, undefined, maxListingBytes).catch((err: unknown) => {
+      if (!(err instanceof TooMuch)) throw err;
+      throw new AppError(
+        'USAGE',
+        `--old-ref: the file listing of ${ref} is larger than the ${size(maxListingBytes)} validate reads to find old versions; ` +
+          'give the old manifests with --old PATH instead (e.g. rendered at the base revision)',
+      );
+    })
+  ).toString();
   const entries: Entry[] = [];
   let bytes = 0;
   for (const line of listing.split('\0')) {

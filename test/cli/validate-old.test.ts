@@ -191,6 +191,14 @@ describe('validate -n/--namespace: objects without metadata.namespace', () => {
     assert.deepEqual((JSON.parse(long.stdout) as ValidateReport).results[0]?.patch, res?.patch);
   });
 
+  test('-n that is no namespace name: exit 2, saying so', async () => {
+    for (const bad of ['Openshift_Machine_API', 'a'.repeat(64), '']) {
+      const r = await cli(['validate', '-n', bad, '-'], { stdin: yaml(base()) });
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, /-n\/--namespace: ".*" is not a namespace name/);
+    }
+  });
+
   test('without -n: a note naming the default-hook rule that could not be decided', async () => {
     const r = await cli(['validate', '-'], { stdin: yaml(base()) });
     assert.equal(r.code, 0, r.stderr);

@@ -100,5 +100,13 @@ describe('readAtRef: every manifest at the revision, bounded', () => {
         ),
     );
     await assert.rejects(readAtRef('HEAD', ['-'], repo.dir, { maxFiles: 1 }), /hold 2 files, more than the 1/);
+    // The listing itself is bounded too (every file, manifest or not): git is stopped once it prints more.
+    await assert.rejects(
+      readAtRef('HEAD', ['-'], repo.dir, { maxListingBytes: 100 }),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'USAGE' &&
+        /--old-ref: the file listing of HEAD is larger than the 100 bytes validate reads/.test(e.message),
+    );
   });
 });

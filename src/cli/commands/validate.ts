@@ -119,8 +119,15 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
             ),
           );
     const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
-    if (flags.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.namespace))
-      throw new AppError('USAGE', `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name`);
+    // A namespace name is a DNS label (RFC 1123), as the API server requires.
+    if (
+      flags.namespace !== undefined &&
+      (flags.namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.namespace))
+    )
+      throw new AppError(
+        'USAGE',
+        `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name (lowercase letters, digits and "-", at most 63)`,
+      );
     const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
       policy,
       userInfo: { username: flags.as, groups: flags.asGroup },
