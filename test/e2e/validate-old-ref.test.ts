@@ -51,11 +51,14 @@ async function pullRequest(branch: string, change: () => Promise<void>): Promise
 
 /** The CI step, in a shell: exit code and output of the `hookkeeper` it calls. */
 function ciStep(script: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync('sh', ['-c', script], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, KUSTOMIZE_CMD: (kustomize ?? []).join(' ') },
-  });
+  // The embedded default policy decides, whatever policy the runner's environment names.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+    KUSTOMIZE_CMD: (kustomize ?? []).join(' '),
+  };
+  delete env['HOOKKEEPER_CONFIG'];
+  const r = spawnSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8', env });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
