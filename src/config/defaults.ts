@@ -33,7 +33,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
           ],
         },
       },
-      operations: ['CREATE'],
+      // UPDATE: a Machine relabelled control-plane after its CREATE gets the hook too (only the UPDATE that makes it
+      // match; the mutating webhook's matchCondition sends no other UPDATE).
+      operations: ['CREATE', 'UPDATE'],
       stage: 'preDrain',
       hook: { ...ETCD_HOOK },
     },

@@ -8,6 +8,8 @@ import { reviewInput } from '../fixtures/input.js';
 
 const create = (obj: Record<string, unknown>) =>
   reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi });
+const update = (obj: Record<string, unknown>, oldObject: Record<string, unknown>) =>
+  reviewInput({ operation: 'UPDATE', object: obj, oldObject, user: USERS.machineApi });
 
 describe('default-hooks', () => {
   test('a master Machine gets the etcd hook appended', () => {
@@ -63,15 +65,42 @@ describe('default-hooks', () => {
     assert.deepEqual(m.patch, [{ op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: ETCD.owner }]);
   });
 
-  test('workers, other namespaces and UPDATEs are left alone', () => {
+  test('workers, other namespaces and UPDATEs of a Machine that already matched are left alone', () => {
     assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'worker' }))).patch, []);
     assert.deepEqual(mutate(DEFAULT_POLICY, create(machine({ role: 'master', namespace: 'default' }))).patch, []);
-    const upd = reviewInput({
-      operation: 'UPDATE',
-      object: machine({ role: 'master' }),
-      oldObject: machine({ role: 'master' }),
-    });
-    assert.deepEqual(mutate(DEFAULT_POLICY, upd).patch, []);
+    // Its owner may have removed it, or it slipped in: missing-default-hook names it, the UPDATE is not rewritten.
+    assert.deepEqual(
+      mutate(DEFAULT_POLICY, update(machine({ role: 'master' }), machine({ role: 'master' }))).patch,
+      [],
+    );
+    assert.deepEqual(mutate(DEFAULT_POLICY, update(machine({ role: 'worker' }), machine({ role: 'infra' }))).patch, []);
+    assert.deepEqual(
+      mutate(DEFAULT_POLICY, update(machine({ role: 'master', namespace: 'default' }), machine({ role: 'worker' })))
+        .patch,
+      [],
+    );
+  });
+
+  test('an UPDATE that makes a Machine match (relabelled master or arbiter) gets the hook', () => {
+    for (const role of ['master', 'arbiter'] as const) {
+      const m = mutate(DEFAULT_POLICY, update(machine({ role }), machine({ role: 'worker' })));
+      assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }], role);
+    }
+    // The role label appearing counts as well.
+    const old = machine({ role: 'worker' });
+    delete ((old['metadata'] as Record<string, unknown>)['labels'] as Record<string, unknown>)[
+      'machine.openshift.io/cluster-api-machine-role'
+    ];
+    assert.equal(mutate(DEFAULT_POLICY, update(machine({ role: 'master' }), old)).patch.length, 1);
+  });
+
+  test('a deleting Machine relabelled master gets no hook: the deletion freeze forbids new hooks there', () => {
+    const deleting = { deletionTimestamp: '2026-11-21T10:00:00Z' };
+    const m = mutate(
+      DEFAULT_POLICY,
+      update(machine({ role: 'master', ...deleting }), machine({ role: 'worker', ...deleting })),
+    );
+    assert.deepEqual(m.patch, []);
   });
 
   test('mutating the mutated object again changes nothing (reinvocation)', () => {

@@ -1,7 +1,7 @@
 // Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
 import { type HookCarrier, wellFormed } from '../carriers.js';
-import { quote } from '../guards.js';
+import { metadata, quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
@@ -9,7 +9,12 @@ import type { CarrierRuleModule, Rule } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
 
-/** Whether a default-hook rule selects `obj` (input.object or its copy) on this request. */
+/**
+ * Whether a default-hook rule selects `obj` (input.object or its copy) on this request: on CREATE when it matches;
+ * on UPDATE only when the update makes it match (the stored object did not), so a hook its owner removed from a
+ * Machine that matched all along is not put back, and never on a deleting object, where the deletion freeze
+ * forbids new hooks (src/core/cel/default-hooks.ts says the same in CEL, for the webhook's matchCondition too).
+ */
 function selects(
   rule: Policy['defaultHooks'][number],
   input: ReviewInput,
@@ -17,12 +22,12 @@ function selects(
   obj: KubeObject,
 ): boolean {
   const op = input.operation;
-  return (
-    carrier.live &&
-    (op === 'CREATE' || op === 'UPDATE') &&
-    rule.operations.includes(op) &&
-    matchesObject(rule.match, input.kind, input.namespace, obj)
-  );
+  if (!carrier.live || (op !== 'CREATE' && op !== 'UPDATE') || !rule.operations.includes(op)) return false;
+  if (!matchesObject(rule.match, input.kind, input.namespace, obj)) return false;
+  if (op === 'CREATE') return true;
+  if (metadata(obj)['deletionTimestamp'] !== undefined) return false;
+  const old = input.oldObject;
+  return old === null || !matchesObject(rule.match, input.kind, input.namespace, old);
 }
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
