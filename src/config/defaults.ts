@@ -42,6 +42,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   ],
   // Child-resource rules name their parent kinds, so there is no sensible default.
   children: [],
+  // Far above real use (a Machine carries a handful of hooks); native mode's CEL stays linear and in budget under it.
+  maxHooksPerStage: 64,
 });
 
 export function deepFreeze<T>(value: T): T {

@@ -125,3 +125,45 @@ describe('default-hooks', () => {
     assert.equal(evaluate(DEFAULT_POLICY, create(machine({ role: 'master' }))).allowed, true);
   });
 });
+
+describe('missing-default-hook', () => {
+  const deleting = { deletionTimestamp: '2026-11-21T10:00:00Z' };
+
+  test('an UPDATE of a matching Machine that lacks its default hook is warned, by default', () => {
+    const d = evaluate(DEFAULT_POLICY, update(machine({ role: 'master' }), machine({ role: 'master' })));
+    assert.equal(d.allowed, true);
+    assert.deepEqual(
+      d.warnings.map((v) => [v.rule, v.message]),
+      [
+        [
+          'missing-default-hook',
+          'spec.lifecycleHooks.preDrain: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "etcd-quorum-protection")',
+        ],
+      ],
+    );
+    const deny = {
+      ...DEFAULT_POLICY,
+      enforcement: { ...DEFAULT_POLICY.enforcement, 'missing-default-hook': 'deny' as const },
+    };
+    assert.equal(evaluate(deny, update(machine({ role: 'master' }), machine({ role: 'master' }))).allowed, false);
+  });
+
+  test('nothing to say on CREATE, for a deleting Machine, once mutated, or with default-hooks off', () => {
+    const quiet = (policy: typeof DEFAULT_POLICY, input: ReturnType<typeof update>) =>
+      assert.deepEqual(
+        evaluate(policy, input).warnings.filter((v) => v.rule === 'missing-default-hook'),
+        [],
+      );
+    quiet(DEFAULT_POLICY, create(machine({ role: 'master' })));
+    quiet(DEFAULT_POLICY, update(machine({ role: 'master', ...deleting }), machine({ role: 'master', ...deleting })));
+    quiet(DEFAULT_POLICY, update(machine({ role: 'master', preDrain: [ETCD] }), machine({ role: 'master' })));
+    quiet(DEFAULT_POLICY, update(machine({ role: 'worker' }), machine({ role: 'worker' })));
+    // The relabel: the mutation adds the hook first, so validation sees it.
+    const relabel = update(machine({ role: 'master' }), machine({ role: 'worker' }));
+    const mutated = mutate(DEFAULT_POLICY, relabel).mutated;
+    assert.ok(mutated);
+    quiet(DEFAULT_POLICY, { ...relabel, object: mutated });
+    const off = { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'default-hooks': 'off' as const } };
+    quiet(off, update(machine({ role: 'master' }), machine({ role: 'master' })));
+  });
+});

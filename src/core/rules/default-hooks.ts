@@ -2,10 +2,10 @@
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
 import { type HookCarrier, wellFormed } from '../carriers.js';
 import { metadata, quote } from '../guards.js';
-import type { Policy } from '../policy.js';
+import type { DefaultHookRule, Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
-import type { CarrierRuleModule, Rule } from './context.js';
+import type { CarrierRuleModule, Rule, RuleContext } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
 
@@ -78,26 +78,41 @@ export function missingDefaultHooks(
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
 
-/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
-export const missingDefaultHookRule: Rule = ({ policy, input, carrier }) => {
+/** The words for an object lacking a default-hook rule's hook (one source: the audit, admission's warning, CEL). */
+export function missingDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
+  return missingMessage(carrier.stagePath(rule.stage), rule.hook.name, rule.hook.owner, rule.name);
+}
+
+function missingMessage(path: string, name: string, owner: string, rule: string): string {
+  return required(path, `default hook ${quote(name)} owned by ${quote(owner)} is missing (policy rule ${quote(rule)})`)
+    .message;
+}
+
+/** Violations for the default hooks a matching object lacks, under the rule id given. */
+export function missingDefaultHookViolations(
+  id: 'default-hooks' | 'missing-default-hook',
+  { policy, input, carrier }: RuleContext,
+): Violation[] {
   const violations: Violation[] = [];
   for (const m of missingDefaultHooks(policy, input, carrier)) {
     const stage = m.stage as 'preDrain' | 'preTerminate';
     const path = carrier.stagePath(stage);
     violations.push({
-      rule: 'default-hooks',
+      rule: id,
       path,
-      message: required(
-        path,
-        `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`,
-      ).message,
-      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
+      message: missingMessage(path, m.name, m.owner, m.rule),
+      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper adds it on create and on the update that makes the object match`,
       hook: { stage, name: m.name, owner: m.owner },
       key: `default:${m.rule}`,
     });
   }
-  return { violations };
-};
+  return violations;
+}
+
+/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
+export const missingDefaultHookRule: Rule = (ctx) => ({
+  violations: missingDefaultHookViolations('default-hooks', ctx),
+});
 
 export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   // Validating only in the audit: admission adds the hook rather than refusing an object without it.
