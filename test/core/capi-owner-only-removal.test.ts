@@ -88,8 +88,6 @@ describe('owner-only-removal for Cluster API hook annotations', () => {
     assert.equal(out.result.allowed, true);
     assert.deepEqual(out.result.warnings, [
       'break-glass: kube:admin may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited',
-      // A control-plane Machine left without its default hook is named (missing-default-hook, a warning).
-      'missing-default-hook: metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',
     ]);
     assert.deepEqual(out.result.auditAnnotations, {
       'break-glass-hook-removal': JSON.stringify({

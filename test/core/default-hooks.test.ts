@@ -165,5 +165,7 @@ describe('missing-default-hook', () => {
     quiet(DEFAULT_POLICY, { ...relabel, object: mutated });
     const off = { ...DEFAULT_POLICY, enforcement: { ...DEFAULT_POLICY.enforcement, 'default-hooks': 'off' as const } };
     quiet(off, update(machine({ role: 'master' }), machine({ role: 'master' })));
+    // The update that removes it is owner-only-removal's to judge; the next one is named.
+    quiet(DEFAULT_POLICY, update(machine({ role: 'master' }), machine({ role: 'master', preDrain: [ETCD] })));
   });
 });

@@ -8,25 +8,26 @@ import { hasPath, select, str } from './text.js';
 import { labelSelectorCel } from './selector.js';
 import type { NativeContext, NativeValidating } from './types.js';
 
-/** True when the object carries the rule's hook with its owner (read in place: no variable in a gate). */
-function carriesHook(rule: DefaultHookRule, carrier: HookCarrier): string {
+/** True when `base` (object, oldObject) carries the rule's hook with its owner (read in place: no variable in a gate). */
+function carriesHook(rule: DefaultHookRule, carrier: HookCarrier, base: string): string {
   const { name, owner } = rule.hook;
   if (carrier.format === 'annotations') {
-    const at = select('object', carrier.root);
+    const at = select(base, carrier.root);
     const key = str(hookAnnotationKey(rule.stage, name));
-    return `(${hasPath('object', carrier.root)} && ${key} in ${at} && ${at}[${key}] == ${str(owner)})`;
+    return `(${hasPath(base, carrier.root)} && ${key} in ${at} && ${at}[${key}] == ${str(owner)})`;
   }
   const keys = [...carrier.root, rule.stage];
-  return `(${hasPath('object', keys)} && ${select('object', keys)}.exists(h, type(h) == map && has(h.name) && has(h.owner) && h.name == ${str(name)} && h.owner == ${str(owner)}))`;
+  return `(${hasPath(base, keys)} && ${select(base, keys)}.exists(h, type(h) == map && has(h.name) && has(h.owner) && h.name == ${str(name)} && h.owner == ${str(owner)}))`;
 }
 
-/** The object matches the rule (its kind is the carrier's) and lacks its hook. */
+/** The object matches the rule (its kind is the carrier's) and lacks its hook, as the stored object did. */
 function lacks(rule: DefaultHookRule, carrier: HookCarrier): string {
   const namespaces = rule.match.namespaces ?? [];
   return [
     ...(namespaces.length > 0 ? [`request.namespace in [${namespaces.map(str).join(', ')}]`] : []),
     `(${labelSelectorCel(rule.match.labelSelector, 'object')})`,
-    `!${carriesHook(rule, carrier)}`,
+    `!${carriesHook(rule, carrier, 'object')}`,
+    `oldObject != null && !${carriesHook(rule, carrier, 'oldObject')}`,
   ].join(' && ');
 }
 

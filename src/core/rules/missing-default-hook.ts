@@ -1,7 +1,8 @@
-// Rule missing-default-hook: an UPDATE of a non-deleting object that matches a default-hook rule but lacks its hook
-// (created while a fail-open webhook was down, or before hookkeeper was installed, or its hook removed) is named at
-// that update, not only by the audit. A warning by default: refusing it would block every edit of such a Machine,
+// Rule missing-default-hook: an UPDATE of a non-deleting object that matches a default-hook rule but lacks its hook,
+// as the stored object did (created while a fail-open webhook was down, or before hookkeeper was installed), is named
+// at that update, not only by the audit; the update that removes the hook is owner-only-removal's to judge. A warning by default: refusing it would block every edit of such a Machine,
 // and adding the hook is its owner's act (the deletion freeze forbids it once the Machine is deleting).
+import { wellFormed } from '../carriers.js';
 import { metadata } from '../guards.js';
 import { nativeMissingDefaultHook } from '../cel/missing-default-hook.js';
 import type { CarrierRuleModule } from './context.js';
@@ -21,8 +22,14 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
     const { policy, input, carrier } = ctx;
     if (input.operation !== 'UPDATE' || !carrier.live || policy.enforcement['default-hooks'] === 'off')
       return { violations: [] };
-    if (metadata(input.object)['deletionTimestamp'] !== undefined) return { violations: [] };
-    return { violations: missingDefaultHookViolations('missing-default-hook', ctx) };
+    if (metadata(input.object)['deletionTimestamp'] !== undefined || input.oldObject === null)
+      return { violations: [] };
+    // Only what the stored object lacked too: a hook this very update removes is owner-only-removal's to judge.
+    const stored = wellFormed(ctx.oldHooks.hooks);
+    const violations = missingDefaultHookViolations('missing-default-hook', ctx).filter(
+      (v) => !stored.some((h) => h.stage === v.hook?.stage && h.name === v.hook.name && h.owner === v.hook.owner),
+    );
+    return { violations };
   },
   native: { validating: nativeMissingDefaultHook },
 };
