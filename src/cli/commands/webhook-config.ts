@@ -79,6 +79,13 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
     };
     const { renderWebhookConfigurations } = await import('../../deploy/render.js');
     write(io.stdout, await manifestText(renderWebhookConfigurations(opts), flags.output));
+    const open = opts.service?.namespace ?? opts.namespace;
+    write(
+      io.stderr,
+      open === undefined
+        ? 'note: every namespace is guarded (hookkeeper outside the cluster; --namespace names the one it runs in)'
+        : `note: every namespace but ${open}, where hookkeeper runs, is guarded`,
+    );
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
