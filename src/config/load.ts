@@ -26,6 +26,7 @@ interface PolicyFile {
   breakGlass?: Partial<Policy['breakGlass']>;
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
   children?: ChildRuleFile[];
+  maxHooksPerStage?: number;
 }
 
 /**
@@ -195,7 +196,8 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     defaultHooks:
       raw.defaultHooks === undefined
         ? d.defaultHooks
-        : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
+        : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE', 'UPDATE'] })),
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
+    maxHooksPerStage: raw.maxHooksPerStage ?? d.maxHooksPerStage,
   });
 }

@@ -102,7 +102,15 @@ export interface Policy {
   breakGlass: { users: readonly string[]; groups: readonly string[] };
   defaultHooks: readonly DefaultHookRule[];
   children: readonly ChildRule[];
+  /**
+   * At most this many hooks in one stage (rule hook-count): the Machine CRDs set no maxItems, and native mode's CEL
+   * must stay inside the API server's cost budget for every object the policy admits.
+   */
+  maxHooksPerStage: number;
 }
+
+/** The largest maxHooksPerStage a policy may set: native evaluation of 1,000 hooks a stage is measured within budget. */
+export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
 
 export function serviceAccountUsername(sa: ServiceAccountRef): string {
   return `system:serviceaccount:${sa.namespace}:${sa.name}`;

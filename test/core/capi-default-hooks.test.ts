@@ -129,7 +129,7 @@ describe('default-hooks for Cluster API Machines', () => {
         [
           'metadata.annotations',
           'metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',
-          `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper's mutating webhook adds it on create`,
+          `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper adds it on create and on the update that makes the object match`,
         ],
       ],
     );

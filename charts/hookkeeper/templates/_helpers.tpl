@@ -71,13 +71,13 @@ clientConfig:
   {{- end }}
 {{- end -}}
 
-{{/* Never guard kube-system or hookkeeper's own namespace: the way back from a broken webhook must stay open. */}}
+{{/* Never guard the release namespace, where hookkeeper runs: the way back from a broken webhook must stay open. */}}
 {{- define "hookkeeper.namespaceSelector" -}}
 namespaceSelector:
   matchExpressions:
     - key: kubernetes.io/metadata.name
       operator: NotIn
-      values: [kube-system, {{ .Release.Namespace }}]
+      values: [{{ .Release.Namespace }}]
 {{- end -}}
 
 {{/* "true" when the webhook is installed (admission.mode webhook or both); empty in native mode, which installs no

@@ -13,6 +13,7 @@ import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
 import { faultScenarios } from './faults.js';
+import { hookCountScenarios } from './hook-count.js';
 import { hookOwnersRbacScenarios } from './hook-owners-rbac.js';
 import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
@@ -44,6 +45,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
     perMode: [
       identityScenarios,
       defaultHookScenarios,
+      hookCountScenarios,
       ownerOnlyRemovalScenarios,
       deletionScenarios,
       namingScenarios,
