@@ -15,6 +15,12 @@ export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hoo
  */
 export const MAX_OWNERS_CHECKED = 16;
 
+/**
+ * Reserved: no grant may name it, no policy may register it. RBAC is asked about it beside a real owner; an identity
+ * allowed for both holds rights over every owner name (wildcard: cluster-admin, `*`, no resourceNames), not ownership.
+ */
+export const WILDCARD_PROBE_OWNER = 'hookkeeper.io/wildcard-probe';
+
 /** The identities the policy registers for an owner, if any (own keys only: an owner may be called "constructor"). */
 export function registeredIdentities(policy: Policy, owner: string): OwnerIdentities | undefined {
   return ownValue(policy.owners, owner);
@@ -144,6 +150,20 @@ export function grantCommand(owner: string, user?: UserInfo): string {
     `--resource-name=${shellWord(owner)} && kubectl create clusterrolebinding ${binding} --clusterrole=${role} ${subject}`
   );
 }
+
+/**
+ * What a wildcard denial says after `RBAC lets "<user>" act for`, up to the grant command: why those rights do not
+ * count and what does. Both engines print it (src/core/cel/owner-messages.ts).
+ */
+export function wildcardDenialWords(breakGlass: string): string {
+  return (
+    ' every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
+    `(${breakGlass}) or one whose grant names the owner; to let an identity act for it: `
+  );
+}
+
+/** The wildcardGrants: warn warning's head, before `<user> may <verb> <stage> hook <name> of <owner>; audited`. */
+export const WILDCARD_WARNING_HEAD = 'wildcard RBAC: ';
 
 /** The grant that protects an owner, in a few words (a warning has 120 characters). */
 export function grantShort(owner: string): string {
