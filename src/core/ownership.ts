@@ -152,12 +152,12 @@ export function grantCommand(owner: string, user?: UserInfo): string {
 }
 
 /**
- * What a wildcard denial says after `RBAC lets "<user>" act for`, up to the grant command: why those rights do not
+ * What a wildcard denial says after `RBAC lets "<user>"`, up to the grant command: why those rights do not
  * count and what does. Both engines print it (src/core/cel/owner-messages.ts).
  */
 export function wildcardDenialWords(breakGlass: string): string {
   return (
-    ' every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
+    ' act for every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
     `(${breakGlass}) or one whose grant names the owner; to let an identity act for it: `
   );
 }

@@ -394,6 +394,17 @@ describe('renderNativePolicies', () => {
 
   test('wildcardGrants: deny compiles a denial in the removal policy; warn a warning in the removal-warn policy', () => {
     const deny = render(DEFAULT_POLICY).objects;
+    const said = (named(deny, 'hookkeeper-openshift-machine-removal')?.spec.validations ?? [])
+      .map((v) => v.messageExpression)
+      .filter((m) => m.includes('wildcardGrants is deny'));
+    assert.equal(said.length, 1);
+    // The webhook's words (test/core/wildcard-grants.test.ts): "act for" comes after the user, in CEL as there.
+    assert.ok(
+      said[0]?.includes(
+        `'RBAC lets ' + strings.quote(request.userInfo.username) + " act for every hook owner, which is not ownership, `,
+      ),
+      said[0],
+    );
     assert.match(
       text(named(deny, 'hookkeeper-openshift-machine-removal')),
       /which is not ownership, and wildcardGrants is deny/,

@@ -79,7 +79,7 @@ function denial(change: HookChange, user: UserInfo, why: string): Violation {
 
 /** The denial of a removal only wildcard RBAC rights allowed: they are not ownership; break-glass or a named grant is. */
 function wildcardDenial(change: HookChange, user: UserInfo, policy: Policy): Violation {
-  const why = `RBAC lets ${quote(user.username)} act for${wildcardDenialWords(breakGlassText(policy))}`;
+  const why = `RBAC lets ${quote(user.username)}${wildcardDenialWords(breakGlassText(policy))}`;
   return denial(change, user, `${why}${grantCommand(change.old.owner)}`);
 }
 

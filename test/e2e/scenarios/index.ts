@@ -26,6 +26,7 @@ import { reportScenarios } from './reports.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
+import { wildcardGrantScenarios } from './wildcard-grants.js';
 
 export interface ScenarioOptions {
   /**
@@ -55,7 +56,10 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
     ],
     ...(options.crdIndependent
-      ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison, nativeKnobScenarios] }
+      ? {
+          bare: [findSizeLimit, corpusSetup],
+          afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
+        }
       : {}),
     webhookOnly: [
       validateAgreementScenarios,
