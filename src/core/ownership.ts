@@ -10,8 +10,9 @@ import type { Ownership, ReviewInput, UserInfo } from './types.js';
 export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove' });
 
 /**
- * Owners one request asks the API server about (one SubjectAccessReview each). A request removing hooks of more
- * owners gets no answer for the rest: 'unknown', which never allows a protected owner's hook to go.
+ * Owners one request asks the API server about (one SubjectAccessReview each, and one more for the wildcard probe
+ * once an owner is allowed). A request removing hooks of more owners gets no answer for the rest: 'unknown', which
+ * never allows a protected owner's hook to go.
  */
 export const MAX_OWNERS_CHECKED = 16;
 

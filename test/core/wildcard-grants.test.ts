@@ -3,6 +3,8 @@
 // owner, the registry and break-glass keep their meaning.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { handle } from '../../src/admission/handle.js';
+import { MAX_WARNING_LENGTH } from '../../src/admission/limits.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { Policy, UnverifiedRemoval } from '../../src/core/policy.js';
@@ -161,5 +163,12 @@ describe('wildcardGrants: warn', () => {
         'wildcard RBAC: erin may remove preDrain hook BackupFileSystem of my-backup-controller; audited',
       ],
     );
+  });
+  test('the webhook answers with the warning, within its limit, and the wildcard-hook-removal audit annotation', () => {
+    const out = handle('validate', warn, input([ETCD], [], ERIN, facts([], { 'clusteroperator/etcd': 'wildcard' })));
+    assert.equal(out.result.allowed, true);
+    assert.equal(out.result.warnings.length, 1);
+    assert.ok((out.result.warnings[0] ?? '').length <= MAX_WARNING_LENGTH, out.result.warnings[0]);
+    assert.deepEqual(Object.keys(out.result.auditAnnotations), ['wildcard-hook-removal']);
   });
 });
