@@ -1,4 +1,4 @@
-// The README's worked example of adding a rule, applied to a copy of src/: one new file and its entry in the
+// The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied to a copy of src/: one new file and its entry in the
 // registry are all it takes for the types, the policy schema, the engine, the audit's source and ratcheting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,16 +7,16 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/deploy/render.js';
+import { docSection } from './helpers/docs.js';
 
 const root = packageRoot();
 
-/** The README's ```ts blocks of the "Contributing: adding a rule" section: the rule file, then the registry entry. */
+/** The ```ts blocks of DEVELOPMENT.md's "Adding a rule" section: the rule file, then the registry entry. */
 function example(): { rule: string; registryImport: string; registryEntry: string } {
-  const text = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = text.slice(text.indexOf('\n## Contributing: adding a rule\n'));
+  const section = docSection('DEVELOPMENT.md', '## Adding a rule');
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
   const [rule, registry] = blocks;
-  assert.ok(rule && registry, 'the README shows the rule file and the registry entry');
+  assert.ok(rule && registry, 'DEVELOPMENT.md shows the rule file and the registry entry');
   const [registryImport, registryEntry] = registry.split('\n');
   return { rule, registryImport: registryImport ?? '', registryEntry: registryEntry ?? '' };
 }

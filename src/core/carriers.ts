@@ -16,8 +16,15 @@ export interface RawHook {
   path: string;
   namePath: string;
   ownerPath: string;
-  /** The annotation key that declares the hook (annotation carriers only). */
+  /** The annotation key that declares the hook (annotation carriers only): the hook's identity there. */
   key?: string;
+}
+
+/** A hook as a carrier writes it; `id` keeps an existing hook's identity (its annotation key). */
+export interface HookEntry {
+  name: string;
+  owner: string;
+  id?: string;
 }
 
 export interface HookReading {
@@ -43,9 +50,14 @@ export interface HookCarrier {
   stagePath(stage: Stage): string;
   /** A hook as it is written in this carrier, for fix texts: {name: X, owner: Y}, or an annotation. */
   hookText(stage: Stage, name: string, owner: string): string;
+  /**
+   * The identity of a hook named `name` as this carrier writes it: what keeps the deletion waiting, so what rules
+   * compare old and new hooks by. A list's name (the CRD's list-map key), or the annotation key "<prefix>/<name>".
+   */
+  hookId(stage: Stage, name: string): string;
   read(obj: KubeObject | null): HookReading;
   /** Replaces one stage's hooks in obj (a mutable copy). */
-  write(obj: KubeObject, stage: Stage, hooks: ReadonlyArray<{ name: string; owner: string }>): void;
+  write(obj: KubeObject, stage: Stage, hooks: readonly HookEntry[]): void;
 }
 
 function listCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
@@ -59,6 +71,7 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
     root,
     stagePath: (stage) => `${rootPath}.${stage}`,
     hookText: (_stage, name, owner) => `{name: ${name}, owner: ${owner}}`,
+    hookId: (_stage, name) => name,
     read(obj) {
       const hooks: RawHook[] = [];
       const problems: Violation[] = [];
@@ -149,6 +162,11 @@ export interface Hook {
   stage: Stage;
   index: number;
   name: string;
+  /**
+   * What the hook is, for comparing old and new hooks: the annotation key for annotation carriers (two keys whose
+   * names parse alike are two hooks, each blocking the deletion), the name for list carriers.
+   */
+  id: string;
   owner: string;
   path: string;
   ownerPath: string;
@@ -162,6 +180,7 @@ export function wellFormed(hooks: readonly RawHook[]): Hook[] {
       stage: h.stage,
       index: h.index,
       name: h.name,
+      id: h.key ?? h.name,
       owner: typeof h.owner === 'string' ? h.owner : '',
       path: h.path,
       ownerPath: h.ownerPath,

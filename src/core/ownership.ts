@@ -50,29 +50,35 @@ export interface HookChange {
   now: Hook | undefined;
 }
 
-function byStageAndName(hooks: readonly Hook[]): Map<string, Hook> {
-  const map = new Map<string, Hook>();
-  for (const h of hooks) {
-    const key = `${h.stage}\u0000${h.name}`;
-    if (!map.has(key)) map.set(key, h);
-  }
-  return map;
-}
+const idKey = (h: Hook): string => `${h.stage}\u0000${h.id}`;
 
-/** The hooks an UPDATE removes or re-owns, stage by stage; reordering is neither. */
+/**
+ * The hooks an UPDATE removes or re-owns, stage by stage; reordering is neither. Hooks are compared by identity
+ * (Hook.id: an annotation key, a list's name), each stored hook on its own: one kept hook never stands for
+ * another of the same name. A list naming one hook twice (which its CRD refuses) keeps a stored entry only where
+ * the new list has as many entries of that name and owner.
+ */
 export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): HookChange[] {
-  const after = byStageAndName(wellFormed(hooks));
+  const first = new Map<string, Hook>();
+  const left = new Map<string, number>();
+  for (const h of wellFormed(hooks)) {
+    if (!first.has(idKey(h))) first.set(idKey(h), h);
+    const kept = `${idKey(h)}\u0000${h.owner}`;
+    left.set(kept, (left.get(kept) ?? 0) + 1);
+  }
   const out: HookChange[] = [];
-  for (const old of byStageAndName(wellFormed(oldHooks)).values()) {
-    const now = after.get(`${old.stage}\u0000${old.name}`);
-    if (!now || now.owner !== old.owner) out.push({ old, now });
+  for (const old of wellFormed(oldHooks)) {
+    const kept = `${idKey(old)}\u0000${old.owner}`;
+    const n = left.get(kept) ?? 0;
+    if (n > 0) left.set(kept, n - 1);
+    else out.push({ old, now: first.get(idKey(old)) });
   }
   return out;
 }
 
 /** The hooks a request adds: well-formed hooks the stored object did not have in that stage with that owner. */
 export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): Hook[] {
-  const key = (h: Hook): string => `${h.stage}\u0000${h.name}\u0000${h.owner}`;
+  const key = (h: Hook): string => `${idKey(h)}\u0000${h.owner}`;
   const before = new Set(wellFormed(oldHooks).map(key));
   return wellFormed(hooks).filter((h) => !before.has(key(h)));
 }

@@ -60,15 +60,21 @@ function addsUnregistered(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
-/** A stage of the new object naming one hook twice. */
+/**
+ * A stage of the new object, or of the stored one on UPDATE, naming one hook twice: CEL indexes both by identity
+ * (Hook.id), so a list with a name twice fails the index. Annotation keys are unique, so never on Cluster API.
+ */
 function namesAHookTwice(input: ReviewInput): boolean {
-  const seen = new Set<string>();
-  for (const h of hooksOf(input, 'object')) {
-    const key = `${h.stage}\u0000${h.name}`;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
+  const twice = (hooks: ReturnType<typeof hooksOf>): boolean => {
+    const seen = new Set<string>();
+    for (const h of hooks) {
+      const key = `${h.stage}\u0000${h.id}`;
+      if (seen.has(key)) return true;
+      seen.add(key);
+    }
+    return false;
+  };
+  return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
 }
 
 /** An UPDATE whose labels change: the stored and the new labels may select differently. */
@@ -118,7 +124,7 @@ export function divergences(policy: Policy): Divergence[] {
   if (on('single-owner')) {
     out.push({
       rule: 'single-owner',
-      text: 'a stage naming one hook twice cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the CRDs\' list-map key refuses it first)',
+      text: 'a Machine API stage naming one hook twice, in the object or the stored object, cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the Machine API CRDs\' list-map key refuses such objects first); Cluster API hooks are indexed by annotation key, which is unique',
       verdictDiffers: namesAHookTwice,
     });
   }

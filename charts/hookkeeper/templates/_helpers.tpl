@@ -100,7 +100,7 @@ and kind. */}}
 {{- fail (printf "policy is not a YAML mapping: %s" $policy.Error) -}}
 {{- end -}}
 {{- if or (ne (toString $policy.apiVersion) "hookkeeper.io/v1alpha1") (ne (toString $policy.kind) "Policy") -}}
-{{- fail "policy must be a YAML mapping with apiVersion: hookkeeper.io/v1alpha1 and kind: Policy (README: Policy configuration)" -}}
+{{- fail "policy must be a YAML mapping with apiVersion: hookkeeper.io/v1alpha1 and kind: Policy (docs/policy.md)" -}}
 {{- end -}}
 {{- toJson $policy -}}
 {{- end -}}

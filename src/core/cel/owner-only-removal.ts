@@ -29,7 +29,8 @@ import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeVali
 function changedVariables(ctx: NativeContext): CelVariable[] {
   const out: CelVariable[] = [];
   for (const s of ctx.cel.stages) {
-    const cond = `!(h.name in ${s.index}) || ${s.index}[h.name] != h.owner`;
+    // By identity: each stored annotation key is judged on its own, even when another key's name parses alike.
+    const cond = `!(${s.id('h')} in ${s.index}) || ${s.index}[${s.id('h')}] != h.owner`;
     out.push(
       {
         name: changedName(s),
@@ -53,7 +54,7 @@ const changedName = (s: CelStage): string => `changed${cap(s)}`;
 
 function view(s: CelStage, idx: string): HookView {
   const h = `${s.oldHooks}[${idx}]`;
-  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${h}.name in ${s.index})` };
+  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${s.id(h)} in ${s.index})` };
 }
 
 /**

@@ -41,11 +41,13 @@ export function applyDefaultHooks(
     const raw = reading.hooks.filter((h) => h.stage === rule.stage);
     if (raw.some((h) => typeof h.name !== 'string' || typeof h.owner !== 'string')) continue;
     const stage = wellFormed(raw);
-    const existing = stage.find((h) => h.name === rule.hook.name);
+    // The rule's hook by identity: on Cluster API its "<prefix>/<name>" key, not another key whose name parses alike.
+    const id = carrier.hookId(rule.stage, rule.hook.name);
+    const existing = stage.find((h) => h.id === id);
     if (existing && existing.owner === rule.hook.owner) continue;
 
-    const next = stage.map((h) => ({ name: h.name, owner: h.name === rule.hook.name ? rule.hook.owner : h.owner }));
-    if (!existing) next.push({ ...rule.hook });
+    const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h.id === id ? rule.hook.owner : h.owner }));
+    if (!existing) next.push({ ...rule.hook, id });
     carrier.write(copy, rule.stage, next);
     changes.push(
       existing
@@ -68,7 +70,13 @@ export function missingDefaultHooks(
   return policy.defaultHooks
     .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
     .filter(
-      (rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner),
+      (rule) =>
+        !hooks.some(
+          (h) =>
+            h.stage === rule.stage &&
+            h.id === carrier.hookId(rule.stage, rule.hook.name) &&
+            h.owner === rule.hook.owner,
+        ),
     )
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }

@@ -118,7 +118,8 @@ function saSubject(id: Identity): { kind: string; name: string; namespace: strin
  * alice and the etcd operator edit Machines; the machine-api controllers also create and delete them. The child
  * examples' controllers create and edit their children, alice edits them; each controller may update the finalizers
  * of the kind it sets blockOwnerDeletion for, which OwnerReferencesPermissionEnforcement asks. hookkeeper's ServiceAccount
- * gets the parent kinds here (README "What to add to the cluster"); its shipped ClusterRole is in shippedRbac().
+ * gets the parent kinds here (docs/child-resources.md, "What to add to the cluster"); its shipped ClusterRole is in
+ * shippedRbac().
  */
 export function rbacObjects(identities: Record<IdentityName, Identity>): {
   roles: V1ClusterRole[];

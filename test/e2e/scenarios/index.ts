@@ -52,15 +52,17 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       machineSetScenarios,
       capiScenarios,
       bothOutageScenarios,
-      // The corpus and the cost proof run once, in the suite that always runs.
-      ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
+      // The corpus runs in both suites (upstream's CRDs store what users' clusters store); the cost proof once,
+      // in the suite that always runs.
+      corpusScenarios,
+      ...(options.crdIndependent ? [celCostScenarios] : []),
     ],
     ...(options.crdIndependent
       ? {
           bare: [findSizeLimit, corpusSetup],
           afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
         }
-      : {}),
+      : { bare: [corpusSetup], afterModes: [corpusComparison] }),
     webhookOnly: [
       validateAgreementScenarios,
       auditScenarios,
