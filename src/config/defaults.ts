@@ -18,6 +18,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   strictOwners: false,
   // Removing a hook nobody protects is allowed with a warning, an audit annotation and a count; deny protects all.
   unverifiedRemoval: 'warn',
+  // Wildcard RBAC (cluster-admin) is held widely and is no owner's: refused; break-glass is the audited way round.
+  wildcardGrants: 'deny',
   // The etcd design documents system:masters as the escape hatch for removing the quorum hook by hand.
   breakGlass: { users: [], groups: ['system:masters'] },
   defaultHooks: [

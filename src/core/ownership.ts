@@ -10,10 +10,17 @@ import type { Ownership, ReviewInput, UserInfo } from './types.js';
 export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove' });
 
 /**
- * Owners one request asks the API server about (one SubjectAccessReview each). A request removing hooks of more
- * owners gets no answer for the rest: 'unknown', which never allows a protected owner's hook to go.
+ * Owners one request asks the API server about (one SubjectAccessReview each, and one more for the wildcard probe
+ * once an owner is allowed). A request removing hooks of more owners gets no answer for the rest: 'unknown', which
+ * never allows a protected owner's hook to go.
  */
 export const MAX_OWNERS_CHECKED = 16;
+
+/**
+ * Reserved: no grant may name it, no policy may register it. RBAC is asked about it beside a real owner; an identity
+ * allowed for both holds rights over every owner name (wildcard: cluster-admin, `*`, no resourceNames), not ownership.
+ */
+export const WILDCARD_PROBE_OWNER = 'hookkeeper.io/wildcard-probe';
 
 /** The identities the policy registers for an owner, if any (own keys only: an owner may be called "constructor"). */
 export function registeredIdentities(policy: Policy, owner: string): OwnerIdentities | undefined {
@@ -150,6 +157,20 @@ export function grantCommand(owner: string, user?: UserInfo): string {
     `--resource-name=${shellWord(owner)} && kubectl create clusterrolebinding ${binding} --clusterrole=${role} ${subject}`
   );
 }
+
+/**
+ * What a wildcard denial says after `RBAC lets "<user>"`, up to the grant command: why those rights do not
+ * count and what does. Both engines print it (src/core/cel/owner-messages.ts).
+ */
+export function wildcardDenialWords(breakGlass: string): string {
+  return (
+    ' act for every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
+    `(${breakGlass}) or one whose grant names the owner; to let an identity act for it: `
+  );
+}
+
+/** The wildcardGrants: warn warning's head, before `<user> may <verb> <stage> hook <name> of <owner>; audited`. */
+export const WILDCARD_WARNING_HEAD = 'wildcard RBAC: ';
 
 /** The grant that protects an owner, in a few words (a warning has 120 characters). */
 export function grantShort(owner: string): string {

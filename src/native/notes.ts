@@ -98,7 +98,7 @@ export function divergences(policy: Policy): Divergence[] {
     }
     out.push({
       rule: 'owner-only-removal',
-      text: `RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
+      text: `RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass, wildcard (wildcardGrants: warn) and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
     });
     out.push({
       rule: 'owner-only-removal',

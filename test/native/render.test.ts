@@ -9,7 +9,8 @@ import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { DEFAULT_HOOK_CONDITION_NAME, newlySelectedCel } from '../../src/core/cel/default-hooks.js';
 import { renderNativePolicies } from '../../src/native/render.js';
-import { ACTIONS, groupOf } from '../../src/native/validating.js';
+import { ACTIONS, groupOf, reachable } from '../../src/native/validating.js';
+import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 
 interface Vap {
   kind: string;
@@ -366,6 +367,67 @@ describe('renderNativePolicies', () => {
   test('every policy stays under 128 KiB, so kubectl apply can keep it in its 256 KiB last-applied annotation', () => {
     const many = policyWith({ unverifiedRemoval: 'warn', strictOwners: true });
     for (const o of render(many).objects) assert.ok(JSON.stringify(o).length < 128 * 1024, o.metadata.name);
+  });
+
+  test('authorizer checks per policy: at most 16 owners, one more for the wildcard probe, within the runtime budget', () => {
+    // kube-apiserver's per-evaluation runtime budget (celconfig.RuntimeCELCostBudget) and an authorizer check's cost.
+    const RUNTIME_BUDGET = 10_000_000;
+    const CHECK = 350_000;
+    for (const patch of [
+      {},
+      { wildcardGrants: 'warn' as const },
+      { unverifiedRemoval: 'deny' as const },
+      { unverifiedRemoval: 'warn' as const, wildcardGrants: 'warn' as const },
+      { unverifiedRemoval: 'allow' as const, wildcardGrants: 'warn' as const },
+    ]) {
+      for (const o of render(policyWith(patch)).objects) {
+        const checks = (o.spec.variables ?? []).filter((v) => v.expression.includes('.check(')).length;
+        assert.ok(checks * CHECK < RUNTIME_BUDGET, `${o.metadata.name} ${JSON.stringify(patch)}: ${checks} checks`);
+      }
+    }
+  });
+
+  test('the wildcard probe: one check of the reserved owner, read only after RBAC allowed an owner, never in a message', () => {
+    for (const wildcardGrants of ['deny', 'warn'] as const) {
+      const objects = render(policyWith({ wildcardGrants })).objects;
+      const probe = objects.flatMap((o) => (o.spec.variables ?? []).filter((v) => v.name === 'wildcardRights'));
+      assert.ok(probe.length > 0, wildcardGrants);
+      for (const v of probe) assert.ok(v.expression.includes(`.name(${JSON.stringify(WILDCARD_PROBE_OWNER)})`));
+      for (const o of objects) {
+        const variables = new Map((o.spec.variables ?? []).map((v) => [v.name, v.expression]));
+        for (const v of o.spec.validations ?? []) {
+          // A message expression has no authorizer: no variable it reaches may call one.
+          for (const r of reachable(variables, [v.messageExpression]))
+            assert.doesNotMatch(r.expression, /authorizer/, `${o.metadata.name}: message reaches ${r.name}`);
+          // The probe only after an owner's own check allowed it (&& evaluates left to right, lazily).
+          const at = v.expression.indexOf('variables.wildcardRights');
+          if (at >= 0) assert.match(v.expression.slice(0, at), /Granted\d+ && !?$/, v.expression);
+        }
+      }
+    }
+  });
+
+  test('wildcardGrants: deny compiles a denial in the removal policy; warn a warning in the removal-warn policy', () => {
+    const deny = render(DEFAULT_POLICY).objects;
+    const said = (named(deny, 'hookkeeper-openshift-machine-removal')?.spec.validations ?? [])
+      .map((v) => v.messageExpression)
+      .filter((m) => m.includes('wildcardGrants is deny'));
+    assert.equal(said.length, 1);
+    // The webhook's words (test/core/wildcard-grants.test.ts): "act for" comes after the user, in CEL as there.
+    assert.ok(
+      said[0]?.includes(
+        `'RBAC lets ' + strings.quote(request.userInfo.username) + " act for every hook owner, which is not ownership, `,
+      ),
+      said[0],
+    );
+    assert.match(
+      text(named(deny, 'hookkeeper-openshift-machine-removal')),
+      /which is not ownership, and wildcardGrants is deny/,
+    );
+    assert.doesNotMatch(expressions(deny).join('\n'), /wildcard RBAC: /);
+    const warn = render(policyWith({ wildcardGrants: 'warn', unverifiedRemoval: 'allow' })).objects;
+    assert.match(text(named(warn, 'hookkeeper-openshift-machine-removal-warn')), /wildcard RBAC: /);
+    assert.doesNotMatch(expressions(warn).join('\n'), /wildcardGrants is deny/);
   });
 
   test('authorizer checks: one per variable (350,000 each against a 1,000,000 per-expression limit), none in a message', () => {

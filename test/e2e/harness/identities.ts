@@ -12,6 +12,7 @@ export const IDENTITY_NAMES = [
   'machineApi',
   'alice',
   'bob',
+  'clusterAdmin',
   'hookkeeper',
   'virtController',
   'pgo',
@@ -41,6 +42,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   alice: { username: 'alice', groups: [] },
   // A second ordinary user, for hook owners granted through RBAC (remove on hookowners.hookkeeper.io/<owner>).
   bob: { username: 'bob', groups: [] },
+  // Bound to the cluster-admin ClusterRole by the scenarios that need it (wildcard RBAC), never break-glass.
+  clusterAdmin: { username: 'root-operator', groups: ['e2e:operators'] },
   // webhook-config/base's ServiceAccount, with its ClusterRole: parent lookups (serve --kubeconfig) and audits.
   hookkeeper: serviceAccount('hookkeeper', 'hookkeeper'),
   // The controllers the child-resource examples register as finalizer removers.

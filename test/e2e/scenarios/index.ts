@@ -27,6 +27,7 @@ import { reportScenarios } from './reports.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
+import { wildcardGrantScenarios } from './wildcard-grants.js';
 
 export interface ScenarioOptions {
   /**
@@ -59,7 +60,10 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       ...(options.crdIndependent ? [celCostScenarios] : []),
     ],
     ...(options.crdIndependent
-      ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison, nativeKnobScenarios] }
+      ? {
+          bare: [findSizeLimit, corpusSetup],
+          afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
+        }
       : { bare: [corpusSetup], afterModes: [corpusComparison] }),
     webhookOnly: [
       validateAgreementScenarios,
