@@ -1,6 +1,6 @@
-// The README's worked example of adding a rule, applied to a copy of src/: one new file, its entry in the registry
-// and its id in the list of ids are all it takes for the types, the policy schema, the engine, the audit's source
-// and ratcheting.
+// The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied to a copy of src/: one new file, its
+// entry in the registry and its id in the list of ids are all it takes for the types, the policy schema, the engine,
+// the audit's source and ratcheting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -8,17 +8,17 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/deploy/render.js';
+import { docSection } from './helpers/docs.js';
 import { HANG_GUARD_MS } from './helpers/wait.js';
 
 const root = packageRoot();
 
-/** The README's ```ts blocks of the "Contributing: adding a rule" section: the rule file, the registry entry, the id. */
+/** The ```ts blocks of DEVELOPMENT.md's "Adding a rule" section: the rule file, the registry entry, the id. */
 function example(): { rule: string; registryImport: string; registryEntry: string; id: string } {
-  const text = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = text.slice(text.indexOf('\n## Contributing: adding a rule\n'));
+  const section = docSection('DEVELOPMENT.md', '## Adding a rule');
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
   const [rule, registry, id] = blocks;
-  assert.ok(rule && registry && id, 'the README shows the rule file, the registry entry and the id');
+  assert.ok(rule && registry && id, 'DEVELOPMENT.md shows the rule file, the registry entry and the id');
   const [registryImport, registryEntry] = registry.split('\n');
   return { rule, registryImport: registryImport ?? '', registryEntry: registryEntry ?? '', id: id.trimEnd() };
 }

@@ -1,4 +1,4 @@
-// The rule registry against everything that must agree with it: the README's rule table, the carriers and the
+// The rule registry against everything that must agree with it: the rule table of docs/rules.md, the carriers and the
 // resource table, the webhook rules in webhook-config/ (the chart renders the same rules: test/deploy/helm.test.ts),
 // the ClusterRole; and the lists derived from it (policy schema, default enforcement, audit metrics).
 import { describe, test } from 'node:test';
@@ -24,6 +24,7 @@ import { packageRoot } from '../src/deploy/render.js';
 import { carrierResources, KNOWN_RESOURCES } from '../src/kube/resources.js';
 import { reviewInput } from './fixtures/input.js';
 import { cli } from './helpers/cli.js';
+import { docSection } from './helpers/docs.js';
 import { ETCD, machine } from './fixtures/openshift.js';
 
 const root = packageRoot();
@@ -58,14 +59,9 @@ function matched(rules: readonly WebhookRule[], operation: string): Set<string> 
   );
 }
 
-/** The README's table under "## The rules": rule id, default enforcement, sources. */
-function readmeRules(): Array<{ id: string; enforcement: string; sources: string }> {
-  const text = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = text.slice(
-    text.indexOf('\n## The rules\n'),
-    text.indexOf('\n## ', text.indexOf('\n## The rules\n') + 1),
-  );
-  return section
+/** The rule table of docs/rules.md: rule id, default enforcement, sources. */
+function documentedRules(): Array<{ id: string; enforcement: string; sources: string }> {
+  return docSection('docs/rules.md', '# Rules')
     .split('\n')
     .filter((l) => /^\| `[a-z-]+` \|/.test(l))
     .map((l) => {
@@ -81,9 +77,9 @@ function readmeRules(): Array<{ id: string; enforcement: string; sources: string
 const carrierResource = new Set(carrierResources(CARRIERS).resources.map((r) => `${r.group}/${r.plural}`));
 
 describe('the rule registry', () => {
-  test('the README lists every rule once, in registry order, with its default enforcement and where it runs', () => {
+  test('docs/rules.md lists every rule once, in registry order, with its default enforcement and where it runs', () => {
     assert.deepEqual(
-      readmeRules(),
+      documentedRules(),
       RULES.map((r) => ({ id: r.id, enforcement: r.enforcement, sources: r.sources.join(', ') })),
     );
   });

@@ -2,6 +2,7 @@
 // same OwnerGrants the webhook's index keeps, so unprotected-owner judges from the grants, and the report lists each
 // audited owner with the identities RBAC lets act for it.
 import type { Hook } from '../core/carriers.js';
+import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import type { Ownership } from '../core/types.js';
 import { describeError } from '../errors.js';
 import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from '../kube/owner-grants.js';
@@ -76,4 +77,26 @@ export function ownerListing(grants: OwnerGrants, seen: SeenOwners): string[] {
     );
   }
   return out;
+}
+
+/**
+ * One note naming every subject whose RBAC lets it act for every hook owner (a rule without resourceNames, or one
+ * naming the reserved probe owner: what the webhook's probe sees), cluster-wide or in a namespace the audited hooks
+ * live in, with the binding and role that say so: who could remove hooks through rights that are not ownership.
+ */
+export function wildcardListing(grants: OwnerGrants, seen: SeenOwners): string {
+  const namespaces = new Set<string | undefined>([undefined]);
+  for (const ns of seen.values()) for (const n of ns) namespaces.add(n);
+  const holders = new Set<string>();
+  for (const ns of namespaces) {
+    for (const s of grants.subjectsFor(WILDCARD_PROBE_OWNER, ns)) {
+      const binding = `${s.binding.kind} ${s.binding.namespace ? `${s.binding.namespace}/` : ''}${s.binding.name}`;
+      holders.add(`${subjectName(s)} (${binding}, ${s.role.kind} ${s.role.name})`);
+    }
+  }
+  const list = holders.size > 0 ? [...holders].sort().join(', ') : 'none';
+  return (
+    'wildcard RBAC rights over hook owners (not ownership: their removals are refused under wildcardGrants: deny, ' +
+    `warned under warn; break-glass is the audited way): ${list}`
+  );
 }

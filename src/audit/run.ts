@@ -12,7 +12,14 @@ import { carrierResources, type KindResource } from '../kube/resources.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import { CLUSTER_STATE } from '../core/registry.js';
 import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
-import { auditOwnership, listOwnerGrants, noteOwners, ownerListing, type SeenOwners } from './owner-grants.js';
+import {
+  auditOwnership,
+  listOwnerGrants,
+  noteOwners,
+  ownerListing,
+  wildcardListing,
+  type SeenOwners,
+} from './owner-grants.js';
 import type { AuditFinding, AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
 
 /** Stored objects are judged as if created by nobody in particular: rules about who removes a hook have no request to judge. */
@@ -216,7 +223,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       `CRD not installed: this cluster serves none of ${statuses.map((s) => `${s.resource}/${s.version}`).join(', ')}`,
     );
   }
-  if (grants) notes.push(...ownerListing(grants, seenOwners));
+  if (grants) notes.push(...ownerListing(grants, seenOwners), wildcardListing(grants, seenOwners));
   return {
     apiVersion: 'hookkeeper.io/v1alpha1',
     kind: 'AuditReport',

@@ -18,6 +18,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   strictOwners: false,
   // Removing a hook nobody protects is allowed with a warning, an audit annotation and a count; deny protects all.
   unverifiedRemoval: 'warn',
+  // Wildcard RBAC (cluster-admin) is held widely and is no owner's: refused; break-glass is the audited way round.
+  wildcardGrants: 'deny',
   // The etcd design documents system:masters as the escape hatch for removing the quorum hook by hand.
   breakGlass: { users: [], groups: ['system:masters'] },
   defaultHooks: [
@@ -33,13 +35,17 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
           ],
         },
       },
-      operations: ['CREATE'],
+      // UPDATE: a Machine relabelled control-plane after its CREATE gets the hook too (only the UPDATE that makes it
+      // match; the mutating webhook's matchCondition sends no other UPDATE).
+      operations: ['CREATE', 'UPDATE'],
       stage: 'preDrain',
       hook: { ...ETCD_HOOK },
     },
   ],
   // Child-resource rules name their parent kinds, so there is no sensible default.
   children: [],
+  // Far above real use (a Machine carries a handful of hooks); native mode's CEL stays linear and in budget under it.
+  maxHooksPerStage: 64,
 });
 
 export function deepFreeze<T>(value: T): T {

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { hookAnnotationKey } from '../core/capi.js';
 import { carrierFor } from '../core/carriers.js';
+import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
 import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
@@ -23,9 +24,11 @@ interface PolicyFile {
   owners?: Record<string, Partial<OwnerIdentities>>;
   strictOwners?: boolean;
   unverifiedRemoval?: Policy['unverifiedRemoval'];
+  wildcardGrants?: Policy['wildcardGrants'];
   breakGlass?: Partial<Policy['breakGlass']>;
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
   children?: ChildRuleFile[];
+  maxHooksPerStage?: number;
 }
 
 /**
@@ -132,6 +135,13 @@ export function parsePolicy(text: string, file: string): Policy {
       problems.push(at(`/reservedHooks/${i}`, `hook ${h.name} is reserved twice with different owners`));
     seen.set(h.name, h.owner);
   }
+  // The probe must stay an owner nobody holds by name, or wildcard rights could not be told from ownership.
+  const reserved = `${WILDCARD_PROBE_OWNER} is reserved: hookkeeper asks RBAC about it to tell wildcard rights from a grant naming an owner`;
+  if (sound('/owners') && raw.owners && Object.hasOwn(raw.owners, WILDCARD_PROBE_OWNER))
+    problems.push(at(`/owners/${escapePointerToken(WILDCARD_PROBE_OWNER)}`, reserved));
+  for (const [path, field] of hookFields)
+    if (field === 'owner' && sound(path) && valueAt(doc.value, path) === WILDCARD_PROBE_OWNER)
+      problems.push(at(path, reserved));
   const ruleNames = new Set<string>();
   for (const [i, r] of defaultHooks) {
     if (!sound(`/defaultHooks/${i}/name`)) continue;
@@ -188,6 +198,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     owners,
     strictOwners: raw.strictOwners ?? d.strictOwners,
     unverifiedRemoval: raw.unverifiedRemoval ?? d.unverifiedRemoval,
+    wildcardGrants: raw.wildcardGrants ?? d.wildcardGrants,
     breakGlass:
       raw.breakGlass === undefined
         ? d.breakGlass
@@ -195,7 +206,8 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     defaultHooks:
       raw.defaultHooks === undefined
         ? d.defaultHooks
-        : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE'] })),
+        : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE', 'UPDATE'] })),
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
+    maxHooksPerStage: raw.maxHooksPerStage ?? d.maxHooksPerStage,
   });
 }

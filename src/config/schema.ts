@@ -1,6 +1,6 @@
 // JSON schema of the policy file (apiVersion hookkeeper.io/v1alpha1, kind Policy). Every field is optional:
 // what a file leaves out comes from the embedded default (src/config/defaults.ts).
-import { UNVERIFIED_REMOVAL_VALUES } from '../core/policy.js';
+import { MAX_HOOKS_PER_STAGE_LIMIT, UNVERIFIED_REMOVAL_VALUES, WILDCARD_GRANTS_VALUES } from '../core/policy.js';
 import { RULE_IDS } from '../core/registry.js';
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true } as const;
@@ -137,6 +137,7 @@ export const POLICY_SCHEMA = {
     },
     strictOwners: { type: 'boolean' },
     unverifiedRemoval: { enum: UNVERIFIED_REMOVAL_VALUES },
+    wildcardGrants: { enum: WILDCARD_GRANTS_VALUES },
     breakGlass: {
       type: 'object',
       additionalProperties: false,
@@ -158,5 +159,6 @@ export const POLICY_SCHEMA = {
       },
     },
     children: { type: 'array', items: childRule },
+    maxHooksPerStage: { type: 'integer', minimum: 1, maximum: MAX_HOOKS_PER_STAGE_LIMIT },
   },
 } as const;

@@ -69,6 +69,7 @@ export function annotationCarrier(
     root,
     stagePath: () => rootPath,
     hookText: (stage, name, owner) => `${hookAnnotationKey(stage, name)}: ${quote(owner)}`,
+    hookId: hookAnnotationKey,
     read(obj): HookReading {
       const hooks: RawHook[] = [];
       const problems: Violation[] = [];
@@ -102,21 +103,17 @@ export function annotationCarrier(
         if (!isRecord(parent[key])) parent[key] = {};
         parent = parent[key] as Record<string, unknown>;
       }
-      // Keys are kept as found (only values change, or the key goes), so a rewrite touches no other annotation.
-      const wanted = new Map(entries.map((h) => [h.name, h.owner]));
-      const kept = new Set<string>();
+      // Keys are kept as found (only values change, or the key goes), so a rewrite touches no other annotation; an
+      // entry is its key, so another key whose name parses alike is another hook, left as it is.
+      const wanted = new Map(entries.map((h) => [h.id ?? hookAnnotationKey(stage, h.name), h.owner]));
       for (const key of Object.keys(parent)) {
         const parsed = parseHookAnnotationKey(key);
         if (!parsed || parsed.stage !== stage) continue;
-        const owner = wanted.get(parsed.name);
-        if (owner === undefined) {
-          delete parent[key];
-        } else {
-          parent[key] = owner;
-          kept.add(parsed.name);
-        }
+        const owner = wanted.get(key);
+        if (owner === undefined) delete parent[key];
+        else parent[key] = owner;
       }
-      for (const [name, owner] of wanted) if (!kept.has(name)) parent[hookAnnotationKey(stage, name)] = owner;
+      for (const [key, owner] of wanted) if (!Object.hasOwn(parent, key)) parent[key] = owner;
     },
   };
 }

@@ -12,8 +12,15 @@ export interface RawHook {
   path: string;
   namePath: string;
   ownerPath: string;
-  /** The annotation key that declares the hook (annotation carriers only). */
+  /** The annotation key that declares the hook (annotation carriers only): the hook's identity there. */
   key?: string;
+}
+
+/** A hook as a carrier writes it; `id` keeps an existing hook's identity (its annotation key). */
+export interface HookEntry {
+  name: string;
+  owner: string;
+  id?: string;
 }
 
 export interface HookReading {
@@ -39,7 +46,12 @@ export interface HookCarrier {
   stagePath(stage: Stage): string;
   /** A hook as it is written in this carrier, for fix texts: {name: X, owner: Y}, or an annotation. */
   hookText(stage: Stage, name: string, owner: string): string;
+  /**
+   * The identity of a hook named `name` as this carrier writes it: what keeps the deletion waiting, so what rules
+   * compare old and new hooks by. A list's name (the CRD's list-map key), or the annotation key "<prefix>/<name>".
+   */
+  hookId(stage: Stage, name: string): string;
   read(obj: KubeObject | null): HookReading;
   /** Replaces one stage's hooks in obj (a mutable copy). */
-  write(obj: KubeObject, stage: Stage, hooks: ReadonlyArray<{ name: string; owner: string }>): void;
+  write(obj: KubeObject, stage: Stage, hooks: readonly HookEntry[]): void;
 }

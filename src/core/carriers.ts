@@ -2,12 +2,12 @@
 import { CAPI_CARRIERS } from './capi.js';
 import { typeInvalid } from './field-errors.js';
 import { dig, isRecord } from './guards.js';
-import type { HookCarrier, HookReading, RawHook } from './carrier-types.js';
+import type { HookCarrier, HookEntry, HookReading, RawHook } from './carrier-types.js';
 import type { GroupVersionKind, Stage, Violation } from './types.js';
 
 export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
 
-export type { HookCarrier, HookReading, RawHook };
+export type { HookCarrier, HookEntry, HookReading, RawHook };
 
 function listCarrier(id: string, group: string, kind: string, live: boolean, root: readonly string[]): HookCarrier {
   const rootPath = root.join('.');
@@ -20,6 +20,7 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
     root,
     stagePath: (stage) => `${rootPath}.${stage}`,
     hookText: (_stage, name, owner) => `{name: ${name}, owner: ${owner}}`,
+    hookId: (_stage, name) => name,
     read(obj) {
       const hooks: RawHook[] = [];
       const problems: Violation[] = [];
@@ -110,6 +111,11 @@ export interface Hook {
   stage: Stage;
   index: number;
   name: string;
+  /**
+   * What the hook is, for comparing old and new hooks: the annotation key for annotation carriers (two keys whose
+   * names parse alike are two hooks, each blocking the deletion), the name for list carriers.
+   */
+  id: string;
   owner: string;
   path: string;
   ownerPath: string;
@@ -123,6 +129,7 @@ export function wellFormed(hooks: readonly RawHook[]): Hook[] {
       stage: h.stage,
       index: h.index,
       name: h.name,
+      id: h.key ?? h.name,
       owner: typeof h.owner === 'string' ? h.owner : '',
       path: h.path,
       ownerPath: h.ownerPath,

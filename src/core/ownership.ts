@@ -10,10 +10,17 @@ import type { Ownership, ReviewInput, UserInfo } from './types.js';
 export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove' });
 
 /**
- * Owners one request asks the API server about (one SubjectAccessReview each). A request removing hooks of more
- * owners gets no answer for the rest: 'unknown', which never allows a protected owner's hook to go.
+ * Owners one request asks the API server about (one SubjectAccessReview each, and one more for the wildcard probe
+ * once an owner is allowed). A request removing hooks of more owners gets no answer for the rest: 'unknown', which
+ * never allows a protected owner's hook to go.
  */
 export const MAX_OWNERS_CHECKED = 16;
+
+/**
+ * Reserved: no grant may name it, no policy may register it. RBAC is asked about it beside a real owner; an identity
+ * allowed for both holds rights over every owner name (wildcard: cluster-admin, `*`, no resourceNames), not ownership.
+ */
+export const WILDCARD_PROBE_OWNER = 'hookkeeper.io/wildcard-probe';
 
 /** The identities the policy registers for an owner, if any (own keys only: an owner may be called "constructor"). */
 export function registeredIdentities(policy: Policy, owner: string): OwnerIdentities | undefined {
@@ -43,29 +50,35 @@ export interface HookChange {
   now: Hook | undefined;
 }
 
-function byStageAndName(hooks: readonly Hook[]): Map<string, Hook> {
-  const map = new Map<string, Hook>();
-  for (const h of hooks) {
-    const key = `${h.stage}\u0000${h.name}`;
-    if (!map.has(key)) map.set(key, h);
-  }
-  return map;
-}
+const idKey = (h: Hook): string => `${h.stage}\u0000${h.id}`;
 
-/** The hooks an UPDATE removes or re-owns, stage by stage; reordering is neither. */
+/**
+ * The hooks an UPDATE removes or re-owns, stage by stage; reordering is neither. Hooks are compared by identity
+ * (Hook.id: an annotation key, a list's name), each stored hook on its own: one kept hook never stands for
+ * another of the same name. A list naming one hook twice (which its CRD refuses) keeps a stored entry only where
+ * the new list has as many entries of that name and owner.
+ */
 export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): HookChange[] {
-  const after = byStageAndName(wellFormed(hooks));
+  const first = new Map<string, Hook>();
+  const left = new Map<string, number>();
+  for (const h of wellFormed(hooks)) {
+    if (!first.has(idKey(h))) first.set(idKey(h), h);
+    const kept = `${idKey(h)}\u0000${h.owner}`;
+    left.set(kept, (left.get(kept) ?? 0) + 1);
+  }
   const out: HookChange[] = [];
-  for (const old of byStageAndName(wellFormed(oldHooks)).values()) {
-    const now = after.get(`${old.stage}\u0000${old.name}`);
-    if (!now || now.owner !== old.owner) out.push({ old, now });
+  for (const old of wellFormed(oldHooks)) {
+    const kept = `${idKey(old)}\u0000${old.owner}`;
+    const n = left.get(kept) ?? 0;
+    if (n > 0) left.set(kept, n - 1);
+    else out.push({ old, now: first.get(idKey(old)) });
   }
   return out;
 }
 
 /** The hooks a request adds: well-formed hooks the stored object did not have in that stage with that owner. */
 export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): Hook[] {
-  const key = (h: Hook): string => `${h.stage}\u0000${h.name}\u0000${h.owner}`;
+  const key = (h: Hook): string => `${idKey(h)}\u0000${h.owner}`;
   const before = new Set(wellFormed(oldHooks).map(key));
   return wellFormed(hooks).filter((h) => !before.has(key(h)));
 }
@@ -144,6 +157,20 @@ export function grantCommand(owner: string, user?: UserInfo): string {
     `--resource-name=${shellWord(owner)} && kubectl create clusterrolebinding ${binding} --clusterrole=${role} ${subject}`
   );
 }
+
+/**
+ * What a wildcard denial says after `RBAC lets "<user>"`, up to the grant command: why those rights do not
+ * count and what does. Both engines print it (src/core/cel/owner-messages.ts).
+ */
+export function wildcardDenialWords(breakGlass: string): string {
+  return (
+    ' act for every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
+    `(${breakGlass}) or one whose grant names the owner; to let an identity act for it: `
+  );
+}
+
+/** The wildcardGrants: warn warning's head, before `<user> may <verb> <stage> hook <name> of <owner>; audited`. */
+export const WILDCARD_WARNING_HEAD = 'wildcard RBAC: ';
 
 /** The grant that protects an owner, in a few words (a warning has 120 characters). */
 export function grantShort(owner: string): string {

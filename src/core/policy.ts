@@ -82,6 +82,11 @@ export type UnverifiedRemoval = 'allow' | 'warn' | 'deny';
 
 export const UNVERIFIED_REMOVAL_VALUES: readonly UnverifiedRemoval[] = ['allow', 'warn', 'deny'];
 
+/** What a removal allowed by wildcard RBAC rights alone (remove on every hook owner) gets: refused, or warned. */
+export type WildcardGrants = 'deny' | 'warn';
+
+export const WILDCARD_GRANTS_VALUES: readonly WildcardGrants[] = ['deny', 'warn'];
+
 export interface Policy {
   enforcement: Readonly<Record<RuleId, Enforcement>>;
   /** Hook names that may only carry their registered owner. */
@@ -98,11 +103,24 @@ export interface Policy {
    * nothing verifies: allowed silently, allowed with a warning and an audit annotation, or denied.
    */
   unverifiedRemoval: UnverifiedRemoval;
+  /**
+   * RBAC that lets an identity remove every hook owner (cluster-admin, `*` verbs or resources, no resourceNames) is
+   * not ownership: a removal it alone allows is denied, or allowed with a warning and an audit annotation.
+   */
+  wildcardGrants: WildcardGrants;
   /** Identities that may remove any hook; every such removal is allowed with a warning and audited. */
   breakGlass: { users: readonly string[]; groups: readonly string[] };
   defaultHooks: readonly DefaultHookRule[];
   children: readonly ChildRule[];
+  /**
+   * At most this many hooks in one stage (rule hook-count): the Machine CRDs set no maxItems, and native mode's CEL
+   * must stay inside the API server's cost budget for every object the policy admits.
+   */
+  maxHooksPerStage: number;
 }
+
+/** The largest maxHooksPerStage a policy may set: native evaluation of 1,000 hooks a stage is measured within budget. */
+export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
 
 export function serviceAccountUsername(sa: ServiceAccountRef): string {
   return `system:serviceaccount:${sa.namespace}:${sa.name}`;

@@ -8,6 +8,8 @@ import { childParentRule } from './rules/children-parent.js';
 import { crdSchemaRule } from './rules/crd-schema.js';
 import { defaultHooksRule } from './rules/default-hooks.js';
 import { deletionFreezeRule } from './rules/deletion-freeze.js';
+import { hookCountRule } from './rules/hook-count.js';
+import { missingDefaultHookRule } from './rules/missing-default-hook.js';
 import { hookNamingRule } from './rules/naming.js';
 import { orphanedOwnerRule } from './rules/orphaned-owner.js';
 import { ownerOnlyRemovalRule } from './rules/owner-only-removal.js';
@@ -21,11 +23,13 @@ import type { Enforcement, Source } from './types.js';
 /** In evaluation order: a decision lists violations rule by rule in this order. */
 export const RULES = [
   hookNamingRule,
+  hookCountRule,
   singleOwnerRule,
   ownerOnlyRemovalRule,
   deletionFreezeRule,
   ownerReferencesRule,
   defaultHooksRule,
+  missingDefaultHookRule,
   capiMigrationRule,
   childOwnerReferenceRule,
   childParentRule,

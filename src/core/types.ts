@@ -41,12 +41,18 @@ export interface ReviewContext {
   ownership?: Ownership;
 }
 
+export type OwnerAccess = 'allowed' | 'wildcard' | 'denied' | 'unknown';
+
 /** What the cluster's RBAC says about hook owners (src/core/ownership.ts). */
 export interface Ownership {
   /** Owners protected by an RBAC grant in the object's namespace or cluster-wide (the transport's RBAC index). */
   granted: ReadonlySet<string>;
-  /** Whether the requesting user may act for each owner asked about (SubjectAccessReview); 'unknown' = could not ask. */
-  access: Readonly<Record<string, 'allowed' | 'denied' | 'unknown'>>;
+  /**
+   * Whether the requesting user may act for each owner asked about (SubjectAccessReview): 'allowed' through a grant
+   * naming it, 'wildcard' when RBAC also allows the reserved probe owner (rights over every owner, not ownership),
+   * 'unknown' when it could not be asked (nor, for an allowed owner, the probe).
+   */
+  access: Readonly<Record<string, OwnerAccess>>;
   /**
    * The transport has listed every RBAC collection, so an owner missing from `granted` is known to be unprotected.
    * False (just started, or RBAC cannot be listed): any owner may be protected, so its removal is never allowed as

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { mutatingWebhookCondition } from '../core/cel/default-hooks.js';
+import type { Policy } from '../core/policy.js';
 import { AppError } from '../errors.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -21,7 +23,16 @@ export interface RenderOptions {
   /** metadata.name of both configurations (default: the base's, "hookkeeper"). */
   name?: string;
   failurePolicy?: { validating?: FailurePolicy; mutating?: FailurePolicy };
+  /**
+   * The namespace hookkeeper runs in, the only one no webhook guards (the way back from a broken webhook must stay
+   * open): the Service's namespace, or with a url the one given here; none with a url alone (hookkeeper runs outside
+   * the cluster), so every namespace is guarded.
+   */
+  namespace?: string;
+  /** Replaces the namespace exclusion above. */
   namespaceSelector?: LabelSelector;
+  /** The policy whose default-hook rules the mutating webhook's matchCondition selects (default: the base's, the embedded default policy's). */
+  policy?: Policy;
 }
 
 export type ClientConfig =
@@ -52,6 +63,12 @@ const WEBHOOK_CONFIGURATION_FILES = {
 export function renderWebhookConfigurations(opts: RenderOptions): WebhookConfiguration[] {
   checkCaBundle(opts.caBundle);
   const clientConfig = endpoint(opts);
+  const namespace = opts.service?.namespace ?? opts.namespace;
+  const selector: LabelSelector | undefined =
+    opts.namespaceSelector ??
+    (namespace === undefined
+      ? undefined
+      : { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [namespace] }] });
   return (['validating', 'mutating'] as const).map((which) => {
     const config = loadBase(which);
     if (opts.name !== undefined) config.metadata.name = opts.name;
@@ -59,7 +76,10 @@ export function renderWebhookConfigurations(opts: RenderOptions): WebhookConfigu
       webhook.clientConfig = clientConfig(basePath(webhook, which));
       const policy = opts.failurePolicy?.[which];
       if (policy !== undefined) webhook.failurePolicy = policy;
-      if (opts.namespaceSelector !== undefined) webhook.namespaceSelector = structuredClone(opts.namespaceSelector);
+      if (selector === undefined) delete webhook.namespaceSelector;
+      else webhook.namespaceSelector = structuredClone(selector);
+      if (which === 'mutating' && opts.policy !== undefined)
+        webhook['matchConditions'] = [mutatingWebhookCondition(opts.policy)];
     }
     return config;
   });

@@ -1,8 +1,11 @@
 // May this identity act for hook owner O? A SubjectAccessReview (authorization.k8s.io/v1) for verb `remove` on
-// `hookowners.hookkeeper.io` named O, in the object's namespace, answered from a short cache when it can be and
-// always within a time budget: anything but the API server's own answer is 'unknown', which the core never turns
-// into an allow of a protected owner's hook. https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access
+// `hookowners.hookkeeper.io` named O, in the object's namespace, and, when some owner is allowed, the same for the
+// reserved probe owner: allowed for both is wildcard rights, not a grant naming O. Answered from a short cache when it
+// can be and always within a time budget: anything but the API server's own answer is 'unknown', which the core never
+// turns into an allow of a protected owner's hook. https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access
 import { isRecord } from '../core/guards.js';
+import { MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../core/ownership.js';
+import type { OwnerAccess } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { RequestTimeout, withDeadline } from './deadline.js';
 import { type ApiPost, type ClusterAccess, pooledGet } from './http-get.js';
@@ -41,14 +44,16 @@ export interface AccessReviewOptions {
 
 export interface AccessReviewer {
   /**
-   * One answer per owner for `subject` in `namespace` (undefined: a cluster-scoped object), within the budget
-   * whatever the API server does. The empty owner has no name to grant: 'denied', and no request is sent.
+   * One answer per owner for `subject` in `namespace` (undefined: a cluster-scoped object), within one budget
+   * whatever the API server does: the first MAX_OWNERS_CHECKED distinct owners are asked about (the rest 'unknown'),
+   * then the probe owner once if any came back allowed, making those 'wildcard' (probe allowed) or 'unknown' (probe
+   * not answered). The empty owner has no name to grant: 'denied', and no request is sent.
    */
   review(
     subject: AccessSubject,
     owners: readonly string[],
     namespace: string | undefined,
-  ): Promise<Record<string, Access>>;
+  ): Promise<Record<string, OwnerAccess>>;
   /** Cached answers now held (for tests and metrics). */
   size(): number;
   /** Closes the kept-alive connections. */
@@ -151,11 +156,39 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
   return {
     async review(subject, owners, namespace) {
       const unique = [...new Set(owners)];
-      const answers = unique.map((o) => [o, one(subject, o, namespace)] as const);
-      // Each pending answer is a question asked now or earlier under its own deadline of budgetMs: all have settled
-      // within the budget of this call, whatever the API server does.
-      const settled = await Promise.all(answers.map(async ([o, a]) => [o, await a] as const));
-      return Object.fromEntries(settled);
+      const asked = unique.slice(0, MAX_OWNERS_CHECKED);
+      let timer: NodeJS.Timeout | undefined;
+      let expired: Promise<Access> | undefined;
+      // One budget for the whole review, started by the first question not answered from the cache: the race, not
+      // only the request's own abort, bounds the wait (a POST that ignores its signal cannot hold it).
+      const within = (a: Promise<Access> | Access): Promise<Access> | Access => {
+        if (typeof a === 'string') return a;
+        expired ??= new Promise<Access>((resolve) => {
+          timer = setTimeout(() => resolve('unknown'), budgetMs);
+        });
+        return Promise.race([a, expired]);
+      };
+      // Asked as soon as the first owner comes back allowed, not after the slowest answer.
+      let probing: Promise<Access> | Access | undefined;
+      const probeIfAllowed = (a: Access): Access => {
+        if (a === 'allowed') probing ??= one(subject, WILDCARD_PROBE_OWNER, namespace);
+        return a;
+      };
+      try {
+        const answers: Array<readonly [string, OwnerAccess]> = await Promise.all(
+          asked.map(async (o) => {
+            const a = one(subject, o, namespace);
+            return [o, await within(typeof a === 'string' ? probeIfAllowed(a) : a.then(probeIfAllowed))] as const;
+          }),
+        );
+        for (const o of unique.slice(MAX_OWNERS_CHECKED)) answers.push([o, 'unknown']);
+        if (!answers.some(([, a]) => a === 'allowed')) return Object.fromEntries(answers);
+        const probe = await within(probing ?? one(subject, WILDCARD_PROBE_OWNER, namespace));
+        const named: OwnerAccess = probe === 'denied' ? 'allowed' : probe === 'allowed' ? 'wildcard' : 'unknown';
+        return Object.fromEntries(answers.map(([o, a]) => [o, a === 'allowed' ? named : a]));
+      } finally {
+        clearTimeout(timer);
+      }
     },
     size: () => cache.size,
     close() {

@@ -1,24 +1,12 @@
-// What native policies match, mirroring the webhook registration (webhook-config/base): the carriers' resources,
-// every namespace but kube-system and hookkeeper's own, and not a deleting object's finalizer-only last removal.
+// What native policies match, mirroring the webhook registration (webhook-config/base): the carriers' resources in
+// every namespace, and not a deleting object's finalizer-only last removal. No namespace is left open: the webhook
+// leaves the one it runs in open so that a broken webhook can be fixed; the API server's own policies depend on no
+// pod, and are fixed by editing or deleting them (cluster-scoped objects no policy here matches).
 import type { HookCarrier } from '../core/carriers.js';
 import type { LabelSelector } from '../core/policy.js';
 import { KNOWN_RESOURCES } from '../kube/resources.js';
 
 export const LABELS = Object.freeze({ 'app.kubernetes.io/name': 'hookkeeper' });
-
-/** The namespaces the webhook never guards, so the way back from a broken policy stays open. */
-export const EXCLUDED_NAMESPACES = Object.freeze(['kube-system', 'hookkeeper']);
-
-/**
- * The namespaces above, as every ValidatingAdmissionPolicy's first matchCondition rather than a namespaceSelector: the
- * API server parses a policy's namespaceSelector again for every request it sees, whatever the policy's resources
- * (about 5 µs a policy here, measured with pprof under figure 5's load), and evaluates conditions only for the
- * policies whose resources match. The namespace label the selector read (kubernetes.io/metadata.name) is the name.
- */
-export const NOT_EXCLUDED_NAMESPACE = Object.freeze({
-  name: 'not-excluded-namespace',
-  expression: `!(request.namespace in ${JSON.stringify(EXCLUDED_NAMESPACES)})`,
-});
 
 /**
  * The one matchCondition of the UPDATE webhook, and one of every native ValidatingAdmissionPolicy (webhook-config/base and
@@ -52,13 +40,9 @@ export function resourceRule(carrier: HookCarrier, plural: string, operations: r
   return { apiGroups: [carrier.group], apiVersions: ['*'], resources: [plural], operations: [...operations] };
 }
 
+/** The namespaces a default-hook rule names, or every namespace. */
 export function namespaceSelector(only?: readonly string[]): LabelSelector {
-  return {
-    matchExpressions: [
-      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...EXCLUDED_NAMESPACES] },
-      ...(only && only.length > 0
-        ? [{ key: 'kubernetes.io/metadata.name', operator: 'In' as const, values: [...only] }]
-        : []),
-    ],
-  };
+  return only && only.length > 0
+    ? { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...only] }] }
+    : {};
 }

@@ -1,5 +1,6 @@
 // The mutating side: one MutatingAdmissionPolicy (JSONPatch) and binding per default-hook rule and live carrier
 // it selects, matching the rule's kinds, namespaces, labels and operations in the policy's match constraints.
+import { DEFAULT_HOOK_CONDITION_NAME, newlySelectedCel } from '../core/cel/default-hooks.js';
 import { CARRIERS } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { defaultHooksRule } from '../core/rules/default-hooks.js';
@@ -52,6 +53,18 @@ export function mutatingObjects(
             ...(rule.match.labelSelector ? { objectSelector: structuredClone(rule.match.labelSelector) } : {}),
             resourceRules: [resourceRule(carrier, plural, rule.operations)],
           },
+          // The objectSelector matches the stored labels or the new ones: on UPDATE, only an object the update makes
+          // match, not deleting, gets the hook, as the webhook decides (src/core/rules/default-hooks.ts).
+          ...(rule.operations.includes('UPDATE')
+            ? {
+                matchConditions: [
+                  {
+                    name: DEFAULT_HOOK_CONDITION_NAME,
+                    expression: `request.operation == 'CREATE' || (${newlySelectedCel(rule, false)})`,
+                  },
+                ],
+              }
+            : {}),
           variables: variables.map((v) => ({ ...v })),
           mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: jsonPatch } }],
         },

@@ -3,16 +3,17 @@
 // is silent (render prints the sentences; the README lists them) and the e2e corpus excuses a difference only where
 // a divergence covers that very request.
 import { carrierFor, wellFormed } from '../core/carriers.js';
-import { isRecord, metadata } from '../core/guards.js';
-import { deepEqual } from '../core/finalizers.js';
 import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { ReviewInput, RuleId } from '../core/types.js';
 
 export interface Divergence {
-  /** The rule whose decision or words differ; 'messages' for what the API server does to every rule's words. */
-  rule: RuleId | 'messages';
+  /**
+   * The rule whose decision or words differ; 'messages' for what the API server does to every rule's words;
+   * 'namespaces' for what the registrations, not the rules, leave unguarded.
+   */
+  rule: RuleId | 'messages' | 'namespaces';
   /** One sentence; render prints `<rule>: <text>`. */
   text: string;
   /**
@@ -60,25 +61,21 @@ function addsUnregistered(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
-/** A stage of the new object naming one hook twice. */
+/**
+ * A stage of the new object, or of the stored one on UPDATE, naming one hook twice: CEL indexes both by identity
+ * (Hook.id), so a list with a name twice fails the index. Annotation keys are unique, so never on Cluster API.
+ */
 function namesAHookTwice(input: ReviewInput): boolean {
-  const seen = new Set<string>();
-  for (const h of hooksOf(input, 'object')) {
-    const key = `${h.stage}\u0000${h.name}`;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
-}
-
-/** An UPDATE whose labels change: the stored and the new labels may select differently. */
-function labelsChange(input: ReviewInput): boolean {
-  if (input.operation !== 'UPDATE' || input.object === null || input.oldObject === null) return false;
-  const labels = (o: typeof input.object) => {
-    const l = metadata(o)['labels'];
-    return isRecord(l) ? l : {};
+  const twice = (hooks: ReturnType<typeof hooksOf>): boolean => {
+    const seen = new Set<string>();
+    for (const h of hooks) {
+      const key = `${h.stage}\u0000${h.id}`;
+      if (seen.has(key)) return true;
+      seen.add(key);
+    }
+    return false;
   };
-  return !deepEqual(labels(input.object), labels(input.oldObject));
+  return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
 }
 
 export function divergences(policy: Policy): Divergence[] {
@@ -101,7 +98,7 @@ export function divergences(policy: Policy): Divergence[] {
     }
     out.push({
       rule: 'owner-only-removal',
-      text: `RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
+      text: `RBAC is asked about at most ${MAX_OWNERS_CHECKED} owners per request, as by the webhook, each through CEL's authorizer in the request's namespace; a removal allowed by the registry or RBAC leaves no hook-removal audit annotation, and break-glass, wildcard (wildcardGrants: warn) and unverified removals are audited through the binding's Audit action (validation.policy.admission.k8s.io/validation_failure), not the webhook's keys`,
     });
     out.push({
       rule: 'owner-only-removal',
@@ -118,7 +115,7 @@ export function divergences(policy: Policy): Divergence[] {
   if (on('single-owner')) {
     out.push({
       rule: 'single-owner',
-      text: 'a stage naming one hook twice cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the CRDs\' list-map key refuses it first)',
+      text: 'a Machine API stage naming one hook twice, in the object or the stored object, cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the Machine API CRDs\' list-map key refuses such objects first); Cluster API hooks are indexed by annotation key, which is unique',
       verdictDiffers: namesAHookTwice,
     });
   }
@@ -129,19 +126,13 @@ export function divergences(policy: Policy): Divergence[] {
     });
   }
   out.push({
+    rule: 'namespaces',
+    text: "the native policies guard every namespace: they depend on no pod, so none has to stay open; a webhook leaves open only the namespace it runs in (webhook-config render --namespace, the Helm release's namespace, the kustomize base's hookkeeper), so in both modes a Machine there is guarded by these policies alone",
+  });
+  out.push({
     rule: 'messages',
     text: "the API server reports only the first failing validation, so where the webhook joins several violations ('a; b') native mode names the first; warnings come one per validation (one per owner for unverified removals, one per request for break-glass) rather than one per hook; the API server prefixes each with the policy and binding names and, once they pass 4,096 characters in all, cuts each to 256 (the webhook cuts each to 120 itself)",
   });
-  if (
-    on('default-hooks') &&
-    policy.defaultHooks.some((r) => r.operations.includes('UPDATE') && r.match.labelSelector)
-  ) {
-    out.push({
-      rule: 'default-hooks',
-      text: "on UPDATE a MutatingAdmissionPolicy's objectSelector matches the stored object's labels or the new ones; the webhook looks at the new object's only",
-      verdictDiffers: labelsChange,
-    });
-  }
   return out;
 }
 

@@ -7,7 +7,7 @@ import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { Enforcement, KubeObject } from '../core/types.js';
-import { LABELS, NOT_EXCLUDED_NAMESPACE, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
+import { LABELS, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
 import type { ApiVersions } from './version.js';
 
 export type Group = 'deny' | 'warn' | 'break-glass';
@@ -163,7 +163,7 @@ export function validatingObjects(
             matchPolicy: 'Equivalent',
             resourceRules: [resourceRule(carrier, plural, operationsOf(bucket))],
           },
-          matchConditions: [{ ...NOT_EXCLUDED_NAMESPACE }, { ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
+          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
           variables: reachable(
             bucket.variables,
             bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),

@@ -1,17 +1,28 @@
-// `validate --old-ref REF`: the same input paths as they were at a git revision, so a pull request is judged
-// as the UPDATE it will be. Two git processes whatever the number of files: ls-tree, then one cat-file --batch.
+// `validate --old-ref REF`: the manifests as they were at a git revision, so a pull request is judged as the UPDATE
+// it will be. Two git processes whatever the number of files: ls-tree, then one cat-file --batch.
 import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
-import { displayPath, isManifestName, STDIN, type InputFile } from './inputs.js';
+import { displayPath, isManifestName, READ_AT_ONCE_BYTES, STDIN, type InputFile } from './inputs.js';
 
-function git(args: readonly string[], cwd: string, input?: string): Promise<Buffer> {
+/** Thrown (as a usage error) when git's output passes `maxOutput`: the process is killed, the output dropped. */
+class TooMuch extends AppError {}
+
+function git(args: readonly string[], cwd: string, input?: string, maxOutput = Infinity): Promise<Buffer> {
   return new Promise((resolveRun, reject) => {
     const child = spawn('git', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
+    let received = 0;
+    child.stdout.on('data', (c: Buffer) => {
+      if (received > maxOutput) return;
+      received += c.length;
+      if (received <= maxOutput) return void out.push(c);
+      out.length = 0;
+      child.kill();
+      reject(new TooMuch('USAGE', `git ${args[0] ?? ''} printed more than ${maxOutput} bytes`));
+    });
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', (cause) => reject(new AppError('USAGE', `cannot run git: ${cause.message}`, { cause })));
     child.on('close', (code) => {
@@ -47,19 +58,61 @@ function parseBatch(out: Buffer): Buffer[] {
   return blobs;
 }
 
+/** How much `--old-ref` reads at a revision: the bound on a file read at once, and a count that keeps git's work bounded. */
+export interface RefLimits {
+  /** The manifest files' bytes. */
+  maxBytes: number;
+  /** The manifest files. */
+  maxFiles: number;
+  /** The revision's file listing (every file, manifest or not): a huge repository is refused while it is listed. */
+  maxListingBytes: number;
+}
+
+export const REF_LIMITS: RefLimits = Object.freeze({
+  maxBytes: READ_AT_ONCE_BYTES,
+  maxFiles: 50_000,
+  maxListingBytes: READ_AT_ONCE_BYTES,
+});
+
+interface Entry {
+  oid: string;
+  path: string;
+  size: number;
+  searchOnly: boolean;
+}
+
+function hiddenBelow(path: string, dir: string): boolean {
+  return path
+    .slice(dir.length)
+    .split('/')
+    .some((part) => part.startsWith('.'));
+}
+
+function size(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${n} bytes`;
+}
+
 /**
- * The files under `paths` (as given on the command line) at `ref`: a directory contributes its manifest files
- * (as expandPaths does in the working tree), a file itself; paths absent at `ref` contribute nothing. File
- * names are shown as "REF:path".
+ * Every manifest file at `ref`, for finding old versions by identity whatever file (or stream) holds the new one:
+ * the whole repository's *.yaml, *.yml and *.json, hidden entries skipped, as a directory walk skips them. Files
+ * under `paths` (as given on the command line; a file named there is read whatever its name) are the old set proper,
+ * whose objects missing from the inputs are deletions; the others are `searchOnly`. Names are shown as "REF:path".
+ * Refused, before anything is read, when the files add up to more than `limits`.
  */
-export async function readAtRef(ref: string, paths: readonly string[], cwd: string): Promise<InputFile[]> {
+export async function readAtRef(
+  ref: string,
+  paths: readonly string[],
+  cwd: string,
+  limits: Partial<RefLimits> = {},
+): Promise<InputFile[]> {
+  const { maxBytes, maxFiles, maxListingBytes } = { ...REF_LIMITS, ...limits };
   const top = await gitToplevel(cwd);
   try {
     await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top);
   } catch {
     throw new AppError('USAGE', `--old-ref: ${JSON.stringify(ref)} is not a commit in ${top}`);
   }
-  const explicit = new Map<string, string>();
+  const explicit = new Set<string>();
   for (const p of paths.filter((x) => x !== STDIN)) {
     // The working tree may be reached through a symlink; git reports the real path of the top level.
     const abs = resolve(cwd, p);
@@ -67,34 +120,45 @@ export async function readAtRef(ref: string, paths: readonly string[], cwd: stri
     const rel = relative(top, real);
     if (rel.startsWith('..') || isAbsolute(rel))
       throw new AppError('USAGE', `--old-ref: ${p} is outside the git repository ${top}`);
-    explicit.set(rel.split(sep).join('/'), abs);
+    explicit.add(rel.split(sep).join('/'));
   }
-  if (explicit.size === 0) return [];
   const listing = (
-    await git(['ls-tree', '-r', '-z', ref, '--', ...[...explicit.keys()].map((r) => (r === '' ? '.' : r))], top)
+    await git(['ls-tree', '-r', '-l', '-z', ref], top, undefined, maxListingBytes).catch((err: unknown) => {
+      if (!(err instanceof TooMuch)) throw err;
+      throw new AppError(
+        'USAGE',
+        `--old-ref: the file listing of ${ref} is larger than the ${size(maxListingBytes)} validate reads to find old versions; ` +
+          'give the old manifests with --old PATH instead (e.g. rendered at the base revision)',
+      );
+    })
   ).toString();
-  const entries: Array<{ oid: string; path: string }> = [];
+  const entries: Entry[] = [];
+  let bytes = 0;
   for (const line of listing.split('\0')) {
-    const m = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(line);
+    // Symbolic links (120000) and submodules (commit) hold no manifest text at the revision.
+    const m = /^100\d{3} blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
     if (!m) continue;
-    const path = m[2] as string;
-    if (explicit.has(path)) {
-      entries.push({ oid: m[1] as string, path });
-      continue;
-    }
-    // Below a named directory, hidden entries are skipped as in the working tree.
-    const dir = [...explicit.keys()].find((k) => k === '' || path.startsWith(`${k}/`)) ?? '';
-    const hidden = path
-      .slice(dir.length)
-      .split('/')
-      .some((part) => part.startsWith('.'));
-    if (isManifestName(path) && !hidden) entries.push({ oid: m[1] as string, path });
+    const path = m[3] as string;
+    const named = explicit.has(path);
+    const dir = named ? path : [...explicit].find((k) => k === '' || path.startsWith(`${k}/`));
+    if (!named && (!isManifestName(path) || hiddenBelow(path, dir ?? ''))) continue;
+    const entry = { oid: m[1] as string, path, size: Number(m[2]), searchOnly: dir === undefined };
+    entries.push(entry);
+    bytes += entry.size;
   }
+  if (bytes > maxBytes || entries.length > maxFiles)
+    throw new AppError(
+      'USAGE',
+      `--old-ref: the manifests at ${ref} hold ${bytes > maxBytes ? `${size(bytes)} in ` : ''}${entries.length} files, ` +
+        `more than the ${bytes > maxBytes ? size(maxBytes) : `${maxFiles} files`} validate reads to find old versions; ` +
+        'give the old manifests with --old PATH instead (e.g. rendered at the base revision)',
+    );
   if (entries.length === 0) return [];
   const blobs = parseBatch(await git(['cat-file', '--batch'], top, entries.map((e) => `${e.oid}\n`).join('')));
   const realCwd = await realpath(cwd).catch(() => cwd);
   return entries.map((e, i) => ({
     file: `${ref}:${displayPath(resolve(top, e.path), realCwd)}`,
     text: (blobs[i] ?? Buffer.alloc(0)).toString('utf8'),
+    ...(e.searchOnly ? { searchOnly: true } : {}),
   }));
 }

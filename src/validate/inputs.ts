@@ -18,12 +18,17 @@ export const MANIFEST_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json']
 export const MAX_DOCUMENT_BYTES = 3 * 1024 * 1024;
 
 /** Files up to this size are read at once; larger ones, and what is not a regular file, line by line under the bound. */
-const READ_AT_ONCE_BYTES = 64 * 1024 * 1024;
+export const READ_AT_ONCE_BYTES = 64 * 1024 * 1024;
 
 export interface InputFile {
   /** As shown in output: relative to the working directory when inside it. */
   file: string;
   text: string;
+  /**
+   * Old manifests only: searched for old versions, but not the old set proper, so an object here that the inputs
+   * lack is no deletion (--old-ref's files outside the given paths). What cannot be read here is noted, not fatal.
+   */
+  searchOnly?: boolean;
 }
 
 export function isManifestName(name: string): boolean {

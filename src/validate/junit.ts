@@ -1,6 +1,13 @@
 // `validate --output junit`: one testcase per object (a failure per denied object), grouped in one testsuite
 // per file, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) render as test results.
-import { describeObject, type DeletionResult, type Finding, type ObjectResult, type ValidateReport } from './report.js';
+import {
+  describeObject,
+  findingPlace,
+  type DeletionResult,
+  type Finding,
+  type ObjectResult,
+  type ValidateReport,
+} from './report.js';
 
 /** XML 1.0 allows neither these characters nor lone surrogates, even escaped. */
 const INVALID_XML =
@@ -17,7 +24,7 @@ export function escapeXml(text: string): string {
 }
 
 function findingText(f: Finding): string {
-  return `${f.rule} ${f.path}${f.line === undefined ? '' : ` (line ${f.line})`}: ${f.message}${f.fix ? `\nfix: ${f.fix}` : ''}`;
+  return `${f.rule} ${f.path}${findingPlace(f)}: ${f.message}${f.fix ? `\nfix: ${f.fix}` : ''}`;
 }
 
 interface Case {
@@ -39,6 +46,7 @@ function cases(report: ValidateReport, showPatches: boolean): Case[] {
     out: [
       ...r.findings.filter((f) => f.severity === 'warn').map((f) => `warning: ${findingText(f)}`),
       ...r.notices.map((n) => `notice: ${n}`),
+      ...r.notes.map((n) => `note: ${n}`),
       ...(showPatches && r.patch.length > 0
         ? [`patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `change: ${c}`)]
         : []),

@@ -16,8 +16,13 @@ export interface Finding {
   severity: Severity;
   /** Field path in the API server's notation: spec.lifecycleHooks.preDrain[1].name. */
   path: string;
-  /** 1-based line of the field (or of its nearest present parent) in the file. */
+  /** 1-based line of the field (or of its nearest present parent) in the new object's file. */
   line?: number;
+  /**
+   * Set instead of `line` when the finding is about something only the old version has (a removed hook): where
+   * that is, in the old object's file.
+   */
+  old?: { file: string; line?: number };
   message: string;
   fix?: string;
   hook?: HookRef;
@@ -44,6 +49,13 @@ export interface ObjectResult extends Location {
   object: ObjectRef;
   /** CREATE, or UPDATE when an old version was found; an AdmissionReview's own operation. */
   operation: Operation;
+  /** Where the old version was found (a manifest judged as UPDATE). */
+  old?: Location;
+  /**
+   * Set for a manifest when old manifests were given (--old, --old-ref): whether its old version was found. False
+   * means judged as a CREATE because nothing old had its identity (a renamed object, or old manifests not given).
+   */
+  oldVersionFound?: boolean;
   source: 'manifest' | 'AdmissionReview';
   allowed: boolean;
   findings: Finding[];
@@ -53,6 +65,8 @@ export interface ObjectResult extends Location {
   patch: PatchOperation[];
   /** The same change in words. */
   changes: string[];
+  /** What the reviewer should know about how the object was judged: no old version found, a namespace missing. */
+  notes: string[];
 }
 
 /** An object in the old manifests with no counterpart in the new ones. */
@@ -87,4 +101,10 @@ export function fieldPathKeys(path: string): Array<string | number> {
 export function describeObject(o: ObjectRef): string {
   const where = [o.namespace, o.name ?? '(generated name)'].filter(Boolean).join('/');
   return `${o.kind} ${where}`;
+}
+
+/** " (line 12)" in the new object's file, or " (old: REF:path:12)" for something only the old version has. */
+export function findingPlace(f: Finding): string {
+  if (f.old) return ` (old: ${f.old.file}${f.old.line === undefined ? '' : `:${f.old.line}`})`;
+  return f.line === undefined ? '' : ` (line ${f.line})`;
 }

@@ -1,6 +1,7 @@
 // `hookkeeper validate` as a library: manifests in, ValidateReport out, through the webhook's own path
 // (handle('review'): mutate, then validate the mutated object), plus the CRD schema when given.
 import { handle } from '../admission/handle.js';
+import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
 import { VALIDATE_ONLY } from '../core/registry.js';
 import type { Decision, FieldError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
@@ -8,8 +9,11 @@ import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
 import type { InputFile } from './inputs.js';
-import { objectKey, subjectsOf, type Keys, type Manifest, type Subject } from './objects.js';
+import { duplicate, identityKey, OldIndex, undecidedWithoutNamespace, withNamespace } from './identity.js';
+import { subjectsOf, type Keys, type Manifest, type Origin, type Subject } from './objects.js';
+import { findingSide } from './sides.js';
 import {
+  describeObject,
   fieldPathKeys,
   REPORT_API_VERSION,
   type DeletionResult,
@@ -25,7 +29,15 @@ export interface ValidateOptions {
   policy: Policy;
   userInfo: UserInfo;
   crds?: CrdSet;
+  /** -n: the namespace of manifests that have none (namespaced kinds), as kubectl apply -n sets it. */
+  namespace?: string;
+  /** Where the old manifests came from, for notes: "at origin/main", "in --old old/". */
+  oldSource?: string;
 }
+
+/** Where a finding points: a line of the new object's file, or (about something only the old version has) the old one's. */
+type Place = Pick<Finding, 'line' | 'old'>;
+type Locate = (v: Violation, keys: Keys) => Place;
 
 /** One file's subjects; what cannot be read is added to `problems` (exit 2) rather than thrown. */
 function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
@@ -72,13 +84,14 @@ function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
   };
 }
 
-function fromViolation(v: Violation, severity: Severity, line: (keys: Keys) => number | undefined): Finding {
-  const at = line(v.keys ? [...v.keys] : fieldPathKeys(v.path));
+function fromViolation(v: Violation, severity: Severity, locate: Locate): Finding {
+  const at = locate(v, v.keys ? [...v.keys] : fieldPathKeys(v.path));
   return {
     rule: v.rule,
     severity,
     path: v.path,
-    ...(at === undefined ? {} : { line: at }),
+    ...(at.line === undefined ? {} : { line: at.line }),
+    ...(at.old === undefined ? {} : { old: at.old }),
     message: v.message,
     ...(v.fix ? { fix: v.fix } : {}),
     ...(v.hook ? { hook: v.hook } : {}),
@@ -115,7 +128,7 @@ export function rbacNote(policy: Policy): string {
 }
 
 /** The webhook's rules' findings (denials, then warnings). */
-function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined): Finding[] {
+function decisionFindings(d: Decision, line: Locate): Finding[] {
   const out: Finding[] = [];
   for (const v of d.denials) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'deny', line));
   for (const v of d.warnings) if (!VALIDATE_ONLY.has(v.rule)) out.push(fromViolation(v, 'warn', line));
@@ -129,7 +142,7 @@ function decisionFindings(d: Decision, line: (keys: Keys) => number | undefined)
  */
 function validateOnlyFindings(
   d: Decision,
-  line: (keys: Keys) => number | undefined,
+  line: Locate,
   schemaOrder: ReadonlyMap<string, number> | undefined,
 ): Finding[] {
   const out: Finding[] = [];
@@ -162,6 +175,7 @@ function reviewSubject(
   old: Manifest | undefined,
   options: ValidateOptions,
   seen: { withoutRbac: boolean },
+  oldGiven: boolean,
 ): ObjectResult {
   const base: ReviewInput =
     s.type === 'review'
@@ -183,8 +197,21 @@ function reviewSubject(
   const input: ReviewInput = options.crds
     ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } }
     : base;
-  const line = (keys: Keys): number | undefined => s.doc.lineOf([...s.pointer, ...keys]);
   const outcome = handle('review', options.policy, input);
+  const now = outcome.mutation.mutated ?? input.object;
+  // The old version's text: the old manifest's file, or the AdmissionReview's own request.oldObject.
+  const oldAt =
+    s.type === 'review'
+      ? { file: s.origin.file, lineOf: (keys: Keys) => s.doc.lineOf(['request', 'oldObject', ...keys]) }
+      : old && { file: old.origin.file, lineOf: (keys: Keys) => old.doc.lineOf([...old.pointer, ...keys]) };
+  const line: Locate = (v, keys) => {
+    if (oldAt && findingSide(v, input.kind, now, input.oldObject) === 'old') {
+      const at = oldAt.lineOf(keys);
+      return { old: { file: oldAt.file, ...(at === undefined ? {} : { line: at }) } };
+    }
+    const at = s.doc.lineOf([...s.pointer, ...keys]);
+    return at === undefined ? {} : { line: at };
+  };
   if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision)) seen.withoutRbac = true;
   const findings = decisionFindings(outcome.decision, line);
   const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
@@ -195,6 +222,19 @@ function reviewSubject(
   }
   const patch = [...outcome.mutation.patch];
   const { file, document, item } = s.origin;
+  const notes: string[] = [];
+  let oldVersionFound: boolean | undefined;
+  if (s.type === 'manifest') {
+    if (oldGiven && s.name !== undefined) {
+      oldVersionFound = old !== undefined;
+      if (!old)
+        notes.push(
+          `no old version of ${describeObject(ref(input, s.object))} was found ${options.oldSource ?? 'in the old manifests'}: judged as a CREATE`,
+        );
+    }
+    if (s.namespace === undefined)
+      notes.push(...undecidedWithoutNamespace(options.policy, s.gvk, input.operation, metadata(s.object)['labels']));
+  }
   // A List item's own line costs a positional parse of its document: only items with something to show pay it.
   const at =
     item !== undefined && (findings.length > 0 || patch.length > 0)
@@ -209,13 +249,21 @@ function reviewSubject(
     line: at,
     object: ref(input, input.object ?? input.oldObject),
     operation: input.operation,
+    ...(old ? { old: oldLocation(old) } : {}),
+    ...(oldVersionFound === undefined ? {} : { oldVersionFound }),
     source: s.type === 'review' ? 'AdmissionReview' : 'manifest',
     allowed: !findings.some((f) => f.severity === 'deny'),
     findings,
     notices: noticeTexts(outcome.decision),
     patch,
     changes: [...outcome.mutation.changes],
+    notes,
   };
+}
+
+function oldLocation(old: Manifest): Location {
+  const { file, document, item, line } = old.origin;
+  return { file, document, ...(item === undefined ? {} : { item }), line };
 }
 
 /** Old objects missing from the new set are judged as DELETE; the built-in rules allow every DELETE. */
@@ -231,9 +279,10 @@ function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult
     dryRun: false,
     source: 'validate',
   };
-  const findings = decisionFindings(handle('review', options.policy, input).decision, (keys) =>
-    old.doc.lineOf([...old.pointer, ...keys]),
-  );
+  const findings = decisionFindings(handle('review', options.policy, input).decision, (_v, keys) => {
+    const at = old.doc.lineOf([...old.pointer, ...keys]);
+    return at === undefined ? {} : { line: at };
+  });
   const { file, document, item, line } = old.origin;
   return {
     file,
@@ -252,16 +301,13 @@ export function validateInputs(
   options: ValidateOptions,
 ): ValidateReport {
   const oldProblems: Problem[] = [];
-  const oldByKey = new Map<string, Manifest>();
-  for (const f of oldFiles ?? []) {
-    // An object without a name (generateName) is always created: it has no old version to match.
-    for (const o of fileSubjects(f, oldProblems))
-      if (o.type === 'manifest' && o.name) oldByKey.set(objectKey(o.gvk, o.namespace, o.name), o);
-  }
+  const oldIndex = new OldIndex(oldFiles ?? [], options.namespace, oldProblems);
 
   const problems: Problem[] = [];
   const notes: string[] = [];
-  const firstSeen = new Map<string, Location>();
+  // Where each identity was first seen, not the manifest: holding every parsed document would undo the file-by-file
+  // reading below.
+  const firstSeen = new Map<string, Origin>();
   const results: ObjectResult[] = [];
   const seen = { withoutRbac: false };
   // File by file, so a file's parsed documents are garbage once reviewed: holding all 10,000 of a large run
@@ -270,23 +316,28 @@ export function validateInputs(
     const subjects = fileSubjects(f, problems);
     // Any unreadable input makes the run an input error (exit 2): reviewing the rest would be wasted.
     if (problems.length + oldProblems.length > 0) continue;
-    for (const s of subjects) {
-      const key = s.type === 'manifest' && s.name ? objectKey(s.gvk, s.namespace, s.name) : undefined;
+    for (const given of subjects) {
+      const s = withNamespace(given, options.namespace);
+      const key = identityKey(s);
       if (key !== undefined && s.type === 'manifest') {
         const first = firstSeen.get(key);
-        if (first)
-          notes.push(
-            `${s.gvk.kind} ${[s.namespace, s.name].filter(Boolean).join('/')} is defined twice: ${first.file} document ${first.document} and ${s.origin.file} document ${s.origin.document}`,
-          );
+        if (first) problems.push(duplicate(key, [first, s.origin]));
         else firstSeen.set(key, s.origin);
       }
-      results.push(reviewSubject(s, key === undefined ? undefined : oldByKey.get(key), options, seen));
+      const old = key === undefined ? undefined : oldIndex.find(key, oldProblems);
+      if (problems.length + oldProblems.length > 0) continue;
+      results.push(reviewSubject(s, old, options, seen, oldFiles !== undefined));
     }
   }
+  const deletions = oldIndex.deletions(new Set(firstSeen.keys()), oldProblems);
   // The new manifests' problems first: they are the ones the change being checked brings.
   if (problems.length > 0) throw inputError(problems);
   if (oldProblems.length > 0) throw inputError(oldProblems);
-  const deletions = [...oldByKey].filter(([key]) => !firstSeen.has(key)).map(([, old]) => reviewDeletion(old, options));
+  if (oldIndex.unsearched.length > 0)
+    notes.push(
+      `not searched for old versions, as they are not YAML: ${oldIndex.unsearched.join(', ')} (an object whose old version is there is judged as a CREATE)`,
+    );
+  const deleted = deletions.map((old) => reviewDeletion(old, options));
   notes.push(...(options.crds?.notes ?? []));
   if (seen.withoutRbac) notes.push(rbacNote(options.policy));
 
@@ -297,16 +348,16 @@ export function validateInputs(
     summary: {
       objects: results.length,
       allowed: results.filter((r) => r.allowed).length,
-      denied: results.filter((r) => !r.allowed).length + deletions.filter((d) => !d.allowed).length,
-      warnings: [...results, ...deletions].reduce(
+      denied: results.filter((r) => !r.allowed).length + deleted.filter((d) => !d.allowed).length,
+      warnings: [...results, ...deleted].reduce(
         (n, r) => n + r.findings.filter((f) => f.severity === 'warn').length,
         0,
       ),
       patched: results.filter((r) => r.patch.length > 0).length,
-      deletions: deletions.length,
+      deletions: deleted.length,
     },
     results,
-    deletions,
+    deletions: deleted,
     notes,
   };
 }

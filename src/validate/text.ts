@@ -1,6 +1,13 @@
 // `validate` for people: each object with something to say (where it is, what, which rule, which field, how
 // to fix it), then one summary line. Objects that pass silently stay silent, so 10,000 clean documents print one line.
-import { describeObject, type DeletionResult, type Finding, type ObjectResult, type ValidateReport } from './report.js';
+import {
+  describeObject,
+  findingPlace,
+  type DeletionResult,
+  type Finding,
+  type ObjectResult,
+  type ValidateReport,
+} from './report.js';
 
 function where(r: { file: string; line: number; document: number; item?: number }): string {
   return `${r.file}:${r.line} (document ${r.document}${r.item === undefined ? '' : `, item ${r.item}`})`;
@@ -8,20 +15,22 @@ function where(r: { file: string; line: number; document: number; item?: number 
 
 function findingLines(f: Finding): string[] {
   return [
-    `  ${f.severity} ${f.rule} ${f.path}${f.line === undefined ? '' : ` (line ${f.line})`}`,
+    `  ${f.severity} ${f.rule} ${f.path}${findingPlace(f)}`,
     `    ${f.message}`,
     ...(f.fix ? [`    fix: ${f.fix}`] : []),
   ];
 }
 
 function objectLines(r: ObjectResult, showPatches: boolean): string[] {
-  const shown = r.findings.length > 0 || r.notices.length > 0 || (showPatches && r.patch.length > 0);
+  const shown =
+    r.findings.length > 0 || r.notices.length > 0 || r.notes.length > 0 || (showPatches && r.patch.length > 0);
   if (!shown) return [];
   const state = r.allowed ? (r.patch.length > 0 ? 'allowed, patched' : 'allowed') : 'DENIED';
   return [
     `${where(r)}: ${describeObject(r.object)} [${r.operation}]: ${state}`,
     ...r.findings.flatMap(findingLines),
     ...r.notices.map((n) => `  notice: ${n}`),
+    ...r.notes.map((n) => `  note: ${n}`),
     ...(showPatches && r.patch.length > 0
       ? [`  patch: ${JSON.stringify(r.patch)}`, ...r.changes.map((c) => `  change: ${c}`)]
       : []),

@@ -46,6 +46,7 @@ describe('audit metrics', () => {
       const text = await metrics.registry.metrics();
       assert.deepEqual(metricLines(text, 'hookkeeper_audit_violations'), [
         'hookkeeper_audit_violations{rule="hook-naming"} 0',
+        'hookkeeper_audit_violations{rule="hook-count"} 0',
         'hookkeeper_audit_violations{rule="single-owner"} 0',
         'hookkeeper_audit_violations{rule="owner-only-removal"} 0',
         'hookkeeper_audit_violations{rule="deletion-freeze"} 0',

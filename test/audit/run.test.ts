@@ -383,6 +383,39 @@ describe('runAudit: hook-owner grants (ownerGrants)', () => {
     );
   });
 
+  test('the identities holding wildcard rights over hook owners are listed by name, with the binding and role', async () => {
+    const pages = rbacPages();
+    pages['roles.rbac.authorization.k8s.io'] = [
+      [
+        {
+          metadata: { name: 'everything', namespace: 'openshift-machine-api' },
+          rules: [{ apiGroups: ['hookkeeper.io'], resources: ['*'], verbs: ['*'] }],
+        },
+      ],
+    ];
+    pages['rolebindings.rbac.authorization.k8s.io'] = [
+      [
+        {
+          metadata: { name: 'ops-everything', namespace: 'openshift-machine-api' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'everything' },
+          subjects: [{ kind: 'ServiceAccount', name: 'ops', namespace: 'tools' }],
+        },
+      ],
+    ];
+    const report = await runAudit(
+      deps(fakeLister({ ...pages, 'machines.machine.openshift.io': machines }), { ownerGrants: true }),
+    );
+    assert.deepEqual(
+      report.notes.filter((n) => n.startsWith('wildcard ')),
+      [
+        'wildcard RBAC rights over hook owners (not ownership: their removals are refused under wildcardGrants: deny, ' +
+          'warned under warn; break-glass is the audited way): Group system:masters (ClusterRoleBinding cluster-admin, ' +
+          'ClusterRole cluster-admin), ServiceAccount tools/ops (RoleBinding openshift-machine-api/ops-everything, ' +
+          'Role everything)',
+      ],
+    );
+  });
+
   test('RBAC that cannot be listed: a note, and no owner judged unprotected', async () => {
     const report = await runAudit(
       deps(fakeLister({ 'machines.machine.openshift.io': machines }), { ownerGrants: true }),

@@ -55,6 +55,7 @@ const VALIDATE_REPORT: ValidateReport = {
       notices: [],
       patch: [],
       changes: [],
+      notes: [],
     },
   ],
   deletions: [],

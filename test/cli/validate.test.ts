@@ -203,12 +203,20 @@ describe('hookkeeper validate: output formats', () => {
       'file',
       'findings',
       'line',
+      'notes',
       'notices',
       'object',
+      'oldVersionFound',
       'operation',
       'patch',
       'source',
     ]);
+    assert.equal(bad?.oldVersionFound, false);
+    assert.deepEqual(bad?.notes, [
+      'no old version of Machine openshift-machine-api/worker-9 was found in --old old: judged as a CREATE',
+    ]);
+    const updated = report.results.find((x) => x.operation === 'UPDATE');
+    assert.deepEqual(updated?.old, { file: 'old/control-plane.yaml', document: 1, line: 1 });
     assert.deepEqual(bad?.object, {
       apiVersion: 'machine.openshift.io/v1beta1',
       kind: 'Machine',

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { parsePolicy } from '../../src/config/load.js';
+import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/rules/naming.js';
 import { AppError } from '../../src/errors.js';
 
@@ -207,6 +208,40 @@ describe('policy files', () => {
       assert.equal(parsePolicy(`${head}unverifiedRemoval: ${v}\n`, 'p.yaml').unverifiedRemoval, v);
     assert.deepEqual(problemsOf(`${head}unverifiedRemoval: ignore\n`), [
       { line: 3, path: '/unverifiedRemoval', message: 'must be equal to one of the allowed values: allow, warn, deny' },
+    ]);
+  });
+  test('wildcardGrants: deny by default; deny or warn; nothing else', () => {
+    const head = 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n';
+    assert.equal(DEFAULT_POLICY.wildcardGrants, 'deny');
+    assert.equal(parsePolicy(head, 'p.yaml').wildcardGrants, 'deny');
+    for (const v of ['deny', 'warn'] as const)
+      assert.equal(parsePolicy(`${head}wildcardGrants: ${v}\n`, 'p.yaml').wildcardGrants, v);
+    assert.deepEqual(problemsOf(`${head}wildcardGrants: allow\n`), [
+      { line: 3, path: '/wildcardGrants', message: 'must be equal to one of the allowed values: deny, warn' },
+    ]);
+  });
+
+  test('the reserved wildcard probe owner cannot be registered, reserved or given to a default hook', () => {
+    const probe = WILDCARD_PROBE_OWNER;
+    const text = [
+      'apiVersion: hookkeeper.io/v1alpha1',
+      'kind: Policy',
+      'owners:',
+      `  ${probe}: {users: [alice]}`,
+      'reservedHooks:',
+      `  - {name: Probe, owner: ${probe}}`,
+      'defaultHooks:',
+      '  - name: probe',
+      '    match: {kinds: [{group: machine.openshift.io, kind: Machine}]}',
+      '    stage: preDrain',
+      `    hook: {name: Probe, owner: ${probe}}`,
+      '',
+    ].join('\n');
+    const reserved = `${probe} is reserved: hookkeeper asks RBAC about it to tell wildcard rights from a grant naming an owner`;
+    assert.deepEqual(problemsOf(text), [
+      { line: 4, path: `/owners/${probe.replace('/', '~1')}`, message: reserved },
+      { line: 6, path: '/reservedHooks/0/owner', message: reserved },
+      { line: 11, path: '/defaultHooks/0/hook/owner', message: reserved },
     ]);
   });
 });

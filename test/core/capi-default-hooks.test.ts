@@ -59,6 +59,35 @@ describe('default-hooks for Cluster API Machines', () => {
     assert.deepEqual(wirePatch(out.result), [{ op: 'replace', path: ETCD_PATH, value: 'clusteroperator/etcd' }]);
   });
 
+  test('the hook is its "<prefix>/<name>" key: a key that only starts with the prefix and parses to its name is another hook', () => {
+    const name = `${PRE_DRAIN}.quorum`;
+    const key = `${PRE_DRAIN}/${name}`;
+    const p = capiPolicy(
+      [
+        '  - name: capi-quorum',
+        '    match:',
+        '      kinds: [{group: cluster.x-k8s.io, kind: Machine}]',
+        '    operations: [CREATE]',
+        '    stage: preDrain',
+        `    hook: {name: ${name}, owner: clusteroperator/etcd}`,
+        '',
+      ].join('\n'),
+    );
+    for (const owner of ['clusteroperator/etcd', 'someone-else']) {
+      const obj = capiMachine({ role: 'worker', annotations: { [name]: owner } });
+      const out = handle('mutate', p, capiInput({ operation: 'CREATE', object: obj, user: CAPI_USERS.kcp }));
+      // Added beside the other key, which keeps its value.
+      assert.deepEqual(wirePatch(out.result), [
+        { op: 'add', path: `/metadata/annotations/${key.replace('/', '~1')}`, value: 'clusteroperator/etcd' },
+      ]);
+      const audit = evaluate(p, { ...capiInput({ operation: 'CREATE', object: obj }), source: 'audit' });
+      assert.deepEqual(
+        audit.denials.filter((v) => v.rule === 'default-hooks').map((v) => v.key),
+        ['default:capi-quorum'],
+      );
+    }
+  });
+
   test('idempotent: a Machine that has the hook is not patched', () => {
     const out = mutateCreate(capiMachine({ annotations: { [ETCD_KEY]: 'clusteroperator/etcd' } }));
     assert.deepEqual([out.result.patch, out.mutation.changes], [undefined, []]);
@@ -100,7 +129,7 @@ describe('default-hooks for Cluster API Machines', () => {
         [
           'metadata.annotations',
           'metadata.annotations: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "capi-control-plane-etcd-quorum")',
-          `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper's mutating webhook adds it on create`,
+          `add ${ETCD_KEY}: "clusteroperator/etcd" to metadata.annotations; hookkeeper adds it on create and on the update that makes the object match`,
         ],
       ],
     );

@@ -24,8 +24,9 @@ function policyWith(unverifiedRemoval: UnverifiedRemoval, more: Partial<Policy> 
 function input(before: HookSpec[], after: HookSpec[], user: UserInfo, ownership?: Ownership): ReviewInput {
   const base = reviewInput({
     operation: 'UPDATE',
-    object: machine({ preDrain: after, resourceVersion: '48300' }),
-    oldObject: machine({ preDrain: before }),
+    // Workers: a control-plane Machine lacking the etcd hook would add missing-default-hook's warning.
+    object: machine({ role: 'worker', preDrain: after, resourceVersion: '48300' }),
+    oldObject: machine({ role: 'worker', preDrain: before }),
     user,
   });
   return ownership ? { ...base, context: { ownership } } : base;

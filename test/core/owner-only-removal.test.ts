@@ -33,6 +33,14 @@ describe('owner-only-removal', () => {
     ['machine-api controllers remove the etcd hook', [ETCD], [], USERS.machineApi, false],
     ['ordinary user keeps the etcd hook and adds another', [ETCD], [ETCD, STORAGE], USERS.alice, true],
     ['reordering is not a removal', [STORAGE, ETCD], [ETCD, STORAGE], USERS.alice, true],
+    // A list naming the hook twice (the CRD's list-map key refuses it): an entry kept does not stand for another.
+    [
+      'a stored list naming the etcd hook twice: removing the etcd entry',
+      [{ ...ETCD, owner: 'team/other' }, ETCD],
+      [{ ...ETCD, owner: 'team/other' }],
+      USERS.alice,
+      false,
+    ],
     // Allowed with a warning under the default unverifiedRemoval: warn (test/core/hook-ownership.test.ts).
     ['unregistered owner: not identity-checked', [ETCD, STORAGE], [ETCD], USERS.alice, true],
     [

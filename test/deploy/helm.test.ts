@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { packageRoot } from '../../src/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
@@ -415,9 +417,7 @@ test(
         port: 443,
       });
       assert.deepEqual(w.namespaceSelector, {
-        matchExpressions: [
-          { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'platform-guard'] },
-        ],
+        matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['platform-guard'] }],
       });
     }
     assert.equal(
@@ -531,3 +531,20 @@ test('bad values fail the render with a message that names the value', { skip },
   ];
   for (const [args, message] of cases) assert.match(renderError(args), message, args.join(' '));
 });
+
+test(
+  "the mutating webhook's condition: the default policy's rules, or any labels change for a policy with its own defaultHooks",
+  { skip },
+  () => {
+    const condition = (docs: Doc[]): unknown =>
+      webhooks(one(docs, 'MutatingWebhookConfiguration'))[0]?.['matchConditions'];
+    assert.deepEqual(condition(render()), [mutatingWebhookCondition(DEFAULT_POLICY)]);
+    // A policy leaving defaultHooks alone keeps the default's.
+    assert.deepEqual(
+      condition(render(['--set', 'policy=apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nstrictOwners: true'])),
+      [mutatingWebhookCondition(DEFAULT_POLICY)],
+    );
+    const own = render(['--set', 'policy=apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\ndefaultHooks: []']);
+    assert.deepEqual(condition(own), [mutatingWebhookCondition()]);
+  },
+);

@@ -1,5 +1,5 @@
 // What the container image promises without building it: one Node line for both stages, a line CI tests; a build
-// context without dependencies, certificates or tests; a Deployment image the README's command replaces.
+// context without dependencies, certificates or tests; a Deployment image the documented command replaces.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
+import { readDoc } from '../helpers/docs.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 import { copiedPaths } from '../image/build.js';
 
@@ -71,35 +72,43 @@ test('the build context leaves out dependencies, builds, certificates, keys and 
   }
   const copied = copiedPaths(read('Containerfile'));
   assert.ok(copied.includes('src') && copied.includes('package-lock.json'), copied.join(' '));
+  assert.ok(copied.includes('LICENSE'), 'the image carries the license');
   for (const p of copied) {
     assert.ok(existsSync(join(root, p)), `COPY ${p} exists`);
     assert.ok(!ignored.includes(p), `COPY ${p} is not left out of the context`);
   }
 });
 
-test("the base Deployment names a placeholder image, the one the README's `kustomize edit set image` replaces", () => {
+/** Every `kustomize edit set image NAME=IMAGE` the README and the install page show, as [NAME, IMAGE]. */
+function setImageCommands(): string[][] {
+  return ['README.md', 'docs/install.md'].flatMap((page) =>
+    [...readDoc(page).matchAll(/kustomize edit set image (\S+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']),
+  );
+}
+
+test("the base Deployment names a placeholder image, the one the docs' `kustomize edit set image` replaces", () => {
   const deployment = parse(read('webhook-config/base/deployment.yaml')) as {
     spec: { template: { spec: { containers: { image: string }[] } } };
   };
   const image = deployment.spec.template.spec.containers[0]?.image ?? '';
   assert.match(image, /^[a-z0-9.-]+\.invalid\//, 'a registry that never resolves: nothing is pulled by accident');
-  const command = /kustomize edit set image (\S+)=(\S+)/.exec(read('README.md'));
-  assert.ok(command, 'README shows `kustomize edit set image NAME=...`');
-  assert.equal(command[1], image.replace(/:[^:/]+$/, ''));
+  const commands = setImageCommands();
+  assert.ok(commands.length >= 2, 'README.md and docs/install.md show `kustomize edit set image NAME=...`');
+  for (const [name] of commands) assert.equal(name, image.replace(/:[^:/]+$/, ''));
 });
 
 type Built = { kind: string; spec?: { template?: { spec?: { containers?: { image: string }[] } } } };
 
-// `kubectl kustomize` builds but cannot edit: this needs the standalone kustomize the README tells users to run.
+// `kubectl kustomize` builds but cannot edit: this needs the standalone kustomize the install docs tell users to run.
 const found = findKustomize();
 const kustomize = found && found[0] !== 'kubectl' ? found : undefined;
 
 test(
-  '`kustomize edit set image` as the README writes it sets the image of every overlay',
+  '`kustomize edit set image` as the docs write it sets the image of every overlay',
   { skip: kustomize ? false : NO_KUSTOMIZE },
   () => {
     const cmd: string[] = kustomize ?? assert.fail(NO_KUSTOMIZE);
-    const [name] = /kustomize edit set image (\S+)=/.exec(read('README.md'))?.slice(1) ?? [];
+    const [name] = setImageCommands()[0] ?? [];
     assert.ok(name);
     const copy = mkdtempSync(join(tmpdir(), 'hookkeeper-image-name-'));
     try {

@@ -70,7 +70,7 @@ test('every YAML file under webhook-config parses, and every path a kustomizatio
   }
 });
 
-test('each webhook configuration has the fields the API server requires, and stays out of kube-system and hookkeeper', () => {
+test('each webhook configuration has the fields the API server requires, and stays out of hookkeeper only (where it runs)', () => {
   const configs = yamlFiles(root)
     .flatMap(load)
     .filter((d) => /^(Validating|Mutating)WebhookConfiguration$/.test(d.kind ?? '') && Array.isArray(d['webhooks']));
@@ -84,7 +84,7 @@ test('each webhook configuration has the fields the API server requires, and sta
       assert.equal(w.matchPolicy, 'Equivalent', where);
       assert.deepEqual(
         w.namespaceSelector?.matchExpressions,
-        [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'hookkeeper'] }],
+        [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['hookkeeper'] }],
         where,
       );
       assert.equal(w.clientConfig?.service?.name, 'hookkeeper', where);
@@ -118,7 +118,7 @@ test('validating: fails closed on UPDATE of every guarded kind, open on CREATE',
   }
 });
 
-test('mutating: fails open on Machine CREATE only, and is reinvoked', () => {
+test('mutating: fails open on Machine CREATE and the UPDATE that makes a Machine match, and is reinvoked', () => {
   const [w] = byKind('MutatingWebhookConfiguration')['webhooks'] as Webhook[];
   assert.equal(w?.name, 'machines.hookkeeper.io');
   assert.equal(w?.failurePolicy, 'Ignore');
@@ -127,9 +127,14 @@ test('mutating: fails open on Machine CREATE only, and is reinvoked', () => {
   assert.deepEqual(
     w?.rules?.map((r) => [r.apiGroups, r.resources, r.operations]),
     [
-      [['machine.openshift.io'], ['machines'], ['CREATE']],
-      [['cluster.x-k8s.io'], ['machines'], ['CREATE']],
+      [['machine.openshift.io'], ['machines'], ['CREATE', 'UPDATE']],
+      [['cluster.x-k8s.io'], ['machines'], ['CREATE', 'UPDATE']],
     ],
+  );
+  // Which UPDATEs: test/native/match.test.ts holds the condition to src/core/cel/default-hooks.ts.
+  assert.deepEqual(
+    (w as { matchConditions?: Array<{ name: string }> } | undefined)?.matchConditions?.map((c) => c.name),
+    ['create-or-newly-selected'],
   );
 });
 

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot, renderWebhookConfigurations } from '../../src/deploy/render.js';
 import { AppError } from '../../src/errors.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const bundle = Buffer.from(pem).toString('base64');
@@ -64,7 +66,10 @@ test('everything but clientConfig comes from webhook-config/base, with the overr
   const baseValidating = parse(readFileSync(join(baseDir, 'validating-webhook-configuration.yaml'), 'utf8')) as {
     webhooks: Record<string, unknown>[];
   };
-  const [plain] = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:1' });
+  const [plain] = renderWebhookConfigurations({
+    caBundle: bundle,
+    service: { name: 'hookkeeper', namespace: 'hookkeeper' },
+  });
   const { clientConfig: _a, ...rendered } = plain?.webhooks[0] ?? {};
   const { clientConfig: _b, ...fromBase } = baseValidating.webhooks[0] ?? {};
   assert.deepEqual(rendered, fromBase);
@@ -110,4 +115,37 @@ test('exactly one of url and service; the url must be plain https; the caBundle 
       renderWebhookConfigurations({ caBundle: Buffer.from('hello').toString('base64'), url: 'https://127.0.0.1:1' }),
     usage,
   );
+});
+
+test('every webhook leaves open only the namespace hookkeeper runs in: the Service namespace, or the one given with a url', () => {
+  const selectors = (configs: ReturnType<typeof renderWebhookConfigurations>): unknown[] =>
+    configs.flatMap((c) => c.webhooks.map((w) => w.namespaceSelector));
+  const notIn = (ns: string) => ({
+    matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [ns] }],
+  });
+  const platform = renderWebhookConfigurations({ caBundle: bundle, service: { name: 'hk', namespace: 'platform' } });
+  assert.deepEqual(selectors(platform), [notIn('platform'), notIn('platform'), notIn('platform')]);
+  // hookkeeper outside the cluster (a url, no namespace): nothing of the cluster needs to stay open.
+  const outside = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:1' });
+  assert.deepEqual(selectors(outside), [undefined, undefined, undefined]);
+  const inside = renderWebhookConfigurations({ caBundle: bundle, url: 'https://127.0.0.1:1', namespace: 'ops' });
+  assert.deepEqual(selectors(inside), [notIn('ops'), notIn('ops'), notIn('ops')]);
+});
+
+test("the mutating webhook's matchCondition follows the policy given, the embedded default's without one", () => {
+  const condition = (configs: ReturnType<typeof renderWebhookConfigurations>): unknown =>
+    configs[1]?.webhooks[0]?.['matchConditions'];
+  const url = 'https://127.0.0.1:1';
+  assert.deepEqual(condition(renderWebhookConfigurations({ caBundle: bundle, url })), [
+    mutatingWebhookCondition(DEFAULT_POLICY),
+  ]);
+  const rule = DEFAULT_POLICY.defaultHooks[0];
+  assert.ok(rule);
+  const policy = {
+    ...DEFAULT_POLICY,
+    defaultHooks: [{ ...rule, match: { ...rule.match, namespaces: ['capi-system'] } }],
+  };
+  const own = condition(renderWebhookConfigurations({ caBundle: bundle, url, policy }));
+  assert.deepEqual(own, [mutatingWebhookCondition(policy)]);
+  assert.match(JSON.stringify(own), /capi-system/);
 });

@@ -14,7 +14,10 @@ const bundle = Buffer.from(pem).toString('base64');
 test('render --url prints the two configurations as YAML documents', async () => {
   const result = await cli(['webhook-config', 'render', '--ca-bundle', bundle, '--url', 'https://127.0.0.1:9443']);
   assert.equal(result.code, 0);
-  assert.equal(result.stderr, '');
+  assert.equal(
+    result.stderr,
+    'note: every namespace is guarded (hookkeeper outside the cluster; --namespace names the one it runs in)\n',
+  );
   const docs = parseAllDocuments(result.stdout);
   assert.ok(Array.isArray(docs));
   assert.deepEqual(
@@ -78,4 +81,29 @@ test('render usage errors exit 2 with the reason', async () => {
     assert.equal(result.stdout, '');
     assert.match(result.stderr, message);
   }
+});
+
+test('render --namespace platform leaves only platform unguarded, and says so', async () => {
+  const result = await cli([
+    'webhook-config',
+    'render',
+    '--ca-bundle',
+    bundle,
+    '--service',
+    'hk',
+    '--namespace',
+    'platform',
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const selectors = parseAllDocuments(result.stdout).flatMap((d) =>
+    (d.toJS() as { webhooks: Array<{ namespaceSelector: unknown }> }).webhooks.map((w) => w.namespaceSelector),
+  );
+  const platform = {
+    matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['platform'] }],
+  };
+  assert.deepEqual(selectors, [platform, platform, platform]);
+  assert.match(result.stderr, /note: every namespace but platform, where hookkeeper runs, is guarded/);
+  const outside = await cli(['webhook-config', 'render', '--ca-bundle', bundle, '--url', 'https://127.0.0.1:1']);
+  assert.doesNotMatch(outside.stdout, /namespaceSelector/);
+  assert.match(outside.stderr, /note: every namespace is guarded/);
 });

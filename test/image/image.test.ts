@@ -167,7 +167,14 @@ test('the runtime holds production dependencies only, no keys, tests or shell, w
     'production packages missing from the image',
   );
 
-  assert.deepEqual(readdirSync(app).sort(), ['bin', 'dist', 'node_modules', 'package.json', 'webhook-config']);
+  assert.deepEqual(readdirSync(app).sort(), [
+    'LICENSE',
+    'bin',
+    'dist',
+    'node_modules',
+    'package.json',
+    'webhook-config',
+  ]);
   const appFiles = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? appFiles(join(dir, e.name)) : [relative(app, join(dir, e.name))],

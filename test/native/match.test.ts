@@ -8,6 +8,8 @@ import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
 
 const root = packageRoot();
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -55,5 +57,48 @@ describe('the not-finishing-deletion matchCondition', () => {
     // Every reference to oldObject comes after the guard, inside the same conjunction.
     const guard = e.indexOf('oldObject != null');
     assert.ok(guard >= 0 && guard < e.indexOf('oldObject.'), e);
+  });
+});
+
+describe("the mutating webhook's create-or-newly-selected matchCondition", () => {
+  const expected = mutatingWebhookCondition(DEFAULT_POLICY);
+
+  test('webhook-config/base sends CREATEs and the UPDATEs that make a Machine match a default-hook rule', () => {
+    const config = parse(read('webhook-config/base/mutating-webhook-configuration.yaml')) as {
+      webhooks: Array<Webhook & { rules: Array<{ operations: string[] }> }>;
+    };
+    assert.deepEqual(
+      config.webhooks.map((w) => [w.name, w.matchConditions]),
+      [['machines.hookkeeper.io', [expected]]],
+    );
+    for (const rule of config.webhooks[0]?.rules ?? []) assert.deepEqual(rule.operations, ['CREATE', 'UPDATE']);
+  });
+
+  test("the Helm chart carries the default policy's condition, and the policy-free one for a policy with its own defaultHooks", () => {
+    const text = read('charts/hookkeeper/templates/mutating-webhook-configuration.yaml');
+    const expressions = [...text.matchAll(/^ *expression: (.*)$/gm)].map(
+      (m) => (parse(`e: ${m[1] ?? ''}`) as { e: string }).e,
+    );
+    assert.deepEqual(expressions, [mutatingWebhookCondition().expression, expected.expression]);
+    assert.match(text, new RegExp(`name: ${expected.name}`));
+    assert.equal(text.match(/operations: \[CREATE, UPDATE\]/g)?.length, 2);
+  });
+
+  test('the default policy reaches /mutate on UPDATE only when the role label comes to select the Machine', () => {
+    const e = expected.expression;
+    assert.ok(e.startsWith("request.operation == 'CREATE' || ("), e);
+    for (const part of [
+      'request.namespace in ["openshift-machine-api"]',
+      '!has(object.metadata.deletionTimestamp)',
+      'object.metadata.labels["machine.openshift.io/cluster-api-machine-role"] in ["master", "arbiter"]',
+      '!(((has(oldObject.metadata.labels)',
+    ])
+      assert.ok(e.includes(part), `${part} missing from ${e}`);
+    // No UPDATE rule: CREATEs only.
+    const createOnly = {
+      ...DEFAULT_POLICY,
+      defaultHooks: [{ ...DEFAULT_POLICY.defaultHooks[0]!, operations: ['CREATE' as const] }],
+    };
+    assert.equal(mutatingWebhookCondition(createOnly).expression, "request.operation == 'CREATE'");
   });
 });

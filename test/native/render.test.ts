@@ -7,9 +7,10 @@ import type { Policy } from '../../src/core/policy.js';
 import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
+import { DEFAULT_HOOK_CONDITION_NAME, newlySelectedCel } from '../../src/core/cel/default-hooks.js';
 import { renderNativePolicies } from '../../src/native/render.js';
-import { EXCLUDED_NAMESPACES, NOT_EXCLUDED_NAMESPACE } from '../../src/native/match.js';
-import { ACTIONS, groupOf } from '../../src/native/validating.js';
+import { ACTIONS, groupOf, reachable } from '../../src/native/validating.js';
+import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 
 interface Vap {
   kind: string;
@@ -20,6 +21,7 @@ interface Vap {
     variables?: Array<{ name: string; expression: string }>;
     validations?: Array<{ expression: string; messageExpression: string }>;
     mutations?: Array<{ jsonPatch: { expression: string } }>;
+    matchConditions?: Array<{ name: string; expression: string }>;
     matchConstraints?: { objectSelector?: unknown; namespaceSelector?: unknown };
   };
 }
@@ -92,25 +94,18 @@ describe('renderNativePolicies', () => {
         objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === name)?.spec.matchConditions ??
         []
       ).map((c) => c.name);
-    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), [
-      'not-excluded-namespace',
-      'not-finishing-deletion',
-      'changes-hooks',
-    ]);
+    assert.deepEqual(conditions('hookkeeper-openshift-machine-removal'), ['not-finishing-deletion', 'changes-hooks']);
     assert.deepEqual(conditions('hookkeeper-openshift-machine-removal-break-glass'), [
-      'not-excluded-namespace',
       'not-finishing-deletion',
       'break-glass-changes-hooks',
     ]);
     assert.deepEqual(conditions('hookkeeper-openshift-machine'), [
-      'not-excluded-namespace',
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
     // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE, which the
     // policy does not match (below), so no condition asks for the operation.
     assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
-      'not-excluded-namespace',
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
     ]);
@@ -146,18 +141,25 @@ describe('renderNativePolicies', () => {
     assert.deepEqual(warned['hookkeeper-openshift-machine-warn'], both);
   });
 
-  test('the namespaces never guarded are a condition on request.namespace, not a namespaceSelector the API server parses per request', () => {
+  test('no namespace is left unguarded: neither a namespaceSelector nor a condition on request.namespace', () => {
     const objects = render(DEFAULT_POLICY).objects as unknown as Array<
       Vap & { spec: { matchConditions?: Array<{ name: string; expression: string }> } }
     >;
-    const policies = objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy');
+    const policies = objects.filter((o) => o.kind.endsWith('AdmissionPolicy'));
     assert.ok(policies.length > 0);
     for (const p of policies) {
-      // Omitted, the API server defaults it to {}: every namespace, with no selector to parse and no namespace to read.
-      assert.equal(p.spec.matchConstraints?.namespaceSelector, undefined, p.metadata.name);
-      assert.deepEqual(p.spec.matchConditions?.[0], { ...NOT_EXCLUDED_NAMESPACE }, p.metadata.name);
+      assert.doesNotMatch(
+        JSON.stringify(p.spec.matchConditions ?? []),
+        /!\(request\.namespace in|hookkeeper"|kube-system/,
+        p.metadata.name,
+      );
+      assert.doesNotMatch(JSON.stringify(p.spec.matchConstraints), /NotIn|kube-system/, p.metadata.name);
     }
-    assert.equal(NOT_EXCLUDED_NAMESPACE.expression, `!(request.namespace in ${JSON.stringify(EXCLUDED_NAMESPACES)})`);
+    const map = policies.find((o) => o.kind === 'MutatingAdmissionPolicy');
+    // The default-hook rule's own namespaces, only.
+    assert.deepEqual(map?.spec.matchConstraints?.namespaceSelector, {
+      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['openshift-machine-api'] }],
+    });
   });
 
   test("hook-naming shares each carrier's policy of its outcome: no policy of its own, no activation of its own", () => {
@@ -205,7 +207,7 @@ describe('renderNativePolicies', () => {
     const warned = messages('hookkeeper-openshift-machine-warn');
     assert.ok(warned.some((m) => m.startsWith('"single-owner: " + (')));
     assert.ok(
-      warned.every((m) => /^"(single-owner|hook-naming|owner-references): " \+ \(/.test(m)),
+      warned.every((m) => /^"(single-owner|hook-naming|hook-count|owner-references): " \+ \(/.test(m)),
       warned.join('\n'),
     );
     // The denying policy's messages are the webhook's denial words, without a rule name.
@@ -235,7 +237,10 @@ describe('renderNativePolicies', () => {
       reservedHooks: [{ name: 'StorageHold', owner: 'team/storage' }],
       breakGlass: { users: ['root'], groups: [] },
     });
-    const all = expressions(render(policy).objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy')).join('\n');
+    // No default hooks: their hook is compiled in too (missing-default-hook).
+    const all = expressions(
+      render({ ...policy, defaultHooks: [] }).objects.filter((o) => o.kind === 'ValidatingAdmissionPolicy'),
+    ).join('\n');
     assert.match(
       all,
       /"team\/storage": \{'u': \{"bob": true, "system:serviceaccount:st:op": true\}, 'g': \{"storage-admins": true\}\}/,
@@ -267,7 +272,18 @@ describe('renderNativePolicies', () => {
       match,
       /"objectSelector":\{"matchExpressions":\[\{"key":"machine.openshift.io\/cluster-api-machine-role","operator":"In","values":\["master","arbiter"\]\}\]\}/,
     );
-    assert.match(match, /"operations":\["CREATE"\]/);
+    assert.match(match, /"operations":\["CREATE","UPDATE"\]/);
+    // The objectSelector matches stored or new labels: the condition keeps the UPDATE that makes the Machine match.
+    assert.deepEqual(map.spec.matchConditions, [
+      {
+        name: DEFAULT_HOOK_CONDITION_NAME,
+        expression: `request.operation == 'CREATE' || (${newlySelectedCel(DEFAULT_POLICY.defaultHooks[0]!, false)})`,
+      },
+    ]);
+    const createOnly = render(
+      policyWith({ defaultHooks: DEFAULT_POLICY.defaultHooks.map((r) => ({ ...r, operations: ['CREATE'] as const })) }),
+    ).objects.find((o) => o.kind === 'MutatingAdmissionPolicy');
+    assert.equal(createOnly?.spec.matchConditions, undefined);
   });
 
   test("default hooks: a spec that is no object is replaced whole, as the webhook's write does; malformed stanzas are left", () => {
@@ -351,6 +367,67 @@ describe('renderNativePolicies', () => {
   test('every policy stays under 128 KiB, so kubectl apply can keep it in its 256 KiB last-applied annotation', () => {
     const many = policyWith({ unverifiedRemoval: 'warn', strictOwners: true });
     for (const o of render(many).objects) assert.ok(JSON.stringify(o).length < 128 * 1024, o.metadata.name);
+  });
+
+  test('authorizer checks per policy: at most 16 owners, one more for the wildcard probe, within the runtime budget', () => {
+    // kube-apiserver's per-evaluation runtime budget (celconfig.RuntimeCELCostBudget) and an authorizer check's cost.
+    const RUNTIME_BUDGET = 10_000_000;
+    const CHECK = 350_000;
+    for (const patch of [
+      {},
+      { wildcardGrants: 'warn' as const },
+      { unverifiedRemoval: 'deny' as const },
+      { unverifiedRemoval: 'warn' as const, wildcardGrants: 'warn' as const },
+      { unverifiedRemoval: 'allow' as const, wildcardGrants: 'warn' as const },
+    ]) {
+      for (const o of render(policyWith(patch)).objects) {
+        const checks = (o.spec.variables ?? []).filter((v) => v.expression.includes('.check(')).length;
+        assert.ok(checks * CHECK < RUNTIME_BUDGET, `${o.metadata.name} ${JSON.stringify(patch)}: ${checks} checks`);
+      }
+    }
+  });
+
+  test('the wildcard probe: one check of the reserved owner, read only after RBAC allowed an owner, never in a message', () => {
+    for (const wildcardGrants of ['deny', 'warn'] as const) {
+      const objects = render(policyWith({ wildcardGrants })).objects;
+      const probe = objects.flatMap((o) => (o.spec.variables ?? []).filter((v) => v.name === 'wildcardRights'));
+      assert.ok(probe.length > 0, wildcardGrants);
+      for (const v of probe) assert.ok(v.expression.includes(`.name(${JSON.stringify(WILDCARD_PROBE_OWNER)})`));
+      for (const o of objects) {
+        const variables = new Map((o.spec.variables ?? []).map((v) => [v.name, v.expression]));
+        for (const v of o.spec.validations ?? []) {
+          // A message expression has no authorizer: no variable it reaches may call one.
+          for (const r of reachable(variables, [v.messageExpression]))
+            assert.doesNotMatch(r.expression, /authorizer/, `${o.metadata.name}: message reaches ${r.name}`);
+          // The probe only after an owner's own check allowed it (&& evaluates left to right, lazily).
+          const at = v.expression.indexOf('variables.wildcardRights');
+          if (at >= 0) assert.match(v.expression.slice(0, at), /Granted\d+ && !?$/, v.expression);
+        }
+      }
+    }
+  });
+
+  test('wildcardGrants: deny compiles a denial in the removal policy; warn a warning in the removal-warn policy', () => {
+    const deny = render(DEFAULT_POLICY).objects;
+    const said = (named(deny, 'hookkeeper-openshift-machine-removal')?.spec.validations ?? [])
+      .map((v) => v.messageExpression)
+      .filter((m) => m.includes('wildcardGrants is deny'));
+    assert.equal(said.length, 1);
+    // The webhook's words (test/core/wildcard-grants.test.ts): "act for" comes after the user, in CEL as there.
+    assert.ok(
+      said[0]?.includes(
+        `'RBAC lets ' + strings.quote(request.userInfo.username) + " act for every hook owner, which is not ownership, `,
+      ),
+      said[0],
+    );
+    assert.match(
+      text(named(deny, 'hookkeeper-openshift-machine-removal')),
+      /which is not ownership, and wildcardGrants is deny/,
+    );
+    assert.doesNotMatch(expressions(deny).join('\n'), /wildcard RBAC: /);
+    const warn = render(policyWith({ wildcardGrants: 'warn', unverifiedRemoval: 'allow' })).objects;
+    assert.match(text(named(warn, 'hookkeeper-openshift-machine-removal-warn')), /wildcard RBAC: /);
+    assert.doesNotMatch(expressions(warn).join('\n'), /wildcardGrants is deny/);
   });
 
   test('authorizer checks: one per variable (350,000 each against a 1,000,000 per-expression limit), none in a message', () => {

@@ -27,6 +27,12 @@ describe('text output', () => {
   test('objects with something to say, each finding with rule, path, line, message and fix; then a summary', () => {
     const out = renderText(report, { showPatches: false });
     const lines = out.trimEnd().split('\n');
+    // Old manifests were given: each object judged as a CREATE says no old version was found, so it is shown.
+    assert.deepEqual(lines.slice(0, 2), [
+      'm.yaml:1 (document 1): Machine openshift-machine-api/master-0 [CREATE]: allowed, patched',
+      '  note: no old version of Machine openshift-machine-api/master-0 was found in the old manifests: judged as a CREATE',
+    ]);
+    lines.splice(0, 2);
     assert.match(
       lines[0] ?? '',
       /^m\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/worker-<0> \[CREATE\]: DENIED$/,
@@ -38,7 +44,7 @@ describe('text output', () => {
     );
     assert.match(lines[3] ?? '', /^ {4}fix: give hook/);
     assert.ok(out.includes('warn capi-migration spec.lifecycleHooks.preDrain[0].name'));
-    assert.ok(!out.includes('master-0'), 'a patched object stays quiet without --show-patches');
+    assert.ok(!out.includes('patch:'), 'patches are shown with --show-patches only');
     assert.match(
       out,
       /old\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/retired \[DELETE\]: deleted from the manifests: informational/,
@@ -53,7 +59,7 @@ describe('text output', () => {
     const out = renderText(report, { showPatches: true });
     assert.match(
       out,
-      /Machine openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/,
+      /Machine openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}note: no old version[^\n]*\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/,
     );
   });
 });
@@ -95,7 +101,10 @@ describe('JUnit output', () => {
       cases[0]?.children.find((c) => c.name === 'failure'),
       undefined,
     );
-    assert.match(cases[0]?.children.find((c) => c.name === 'system-out')?.text ?? '', /^patch: \[\{"op":"add"/);
+    assert.match(
+      cases[0]?.children.find((c) => c.name === 'system-out')?.text ?? '',
+      /^note: no old version of Machine openshift-machine-api\/master-0 was found in the old manifests: judged as a CREATE\npatch: \[\{"op":"add"/,
+    );
     assert.match(cases[2]?.children.find((c) => c.name === 'system-out')?.text ?? '', /^warning: capi-migration/);
     assert.match(oldSuite?.children[0]?.children[0]?.text ?? '', /deleted from the manifests/);
   });

@@ -43,9 +43,11 @@ describe('validateInputs', () => {
       r?.findings[0]?.message ?? '',
       /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/,
     );
-    // The hook is gone from the new file: the line points at the nearest present parent, spec.lifecycleHooks.preDrain.
-    const lines = now[0]?.text.split('\n') ?? [];
-    assert.match(lines[(r?.findings[0]?.line ?? 0) - 1] ?? '', /preDrain/);
+    // The hook is gone from the new file: the finding points at it in the old file.
+    const lines = old[0]?.text.split('\n') ?? [];
+    assert.equal(r?.findings[0]?.line, undefined);
+    assert.equal(r?.findings[0]?.old?.file, 'old.yaml');
+    assert.match(lines[(r?.findings[0]?.old?.line ?? 0) - 1] ?? '', /EtcdQuorumOperator/);
     const asOperator = validateInputs(now, old, { ...options, userInfo: USERS.etcdOperator });
     assert.equal(asOperator.results[0]?.allowed, true);
   });
@@ -136,6 +138,11 @@ describe('validateInputs', () => {
     assert.equal(r?.operation, 'UPDATE');
     assert.equal(r?.allowed, false);
     assert.match(r?.findings[0]?.message ?? '', /"alice" may not remove/);
+    // The removed hook is in the request's oldObject: the finding points there, in the same file.
+    const text = JSON.stringify(review, null, 2).split('\n');
+    const oldObjectAt = text.findIndex((l) => l.includes('"oldObject"'));
+    const etcdLine = text.findIndex((l, i) => i > oldObjectAt && l.includes('EtcdQuorumOperator')) + 1;
+    assert.deepEqual(r?.findings[0]?.old, { file: 'r.json', line: etcdLine - 1 });
   });
 
   test('findings in a List point at the item and the field', () => {
@@ -313,18 +320,62 @@ describe('validateInputs', () => {
     );
   });
 
-  test('an object defined twice is noted', () => {
+  test('an object defined twice is an input error naming both places, never a silent pick', () => {
+    const twice = [
+      { file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
+      { file: 'b.yaml', text: yaml(machine({ name: 'other' }), machine({ preDrain: [ETCD] })) },
+    ];
+    // The second document starts after the first one's lines and its "---".
+    const second = YAML.stringify(machine({ name: 'other' })).split('\n').length + 1;
+    const message = `Machine openshift-machine-api/ci-ln-7x2k9-master-0 is defined twice: a.yaml (document 1, line 1) and b.yaml (document 2, line ${second})`;
+    const problems = (err: unknown): string[] => {
+      assert.ok(err instanceof AppError && err.code === 'INPUT_INVALID');
+      return err.problems.map((p) => p.message);
+    };
+    assert.throws(
+      () => validateInputs(twice, undefined, options),
+      (err: unknown) => (assert.deepEqual(problems(err), [message]), true),
+    );
+    // On the old side too, for an object the inputs hold or lose.
+    for (const now of [[{ file: 'new.yaml', text: yaml(machine({ preDrain: [] })) }], []])
+      assert.throws(
+        () => validateInputs(now, twice, options),
+        (err: unknown) => (assert.deepEqual(problems(err), [message]), true),
+      );
+  });
+
+  test("a removed hook's finding carries the old file and line, not a line of the new file", () => {
+    const backup = { name: 'BackupFileSystem', owner: 'my-backup-controller' };
+    const mirror = { name: 'MirrorDisk', owner: 'my-backup-controller' };
+    const oldText = yaml(machine({ preDrain: [backup, ETCD, mirror] }));
+    // The new file's preDrain[1] is another hook (MirrorDisk): pointing there would show the wrong hook.
+    const newText = yaml(machine({ preDrain: [backup, mirror] }));
     const report = validateInputs(
-      [
-        { file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
-        { file: 'b.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
-      ],
-      undefined,
+      [{ file: 'new.yaml', text: newText }],
+      [{ file: 'old.yaml', text: oldText }],
       options,
     );
-    assert.deepEqual(report.notes, [
-      'Machine openshift-machine-api/ci-ln-7x2k9-master-0 is defined twice: a.yaml document 1 and b.yaml document 1',
-    ]);
+    const [f] = report.results[0]?.findings ?? [];
+    assert.equal(f?.rule, 'owner-only-removal');
+    assert.equal(f?.path, 'spec.lifecycleHooks.preDrain[1]');
+    assert.equal(f?.line, undefined);
+    const etcdLine = oldText.split('\n').findIndex((l) => l.includes('EtcdQuorumOperator')) + 1;
+    assert.deepEqual(f?.old, { file: 'old.yaml', line: etcdLine });
+    assert.equal(report.results[0]?.old?.file, 'old.yaml');
+  });
+
+  test('a finding about the new object keeps the new file and line', () => {
+    const oldText = yaml(machine({ preDrain: [ETCD] }));
+    const newText = yaml(machine({ preDrain: [ETCD, { name: 'bad name', owner: 'x' }] }));
+    const report = validateInputs(
+      [{ file: 'new.yaml', text: newText }],
+      [{ file: 'old.yaml', text: oldText }],
+      options,
+    );
+    const [f] = report.results[0]?.findings ?? [];
+    assert.equal(f?.rule, 'hook-naming');
+    assert.equal(f?.old, undefined);
+    assert.match(newText.split('\n')[(f?.line ?? 0) - 1] ?? '', /bad name/);
   });
 
   test('every unreadable input is reported at once, with file and line', () => {

@@ -71,13 +71,13 @@ clientConfig:
   {{- end }}
 {{- end -}}
 
-{{/* Never guard kube-system or hookkeeper's own namespace: the way back from a broken webhook must stay open. */}}
+{{/* Never guard the release namespace, where hookkeeper runs: the way back from a broken webhook must stay open. */}}
 {{- define "hookkeeper.namespaceSelector" -}}
 namespaceSelector:
   matchExpressions:
     - key: kubernetes.io/metadata.name
       operator: NotIn
-      values: [kube-system, {{ .Release.Namespace }}]
+      values: [{{ .Release.Namespace }}]
 {{- end -}}
 
 {{/* "true" when the webhook is installed (admission.mode webhook or both); empty in native mode, which installs no
@@ -100,7 +100,7 @@ and kind. */}}
 {{- fail (printf "policy is not a YAML mapping: %s" $policy.Error) -}}
 {{- end -}}
 {{- if or (ne (toString $policy.apiVersion) "hookkeeper.io/v1alpha1") (ne (toString $policy.kind) "Policy") -}}
-{{- fail "policy must be a YAML mapping with apiVersion: hookkeeper.io/v1alpha1 and kind: Policy (README: Policy configuration)" -}}
+{{- fail "policy must be a YAML mapping with apiVersion: hookkeeper.io/v1alpha1 and kind: Policy (docs/policy.md)" -}}
 {{- end -}}
 {{- toJson $policy -}}
 {{- end -}}

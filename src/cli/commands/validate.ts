@@ -22,6 +22,8 @@ interface ValidateFlags {
   crd: string[];
   output: string;
   showPatches?: boolean;
+  namespace?: string;
+  allowEmpty?: boolean;
 }
 
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
@@ -34,14 +36,19 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option(
       '--old <path>',
-      'the previous manifests (repeatable): objects found there are judged as UPDATE, objects gone from the inputs are listed as deletions',
+      'the previous manifests (repeatable): an object whose identity is found there is judged as UPDATE, objects gone from the inputs are listed as deletions',
       collect,
       [],
     )
     .option(
       '--old-ref <git-ref>',
-      'like --old, with the same paths as they are at this git revision (e.g. origin/main)',
+      'like --old, with every manifest at this git revision (e.g. origin/main); deletions from the same paths only',
     )
+    .option(
+      '-n, --namespace <namespace>',
+      'the namespace of objects that have none (as kubectl apply -n); applies to the old manifests too',
+    )
+    .option('--allow-empty', 'exit 0 when the inputs hold no object (by default an input error: exit 2)')
     .option('--as <user>', 'the username the changes will be applied as', DEFAULT_USER.username)
     .option('--as-group <group>', 'a group of that user (repeatable)', collect, [])
     .option(
@@ -57,7 +64,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       [
         '',
         'Plain manifests are judged as CREATE, or as UPDATE when --old/--old-ref holds the same object (matched by API',
-        'group, kind, namespace and name), as the user given with --as (default "hookkeeper-validate", no groups).',
+        'group, kind, namespace and name, whatever file or stream holds it), as the user given with --as (default',
+        '"hookkeeper-validate", no groups). An identity defined twice on either side is an input error.',
         'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
         '',
         ...rulesHelp('validate', { mutating: true }),
@@ -111,15 +119,36 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
             ),
           );
     const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
+    // A namespace name is a DNS label (RFC 1123), as the API server requires.
+    if (
+      flags.namespace !== undefined &&
+      (flags.namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.namespace))
+    )
+      throw new AppError(
+        'USAGE',
+        `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name (lowercase letters, digits and "-", at most 63)`,
+      );
     const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
       policy,
       userInfo: { username: flags.as, groups: flags.asGroup },
       ...(crds ? { crds } : {}),
+      ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
+      ...(flags.oldRef !== undefined
+        ? { oldSource: `at ${flags.oldRef}` }
+        : flags.old.length > 0
+          ? { oldSource: `in --old ${flags.old.join(', ')}` }
+          : {}),
     });
+    // A failed `kustomize build | hookkeeper validate -` without pipefail sends nothing: that must not pass.
+    if (report.results.length === 0 && flags.allowEmpty !== true)
+      throw new AppError(
+        'INPUT_INVALID',
+        `no objects to validate in ${paths.map((p) => (p === STDIN ? STDIN_NAME : p)).join(', ')}: ` +
+          'an empty stream is what a failed `kustomize build` or `helm template` sends to a pipe without pipefail; ' +
+          'give --allow-empty if no object is expected',
+      );
     const render = await VALIDATE_FORMATS[output].load();
     write(io.stdout, render(report, { showPatches: flags.showPatches === true }));
-    if (report.results.length === 0 && report.deletions.length === 0)
-      write(io.stderr, 'hookkeeper validate: no manifests found');
     const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
     return denied ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {

@@ -7,6 +7,7 @@ import type { RenderOptions } from '../../deploy/render.js';
 import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
 import type { CliIO } from '../io.js';
 import { wholeNumber } from '../flags.js';
+import { cliPolicy } from '../policy.js';
 
 interface RenderFlags {
   caBundle?: string;
@@ -16,6 +17,7 @@ interface RenderFlags {
   namespace?: string;
   port?: string;
   name?: string;
+  config?: string;
   output: string;
 }
 
@@ -32,9 +34,16 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--ca-file <file>', 'the PEM CA certificate file instead, e.g. certs/ca.crt')
     .option('--url <url>', 'https://HOST:PORT the API server calls; /validate and /mutate are appended')
     .option('--service <name>', 'the webhook Service name, instead of --url')
-    .option('--namespace <ns>', 'the webhook Service namespace (with --service)')
+    .option(
+      '--namespace <ns>',
+      'the namespace hookkeeper runs in, the only one the webhooks leave unguarded: the Service namespace with --service; with --url, give it when hookkeeper runs in the cluster (without it every namespace is guarded)',
+    )
     .option('--port <n>', 'the Service port (with --service)', '443')
     .option('--name <name>', 'metadata.name of both configurations (default hookkeeper)')
+    .option(
+      '--config <file>',
+      "policy file whose default-hook rules the mutating webhook's matchCondition selects (default: $HOOKKEEPER_CONFIG, else the embedded default policy)",
+    )
     .option('--output <format>', 'yaml (multi-document) or json (a v1 List)', 'yaml')
     .action(async (flags: RenderFlags) => {
       done(await render(flags, io));
@@ -51,8 +60,6 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
       throw new AppError('USAGE', 'give exactly one of --url and --service');
     if (flags.service !== undefined && flags.namespace === undefined)
       throw new AppError('USAGE', '--service needs --namespace');
-    if (flags.url !== undefined && flags.namespace !== undefined)
-      throw new AppError('USAGE', '--namespace goes with --service, not --url');
     const opts: RenderOptions = {
       // certs/pki loads @peculiar/x509: only when a CA file is to be encoded.
       caBundle:
@@ -66,10 +73,19 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
           port: wholeNumber('--port', flags.port ?? '443'),
         },
       }),
+      ...(flags.url !== undefined && flags.namespace !== undefined && { namespace: flags.namespace }),
       ...(flags.name !== undefined && { name: flags.name }),
+      policy: await cliPolicy(flags.config, io),
     };
     const { renderWebhookConfigurations } = await import('../../deploy/render.js');
     write(io.stdout, await manifestText(renderWebhookConfigurations(opts), flags.output));
+    const open = opts.service?.namespace ?? opts.namespace;
+    write(
+      io.stderr,
+      open === undefined
+        ? 'note: every namespace is guarded (hookkeeper outside the cluster; --namespace names the one it runs in)'
+        : `note: every namespace but ${open}, where hookkeeper runs, is guarded`,
+    );
     return ExitCode.Ok;
   } catch (err) {
     write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);

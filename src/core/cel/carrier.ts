@@ -1,5 +1,6 @@
 // A hook carrier as CEL sees it: variables that read each stage's hooks from object and oldObject once, and index
-// them by name, so every rule's expression is one pass over a hook list with O(1) lookups (linear cost).
+// them by identity (a list's name, an annotation key), so every rule's expression is one pass over a hook list with
+// O(1) lookups (linear cost).
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { STAGES, type HookCarrier } from '../carriers.js';
 import type { Stage } from '../types.js';
@@ -42,6 +43,8 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
       oldHooks: v(names.old),
       index: v(names.index),
       oldIndex: v(names.oldIndex),
+      id: (h) => `${h}.name`,
+      named: (n) => [n],
       stagePath,
       hookPath,
       namePath: (i) => `${hookPath(i)} + '.name'`,
@@ -85,8 +88,9 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
     };
     const hooks = (from: string): string =>
       `${from}.transformList(k, a, k.startsWith(${prefix}), {'name': ${annotationHookName(stage, 'k')}, 'owner': ${annotationOwner('a')}, 'key': k})`;
+    // By key: two keys whose names parse alike are two hooks (each blocks the deletion), and keys are unique.
     const index = (from: string): string =>
-      `${from}.transformMapEntry(k, a, k.startsWith(${prefix}), {${annotationHookName(stage, 'k')}: ${annotationOwner('a')}})`;
+      `${from}.transformMapEntry(k, a, k.startsWith(${prefix}), {k: ${annotationOwner('a')}})`;
     variables.push(
       { name: names.hooks, expression: hooks('variables.annotations') },
       { name: names.old, expression: hooks('variables.oldAnnotations') },
@@ -101,6 +105,13 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
       oldHooks: v(names.old),
       index: v(names.index),
       oldIndex: v(names.oldIndex),
+      id: (h) => `${h}.key`,
+      // "<prefix>/<n>", and n itself when it is a key that only starts with the prefix ('' is in no index); typed
+      // string, as a list literal's elements must share one type.
+      named: (n) => [
+        `${str(`${HOOK_ANNOTATION_PREFIX[stage]}/`)} + string(${n})`,
+        `(string(${n}).startsWith(${str(`${HOOK_ANNOTATION_PREFIX[stage]}/`)}) ? '' : string(${n}))`,
+      ],
       stagePath,
       hookPath,
       namePath: hookPath,
@@ -120,7 +131,7 @@ export function celCarrier(carrier: HookCarrier): CelCarrier {
   return carrier.format === 'list' ? listCarrier(carrier) : annotationCarrier(carrier);
 }
 
-/** Whether hook `h` of a stage was in the stored object with the same name and owner (what ratcheting compares). */
+/** Whether hook `h` of a stage was in the stored object with the same identity and owner (what ratcheting compares). */
 export function existed(stage: CelStage, h: string): string {
-  return `(${h}.name in ${stage.oldIndex} && ${stage.oldIndex}[${h}.name] == ${h}.owner)`;
+  return `(${stage.id(h)} in ${stage.oldIndex} && ${stage.oldIndex}[${stage.id(h)}] == ${h}.owner)`;
 }

@@ -5,6 +5,7 @@
 import { hookAnnotationKey } from '../capi.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
+import { kindAndNamespaceCel, labelSelectorCel } from './selector.js';
 import { hasPath, pointer, select, str } from './text.js';
 import type { NativeMutation } from './types.js';
 
@@ -72,4 +73,41 @@ function annotationMutation(rule: DefaultHookRule, carrier: HookCarrier): Native
 
 export function nativeDefaultHook(_policy: Policy, rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
   return carrier.format === 'list' ? listMutation(rule, carrier) : annotationMutation(rule, carrier);
+}
+
+/**
+ * The UPDATE a default-hook rule acts on, as src/core/rules/default-hooks.ts decides it: the object is not deleting,
+ * its labels match the rule's selector and the stored object's did not. `scope` adds the kind and namespace, which a
+ * MutatingAdmissionPolicy's match constraints already say and a webhook's matchCondition must.
+ */
+export function newlySelectedCel(rule: DefaultHookRule, scope: boolean): string {
+  const selector = rule.match.labelSelector;
+  return [
+    ...(scope ? [kindAndNamespaceCel(rule.match)] : []),
+    '!has(object.metadata.deletionTimestamp)',
+    `(${labelSelectorCel(selector, 'object')})`,
+    `!(${labelSelectorCel(selector, 'oldObject')})`,
+  ].join(' && ');
+}
+
+/** matchCondition name of the requests a default hook may be added on. */
+export const DEFAULT_HOOK_CONDITION_NAME = 'create-or-newly-selected';
+
+/**
+ * The mutating webhook's matchCondition: every CREATE, and only the UPDATEs that make an object match a rule with
+ * UPDATE in its operations, so the common Machine update never waits on hookkeeper. Without a policy: any UPDATE of
+ * a non-deleting object whose labels change (the only way an UPDATE can come to match), for an install that cannot
+ * compile the policy it is given (the Helm chart with its own defaultHooks).
+ */
+export function mutatingWebhookCondition(policy?: Policy): { name: string; expression: string } {
+  const create = "request.operation == 'CREATE'";
+  const labels = (base: string): string => `(has(${base}.metadata.labels) ? ${base}.metadata.labels : {})`;
+  let update: string | undefined;
+  if (policy === undefined) {
+    update = `!has(object.metadata.deletionTimestamp) && ${labels('object')} != ${labels('oldObject')}`;
+  } else if (policy.enforcement['default-hooks'] !== 'off') {
+    const rules = policy.defaultHooks.filter((r) => r.operations.includes('UPDATE'));
+    if (rules.length > 0) update = rules.map((r) => `(${newlySelectedCel(r, true)})`).join(' || ');
+  }
+  return { name: DEFAULT_HOOK_CONDITION_NAME, expression: update === undefined ? create : `${create} || (${update})` };
 }

@@ -1,5 +1,6 @@
 // deletion-freeze in CEL: on an UPDATE of a deleting Machine every hook of a stage must be in the stored object
 // with the same owner; the message is machine-api-operator's, hooks printed as Go's %+v prints them.
+import { existed } from './carrier.js';
 import { str } from './text.js';
 import type { NativeContext, NativeValidating, NativeValidation } from './types.js';
 
@@ -11,7 +12,7 @@ const STAGE_WORDS = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' } as 
 export function nativeDeletionFreeze({ cel }: NativeContext): NativeValidating {
   if (!cel.carrier.live) return { variables: [], validations: [] };
   const validations: NativeValidation[] = cel.stages.map((s) => {
-    const kept = (h: string): string => `(${h}.name in ${s.oldIndex} && ${s.oldIndex}[${h}.name] == ${h}.owner)`;
+    const kept = (h: string): string => existed(s, h);
     const message =
       `${str(`${s.stagePath}: Forbidden: ${STAGE_WORDS[s.stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: [`)} + ` +
       `${s.hooks}.filter(h, !${kept('h')}).map(h, '{Name:' + h.name + ' Owner:' + h.owner + '}').join(' ') + ']'`;

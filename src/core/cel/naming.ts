@@ -86,10 +86,13 @@ export function nativeHookNaming({ cel, k8sMinor }: NativeContext): NativeValida
   const validations: NativeValidation[] = [];
   for (const s of cel.stages) {
     const ok = (h: string): string => (list ? listOk(h) : keyOk(s, h));
+    // A list hook's problem may be in its name or its owner, so it was there when both were; an annotation key's
+    // problem belongs to the key, so it was there when the key was, whatever value it had (or has now).
+    const was = (h: string): string => (list ? existed(s, h) : `(${s.id(h)} in ${s.oldIndex})`);
     for (const outcome of ['enforced', 'existing'] as const satisfies readonly Outcome[]) {
       // The stored object's index first: an unchanged hook is settled by one lookup, not a pattern match.
       const passes = (h: string): string =>
-        outcome === 'enforced' ? `(${existed(s, h)} || ${ok(h)})` : `(!${existed(s, h)} || ${ok(h)})`;
+        outcome === 'enforced' ? `(${was(h)} || ${ok(h)})` : `(!${was(h)} || ${ok(h)})`;
       if (!list || k8sMinor < 35) {
         validations.push({
           outcome,

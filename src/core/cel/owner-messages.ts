@@ -1,6 +1,13 @@
 // owner-only-removal's words in CEL: the registry and break-glass as literals, and the denial as the webhook words
 // it, the kubectl grant included where CEL can build it (src/core/rules/owner-only-removal.ts words the webhook's).
-import { grantRoleName, HOOKOWNERS, shellWord } from '../ownership.js';
+import {
+  grantCommand,
+  grantRoleName,
+  HOOKOWNERS,
+  shellWord,
+  WILDCARD_WARNING_HEAD,
+  wildcardDenialWords,
+} from '../ownership.js';
 import { serviceAccountUsername, type Policy } from '../policy.js';
 import { str, stringMap, stringSet } from './text.js';
 import type { CelVariable } from './types.js';
@@ -66,17 +73,45 @@ function grantText(o: string): string {
   return `'to let ' + strings.quote(${USER}) + ' act for it: ' + (${o} in variables.grantRoles && size(variables.grantUser) == 2 ? ${command} : ${fallback})`;
 }
 
+/** A denial's words up to its reason: which hook, whose, and who tried. */
+function denialHead(c: HookView): string {
+  return (
+    `${c.p} + ': Forbidden: ' + strings.quote(${USER}) + ' may not ' + (${c.r} ? 'change the owner of ' : 'remove ') + ` +
+    `${c.s} + ' hook ' + strings.quote(${c.n}) + ' ' + (${c.o} == '' ? 'which has no owner' : 'owned by ' + strings.quote(${c.o})) + '; '`
+  );
+}
+
 export function denialMessage(policy: Policy, c: HookView): string {
   const who = 'variables.ownerIdentities';
   const bg = breakGlassText(policy);
-  const head =
-    `${c.p} + ': Forbidden: ' + strings.quote(${USER}) + ' may not ' + (${c.r} ? 'change the owner of ' : 'remove ') + ` +
-    `${c.s} + ' hook ' + strings.quote(${c.n}) + ' ' + (${c.o} == '' ? 'which has no owner' : 'owned by ' + strings.quote(${c.o})) + '; '`;
+  const head = denialHead(c);
   const registered = `'only its owner may: ' + ${who}[${c.o}] + ${str(` (${bg}); `)} + ${grantText(c.o)}`;
   if (policy.unverifiedRemoval !== 'deny') return `${head} + ${registered}`;
   return (
     `${head} + (${c.o} in ${who} ? ${registered} : ${c.o} == '' ? ` +
     `${str(`no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${bg})`)} : ` +
     `${str(`no identity is registered or granted for that owner and unverifiedRemoval is deny (${bg}); `)} + ${grantText(c.o)})`
+  );
+}
+
+/** The grant command with no user (a service account to fill in), compiled in for each registered owner. */
+export function ownerGrantVariable(policy: Policy): CelVariable {
+  return { name: 'ownerGrants', expression: stringMap(Object.keys(policy.owners).map((o) => [o, grantCommand(o)])) };
+}
+
+/** The denial of a removal only wildcard RBAC rights allowed (wildcardGrants: deny), in the webhook's words. */
+export function wildcardDenialMessage(policy: Policy, c: HookView): string {
+  const { verb, resource, group } = HOOKOWNERS;
+  const grant =
+    `(${c.o} in variables.ownerGrants ? variables.ownerGrants[${c.o}] : ` +
+    `'grant ${verb} on ${resource}.${group} with resourceName ' + strings.quote(${c.o}))`;
+  return `${denialHead(c)} + 'RBAC lets ' + strings.quote(${USER}) + ${str(wildcardDenialWords(breakGlassText(policy)))} + ${grant}`;
+}
+
+/** The wildcardGrants: warn warning, in the webhook's words. */
+export function wildcardWarning(c: HookView): string {
+  return (
+    `(${str(WILDCARD_WARNING_HEAD)} + ${USER} + ' may ' + (${c.r} ? 'change the owner of ' : 'remove ') + ${c.s} + ` +
+    `' hook ' + ${c.n} + ' of ' + ${c.o} + '; audited')`
   );
 }

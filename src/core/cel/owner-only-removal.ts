@@ -2,16 +2,20 @@
 // (the registry compiled in), holds break-glass (a separate Warn+Audit policy), or RBAC grants remove on
 // hookowners.hookkeeper.io/<owner>; otherwise denied (a registered owner) or given unverifiedRemoval's outcome.
 // authorizer checks cost 350,000 each against a 1,000,000 per-expression limit, so each is its own variable, made
-// only for the distinct owners nothing else allowed, at most MAX_OWNERS_CHECKED, as the webhook asks.
-import { HOOKOWNERS, MAX_OWNERS_CHECKED } from '../ownership.js';
+// only for the distinct owners nothing else allowed, at most MAX_OWNERS_CHECKED, as the webhook asks; one more asks
+// about the reserved probe owner, only once RBAC allowed an owner, to tell wildcard rights from a named grant.
+import { HOOKOWNERS, MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../ownership.js';
 import { describeIdentities } from '../policy.js';
 import { existed } from './carrier.js';
 import {
   breakGlassUser,
   denialMessage,
   grantVariables,
+  ownerGrantVariable,
   registryLiteral,
   USER,
+  wildcardDenialMessage,
+  wildcardWarning,
   type HookView,
 } from './owner-messages.js';
 import { capitalize, str, stringMap } from './text.js';
@@ -25,7 +29,8 @@ import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeVali
 function changedVariables(ctx: NativeContext): CelVariable[] {
   const out: CelVariable[] = [];
   for (const s of ctx.cel.stages) {
-    const cond = `!(h.name in ${s.index}) || ${s.index}[h.name] != h.owner`;
+    // By identity: each stored annotation key is judged on its own, even when another key's name parses alike.
+    const cond = `!(${s.id('h')} in ${s.index}) || ${s.index}[${s.id('h')}] != h.owner`;
     out.push(
       {
         name: changedName(s),
@@ -49,7 +54,7 @@ const changedName = (s: CelStage): string => `changed${cap(s)}`;
 
 function view(s: CelStage, idx: string): HookView {
   const h = `${s.oldHooks}[${idx}]`;
-  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${h}.name in ${s.index})` };
+  return { p: s.hookPath(idx, h), s: str(s.stage), n: `${h}.name`, o: `${h}.owner`, r: `(${s.id(h)} in ${s.index})` };
 }
 
 /**
@@ -85,6 +90,14 @@ function firstChanged(ctx: NativeContext, pred: (owner: string) => string, text:
   return `size(variables.changedOwners) == 0 ? '' : ${out}`;
 }
 
+/** Whether RBAC allows the requester `remove` on hookowners named `owner` (a CEL string) in the request's namespace. */
+function removeAllowed(owner: string): string {
+  return (
+    `authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
+    `.namespace(request.namespace).name(${owner}).check(${str(HOOKOWNERS.verb)}).allowed()`
+  );
+}
+
 /**
  * The variables that ask RBAC about each distinct owner of a family the registry did not settle, one check per
  * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
@@ -118,9 +131,7 @@ function rbacVariables(family: 'guarded' | 'unverified', filter: string): CelVar
     }
     out.push({
       name: `${family}Granted${k}`,
-      expression:
-        `variables.${family}${k} != '' && authorizer.group(${str(HOOKOWNERS.group)}).resource(${str(HOOKOWNERS.resource)})` +
-        `.namespace(request.namespace).name(variables.${family}${k}).check(${str(HOOKOWNERS.verb)}).allowed()`,
+      expression: `variables.${family}${k} != '' && ${removeAllowed(`variables.${family}${k}`)}`,
     });
     checked.push(`variables.${family}${k}`);
   }
@@ -159,6 +170,9 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     },
     ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? 'true' : 'o in variables.registered'),
     ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', '!(o in variables.registered)') : []),
+    // Rights over the probe owner, which no grant names, are rights over every owner: wildcard, not ownership.
+    { name: 'wildcardRights', expression: removeAllowed(str(WILDCARD_PROBE_OWNER)) },
+    ownerGrantVariable(policy),
     ...grantVariables(policy),
     {
       name: 'ownerIdentities',
@@ -205,6 +219,19 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       gate: removal,
     });
   }
+  // Wildcard rights allow every owner, so the first owner asked about tells whether they were used; the probe is
+  // asked only when RBAC allowed it. Any other owner RBAC did not allow fails its own validation above.
+  const usedWildcard = (family: string): string =>
+    `size(variables.${family}Unresolved0) > 0 && variables.${family}Granted0 && variables.wildcardRights`;
+  if (policy.wildcardGrants === 'deny') {
+    validations.push({
+      outcome: 'enforced',
+      expression: `!(${usedWildcard('guarded')})`,
+      messageExpression: `variables.guarded0 == '' ? '' : ${changedAt(ctx, 'variables.guardedAt0', (v) => wildcardDenialMessage(policy, v))}`,
+      reason: 'Forbidden',
+      gate: removal,
+    });
+  }
   // Hooks of no owner RBAC could be asked about (an empty owner, or beyond the owners a request may check).
   const unsettled = (x: string): string => `!(${settled('guarded', x)} || !(${guarded(x)}))`;
   validations.push({
@@ -223,7 +250,12 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       const o = `variables.unverified${k}`;
       validations.push({
         outcome: 'warn',
-        expression: `size(variables.unverifiedUnresolved0) == 0 || ${o} == '' || variables.unverifiedGranted${k}`,
+        // Under wildcardGrants: deny, wildcard rights count as RBAC saying no: the unverified warning.
+        expression:
+          `size(variables.unverifiedUnresolved0) == 0 || ${o} == '' || ` +
+          (policy.wildcardGrants === 'deny'
+            ? `(variables.unverifiedGranted${k} && !variables.wildcardRights)`
+            : `variables.unverifiedGranted${k}`),
         messageExpression: `${o} == '' ? '' : ${changedAt(ctx, `variables.unverifiedAt${k}`, warning)}`,
         reason: 'Forbidden',
         gate: removal,
@@ -234,6 +266,18 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       outcome: 'warn',
       expression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')})`,
       messageExpression: `variables.breakGlass || variables.changedOwners.all(o, !${unverified('o')}) ? '' : ${firstChanged(ctx, unverified, warning)}`,
+      reason: 'Forbidden',
+      gate: removal,
+    });
+  }
+  if (policy.wildcardGrants === 'warn') {
+    const families = policy.unverifiedRemoval === 'warn' ? ['guarded', 'unverified'] : ['guarded'];
+    const used = (x: string): string =>
+      `${x} != '' && !(${x} in variables.actsFor) && (${families.map((f) => `${x} in variables.${f}Checked`).join(' || ')})`;
+    validations.push({
+      outcome: 'warn',
+      expression: `!(${families.map((f) => `(${usedWildcard(f)})`).join(' || ')})`,
+      messageExpression: firstChanged(ctx, used, wildcardWarning),
       reason: 'Forbidden',
       gate: removal,
     });

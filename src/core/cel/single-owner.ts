@@ -1,6 +1,7 @@
 // single-owner in CEL: one owner per hook name across both stages, and reserved names only with their owner (the
-// policy's reserved hooks compiled in as a map literal). A stage naming a hook twice cannot be indexed: the
-// CRD's list-map key already refuses it, and CEL's index fails the request rather than allow it.
+// policy's reserved hooks compiled in as a map literal). A list naming a hook twice cannot be indexed by name: the
+// CRD's list-map key already refuses it, and CEL's index fails the request rather than allow it. Annotation keys
+// are unique, and indexed by key.
 import { existed } from './carrier.js';
 import { stringMap } from './text.js';
 import type { CelVariable, NativeContext, NativeValidating, NativeValidation } from './types.js';
@@ -10,19 +11,22 @@ export function nativeSingleOwner({ policy, cel }: NativeContext): NativeValidat
   const validations: NativeValidation[] = [];
   const [drain, term] = cel.stages;
   if (drain && term) {
-    // Pre-existing when the stored object had the same name with the same two owners.
-    const before = (h: string): string =>
-      `(${existed(term, h)} && ${h}.name in ${drain.oldIndex} && ${drain.oldIndex}[${h}.name] == ${drain.index}[${h}.name])`;
-    const ok = (h: string): string => `(!(${h}.name in ${drain.index}) || ${drain.index}[${h}.name] == ${h}.owner)`;
+    // Each preDrain hook of h's name (on Cluster API, "<prefix>/<name>" and a key that only starts with the prefix
+    // may both give it), bound to c: a conflict was there when the stored object had both hooks with these owners.
+    const before = (h: string, c: string): string =>
+      `(${existed(term, h)} && ${c} in ${drain.oldIndex} && ${drain.oldIndex}[${c}] == ${drain.index}[${c}])`;
+    const ok = (h: string, c: string): string => `(!(${c} in ${drain.index}) || ${drain.index}[${c}] == ${h}.owner)`;
+    const drains = (h: string): string => `[${drain.named(`${h}.name`).join(', ')}]`;
     for (const outcome of ['enforced', 'existing'] as const) {
-      const passes = (h: string): string =>
-        outcome === 'enforced' ? `(${ok(h)} || ${before(h)})` : `(${ok(h)} || !${before(h)})`;
+      const pair = (h: string, c: string): string =>
+        outcome === 'enforced' ? `(${ok(h, c)} || ${before(h, c)})` : `(${ok(h, c)} || !${before(h, c)})`;
+      const passes = (h: string): string => `${drains(h)}.all(c, ${pair(h, 'c')})`;
       validations.push({
         outcome,
         expression: `${term.hooks}.all(h, ${passes('h')})`,
         messageExpression:
           `${term.hooks}.transformList(i, h, !${passes('h')}, ${term.ownerPath('i', 'h')} + ': Invalid value: ' + strings.quote(h.owner) + ` +
-          `': hook ' + strings.quote(h.name) + ' is owned by ' + strings.quote(${drain.index}[h.name]) + ` +
+          `': hook ' + strings.quote(h.name) + ' is owned by ' + strings.quote(${drain.index}[${drains('h')}.filter(c, !${pair('h', 'c')})[0]]) + ` +
           `' in preDrain; a hook name must carry the same owner in preDrain and preTerminate')[0]`,
         reason: 'Invalid',
       });

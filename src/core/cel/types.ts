@@ -45,9 +45,16 @@ export interface CelStage {
   /** CEL list of the object's hooks in this stage. */
   hooks: string;
   oldHooks: string;
-  /** CEL map name -> owner of the object's / stored object's hooks in this stage. */
+  /** CEL map identity -> owner of the object's / stored object's hooks in this stage (see `id`). */
   index: string;
   oldIndex: string;
+  /**
+   * CEL string expression: the identity of hook `h`, what old and new hooks are compared by (Hook.id): its name
+   * in a list (the CRD's list-map key), its annotation key on Cluster API.
+   */
+  id(h: string): string;
+  /** CEL string expressions: the identities a hook named `n` (a CEL string) may have here; look each up in an index. */
+  named(n: string): string[];
   /** The stage's field path, as a message prints it (spec.lifecycleHooks.preDrain, metadata.annotations). */
   stagePath: string;
   /** CEL string expression: the path of hook `h` at index `i` (spec.lifecycleHooks.preDrain[0], metadata.annotations[key]). */

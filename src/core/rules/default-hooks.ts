@@ -1,15 +1,20 @@
 // Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
 import { type HookCarrier, wellFormed } from '../carriers.js';
-import { quote } from '../guards.js';
-import type { Policy } from '../policy.js';
+import { metadata, quote } from '../guards.js';
+import type { DefaultHookRule, Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
-import type { CarrierRuleModule, Rule } from './context.js';
+import type { CarrierRuleModule, Rule, RuleContext } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
 
-/** Whether a default-hook rule selects `obj` (input.object or its copy) on this request. */
+/**
+ * Whether a default-hook rule selects `obj` (input.object or its copy) on this request: on CREATE when it matches;
+ * on UPDATE only when the update makes it match (the stored object did not), so a hook its owner removed from a
+ * Machine that matched all along is not put back, and never on a deleting object, where the deletion freeze
+ * forbids new hooks (src/core/cel/default-hooks.ts says the same in CEL, for the webhook's matchCondition too).
+ */
 function selects(
   rule: Policy['defaultHooks'][number],
   input: ReviewInput,
@@ -17,12 +22,12 @@ function selects(
   obj: KubeObject,
 ): boolean {
   const op = input.operation;
-  return (
-    carrier.live &&
-    (op === 'CREATE' || op === 'UPDATE') &&
-    rule.operations.includes(op) &&
-    matchesObject(rule.match, input.kind, input.namespace, obj)
-  );
+  if (!carrier.live || (op !== 'CREATE' && op !== 'UPDATE') || !rule.operations.includes(op)) return false;
+  if (!matchesObject(rule.match, input.kind, input.namespace, obj)) return false;
+  if (op === 'CREATE') return true;
+  if (metadata(obj)['deletionTimestamp'] !== undefined) return false;
+  const old = input.oldObject;
+  return old === null || !matchesObject(rule.match, input.kind, input.namespace, old);
 }
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
@@ -41,11 +46,13 @@ export function applyDefaultHooks(
     const raw = reading.hooks.filter((h) => h.stage === rule.stage);
     if (raw.some((h) => typeof h.name !== 'string' || typeof h.owner !== 'string')) continue;
     const stage = wellFormed(raw);
-    const existing = stage.find((h) => h.name === rule.hook.name);
+    // The rule's hook by identity: on Cluster API its "<prefix>/<name>" key, not another key whose name parses alike.
+    const id = carrier.hookId(rule.stage, rule.hook.name);
+    const existing = stage.find((h) => h.id === id);
     if (existing && existing.owner === rule.hook.owner) continue;
 
-    const next = stage.map((h) => ({ name: h.name, owner: h.name === rule.hook.name ? rule.hook.owner : h.owner }));
-    if (!existing) next.push({ ...rule.hook });
+    const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h.id === id ? rule.hook.owner : h.owner }));
+    if (!existing) next.push({ ...rule.hook, id });
     carrier.write(copy, rule.stage, next);
     changes.push(
       existing
@@ -68,31 +75,52 @@ export function missingDefaultHooks(
   return policy.defaultHooks
     .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
     .filter(
-      (rule) => !hooks.some((h) => h.stage === rule.stage && h.name === rule.hook.name && h.owner === rule.hook.owner),
+      (rule) =>
+        !hooks.some(
+          (h) =>
+            h.stage === rule.stage &&
+            h.id === carrier.hookId(rule.stage, rule.hook.name) &&
+            h.owner === rule.hook.owner,
+        ),
     )
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
 
-/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
-export const missingDefaultHookRule: Rule = ({ policy, input, carrier }) => {
+/** The words for an object lacking a default-hook rule's hook (one source: the audit, admission's warning, CEL). */
+export function missingDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
+  return missingMessage(carrier.stagePath(rule.stage), rule.hook.name, rule.hook.owner, rule.name);
+}
+
+function missingMessage(path: string, name: string, owner: string, rule: string): string {
+  return required(path, `default hook ${quote(name)} owned by ${quote(owner)} is missing (policy rule ${quote(rule)})`)
+    .message;
+}
+
+/** Violations for the default hooks a matching object lacks, under the rule id given. */
+export function missingDefaultHookViolations(
+  id: 'default-hooks' | 'missing-default-hook',
+  { policy, input, carrier }: RuleContext,
+): Violation[] {
   const violations: Violation[] = [];
   for (const m of missingDefaultHooks(policy, input, carrier)) {
     const stage = m.stage as 'preDrain' | 'preTerminate';
     const path = carrier.stagePath(stage);
     violations.push({
-      rule: 'default-hooks',
+      rule: id,
       path,
-      message: required(
-        path,
-        `default hook ${quote(m.name)} owned by ${quote(m.owner)} is missing (policy rule ${quote(m.rule)})`,
-      ).message,
-      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper's mutating webhook adds it on create`,
+      message: missingMessage(path, m.name, m.owner, m.rule),
+      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper adds it on create and on the update that makes the object match`,
       hook: { stage, name: m.name, owner: m.owner },
       key: `default:${m.rule}`,
     });
   }
-  return { violations };
-};
+  return violations;
+}
+
+/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
+export const missingDefaultHookRule: Rule = (ctx) => ({
+  violations: missingDefaultHookViolations('default-hooks', ctx),
+});
 
 export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   // Validating only in the audit: admission adds the hook rather than refusing an object without it.

@@ -20,8 +20,9 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
   const after = wellFormed(hooks.hooks);
   const violations: Violation[] = [];
   for (const stage of ['preDrain', 'preTerminate'] as const) {
-    const old = new Set(before.filter((h) => h.stage === stage).map((h) => `${h.name}\u0000${h.owner}`));
-    const changed = after.filter((h) => h.stage === stage && !old.has(`${h.name}\u0000${h.owner}`));
+    // By identity: on Cluster API two keys whose names parse alike are two hooks, so swapping their owners changes both.
+    const old = new Set(before.filter((h) => h.stage === stage).map((h) => `${h.id}\u0000${h.owner}`));
+    const changed = after.filter((h) => h.stage === stage && !old.has(`${h.id}\u0000${h.owner}`));
     if (changed.length === 0) continue;
     const path = carrier.stagePath(stage);
     violations.push({
@@ -32,7 +33,7 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
         `${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`,
       ).message,
       fix: 'the machine is deleting: hooks can only be removed now; add hooks before deleting the machine',
-      key: `freeze:${stage}:${changed.map((h) => `${h.name}/${h.owner}`).join(',')}`,
+      key: `freeze:${stage}:${changed.map((h) => `${h.id}/${h.owner}`).join(',')}`,
     });
   }
   return { violations };

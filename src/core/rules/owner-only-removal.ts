@@ -1,6 +1,7 @@
 // Rule owner-only-removal: a protected owner's hook (registered in the policy, or granted through RBAC) is removed
-// or re-owned only by its registered identities, identities RBAC allows, or break-glass (warned); an unprotected
-// owner's hook gets the policy's unverifiedRemoval outcome. The audit annotation says which route allowed it.
+// or re-owned only by its registered identities, identities a grant naming the owner allows, or break-glass (warned);
+// wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
+// The audit annotation says which route allowed it.
 import { forbidden, invalid } from '../field-errors.js';
 import { ownValue, quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
@@ -13,6 +14,8 @@ import {
   HOOKOWNERS,
   isProtected,
   registeredIdentities,
+  WILDCARD_WARNING_HEAD,
+  wildcardDenialWords,
   type HookChange,
 } from '../ownership.js';
 import { describeIdentities, type Policy } from '../policy.js';
@@ -26,8 +29,14 @@ export const AUDIT_KEY_REMOVAL = 'hook-removal';
 /** A removal of an unprotected owner's hook, allowed under unverifiedRemoval: warn. */
 export const AUDIT_KEY_UNVERIFIED = 'unverified-hook-removal';
 
-/** Who allowed a removal: the policy's registry, RBAC, break-glass, or nothing (unverifiedRemoval: warn). */
-export type RemovalRoute = 'registry' | 'rbac' | 'break-glass' | 'unverified';
+/** A removal allowed by wildcard RBAC rights alone, under wildcardGrants: warn. */
+export const AUDIT_KEY_WILDCARD = 'wildcard-hook-removal';
+
+/**
+ * Who allowed a removal: the policy's registry, a grant naming the owner, break-glass, wildcard RBAC rights
+ * (wildcardGrants: warn), or nothing (unverifiedRemoval: warn).
+ */
+export type RemovalRoute = 'registry' | 'rbac' | 'break-glass' | 'wildcard' | 'unverified';
 
 function trace(key: string, change: HookChange, user: UserInfo, route: RemovalRoute): Notice['audit'] {
   const { old, now } = change;
@@ -66,6 +75,12 @@ function denial(change: HookChange, user: UserInfo, why: string): Violation {
     hook: { stage: old.stage, name: old.name, owner: old.owner },
     key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
   };
+}
+
+/** The denial of a removal only wildcard RBAC rights allowed: they are not ownership; break-glass or a named grant is. */
+function wildcardDenial(change: HookChange, user: UserInfo, policy: Policy): Violation {
+  const why = `RBAC lets ${quote(user.username)}${wildcardDenialWords(breakGlassText(policy))}`;
+  return denial(change, user, `${why}${grantCommand(change.old.owner)}`);
 }
 
 /**
@@ -146,12 +161,31 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'rbac') });
       continue;
     }
+    // Rights over every owner name: not ownership. Under warn they pass, audited as break-glass is; under deny they
+    // count as no answer of RBAC's, and any denial below says so.
+    const wildcard = access === 'wildcard';
+    if (wildcard && policy.wildcardGrants === 'warn') {
+      const verb = now ? 'change the owner of' : 'remove';
+      notices.push({
+        rule: 'owner-only-removal',
+        warning: `${WILDCARD_WARNING_HEAD}${user.username} may ${verb} ${old.stage} hook ${old.name} of ${owner}; audited`,
+        audit: trace(AUDIT_KEY_WILDCARD, change, user, 'wildcard'),
+      });
+      continue;
+    }
     const unchecked =
       access === 'unknown'
         ? `whether RBAC lets ${quote(user.username)} act for ${quote(owner)} could not be checked, so the removal is not allowed; `
         : '';
     // Built only for a denial: a request may remove 100,000 hooks under warn.
     const grant = (): string => `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
+    if (
+      wildcard &&
+      (policy.unverifiedRemoval === 'deny' || isProtected(policy, ownership, owner) || grantsUnknown(ownership, owner))
+    ) {
+      violations.push(wildcardDenial(change, user, policy));
+      continue;
+    }
     if (isProtected(policy, ownership, owner)) {
       const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
       violations.push(

@@ -1,5 +1,5 @@
 // Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner.
-import { wellFormed } from '../carriers.js';
+import { wellFormed, type Hook } from '../carriers.js';
 import { duplicate, invalid } from '../field-errors.js';
 import { quote } from '../guards.js';
 import type { Violation } from '../types.js';
@@ -9,11 +9,14 @@ import { nativeSingleOwner } from '../cel/single-owner.js';
 export const singleOwner: Rule = ({ policy, hooks }) => {
   const violations: Violation[] = [];
   const all = wellFormed(hooks.hooks);
-  const firstByStage = new Map<string, (typeof all)[number]>();
+  // By identity: a list naming one hook twice is a duplicate; annotation keys are unique, so never one.
+  const firstById = new Map<string, Hook>();
+  // Every preDrain hook by name: on Cluster API two keys may give one name, and each is compared.
+  const drainByName = new Map<string, Hook[]>();
 
   for (const h of all) {
-    const stageKey = `${h.stage}\u0000${h.name}`;
-    const first = firstByStage.get(stageKey);
+    const idKey = `${h.stage}\u0000${h.id}`;
+    const first = firstById.get(idKey);
     if (first) {
       violations.push({
         rule: 'single-owner',
@@ -21,17 +24,18 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
         message: duplicate(h.path, { name: h.name }).message,
         fix: `hook ${quote(h.name)} appears twice in ${h.stage} (at ${first.path} and ${h.path}): keep one entry, owned by one controller`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `duplicate:${h.stage}:${quote(h.name)}`,
+        key: `duplicate:${h.stage}:${quote(h.id)}`,
       });
     } else {
-      firstByStage.set(stageKey, h);
+      firstById.set(idKey, h);
+      if (h.stage === 'preDrain') drainByName.set(h.name, [...(drainByName.get(h.name) ?? []), h]);
     }
   }
 
   // The same name in both stanzas names one hook, so one owner.
   for (const h of all.filter((x) => x.stage === 'preTerminate')) {
-    const drain = firstByStage.get(`preDrain\u0000${h.name}`);
-    if (drain && drain.owner !== h.owner) {
+    for (const drain of drainByName.get(h.name) ?? []) {
+      if (drain.owner === h.owner) continue;
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
@@ -42,7 +46,7 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
         ).message,
         fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `cross-stage:${quote(h.name)}:${quote(drain.owner)}:${quote(h.owner)}`,
+        key: `cross-stage:${quote(h.id)}:${quote(h.owner)}:${quote(drain.id)}:${quote(drain.owner)}`,
       });
     }
   }
@@ -64,7 +68,7 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
         ).message,
         fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `reserved:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
+        key: `reserved:${h.stage}:${quote(h.id)}:${quote(h.owner)}`,
       });
     }
   }

@@ -35,6 +35,8 @@ export interface ControlPlane {
   server: string;
   /** PEM CA of the API server's serving certificate. */
   caPem: string;
+  /** The API server's audit log (JSON lines): Machine writes at Metadata level, their audit annotations included. */
+  auditLog: string;
   identities: Record<IdentityName, Identity>;
   kubeConfig(name: IdentityName): KubeConfig;
   /** That identity's kubeconfig as a file in dir, for `--kubeconfig FILE` (written on first use). */
@@ -52,6 +54,24 @@ export interface ControlPlaneOptions {
   settings: E2ESettings;
   crds: CrdSet;
 }
+
+/** Machine writes only, at Metadata level (annotations, no bodies): small, and all that the scenarios read. */
+const AUDIT_POLICY = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
+  rules: [
+    {
+      level: 'Metadata',
+      verbs: ['update', 'patch'],
+      resources: [
+        { group: 'machine.openshift.io', resources: ['machines'] },
+        { group: 'cluster.x-k8s.io', resources: ['machines'] },
+      ],
+    },
+    { level: 'None' },
+  ],
+};
 
 function log(message: string): void {
   process.stderr.write(`[e2e] ${message}\n`);
@@ -163,6 +183,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const caPem = await writeCertificates(dir);
     const identities = makeIdentities();
     await writeFile(join(dir, 'tokens.csv'), tokensCsv(identities), { mode: 0o600 });
+    await writeFile(join(dir, 'audit-policy.json'), JSON.stringify(AUDIT_POLICY));
 
     const fsyncFlag = await etcdSupportsNoFsync(join(bin, 'etcd'));
     const etcdPort = await withFreePorts(2, async ([client = 0, peer = 0]) => {
@@ -227,6 +248,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           '--disable-admission-plugins=ServiceAccount',
           // On in OpenShift: setting blockOwnerDeletion needs update on the owner's finalizers (child-resource rules).
           '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+          // Where admission's audit annotations land (route of a hook removal, a policy's Audit action).
+          `--audit-policy-file=${join(dir, 'audit-policy.json')}`,
+          `--audit-log-path=${join(dir, 'audit.log')}`,
+          '--audit-log-format=json',
           '--v=1',
         ],
         { logFile: join(dir, 'kube-apiserver.log'), cwd: dir },
@@ -263,6 +288,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       dir,
       server,
       caPem,
+      auditLog: join(dir, 'audit.log'),
       identities,
       kubeConfig: (name) => configs[name],
       kubeConfigFile: (name) => writeKubeConfig(join(dir, `kubeconfig-${name}.json`), configs[name]),

@@ -12,6 +12,7 @@ export const IDENTITY_NAMES = [
   'machineApi',
   'alice',
   'bob',
+  'clusterAdmin',
   'hookkeeper',
   'virtController',
   'pgo',
@@ -41,6 +42,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   alice: { username: 'alice', groups: [] },
   // A second ordinary user, for hook owners granted through RBAC (remove on hookowners.hookkeeper.io/<owner>).
   bob: { username: 'bob', groups: [] },
+  // Bound to the cluster-admin ClusterRole by the scenarios that need it (wildcard RBAC), never break-glass.
+  clusterAdmin: { username: 'root-operator', groups: ['e2e:operators'] },
   // webhook-config/base's ServiceAccount, with its ClusterRole: parent lookups (serve --kubeconfig) and audits.
   hookkeeper: serviceAccount('hookkeeper', 'hookkeeper'),
   // The controllers the child-resource examples register as finalizer removers.
@@ -115,7 +118,8 @@ function saSubject(id: Identity): { kind: string; name: string; namespace: strin
  * alice and the etcd operator edit Machines; the machine-api controllers also create and delete them. The child
  * examples' controllers create and edit their children, alice edits them; each controller may update the finalizers
  * of the kind it sets blockOwnerDeletion for, which OwnerReferencesPermissionEnforcement asks. hookkeeper's ServiceAccount
- * gets the parent kinds here (README "What to add to the cluster"); its shipped ClusterRole is in shippedRbac().
+ * gets the parent kinds here (docs/child-resources.md, "What to add to the cluster"); its shipped ClusterRole is in
+ * shippedRbac().
  */
 export function rbacObjects(identities: Record<IdentityName, Identity>): {
   roles: V1ClusterRole[];

@@ -1,6 +1,7 @@
 // Certificate rotation: a hookkeeper of its own, its pair mounted the way the kubelet mounts a Secret, is
 // handed a new certificate from the same CA and serves it without a restart; a bad pair is refused and the old one
-// kept. Its Machine lives in kube-system, which the suite's main webhooks skip, so every denial seen is this one's.
+// kept. Its Machine lives in kube-system, which the suite registers its main webhooks to skip (as the namespace
+// hookkeeper runs in), so every denial seen is this one's.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

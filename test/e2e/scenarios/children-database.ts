@@ -1,4 +1,4 @@
-// Worked example 2 (README): ConfigMaps and Services of a Crunchy PostgresCluster, policy
+// Worked example 2 (docs/child-resources.md): ConfigMaps and Services of a Crunchy PostgresCluster, policy
 // test/fixtures/children-database-policy.yaml: the cluster becomes their controller (blockOwnerDeletion), a
 // reference PGO already set is kept, another controller is refused, and a child of a missing cluster is admitted
 // with a warning and no reference.
@@ -114,7 +114,8 @@ export function databaseScenarios(env: () => E2EEnv, ctx: () => ChildEnv): void 
     });
 
     test('blockOwnerDeletion needs update on postgresclusters/finalizers: without it the API server refuses the child hookkeeper mutated', async () => {
-      // virt-controller may create Services but not update PostgresClusters' finalizers (README "What to add", item 3).
+      // virt-controller may create Services but not update PostgresClusters' finalizers (docs/child-resources.md,
+      // "What to add to the cluster", item 3).
       // It sends no reference: OwnerReferencesPermissionEnforcement (a validating plugin) judges the one our mutating webhook added.
       const refusal = await rejected(() =>
         ctx().objects('virtController', SERVICES).create(NAMESPACE, service('hippo-pgbouncer')),

@@ -1,7 +1,8 @@
 // One child-resource worked example against the real API server: its namespace, a hookkeeper of its own serving the
 // example's policy file with parent lookups as hookkeeper's ServiceAccount (--kubeconfig), and webhook entries for
-// the child kinds rendered from the README's "What to add to the cluster" snippet. Each example's objectSelector
-// (its policy's label) keeps every other scenario's requests away from it; teardown removes both configurations.
+// the child kinds rendered from the "What to add to the cluster" snippet of docs/child-resources.md. Each example's
+// objectSelector (its policy's label) keeps every other scenario's requests away from it; teardown removes both
+// configurations.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -17,8 +18,9 @@ import type { Resource } from '../harness/kube.js';
 import { ObjectClient } from '../harness/objects.js';
 import { pollUntil } from '../harness/processes.js';
 import type { E2EEnv } from '../harness/suite.js';
+import { docSection } from '../../helpers/docs.js';
 
-/** The webhook name in the README's snippet; the API server quotes it in denials. */
+/** The webhook name in the documented snippet; the API server quotes it in denials. */
 export const CHILD_WEBHOOK_NAME = 'children.hookkeeper.io';
 export const CHILD_DENIAL_PREFIX = `admission webhook "${CHILD_WEBHOOK_NAME}" denied the request: `;
 
@@ -48,13 +50,14 @@ type WebhookEntry = Record<string, unknown> & {
   rules: Array<Record<string, unknown>>;
 };
 
-/** The mutating entry from README.md, section "What to add to the cluster": the documentation is what gets tested. */
-async function readmeWebhookEntry(repoRoot: string): Promise<WebhookEntry> {
-  const text = await readFile(join(repoRoot, 'README.md'), 'utf8');
-  const section = text.indexOf('### What to add to the cluster');
-  const start = section < 0 ? -1 : text.indexOf('```yaml\n', section);
+const CHILD_PAGE = 'docs/child-resources.md';
+
+/** The mutating entry of docs/child-resources.md, "What to add to the cluster": the documentation is what is tested. */
+function documentedWebhookEntry(): WebhookEntry {
+  const text = docSection(CHILD_PAGE, '## What to add to the cluster');
+  const start = text.indexOf('```yaml\n');
   const end = start < 0 ? -1 : text.indexOf('```', start + 8);
-  if (end < 0) throw new Error('README.md: no ```yaml snippet under "### What to add to the cluster"');
+  if (end < 0) throw new Error(`${CHILD_PAGE}: no \`\`\`yaml snippet under "## What to add to the cluster"`);
   const entries = parse(text.slice(start + 8, end)) as unknown;
   const entry = Array.isArray(entries) ? (entries[0] as WebhookEntry | undefined) : undefined;
   if (
@@ -64,7 +67,7 @@ async function readmeWebhookEntry(repoRoot: string): Promise<WebhookEntry> {
     entry.clientConfig.service?.path !== '/mutate'
   ) {
     throw new Error(
-      `README.md: the snippet under "What to add to the cluster" is not one mutating webhook entry named ${CHILD_WEBHOOK_NAME} with path /mutate`,
+      `${CHILD_PAGE}: the snippet under "What to add to the cluster" is not one mutating webhook entry named ${CHILD_WEBHOOK_NAME} with path /mutate`,
     );
   }
   return entry;
@@ -73,11 +76,12 @@ async function readmeWebhookEntry(repoRoot: string): Promise<WebhookEntry> {
 const RESOURCES: Readonly<Record<string, string>> = { Pod: 'pods', ConfigMap: 'configmaps', Service: 'services' };
 
 /**
- * The README's entry pointed at this hookkeeper by URL and scoped to the rule's kinds and label selector; the
- * validating entry as the README derives it: path /validate, failurePolicy Fail, no reinvocationPolicy, CREATE and UPDATE.
+ * The documented entry pointed at this hookkeeper by URL and scoped to the rule's kinds and label selector; the
+ * validating entry as the page derives it: path /validate, failurePolicy Fail, no reinvocationPolicy, CREATE and
+ * UPDATE.
  */
 function webhookEntries(
-  readme: WebhookEntry,
+  documented: WebhookEntry,
   rule: ChildRule,
   hookkeeper: Hookkeeper,
 ): { mutating: WebhookEntry; validating: WebhookEntry } {
@@ -88,10 +92,10 @@ function webhookEntries(
     return plural;
   });
   const mutating: WebhookEntry = {
-    ...structuredClone(readme),
-    clientConfig: { url: `${hookkeeper.url}${readme.clientConfig.service?.path ?? ''}`, caBundle: ca },
+    ...structuredClone(documented),
+    clientConfig: { url: `${hookkeeper.url}${documented.clientConfig.service?.path ?? ''}`, caBundle: ca },
     objectSelector: structuredClone(rule.match.labelSelector),
-    rules: readme.rules.map((r) => ({ ...r, resources })),
+    rules: documented.rules.map((r) => ({ ...r, resources })),
   };
   const { reinvocationPolicy: _once, ...rest } = mutating;
   const validating: WebhookEntry = {
@@ -117,7 +121,7 @@ export async function startChildExample(env: E2EEnv, example: ChildExample): Pro
     config: await readFile(policyFile, 'utf8'),
     args: ['--kubeconfig', await plane.kubeConfigFile('hookkeeper')],
   });
-  const { mutating, validating } = webhookEntries(await readmeWebhookEntry(plane.repoRoot), rule, hookkeeper);
+  const { mutating, validating } = webhookEntries(documentedWebhookEntry(), rule, hookkeeper);
   const name = `hookkeeper-e2e-children-${example.id}`;
   const admin = plane.identities.admin.token;
   const configurations = [

@@ -1,4 +1,4 @@
-// Worked example 1 (README): virt-launcher Pods of a KubeVirt VirtualMachine, policy
+// Worked example 1 (docs/child-resources.md): virt-launcher Pods of a KubeVirt VirtualMachine, policy
 // test/fixtures/children-virtualmachine-policy.yaml: the VM becomes a further owner (its VMI controls the Pod),
 // the finalizer only virt-controller removes is added, and a Pod for a missing or deleting VM is refused.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// Child resources: both README worked examples end to end, each with a hookkeeper of its own started
-// side by side (the default-policy hookkeeper and its webhooks stay as they are), removed again afterwards.
+// Child resources: both worked examples of docs/child-resources.md end to end, each with a hookkeeper of its own
+// started side by side (the default-policy hookkeeper and its webhooks stay as they are), removed again afterwards.
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { installCrds, readCrds } from '../harness/crds.js';

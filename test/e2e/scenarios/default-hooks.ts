@@ -1,9 +1,23 @@
-// Mutating webhook: control-plane Machines get the etcd quorum hook on create; other Machines are left alone.
+// Default hooks: control-plane Machines get the etcd quorum hook on create and on the update that relabels them
+// control-plane (issue 29), never once deleting; other Machines are left alone; a control-plane Machine stored
+// without the hook is named at its next update. In every admission mode.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { ETCD_HOOK, MACHINE_FINALIZER, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { warningTexts, type PatchOp } from '../harness/kube.js';
 import type { Scenario } from '../harness/suite.js';
-import { hooksOf } from './helpers.js';
+import { hooksOf, metadataOf, removeHook } from './helpers.js';
+
+const ROLE = 'machine.openshift.io~1cluster-api-machine-role';
+const TYPE = 'machine.openshift.io~1cluster-api-machine-type';
+
+/** What a Machine editor sends to make a worker a control-plane Machine: the role and type labels. */
+function relabel(role: string): PatchOp[] {
+  return [
+    { op: 'replace', path: `/metadata/labels/${ROLE}`, value: role },
+    { op: 'replace', path: `/metadata/labels/${TYPE}`, value: role },
+  ];
+}
 
 export const defaultHookScenarios: Scenario = (env) => {
   describe('default hooks', () => {
@@ -35,6 +49,74 @@ export const defaultHookScenarios: Scenario = (env) => {
       await machines.create(MACHINE_NAMESPACE, openshiftMachine({ name: 'worker-untouched', role: 'worker' }));
       const stored = await machines.get(MACHINE_NAMESPACE, 'worker-untouched');
       assert.deepEqual((stored['spec'] as Record<string, unknown>)['lifecycleHooks'], {});
+    });
+
+    test('a worker Machine relabelled master by a Machine editor gets EtcdQuorumOperator on that update', async () => {
+      const e = env();
+      await e
+        .machines('machineApi')
+        .create(MACHINE_NAMESPACE, openshiftMachine({ name: 'relabel-master', role: 'worker' }));
+      const { object, warnings } = await e
+        .machines('alice')
+        .patch(MACHINE_NAMESPACE, 'relabel-master', relabel('master'));
+      assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK]);
+      assert.deepEqual(warnings, []);
+      assert.deepEqual(hooksOf(await e.machines('alice').get(MACHINE_NAMESPACE, 'relabel-master'), 'preDrain'), [
+        ETCD_HOOK,
+      ]);
+      // An unrelated update of it changes nothing and says nothing.
+      const again = await e
+        .machines('alice')
+        .patch(MACHINE_NAMESPACE, 'relabel-master', [{ op: 'add', path: '/metadata/labels/team', value: 'infra' }]);
+      assert.deepEqual([hooksOf(again.object, 'preDrain'), again.warnings], [[ETCD_HOOK], []]);
+    });
+
+    test('a deleting worker relabelled master gets no hook (the deletion freeze forbids new hooks); the relabel is kept', async () => {
+      const e = env();
+      const machines = e.machines('machineApi');
+      await machines.create(
+        MACHINE_NAMESPACE,
+        openshiftMachine({ name: 'relabel-deleting', role: 'worker', finalizers: [MACHINE_FINALIZER] }),
+      );
+      await machines.delete(MACHINE_NAMESPACE, 'relabel-deleting');
+      const { object } = await e.machines('alice').patch(MACHINE_NAMESPACE, 'relabel-deleting', relabel('arbiter'));
+      assert.equal(typeof metadataOf(object)['deletionTimestamp'], 'string');
+      assert.equal(
+        (metadataOf(object)['labels'] as Record<string, string>)['machine.openshift.io/cluster-api-machine-role'],
+        'arbiter',
+      );
+      assert.deepEqual(hooksOf(object, 'preDrain'), []);
+      // Let it go.
+      await machines.patch(MACHINE_NAMESPACE, 'relabel-deleting', [{ op: 'remove', path: '/metadata/finalizers' }]);
+    });
+
+    test('a control-plane Machine stored without its hook is named at its next update (missing-default-hook, a warning)', async () => {
+      const e = env();
+      await e
+        .machines('machineApi')
+        .create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-slipped', role: 'master' }));
+      const operator = e.machines('etcdOperator');
+      const current = await operator.get(MACHINE_NAMESPACE, 'cp-slipped');
+      // Its owner removes it: owner-only-removal's to judge, nothing else said.
+      const removed = await operator.patch(
+        MACHINE_NAMESPACE,
+        'cp-slipped',
+        removeHook(current, 'preDrain', ETCD_HOOK.name),
+      );
+      assert.deepEqual([hooksOf(removed.object, 'preDrain'), removed.warnings], [[], []]);
+      const { object, warnings } = await e
+        .machines('alice')
+        .patch(MACHINE_NAMESPACE, 'cp-slipped', [{ op: 'add', path: '/metadata/labels/team', value: 'infra' }]);
+      assert.deepEqual(hooksOf(object, 'preDrain'), []);
+      const said = warningTexts(warnings);
+      const full =
+        'missing-default-hook: spec.lifecycleHooks.preDrain: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "etcd-quorum-protection")';
+      // The webhook cuts each warning to 120 characters ("..." ending it); the API server says it whole.
+      assert.equal(said.length, 1, said.join('\n'));
+      assert.ok(
+        e.mode === 'webhook' ? full.startsWith(said[0]?.replace(/\.\.\.$/, '') ?? '-') : said[0] === full,
+        said[0],
+      );
     });
   });
 };

@@ -12,6 +12,7 @@ import {
   type V1ClusterRole,
   type V1PolicyRule,
 } from '@kubernetes/client-node';
+import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
 import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/access-review.js';
 import { kubeConfigAccess } from '../../../src/kube/http-get.js';
 import { createOwnerContext } from '../../../src/kube/owner-context.js';
@@ -157,12 +158,16 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       assert.equal((await sar('carol', 'team/storage', NS1)).allowed, false);
     });
 
-    test('wildcard roles (a custom */*/*, and cluster-admin) allow every owner, named or not', async () => {
+    test('wildcard roles (a custom */*/*, and cluster-admin) allow every owner, named or not, the probe owner too', async () => {
       for (const who of ['dave', 'erin']) {
         assert.equal((await sar(who, 'team/storage')).allowed, true, who);
         assert.equal((await sar(who, 'clusteroperator/etcd', NS2)).allowed, true, who);
         assert.equal((await sar(who, undefined)).allowed, true, who);
+        assert.equal((await sar(who, WILDCARD_PROBE_OWNER, NS1)).allowed, true, who);
       }
+      // A grant naming owners does not reach the probe: that is how hookkeeper tells it from wildcard rights.
+      assert.equal((await sar('bob', WILDCARD_PROBE_OWNER)).allowed, false);
+      assert.equal((await sar('carol', WILDCARD_PROBE_OWNER, NS1)).allowed, false);
     });
   });
 
@@ -327,8 +332,12 @@ export const hookOwnersRbacScenarios: Scenario = (env) => {
       const carol = { user: 'carol', groups: ['system:authenticated'] };
       assert.deepEqual(await reviewer.review(carol, ['team/db'], NS1), { 'team/db': 'allowed' });
       assert.deepEqual(await reviewer.review(carol, ['team/db'], NS2), { 'team/db': 'denied' });
+      // cluster-admin is allowed the reserved probe owner too: wildcard rights, not a grant naming the owner.
       assert.deepEqual(await reviewer.review({ user: 'erin', groups: [] }, ['clusteroperator/etcd'], NS2), {
-        'clusteroperator/etcd': 'allowed',
+        'clusteroperator/etcd': 'wildcard',
+      });
+      assert.deepEqual(await reviewer.review({ user: 'dave', groups: [] }, ['team/storage'], NS1), {
+        'team/storage': 'wildcard',
       });
     });
 

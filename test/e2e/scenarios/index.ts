@@ -13,6 +13,7 @@ import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
 import { dryRunScenarios } from './dry-run.js';
 import { faultScenarios } from './faults.js';
+import { hookCountScenarios } from './hook-count.js';
 import { hookOwnersRbacScenarios } from './hook-owners-rbac.js';
 import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
@@ -26,6 +27,7 @@ import { reportScenarios } from './reports.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
+import { wildcardGrantScenarios } from './wildcard-grants.js';
 
 export interface ScenarioOptions {
   /**
@@ -44,6 +46,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
     perMode: [
       identityScenarios,
       defaultHookScenarios,
+      hookCountScenarios,
       ownerOnlyRemovalScenarios,
       deletionScenarios,
       namingScenarios,
@@ -51,12 +54,17 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       machineSetScenarios,
       capiScenarios,
       bothOutageScenarios,
-      // The corpus and the cost proof run once, in the suite that always runs.
-      ...(options.crdIndependent ? [corpusScenarios, celCostScenarios] : []),
+      // The corpus runs in both suites (upstream's CRDs store what users' clusters store); the cost proof once,
+      // in the suite that always runs.
+      corpusScenarios,
+      ...(options.crdIndependent ? [celCostScenarios] : []),
     ],
     ...(options.crdIndependent
-      ? { bare: [findSizeLimit, corpusSetup], afterModes: [corpusComparison, nativeKnobScenarios] }
-      : {}),
+      ? {
+          bare: [findSizeLimit, corpusSetup],
+          afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
+        }
+      : { bare: [corpusSetup], afterModes: [corpusComparison] }),
     webhookOnly: [
       validateAgreementScenarios,
       auditScenarios,

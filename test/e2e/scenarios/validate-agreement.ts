@@ -28,7 +28,8 @@ interface Verdict {
 
 /**
  * validate's result as the API server would relay the webhook's: denials joined with "; ", notices and warn findings
- * as (shortened) warnings. capi-migration is validate's alone: "the webhook never applies this rule" (README).
+ * as (shortened) warnings. capi-migration is validate's alone: "the webhook never applies this rule"
+ * (docs/cluster-api.md).
  */
 function offlineVerdict(r: ObjectResult): Verdict {
   const findings = r.findings.filter((f) => f.rule !== 'capi-migration');

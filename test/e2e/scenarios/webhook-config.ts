@@ -222,7 +222,13 @@ export const webhookConfigScenarios: Scenario = (env) => {
         const modes: Record<(typeof OVERLAYS)[number], () => Promise<string[]>> = {
           // The Namespace object too, as the chart renders it with namespace.create.
           openshift: async () => ['--set', 'certificates.mode=openshift', '--set', 'namespace.create=true'],
-          'cert-manager': async () => ['--set', 'certificates.mode=cert-manager'],
+          // A policy with defaultHooks of its own: the mutating webhook's policy-free matchCondition, compiled here.
+          'cert-manager': async () => [
+            '--set',
+            'certificates.mode=cert-manager',
+            '--set',
+            'policy=apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\ndefaultHooks: []',
+          ],
           'self-managed': async () => [
             '--set',
             'certificates.mode=self-managed',

@@ -1,0 +1,35 @@
+// Rule missing-default-hook: an UPDATE of a non-deleting object that matches a default-hook rule but lacks its hook,
+// as the stored object did (created while a fail-open webhook was down, or before hookkeeper was installed), is named
+// at that update, not only by the audit; the update that removes the hook is owner-only-removal's to judge. A warning by default: refusing it would block every edit of such a Machine,
+// and adding the hook is its owner's act (the deletion freeze forbids it once the Machine is deleting).
+import { wellFormed } from '../carriers.js';
+import { metadata } from '../guards.js';
+import { nativeMissingDefaultHook } from '../cel/missing-default-hook.js';
+import type { CarrierRuleModule } from './context.js';
+import { missingDefaultHookViolations } from './default-hooks.js';
+
+export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
+  id: 'missing-default-hook',
+  enforcement: 'warn',
+  ratchets: false,
+  // The audit reports the same objects under default-hooks.
+  sources: ['admission', 'validate'],
+  selects: 'carriers',
+  facts: [],
+  summary:
+    'an UPDATE of a non-deleting Machine that matches a default-hook rule but lacks its hook is named (the audit reports it too)',
+  validate: (ctx) => {
+    const { policy, input, carrier } = ctx;
+    if (input.operation !== 'UPDATE' || !carrier.live || policy.enforcement['default-hooks'] === 'off')
+      return { violations: [] };
+    if (metadata(input.object)['deletionTimestamp'] !== undefined || input.oldObject === null)
+      return { violations: [] };
+    // Only what the stored object lacked too: a hook this very update removes is owner-only-removal's to judge.
+    const stored = wellFormed(ctx.oldHooks.hooks);
+    const violations = missingDefaultHookViolations('missing-default-hook', ctx).filter(
+      (v) => !stored.some((h) => h.stage === v.hook?.stage && h.name === v.hook.name && h.owner === v.hook.owner),
+    );
+    return { violations };
+  },
+  native: { validating: nativeMissingDefaultHook },
+};
