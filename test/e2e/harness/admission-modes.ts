@@ -162,6 +162,8 @@ async function registerWebhooksWith(
   const [validating, mutating] = renderWebhookConfigurations({
     caBundle: caBundle(hookkeeper.caPem),
     url: hookkeeper.url,
+    // As registerWebhooks: kube-system stays open for scenarios that register webhooks of their own there.
+    namespace: 'kube-system',
     name: WEBHOOK_CONFIGURATION,
     ...(failurePolicy ? { failurePolicy: { validating: failurePolicy, mutating: failurePolicy } } : {}),
   });

@@ -1,11 +1,16 @@
 // Big Machines through the real API server, in every admission mode: one with 1,000 hooks and one at the size limit
 // of what the API server can store (found before any admission is registered), created, stripped of every hook by
 // their owner and by break-glass, and one hook removed by an ordinary user: each decided as the rules say, never
-// refused for CEL cost (per-expression or per-evaluation budget) or any other failure to evaluate.
+// refused for CEL cost (per-expression or per-evaluation budget) or any other failure to evaluate. The suite's policy
+// bounds hooks per stage (hook-count), so this group runs under one that turns the bound off: what every object the
+// API server can store costs, whatever a policy lets in.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ETCD_HOOK, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
+import { parsePolicy } from '../../../src/config/load.js';
+import { renderForPlane, switchMode } from '../harness/admission-modes.js';
+import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
 import { OPENSHIFT_MACHINES, rejected, toRejection, type PatchOp } from '../harness/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf } from './helpers.js';
@@ -120,8 +125,27 @@ const BIG: readonly BigCase[] = [
   },
 ];
 
+/** The embedded default policy with hook-count off: no bound on hooks per stage. */
+const UNBOUNDED = 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  hook-count: "off"\n';
+
 export const celCostScenarios: Scenario = (env) => {
-  describe('CEL cost: big Machines through the API server', () => {
+  describe('CEL cost: big Machines through the API server (hook-count off)', () => {
+    let unbounded: Hookkeeper | undefined;
+
+    before(async () => {
+      const e = env();
+      unbounded = await startHookkeeper(e.plane, { config: UNBOUNDED, name: 'hookkeeper-unbounded' });
+      const native = await renderForPlane(e.plane, parsePolicy(UNBOUNDED, 'unbounded.yaml'));
+      await switchMode(e.plane, unbounded, native, e.mode);
+    });
+
+    after(async () => {
+      // Back to the suite's own policy and mode for whatever runs next.
+      const e = env();
+      await switchMode(e.plane, e.hookkeeper, e.native, e.mode);
+      if (unbounded?.running()) await unbounded.stop();
+    });
+
     BIG.forEach((big, i) => {
       const name = (what: string) => `cost-${i}-${what}`;
       const create = async (e: E2EEnv, what: string): Promise<Hook[]> => {

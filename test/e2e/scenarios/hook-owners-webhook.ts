@@ -20,8 +20,11 @@ import type { Scenario } from '../harness/suite.js';
 import { HOOKOWNERS_CRD_FILE } from './hook-owners-rbac.js';
 import { hooksOf, removeHook } from './helpers.js';
 
-/** Excluded from the suite's webhooks (their namespaceSelector), so only this scenario's hookkeeper judges it. */
-const NS = 'hookkeeper';
+/**
+ * Excluded from the suite's webhooks (registered as if hookkeeper ran in kube-system), so only this scenario's
+ * hookkeeper judges it.
+ */
+const NS = 'kube-system';
 const WEBHOOK = 'hookkeeper-e2e-hook-owners';
 const STORAGE = { name: 'storage.example.com/Migrate', owner: 'team/storage' };
 const ORPHAN = { name: 'BackupFileSystem', owner: 'my-backup-controller' };

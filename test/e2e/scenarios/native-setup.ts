@@ -60,6 +60,8 @@ export const POLICY = parsePolicy(
     '    operations: [CREATE]',
     '    stage: preTerminate',
     '    hook: {name: StorageGuard, owner: team/native-storage}',
+    // The most hooks per stage a policy may allow: the big Machines below are what native mode admits at most.
+    'maxHooksPerStage: 1000',
   ].join('\n'),
   'native-cel.yaml',
 );
