@@ -3,11 +3,13 @@
 // type check and test/registry.test.ts hold the two equal.
 export const RULE_IDS = [
   'hook-naming',
+  'hook-count',
   'single-owner',
   'owner-only-removal',
   'deletion-freeze',
   'owner-references',
   'default-hooks',
+  'missing-default-hook',
   'capi-migration',
   'child-owner-reference',
   'child-parent',

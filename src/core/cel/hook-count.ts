@@ -1,9 +1,11 @@
 // hook-count in CEL: a stage's size against the policy's bound, O(1) on the variables each carrier already declares
 // (src/core/cel/carrier.ts); oldHooks is empty on CREATE, so only an UPDATE that does not grow the stage ratchets.
 import { tooMany } from '../field-errors.js';
-import { HOOK_COUNT_SUFFIX } from '../rules/hook-count.js';
 import { str } from './text.js';
 import type { NativeContext, NativeValidating, NativeValidation } from './types.js';
+
+/** The words after the API server's "Too many" message, naming the policy field (one source for both engines). */
+export const HOOK_COUNT_SUFFIX = ' (policy maxHooksPerStage)';
 
 export function nativeHookCount({ policy, cel }: NativeContext): NativeValidating {
   const max = policy.maxHooksPerStage;

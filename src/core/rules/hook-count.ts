@@ -4,11 +4,8 @@
 import { STAGES, type HookCarrier, type HookReading } from '../carriers.js';
 import { tooMany } from '../field-errors.js';
 import type { Stage, Violation } from '../types.js';
-import { nativeHookCount } from '../cel/hook-count.js';
+import { HOOK_COUNT_SUFFIX, nativeHookCount } from '../cel/hook-count.js';
 import type { CarrierRuleModule } from './context.js';
-
-/** The words after the API server's "Too many" message, naming the policy field (one source for both engines). */
-export const HOOK_COUNT_SUFFIX = ' (policy maxHooksPerStage)';
 
 /** Entries in one stage as the API server counts them: every list entry (malformed ones too), or every key. */
 function count(reading: HookReading, carrier: HookCarrier, stage: Stage): number {
