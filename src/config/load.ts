@@ -10,8 +10,10 @@ import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
 import { AppError, type Problem } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
+import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
+import { displayPath } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
 import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
 
@@ -142,6 +144,30 @@ export function parsePolicy(text: string, file: string): Policy {
   for (const [path, field] of hookFields)
     if (field === 'owner' && sound(path) && valueAt(doc.value, path) === WILDCARD_PROBE_OWNER)
       problems.push(at(path, reserved));
+  // The reservations and default hooks in force (file, else embedded default), where each passed the schema.
+  const reservedInForce: Array<Placed<Policy['reservedHooks'][number]>> =
+    raw.reservedHooks === undefined
+      ? DEFAULT_POLICY.reservedHooks.map((value) => ({ value }))
+      : reservedHooks
+          .filter(([i]) => sound(`/reservedHooks/${i}/name`) && sound(`/reservedHooks/${i}/owner`))
+          .map(([i, value]) => ({ value, pointer: `/reservedHooks/${i}` }));
+  const rulesInForce: Array<Placed<DefaultHookRule>> =
+    raw.defaultHooks === undefined
+      ? DEFAULT_POLICY.defaultHooks.map((value) => ({ value }))
+      : defaultHooks
+          .filter(([i]) =>
+            ['match/kinds', 'stage', 'hook/name', 'hook/owner'].every((f) => sound(`/defaultHooks/${i}/${f}`)),
+          )
+          .map(([i, r]) => ({
+            value: { ...r, operations: r.operations ?? [] },
+            pointer: `/defaultHooks/${i}`,
+          }));
+  const where = (pointer: string): string => {
+    const line = doc.lineOf(pointer);
+    return `${displayPath(pointer)}${line === undefined ? '' : ` (line ${line})`}`;
+  };
+  for (const [path, message] of defaultHookConflicts(reservedInForce, rulesInForce, where))
+    problems.push(at(path, message));
   const ruleNames = new Set<string>();
   for (const [i, r] of defaultHooks) {
     if (!sound(`/defaultHooks/${i}/name`)) continue;
