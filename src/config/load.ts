@@ -13,6 +13,7 @@ import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './chil
 import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
+import { defaultHookKindProblem } from './kinds.js';
 import { displayPath } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
 import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
@@ -119,6 +120,15 @@ export function parsePolicy(text: string, file: string): Policy {
         : { min: 3, max: 512 };
     for (const p of checkString(path, valueAt(doc.value, path), limits))
       problems.push(at(path, p.message.replace(`${path}: `, '')));
+  }
+  // A kind no default hook is ever added to would switch the protection off without a word.
+  for (const [i] of defaultHooks) {
+    const path = `/defaultHooks/${i}/match/kinds`;
+    if (!sound(path)) continue;
+    (valueAt(doc.value, path) as Array<{ group: string; kind: string }>).forEach((k, j) => {
+      const message = defaultHookKindProblem(k);
+      if (message !== undefined) problems.push(at(`${path}/${j}`, message));
+    });
   }
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
   for (const [i, r] of defaultHooks) {
