@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { register as admissionPolicy } from './commands/admission-policy.js';
 import { register as audit } from './commands/audit.js';
 import { register as certs } from './commands/certs.js';
+import { register as policy } from './commands/policy.js';
 import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
 import { register as validate } from './commands/validate.js';
@@ -14,7 +15,7 @@ import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
-const COMMANDS: readonly Register[] = [serve, review, validate, audit, certs, webhookConfig, admissionPolicy];
+const COMMANDS: readonly Register[] = [serve, review, validate, audit, policy, certs, webhookConfig, admissionPolicy];
 
 export const VERSION = '0.1.0';
 
