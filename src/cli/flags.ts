@@ -20,3 +20,37 @@ export function duration(flag: string, value: string): number {
   }
   return Math.round(parts.reduce((ms, p) => ms + Number(p[1]) * (DURATION_UNITS[p[2] as string] ?? 0), 0));
 }
+
+/** A TCP port to listen on; 0 asks the system for any free one (tests, a second local instance). */
+export function portNumber(flag: string, value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 0 && n <= 65535))
+    throw new AppError('USAGE', `${flag} must be a port number from 0 (any free port) to 65535, got "${value}"`);
+  return n;
+}
+
+/** pino's levels, in order. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** A log level from `source` (the flag or variable it came from, named in the error). */
+export function logLevel(source: string, value: string): string {
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new AppError('USAGE', `${source} must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
+}
+
+/**
+ * A Kubernetes version ("1.31", "v1.31.4"). OpenShift 4.N ships Kubernetes 1.(N+13) (4.18 is based on 1.31, as each
+ * OpenShift release's notes state), and its version is easily given by mistake: it is named, not taken.
+ */
+export function kubernetesVersion(flag: string, value: string): string {
+  const m = /^v?4\.(\d+)(?:\.\d+)?$/.exec(value.trim());
+  if (m) {
+    const minor = Number(m[1]);
+    throw new AppError(
+      'USAGE',
+      `${flag} ${value} looks like an OpenShift version: OpenShift 4.${minor} ships Kubernetes 1.${minor + 13}; give that (${flag} 1.${minor + 13})`,
+    );
+  }
+  return value;
+}

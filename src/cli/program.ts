@@ -5,18 +5,30 @@ import { Command, CommanderError } from 'commander';
 import { register as admissionPolicy } from './commands/admission-policy.js';
 import { register as audit } from './commands/audit.js';
 import { register as certs } from './commands/certs.js';
+import { register as policy } from './commands/policy.js';
 import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
 import { register as validate } from './commands/validate.js';
+import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { describeError } from '../errors.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
-const COMMANDS: readonly Register[] = [serve, review, validate, audit, certs, webhookConfig, admissionPolicy];
-
 export const VERSION = '0.1.0';
+
+const COMMANDS: readonly Register[] = [
+  serve,
+  review,
+  validate,
+  audit,
+  policy,
+  certs,
+  webhookConfig,
+  admissionPolicy,
+  registerVersion(VERSION),
+];
 
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   let code: number | undefined;

@@ -1,7 +1,7 @@
 // Policy loading: YAML -> schema check (ajv, all errors) -> semantic checks -> defaults -> frozen Policy.
 // Every problem is reported at once, with file, path and line, so a broken ConfigMap is fixed in one go.
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import { hookAnnotationKey } from '../core/capi.js';
 import { carrierFor } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
@@ -10,12 +10,17 @@ import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
 import { AppError, type Problem } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
+import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
+import { defaultHookKindProblem } from './kinds.js';
+import { displayPath } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
+import { nearest } from './suggest.js';
 import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+// verbose: an error carries its schema, whose known keys name the nearest one to an unknown key.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 const validateSchema = ajv.compile(POLICY_SCHEMA);
 
 interface PolicyFile {
@@ -54,7 +59,7 @@ export async function loadPolicyFile(
 export function parsePolicy(text: string, file: string): Policy {
   let docs: YamlDocument[];
   try {
-    docs = parseYamlDocuments(text, file, { lines: 'key' });
+    docs = parseYamlDocuments(text, file, { lines: 'key', duplicateKeys: 'report' });
   } catch (err) {
     if (err instanceof AppError)
       throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { cause: err, problems: err.problems });
@@ -67,10 +72,17 @@ export function parsePolicy(text: string, file: string): Policy {
   }
   const doc = docs[0] as YamlDocument;
   const problems: Problem[] = [];
-  const at = (path: string, message: string): Problem => {
-    const line = doc.lineOf(path);
-    return { file, path: path || '/', message, ...(line === undefined ? {} : { line }) };
+  // Paths as the user wrote them (owners["team/storage"].users); the checks below work on JSON Pointers.
+  const at = (path: string, message: string, line = doc.lineOf(path)): Problem => {
+    const shown = displayPath(path);
+    return { file, ...(shown === '' ? {} : { path: shown }), message, ...(line === undefined ? {} : { line }) };
   };
+  // The later value of a key given twice is kept, so the rest of the file is still checked.
+  for (const d of doc.duplicateKeys ?? []) {
+    const key = String(d.keys[d.keys.length - 1]);
+    const pointer = d.keys.map((k) => `/${escapePointerToken(String(k))}`).join('');
+    problems.push(at(pointer, `duplicate key ${JSON.stringify(key)} (first at line ${d.firstLine})`, d.line));
+  }
 
   // Schema problems first, but they do not hide the semantic ones: each semantic check runs on the fields it reads
   // when those passed the schema (present, no schema error at or below them), so every problem is fixed in one go.
@@ -82,14 +94,8 @@ export function parsePolicy(text: string, file: string): Policy {
       const key =
         unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
       const path = key === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(key)}`;
-      const extra =
-        unknown !== undefined
-          ? ` (${unknown})`
-          : e.keyword === 'enum'
-            ? `: ${(e.params['allowedValues'] as unknown[]).join(', ')}`
-            : '';
       schemaPaths.push(path);
-      problems.push(at(path, `${e.message ?? 'is invalid'}${extra}`));
+      problems.push(at(path, schemaMessage(e, unknown)));
     }
   }
   const sound = (path: string): boolean =>
@@ -115,8 +121,18 @@ export function parsePolicy(text: string, file: string): Policy {
       field === 'name'
         ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } }
         : { min: 3, max: 512 };
-    for (const p of checkString(path, valueAt(doc.value, path), limits))
-      problems.push(at(path, p.message.replace(`${path}: `, '')));
+    const shown = displayPath(path);
+    for (const p of checkString(shown, valueAt(doc.value, path), limits))
+      problems.push(at(path, p.message.replace(`${shown}: `, '')));
+  }
+  // A kind no default hook is ever added to would switch the protection off without a word.
+  for (const [i] of defaultHooks) {
+    const path = `/defaultHooks/${i}/match/kinds`;
+    if (!sound(path)) continue;
+    (valueAt(doc.value, path) as Array<{ group: string; kind: string }>).forEach((k, j) => {
+      const message = defaultHookKindProblem(k);
+      if (message !== undefined) problems.push(at(`${path}/${j}`, message));
+    });
   }
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
   for (const [i, r] of defaultHooks) {
@@ -142,6 +158,30 @@ export function parsePolicy(text: string, file: string): Policy {
   for (const [path, field] of hookFields)
     if (field === 'owner' && sound(path) && valueAt(doc.value, path) === WILDCARD_PROBE_OWNER)
       problems.push(at(path, reserved));
+  // The reservations and default hooks in force (file, else embedded default), where each passed the schema.
+  const reservedInForce: Array<Placed<Policy['reservedHooks'][number]>> =
+    raw.reservedHooks === undefined
+      ? DEFAULT_POLICY.reservedHooks.map((value) => ({ value }))
+      : reservedHooks
+          .filter(([i]) => sound(`/reservedHooks/${i}/name`) && sound(`/reservedHooks/${i}/owner`))
+          .map(([i, value]) => ({ value, pointer: `/reservedHooks/${i}` }));
+  const rulesInForce: Array<Placed<DefaultHookRule>> =
+    raw.defaultHooks === undefined
+      ? DEFAULT_POLICY.defaultHooks.map((value) => ({ value }))
+      : defaultHooks
+          .filter(([i]) =>
+            ['match/kinds', 'stage', 'hook/name', 'hook/owner'].every((f) => sound(`/defaultHooks/${i}/${f}`)),
+          )
+          .map(([i, r]) => ({
+            value: { ...r, operations: r.operations ?? [] },
+            pointer: `/defaultHooks/${i}`,
+          }));
+  const where = (pointer: string): string => {
+    const line = doc.lineOf(pointer);
+    return `${displayPath(pointer)}${line === undefined ? '' : ` (line ${line})`}`;
+  };
+  for (const [path, message] of defaultHookConflicts(reservedInForce, rulesInForce, where))
+    problems.push(at(path, message));
   const ruleNames = new Set<string>();
   for (const [i, r] of defaultHooks) {
     if (!sound(`/defaultHooks/${i}/name`)) continue;
@@ -168,6 +208,21 @@ export function parsePolicy(text: string, file: string): Policy {
   }
 
   return deepFreeze(mergeWithDefaults(raw));
+}
+
+/** A schema error in the user's terms: the value a constant must have, the nearest known key to an unknown one. */
+function schemaMessage(e: ErrorObject, unknown: string | undefined): string {
+  if (unknown !== undefined) {
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const near = nearest(unknown, known);
+    return near === undefined
+      ? `unknown key ${JSON.stringify(unknown)} (known keys: ${known.join(', ')})`
+      : `unknown key ${JSON.stringify(unknown)}: did you mean ${JSON.stringify(near)}?`;
+  }
+  if (e.keyword === 'const') return `must be ${JSON.stringify(e.params['allowedValue'])}`;
+  if (e.keyword === 'enum')
+    return `${e.message ?? 'is invalid'}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
+  return e.message ?? 'is invalid';
 }
 
 /** The value at a JSON pointer, or undefined when a step is missing or not a container. */

@@ -25,6 +25,16 @@ export interface YamlDocument {
    * with `lines: 'key'`, a mapping entry's line is that of its key (a block value starts on a later line).
    */
   lineOf(path: string | readonly (string | number)[]): number | undefined;
+  /** With `duplicateKeys: 'report'`: each key given twice in one mapping, at its second occurrence. */
+  duplicateKeys?: DuplicateKey[];
+}
+
+export interface DuplicateKey {
+  /** Path (as keys) of the repeated entry. */
+  keys: (string | number)[];
+  line: number;
+  /** Line of the key's first occurrence. */
+  firstLine: number;
 }
 
 /** A JSON pointer or dotted path as keys (numeric tokens as indexes). */
@@ -40,6 +50,11 @@ export interface ParseOptions {
   lines?: 'value' | 'key';
   /** Merge keys (`<<: *anchor`), a YAML 1.1 feature kubectl's YAML reader (go-yaml) applies. */
   merge?: boolean;
+  /**
+   * A key given twice in one mapping: a parse error (default), or reported on the document (`duplicateKeys`) with
+   * the later value kept, so a config's other problems are reported beside it.
+   */
+  duplicateKeys?: 'error' | 'report';
 }
 
 /** How many alias expansions a document may make before it counts as a resource-exhaustion attack. */
@@ -62,6 +77,7 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
   const problems: Problem[] = [];
   for (const doc of list) {
     for (const err of doc.errors) {
+      if (options.duplicateKeys === 'report' && err.code === 'DUPLICATE_KEY') continue;
       const line = lineCounter.linePos(err.pos[0]).line;
       problems.push({ file, line, message: err.message.split('\n')[0] ?? err.message });
     }
@@ -90,7 +106,27 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
         if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
         return undefined;
       },
+      ...(options.duplicateKeys === 'report' ? { duplicateKeys: duplicateKeys(doc.contents, [], lineCounter) } : {}),
     }));
+}
+
+function duplicateKeys(node: unknown, keys: (string | number)[], lines: Yaml.LineCounter): DuplicateKey[] {
+  const { isMap, isNode, isScalar, isSeq } = yamlPackage();
+  const out: DuplicateKey[] = [];
+  const lineOf = (n: unknown): number => (isNode(n) && n.range ? lines.linePos(n.range[0]).line : 0);
+  if (isMap(node)) {
+    const seen = new Map<string, number>();
+    for (const pair of node.items) {
+      const key = String(isScalar(pair.key) ? pair.key.value : pair.key);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, lineOf(pair.key));
+      else out.push({ keys: [...keys, key], line: lineOf(pair.key), firstLine: first });
+      out.push(...duplicateKeys(pair.value, [...keys, key], lines));
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => out.push(...duplicateKeys(item, [...keys, i], lines)));
+  }
+  return out;
 }
 
 /** A document's value; the `yaml` package throws a ReferenceError when aliases expand too far. */

@@ -59,7 +59,7 @@ describe('serve exits 2 when it cannot start', () => {
       { env: quiet },
     );
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /policy\.yaml:3 \/strictOwner: must NOT have additional properties/);
+    assert.match(r.stderr, /policy\.yaml:3 strictOwner: unknown key "strictOwner": did you mean "strictOwners"\?/);
   });
 
   test('a certificate that has expired or is not valid yet', async () => {

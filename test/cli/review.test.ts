@@ -149,8 +149,8 @@ describe('hookkeeper review', () => {
     );
     const bad = await cli(['review'], { stdin: JSON.stringify(removeEtcd), env: { HOOKKEEPER_CONFIG: broken } });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /broken\.yaml:3 \/strictOwners: must be boolean/);
-    assert.match(bad.stderr, /broken\.yaml:4 \/breakGlass\/groups: must be array/);
+    assert.match(bad.stderr, /broken\.yaml:3 strictOwners: must be boolean/);
+    assert.match(bad.stderr, /broken\.yaml:4 breakGlass\.groups: must be array/);
   });
 
   test('unknown flags and commands are usage errors', async () => {

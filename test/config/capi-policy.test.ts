@@ -38,17 +38,17 @@ describe('policy for Cluster API', () => {
 
   test('an empty owner cannot be registered', () => {
     assert.deepEqual(problems('owners:\n  "": {users: [alice]}\n'), [
-      '4: /owners/: must NOT have fewer than 1 characters',
-      '4: /owners/: property name must be valid',
+      '4: owners[""]: must NOT have fewer than 1 characters',
+      '4: owners[""]: property name must be valid',
     ]);
   });
 
   test('a default hook for a Cluster API kind must make a valid annotation key', () => {
     assert.deepEqual(problems(capiRule('storage.example.com/MigrateVolumes')), [
-      "7: /defaultHooks/0/hook/name: as Cluster API annotation key \"pre-drain.delete.hook.machine.cluster.x-k8s.io/storage.example.com/MigrateVolumes\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      "7: defaultHooks[0].hook.name: as Cluster API annotation key \"pre-drain.delete.hook.machine.cluster.x-k8s.io/storage.example.com/MigrateVolumes\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ]);
     assert.deepEqual(problems(capiRule('H'.repeat(64))), [
-      `7: /defaultHooks/0/hook/name: as Cluster API annotation key "pre-drain.delete.hook.machine.cluster.x-k8s.io/${'H'.repeat(64)}": name part must be no more than 63 bytes`,
+      `7: defaultHooks[0].hook.name: as Cluster API annotation key "pre-drain.delete.hook.machine.cluster.x-k8s.io/${'H'.repeat(64)}": name part must be no more than 63 bytes`,
     ]);
     assert.deepEqual(problems(capiRule('MigrateVolumes')), []);
   });

@@ -64,64 +64,64 @@ describe('children policy', () => {
     [
       'an unqualified finalizer',
       `${RULE}    finalizer: cleanup\n    finalizerRemovers: [kubevirt.io/virt-controller]\n`,
-      ['/children/0/finalizer: "cleanup" is not fully qualified: use a domain you own, e.g. example.com/cleanup'],
+      ['children[0].finalizer: "cleanup" is not fully qualified: use a domain you own, e.g. example.com/cleanup'],
     ],
     [
       'a finalizer that is no qualified name',
       `${RULE}    finalizer: example.com/a b\n    finalizerRemovers: [kubevirt.io/virt-controller]\n`,
       [
-        "/children/0/finalizer: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        "children[0].finalizer: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       ],
     ],
     [
       'a finalizer nobody may remove',
       `${RULE}    finalizer: example.com/cleanup\n`,
       [
-        '/children/0/finalizerRemovers: a rule with a finalizer must name the owners (keys of "owners") whose identities remove it, or only break-glass could',
+        'children[0].finalizerRemovers: a rule with a finalizer must name the owners (keys of "owners") whose identities remove it, or only break-glass could',
       ],
     ],
     [
       'an unregistered remover',
       `${RULE}    finalizer: example.com/cleanup\n    finalizerRemovers: [someone]\n`,
-      ['/children/0/finalizerRemovers/0: "someone" is not registered under "owners"'],
+      ['children[0].finalizerRemovers[0]: "someone" is not registered under "owners"'],
     ],
     [
       'removers without a finalizer',
       `${RULE}    finalizerRemovers: [kubevirt.io/virt-controller]\n`,
       [
-        '/children/0/finalizerRemovers: finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers',
+        'children[0].finalizerRemovers: finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers',
       ],
     ],
     [
       'a bad template',
       RULE.replace('{ label: vm.kubevirt.io/name }', '{ template: "${labels:x}" }'),
       [
-        '/children/0/parent/nameFrom/template: unknown placeholder ${labels:x}: use ${label:KEY}, ${annotation:KEY}, ${metadata.name} or ${metadata.namespace}',
+        'children[0].parent.nameFrom.template: unknown placeholder ${labels:x}: use ${label:KEY}, ${annotation:KEY}, ${metadata.name} or ${metadata.namespace}',
       ],
     ],
     [
       'a bad label key in a template',
       RULE.replace('{ label: vm.kubevirt.io/name }', '{ template: "${label:a/b/c}" }'),
       [
-        `/children/0/parent/nameFrom/template: label key "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+        `children[0].parent.nameFrom.template: label key "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
       ],
     ],
     [
       'two name sources',
       RULE.replace('{ label: vm.kubevirt.io/name }', '{ label: a, annotation: b }'),
-      ['/children/0/parent/nameFrom: must NOT have more than 1 properties'],
+      ['children[0].parent.nameFrom: must NOT have more than 1 properties'],
     ],
     [
       'a plural with capitals',
       RULE.replace('resource: virtualmachines', 'resource: VirtualMachines'),
-      ['/children/0/parent/resource: must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'],
+      ['children[0].parent.resource: must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'],
     ],
     [
       'an unknown policy action',
       `${RULE}    onMissingParent: ignore\n`,
-      ['/children/0/onMissingParent: must be equal to one of the allowed values: deny, warn, allow'],
+      ['children[0].onMissingParent: must be equal to one of the allowed values: deny, warn, allow'],
     ],
-    ['a duplicate rule name', RULE + RULE, ['/children/1/name: duplicate child rule name vm-pods']],
+    ['a duplicate rule name', RULE + RULE, ['children[1].name: duplicate child rule name vm-pods']],
   ];
   for (const [name, rules, expected] of cases) {
     test(`refused: ${name}`, () => {

@@ -69,11 +69,11 @@ describe('policy files', () => {
       [
         {
           line: 4,
-          path: '/enforcement/hook-naming',
+          path: 'enforcement.hook-naming',
           message: 'must be equal to one of the allowed values: deny, warn, off',
         },
-        { line: 5, path: '/strictOwner', message: 'must NOT have additional properties (strictOwner)' },
-        { line: 7, path: '/breakGlass/groups', message: 'must be array' },
+        { line: 5, path: 'strictOwner', message: 'unknown key "strictOwner": did you mean "strictOwners"?' },
+        { line: 7, path: 'breakGlass.groups', message: 'must be array' },
       ],
     );
   });
@@ -107,27 +107,27 @@ describe('policy files', () => {
       [
         {
           line: 4,
-          path: '/enforcement/hook-naming',
+          path: 'enforcement.hook-naming',
           message: 'must be equal to one of the allowed values: deny, warn, off',
         },
         {
           line: 6,
-          path: '/reservedHooks/0/name',
-          message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${HOOK_NAME_PATTERN}'`,
+          path: 'reservedHooks[0].name',
+          message: `Invalid value: "Bad Name": reservedHooks[0].name in body should match '${HOOK_NAME_PATTERN}'`,
         },
-        { line: 9, path: '/breakGlass/grups', message: 'must NOT have additional properties (grups)' },
+        { line: 9, path: 'breakGlass.grups', message: 'unknown key "grups": did you mean "groups"?' },
         {
           line: 17,
-          path: '/defaultHooks/0/hook/name',
+          path: 'defaultHooks[0].hook.name',
           message:
             "as Cluster API annotation key \"pre-drain.delete.hook.machine.cluster.x-k8s.io/example.com/quorum\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
         },
-        { line: 18, path: '/defaultHooks/1', message: "must have required property 'match'" },
-        { line: 18, path: '/defaultHooks/1/name', message: 'duplicate default hook rule name one' },
+        { line: 18, path: 'defaultHooks[1]', message: "must have required property 'match'" },
+        { line: 18, path: 'defaultHooks[1].name', message: 'duplicate default hook rule name one' },
         {
           line: 20,
-          path: '/defaultHooks/1/hook/name',
-          message: `Invalid value: "Bad Name": /defaultHooks/1/hook/name in body should match '${HOOK_NAME_PATTERN}'`,
+          path: 'defaultHooks[1].hook.name',
+          message: `Invalid value: "Bad Name": defaultHooks[1].hook.name in body should match '${HOOK_NAME_PATTERN}'`,
         },
       ],
     );
@@ -149,11 +149,11 @@ describe('policy files', () => {
         ].join('\n'),
       ).map((p) => `${p.line} ${p.path}`),
       [
-        '3 /reservedHooks',
-        '5 /defaultHooks',
-        '7 /children/0/match',
-        '7 /children/0/parent/nameFrom/label',
-        '9 /breakGlass/groups',
+        '3 reservedHooks',
+        '5 defaultHooks',
+        '7 children[0].match',
+        '7 children[0].parent.nameFrom.label',
+        '9 breakGlass.groups',
       ],
     );
   });
@@ -172,13 +172,13 @@ describe('policy files', () => {
       [
         {
           line: 4,
-          path: '/reservedHooks/0/name',
-          message: `Invalid value: "Bad Name": /reservedHooks/0/name in body should match '${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'}'`,
+          path: 'reservedHooks[0].name',
+          message: `Invalid value: "Bad Name": reservedHooks[0].name in body should match '${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'}'`,
         },
         {
           line: 5,
-          path: '/reservedHooks/1/owner',
-          message: 'Invalid value: "x": /reservedHooks/1/owner in body should be at least 3 chars long',
+          path: 'reservedHooks[1].owner',
+          message: 'Invalid value: "x": reservedHooks[1].owner in body should be at least 3 chars long',
         },
       ],
     );
@@ -207,7 +207,7 @@ describe('policy files', () => {
     for (const v of ['allow', 'warn', 'deny'] as const)
       assert.equal(parsePolicy(`${head}unverifiedRemoval: ${v}\n`, 'p.yaml').unverifiedRemoval, v);
     assert.deepEqual(problemsOf(`${head}unverifiedRemoval: ignore\n`), [
-      { line: 3, path: '/unverifiedRemoval', message: 'must be equal to one of the allowed values: allow, warn, deny' },
+      { line: 3, path: 'unverifiedRemoval', message: 'must be equal to one of the allowed values: allow, warn, deny' },
     ]);
   });
   test('wildcardGrants: deny by default; deny or warn; nothing else', () => {
@@ -217,7 +217,7 @@ describe('policy files', () => {
     for (const v of ['deny', 'warn'] as const)
       assert.equal(parsePolicy(`${head}wildcardGrants: ${v}\n`, 'p.yaml').wildcardGrants, v);
     assert.deepEqual(problemsOf(`${head}wildcardGrants: allow\n`), [
-      { line: 3, path: '/wildcardGrants', message: 'must be equal to one of the allowed values: deny, warn' },
+      { line: 3, path: 'wildcardGrants', message: 'must be equal to one of the allowed values: deny, warn' },
     ]);
   });
 
@@ -239,9 +239,9 @@ describe('policy files', () => {
     ].join('\n');
     const reserved = `${probe} is reserved: hookkeeper asks RBAC about it to tell wildcard rights from a grant naming an owner`;
     assert.deepEqual(problemsOf(text), [
-      { line: 4, path: `/owners/${probe.replace('/', '~1')}`, message: reserved },
-      { line: 6, path: '/reservedHooks/0/owner', message: reserved },
-      { line: 11, path: '/defaultHooks/0/hook/owner', message: reserved },
+      { line: 4, path: `owners[${JSON.stringify(probe)}]`, message: reserved },
+      { line: 6, path: 'reservedHooks[0].owner', message: reserved },
+      { line: 11, path: 'defaultHooks[0].hook.owner', message: reserved },
     ]);
   });
 });

@@ -95,7 +95,7 @@ describe('hook-count', () => {
         () => policy(`maxHooksPerStage: ${bad}\n`),
         (err: unknown) =>
           err instanceof AppError &&
-          JSON.stringify((err as AppError & { problems: unknown }).problems).includes('/maxHooksPerStage'),
+          JSON.stringify((err as AppError & { problems: unknown }).problems).includes('"path":"maxHooksPerStage"'),
         bad,
       );
   });

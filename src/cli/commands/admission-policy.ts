@@ -2,6 +2,7 @@
 // `kubectl apply -f -`; every divergence from the webhook goes to stderr as a note.
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
+import { kubernetesVersion } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
 import type { CliIO } from '../io.js';
@@ -39,9 +40,10 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
   try {
     if (flags.output !== 'yaml' && flags.output !== 'json')
       throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
+    const k8sVersion = kubernetesVersion('--k8s-version', flags.k8sVersion);
     const policy = await cliPolicy(flags.config, io);
     const { renderNativePolicies } = await import('../../native/render.js');
-    const { objects, notes } = renderNativePolicies(policy, { k8sVersion: flags.k8sVersion });
+    const { objects, notes } = renderNativePolicies(policy, { k8sVersion });
     write(io.stdout, await manifestText(objects, flags.output));
     for (const note of notes) write(io.stderr, `note: ${note}`);
     return ExitCode.Ok;

@@ -13,7 +13,8 @@ import { createParentContext, type ParentContext } from '../../kube/parent-conte
 import { kubeConfigSource } from '../../kube/kubeconfig-source.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
-import { collect, duration, wholeNumber } from '../flags.js';
+import { collect, duration, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
+import { policyFile } from '../policy.js';
 
 interface ServeFlags {
   config?: string;
@@ -49,7 +50,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       'where development certificates are generated when --tls-cert/--tls-key are not given',
       '.dev-certs',
     )
-    .option('--log-level <level>', 'trace, debug, info, warn, error', 'info')
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (HOOKKEEPER_LOG_LEVEL wins when set)`, 'info')
     .option('--reload-interval <seconds>', 'how often certificate and policy files are checked for changes', '5')
     .option('--shutdown-grace <seconds>', 'how long in-flight requests may finish after SIGTERM', '20')
     .option(
@@ -110,6 +111,16 @@ function stopSignal(): {
 }
 
 async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
+  // Flags a logger or a listener would reject in their own words are checked before either exists.
+  try {
+    const envLevel = io.env['HOOKKEEPER_LOG_LEVEL'];
+    logLevel(envLevel === undefined ? '--log-level' : 'HOOKKEEPER_LOG_LEVEL', envLevel ?? flags.logLevel);
+    portNumber('--port', flags.port);
+    policyFile(flags.config, io);
+  } catch (err) {
+    write(io.stderr, `hookkeeper serve: ${describeError(err)}`);
+    return exitCodeFor(err);
+  }
   const stop = stopSignal();
   try {
     return await serveUntilStopped(flags, io, stop);
@@ -130,7 +141,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey))
       throw new AppError('USAGE', '--tls-cert and --tls-key go together');
     if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
-    const configFile = flags.config ?? io.env['HOOKKEEPER_CONFIG'];
+    const configFile = policyFile(flags.config, io);
     const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
     if (kubeconfig && !existsSync(kubeconfig))
       throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
@@ -171,8 +182,8 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     running = await startServer(
       {
         host: flags.host,
-        port: wholeNumber('--port', flags.port),
-        ...(configFile ? { configFile: resolve(io.cwd, configFile) } : {}),
+        port: portNumber('--port', flags.port),
+        ...(configFile ? { configFile } : {}),
         ...(flags.tlsCert ? { tlsCertFile: resolve(io.cwd, flags.tlsCert) } : {}),
         ...(flags.tlsKey ? { tlsKeyFile: resolve(io.cwd, flags.tlsKey) } : {}),
         ...(flags.clientCa ? { clientCaFile: resolve(io.cwd, flags.clientCa) } : {}),
