@@ -3,24 +3,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePolicy } from '../../src/config/load.js';
-import { AppError } from '../../src/errors.js';
 import { cli } from '../helpers/cli.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
 const HEAD = ['apiVersion: hookkeeper.io/v1alpha1', 'kind: Policy'];
 const OSM = '{kinds: [{group: machine.openshift.io, kind: Machine}]}';
 
-function problemsOf(lines: string[]): Array<{ line?: number; message: string }> {
-  try {
-    parsePolicy([...HEAD, ...lines, ''].join('\n'), 'policy.yaml');
-  } catch (err) {
-    assert.ok(err instanceof AppError);
-    assert.equal(err.code, 'CONFIG_INVALID');
-    return err.problems.map((p) => ({ ...(p.line === undefined ? {} : { line: p.line }), message: p.message }));
-  }
-  assert.fail('expected the policy to be rejected');
+function problemsOf(lines: string[]): PolicyProblem[] {
+  return policyProblems([...HEAD, ...lines, ''].join('\n')).map(({ line, message }) => ({
+    ...(line === undefined ? {} : { line }),
+    message,
+  }));
 }
 
 function defaultHook(name: string, stage: string, hook: string, match = OSM): string[] {

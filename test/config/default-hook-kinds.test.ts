@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePolicy } from '../../src/config/load.js';
 import { CARRIERS } from '../../src/core/carriers.js';
-import { AppError } from '../../src/errors.js';
+import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
-function problemsOf(kind: string): Array<{ line?: number; path?: string; message: string }> {
+function problemsOf(kind: string): PolicyProblem[] {
   const text = [
     'apiVersion: hookkeeper.io/v1alpha1',
     'kind: Policy',
@@ -19,17 +19,7 @@ function problemsOf(kind: string): Array<{ line?: number; path?: string; message
     '    hook: {name: EtcdQuorumOperator, owner: clusteroperator/etcd}',
     '',
   ].join('\n');
-  try {
-    parsePolicy(text, 'policy.yaml');
-  } catch (err) {
-    assert.ok(err instanceof AppError);
-    return err.problems.map((p) => ({
-      ...(p.line === undefined ? {} : { line: p.line }),
-      ...(p.path === undefined ? {} : { path: p.path }),
-      message: p.message,
-    }));
-  }
-  assert.fail('expected the policy to be rejected');
+  return policyProblems(text);
 }
 
 describe('defaultHooks[].match.kinds', () => {

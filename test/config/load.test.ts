@@ -5,22 +5,9 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/rules/naming.js';
-import { AppError } from '../../src/errors.js';
+import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
-function problemsOf(text: string): Array<{ line?: number; path?: string; message: string }> {
-  try {
-    parsePolicy(text, 'policy.yaml');
-  } catch (err) {
-    assert.ok(err instanceof AppError);
-    assert.equal(err.code, 'CONFIG_INVALID');
-    return err.problems.map((p) => ({
-      ...(p.line === undefined ? {} : { line: p.line }),
-      ...(p.path === undefined ? {} : { path: p.path }),
-      message: p.message,
-    }));
-  }
-  assert.fail('expected the policy to be rejected');
-}
+const problemsOf = (text: string): PolicyProblem[] => policyProblems(text);
 
 describe('policy files', () => {
   test('the smallest file is the embedded default', () => {

@@ -3,22 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePolicy } from '../../src/config/load.js';
-import { AppError, describeError } from '../../src/errors.js';
+import { describeError } from '../../src/errors.js';
+import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
-function problemsOf(lines: string[]): Array<{ line?: number; path?: string; message: string }> {
-  try {
-    parsePolicy([...lines, ''].join('\n'), 'policy.yaml');
-  } catch (err) {
-    assert.ok(err instanceof AppError, String(err));
-    assert.equal(err.code, 'CONFIG_INVALID');
-    return err.problems.map((p) => ({
-      ...(p.line === undefined ? {} : { line: p.line }),
-      ...(p.path === undefined ? {} : { path: p.path }),
-      message: p.message,
-    }));
-  }
-  assert.fail('expected the policy to be rejected');
-}
+const problemsOf = (lines: string[]): PolicyProblem[] => policyProblems([...lines, ''].join('\n'));
 
 describe('policy messages', () => {
   test('a constant names the value it must be', () => {

@@ -1,5 +1,6 @@
 // Small readers, patch builders and mode-aware assertions the scenarios share.
 import assert from 'node:assert/strict';
+import { AuthorizationV1Api } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../src/core/types.js';
 import type { Hook } from '../../fixtures/e2e-objects.js';
 import { DENIAL_PREFIX, type PatchOp, type Rejection } from '../harness/kube.js';
@@ -57,4 +58,20 @@ export function assertOurDenial(
     violations.includes(refusal.text),
     `the policy's message is none of the webhook's:\n${refusal.text}\nwebhook:\n${violations.join('\n')}`,
   );
+}
+
+/** The authorizer's own answer (a SubjectAccessReview asked by the admin): may `user` remove hooks of `owner`? */
+export async function mayRemoveFor(e: E2EEnv, user: string, owner: string): Promise<boolean> {
+  const review = await e.plane
+    .kubeConfig('admin')
+    .makeApiClient(AuthorizationV1Api)
+    .createSubjectAccessReview({
+      body: {
+        spec: {
+          user,
+          resourceAttributes: { group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove', name: owner },
+        },
+      },
+    });
+  return review.status?.allowed === true;
 }

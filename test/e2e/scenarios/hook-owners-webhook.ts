@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { caBundle } from '../../../src/certs/pki.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import { ETCD_HOOK, openshiftMachine } from '../../fixtures/e2e-objects.js';
@@ -18,7 +18,7 @@ import { kubectlSkip, requireKubectl } from '../harness/kubectl.js';
 import { pollUntil } from '../harness/processes.js';
 import type { Scenario } from '../harness/suite.js';
 import { HOOKOWNERS_CRD_FILE } from './hook-owners-rbac.js';
-import { hooksOf, removeHook } from './helpers.js';
+import { hooksOf, removeHook, mayRemoveFor } from './helpers.js';
 
 /**
  * Excluded from the suite's webhooks (registered as if hookkeeper ran in kube-system), so only this scenario's
@@ -43,20 +43,7 @@ export const hookOwnersWebhookScenarios: Scenario = (env) => {
     let policyFile = '';
     let seq = 0;
     const rbac = () => env().plane.kubeConfig('admin').makeApiClient(RbacAuthorizationV1Api);
-    const allowedBySar = async (user: string, owner: string): Promise<boolean> => {
-      const review = await env()
-        .plane.kubeConfig('admin')
-        .makeApiClient(AuthorizationV1Api)
-        .createSubjectAccessReview({
-          body: {
-            spec: {
-              user,
-              resourceAttributes: { group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove', name: owner },
-            },
-          },
-        });
-      return review.status?.allowed === true;
-    };
+    const allowedBySar = (user: string, owner: string): Promise<boolean> => mayRemoveFor(env(), user, owner);
     /** A fresh Machine in NS with the etcd hook, team/storage's and an owner nobody is granted. */
     const machine = async (): Promise<string> => {
       const name = `owners-${++seq}`;

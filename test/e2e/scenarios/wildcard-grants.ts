@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parsePolicy } from '../../../src/config/load.js';
 import { ETCD_HOOK, openshiftMachine } from '../../fixtures/e2e-objects.js';
 import {
@@ -22,7 +22,7 @@ import type { IdentityName } from '../harness/identities.js';
 import { DENIAL_PREFIX, rejected, warningTexts, type Rejection } from '../harness/kube.js';
 import { pollUntil } from '../harness/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
-import { hooksOf, removeHook } from './helpers.js';
+import { hooksOf, removeHook, mayRemoveFor } from './helpers.js';
 
 const NS = 'e2e-wildcard';
 const STORAGE = { name: 'storage.example.com/Migrate', owner: 'team/storage' };
@@ -96,20 +96,7 @@ async function auditAnnotationsOf(e: E2EEnv, name: string): Promise<Record<strin
 export const wildcardGrantScenarios: Scenario = (env) => {
   describe('wildcard RBAC is not ownership: the webhook, the native policies and both', () => {
     const rbac = () => env().plane.kubeConfig('admin').makeApiClient(RbacAuthorizationV1Api);
-    const allowedBySar = async (user: string, owner: string): Promise<boolean> => {
-      const review = await env()
-        .plane.kubeConfig('admin')
-        .makeApiClient(AuthorizationV1Api)
-        .createSubjectAccessReview({
-          body: {
-            spec: {
-              user,
-              resourceAttributes: { group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove', name: owner },
-            },
-          },
-        });
-      return review.status?.allowed === true;
-    };
+    const allowedBySar = (user: string, owner: string): Promise<boolean> => mayRemoveFor(env(), user, owner);
     let seq = 0;
     /** A fresh Machine in NS with the etcd hook and team/storage's. */
     const machine = async (): Promise<string> => {
