@@ -18,6 +18,7 @@ import { hookOwnersRbacScenarios } from './hook-owners-rbac.js';
 import { hookOwnersWebhookScenarios } from './hook-owners-webhook.js';
 import { identityScenarios } from './identities.js';
 import { machineSetScenarios } from './machineset.js';
+import { namespaceScenarios } from './namespaces.js';
 import { namingScenarios } from './naming.js';
 import { nativeCelScenarios } from './native-cel.js';
 import { nativeKnobScenarios } from './native-knobs.js';
@@ -47,6 +48,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       identityScenarios,
       defaultHookScenarios,
       hookCountScenarios,
+      namespaceScenarios,
       ownerOnlyRemovalScenarios,
       deletionScenarios,
       namingScenarios,
