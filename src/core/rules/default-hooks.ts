@@ -1,6 +1,6 @@
 // Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
-import { type HookCarrier, wellFormed } from '../carriers.js';
+import { type Hook, type HookCarrier, wellFormed } from '../carriers.js';
 import { metadata, quote } from '../guards.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
@@ -63,26 +63,25 @@ export function applyDefaultHooks(
   return changes;
 }
 
+/** Whether `hooks` carry a default-hook rule's hook: its identity (a Cluster API key, a list name) with its owner. */
+export function carriesDefaultHook(hooks: readonly Hook[], carrier: HookCarrier, rule: DefaultHookRule): boolean {
+  const id = carrier.hookId(rule.stage, rule.hook.name);
+  return hooks.some((h) => h.stage === rule.stage && h.id === id && h.owner === rule.hook.owner);
+}
+
 /** Default hooks a stored object lacks, for the audit (which cannot mutate). */
 export function missingDefaultHooks(
   policy: Policy,
   input: ReviewInput,
   carrier: HookCarrier,
+  considered: readonly DefaultHookRule[] = policy.defaultHooks,
 ): Array<{ rule: string; stage: string; name: string; owner: string }> {
   const obj = input.object;
   if (!obj || !carrier.live) return [];
   const hooks = wellFormed(carrier.read(obj).hooks);
-  return policy.defaultHooks
+  return considered
     .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
-    .filter(
-      (rule) =>
-        !hooks.some(
-          (h) =>
-            h.stage === rule.stage &&
-            h.id === carrier.hookId(rule.stage, rule.hook.name) &&
-            h.owner === rule.hook.owner,
-        ),
-    )
+    .filter((rule) => !carriesDefaultHook(hooks, carrier, rule))
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
 
@@ -100,9 +99,10 @@ function missingMessage(path: string, name: string, owner: string, rule: string)
 export function missingDefaultHookViolations(
   id: 'default-hooks' | 'missing-default-hook',
   { policy, input, carrier }: RuleContext,
+  considered: readonly DefaultHookRule[] = policy.defaultHooks,
 ): Violation[] {
   const violations: Violation[] = [];
-  for (const m of missingDefaultHooks(policy, input, carrier)) {
+  for (const m of missingDefaultHooks(policy, input, carrier, considered)) {
     const stage = m.stage as 'preDrain' | 'preTerminate';
     const path = carrier.stagePath(stage);
     violations.push({

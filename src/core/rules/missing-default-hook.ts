@@ -6,7 +6,7 @@ import { wellFormed } from '../carriers.js';
 import { metadata } from '../guards.js';
 import { nativeMissingDefaultHook } from '../cel/missing-default-hook.js';
 import type { CarrierRuleModule } from './context.js';
-import { missingDefaultHookViolations } from './default-hooks.js';
+import { carriesDefaultHook, missingDefaultHookViolations } from './default-hooks.js';
 
 export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
   id: 'missing-default-hook',
@@ -26,10 +26,8 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
       return { violations: [] };
     // Only what the stored object lacked too: a hook this very update removes is owner-only-removal's to judge.
     const stored = wellFormed(ctx.oldHooks.hooks);
-    const violations = missingDefaultHookViolations('missing-default-hook', ctx).filter(
-      (v) => !stored.some((h) => h.stage === v.hook?.stage && h.name === v.hook.name && h.owner === v.hook.owner),
-    );
-    return { violations };
+    const lackedBefore = policy.defaultHooks.filter((r) => !carriesDefaultHook(stored, carrier, r));
+    return { violations: missingDefaultHookViolations('missing-default-hook', ctx, lackedBefore) };
   },
   native: { validating: nativeMissingDefaultHook },
 };
