@@ -8,7 +8,8 @@ import { AppError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { clusterError, responseError, type Attempt } from './errors.js';
 import { pooledGet, type ClusterAccess } from './http-get.js';
-import { resourceName, resourcePath, type Lister, type ResourceRef } from './types.js';
+import type { ResourceRef } from '../core/resources.js';
+import { resourceName, resourcePath, type Lister } from './types.js';
 
 /** Page size: what kubectl uses for chunked lists. */
 export const PAGE_SIZE = 500;

@@ -13,7 +13,7 @@ import { AppError } from '../../src/errors.js';
 import { connect, serviceAccountLookup, type ConnectOptions } from '../../src/kube/access.js';
 import { loadKubeConfig } from '../../src/kube/client.js';
 import { createLister } from '../../src/kube/lister.js';
-import type { ResourceRef } from '../../src/kube/types.js';
+import type { ResourceRef } from '../../src/core/resources.js';
 import { useFakeApiServer } from '../audit/fake-apiserver.js';
 import { machine } from '../fixtures/openshift.js';
 import { makePki, type TestPki } from '../helpers/tls.js';
