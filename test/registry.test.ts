@@ -217,7 +217,7 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
-    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/access-review.ts).
+    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/subject-access-review.ts).
     const ownerGrants = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(
       (p) => `rbac.authorization.k8s.io/${p}`,
     );

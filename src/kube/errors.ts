@@ -2,7 +2,7 @@
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
 import { RequestTimeout } from './deadline.js';
-import type { ApiResponse } from './http-get.js';
+import type { ApiResponse } from './api-requests.js';
 import type { ResourceRef } from '../core/resources.js';
 import { CrdNotInstalled } from './types.js';
 

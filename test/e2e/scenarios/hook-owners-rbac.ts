@@ -13,8 +13,8 @@ import {
   type V1PolicyRule,
 } from '@kubernetes/client-node';
 import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
-import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/access-review.js';
-import { kubeConfigAccess } from '../../../src/kube/http-get.js';
+import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/subject-access-review.js';
+import { kubeConfigAccess } from '../../../src/kube/api-requests.js';
 import { createOwnerContext } from '../../../src/kube/owner-context.js';
 import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { connect, serviceAccountLookup, type ConnectOptions } from '../../src/kube/access.js';
+import { connect, serviceAccountLookup, type ConnectOptions } from '../../src/kube/connect.js';
 import { loadKubeConfig } from '../../src/kube/client.js';
 import { createLister } from '../../src/kube/lister.js';
 import type { ResourceRef } from '../../src/core/resources.js';
