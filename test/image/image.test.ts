@@ -20,7 +20,7 @@ import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { packageRoot } from '../../src/deploy/render.js';
-import { forgetDir, removeIfAborted } from '../e2e/harness/processes.js';
+import { forgetDir, removeIfAborted } from '../../testing/control-plane/processes.js';
 import { ensureImage } from './build.js';
 import { unpackImage, type Image } from './oci.js';
 import { missingTools, startContainer, type Container, type Volume } from './run.js';

@@ -20,8 +20,8 @@ import type { ObjectResult, ValidateReport } from '../../../src/validate/report.
 import type { RecordedReview } from '../../fixtures/corpus-recorder.js';
 import { cli } from '../../helpers/cli.js';
 import type { AdmissionMode } from '../harness/admission-modes.js';
-import type { IdentityName } from '../harness/identities.js';
-import { rawRequest } from '../harness/http.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
 import {
   ResourceClient,
   toRejection,
@@ -29,7 +29,7 @@ import {
   type PatchOp,
   type Rejecter,
   type Resource,
-} from '../harness/kube.js';
+} from '../../../testing/control-plane/kube.js';
 import { CORPUS_LABEL } from '../harness/reset.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 

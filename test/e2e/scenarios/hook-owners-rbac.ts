@@ -19,9 +19,9 @@ import { createOwnerContext } from '../../../src/kube/owner-context.js';
 import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
 import { silentLogger } from '../../../src/log.js';
-import { openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { kubectlSkip, requireKubectl } from '../harness/kubectl.js';
-import { pollUntil } from '../harness/processes.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { Scenario } from '../harness/suite.js';
 
 const NS1 = 'hookowners-ns1';
