@@ -431,7 +431,7 @@ describe('runAudit: hook-owner grants (ownerGrants)', () => {
     );
   });
 
-  test('without ownerGrants, RBAC is not listed and no owner is judged unprotected (as before)', async () => {
+  test('without ownerGrants, RBAC is not listed and no owner is judged unprotected', async () => {
     const calls: Array<{ resource: string }> = [];
     const report = await runAudit(
       deps(fakeLister({ ...rbacPages(), 'machines.machine.openshift.io': machines }, calls)),

@@ -35,8 +35,8 @@ const skip =
   missing.length > 0 && !ci
     ? `needs ${missing.join(', ')} (Debian: apt-get install -y buildah mmdebstrap uidmap; run as root)`
     : false;
-// Compressed size of every layer, as a node pulls them: 62 MiB measured, 43 MiB of it the Node binary. The bound
-// catches a second Node, a build toolchain or the sources' dependencies slipping into the runtime stage.
+// Compressed size of every layer, as a node pulls them, mostly the Node binary (BENCHMARKS.md). The bound catches a
+// second Node, a build toolchain or the sources' dependencies slipping into the runtime stage.
 const MAX_LAYER_BYTES = 90 * 1024 * 1024;
 const review = join(root, 'test', 'fixtures', 'review-remove-etcd-hook.json');
 
