@@ -4,7 +4,7 @@ import { handle } from '../admission/handle.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
 import { VALIDATE_ONLY } from '../core/registry.js';
-import type { Decision, FieldError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
+import type { Decision, SchemaError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
@@ -161,7 +161,7 @@ function schemaFact(
   crds: CrdSet,
   input: ReviewInput,
   order: Map<string, number>,
-): (object: KubeObject) => readonly FieldError[] {
+): (object: KubeObject) => readonly SchemaError[] {
   return (object) => {
     const found = crds.validate(input.kind, object);
     if (object !== input.oldObject) found.forEach((f, i) => order.set(f.message, i));
