@@ -3,10 +3,10 @@
 import { caBundle } from '../src/certs/pki.js';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';
-import type { ControlPlane } from '../test/e2e/harness/control-plane.js';
-import { registerWebhooks, waitForEnforcement, type Hookkeeper } from '../test/e2e/harness/hookkeeper.js';
-import { createRaw } from '../test/e2e/harness/http.js';
-import { pollUntil } from '../test/e2e/harness/processes.js';
+import type { ControlPlane } from '../testing/control-plane/control-plane.js';
+import { registerWebhooks, waitForEnforcement, type Hookkeeper } from '../testing/control-plane/hookkeeper.js';
+import { createRaw } from '../testing/control-plane/http.js';
+import { pollUntil } from '../testing/control-plane/processes.js';
 import type { Api } from './api.js';
 import { inParallel, MACHINES, named } from './api.js';
 import { round } from './measure.js';

@@ -2,7 +2,7 @@
 // could drop a field it does not know), discovery for objects of any kind, and the bench's Machines.
 import { Agent, request } from 'node:https';
 import type { KubeObject } from '../src/core/types.js';
-import type { ControlPlane } from '../test/e2e/harness/control-plane.js';
+import type { ControlPlane } from '../testing/control-plane/control-plane.js';
 import { manifest } from './validate-cli.js';
 
 export const MACHINES = '/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines';

@@ -1,15 +1,15 @@
-// Figures 4 and 5, through a real kube-apiserver + etcd started by the e2e harness (test/e2e/harness): `hookkeeper
-// audit` against a bare paginated list, and (bench/admission.ts) what admission adds to Machine writes.
+// Figures 4 and 5, through a real kube-apiserver + etcd started by the control-plane harness (testing/control-plane):
+// `hookkeeper audit` against a bare paginated list, and (bench/admission.ts) what admission adds to Machine writes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { PAGE_SIZE } from '../src/kube/lister.js';
-import { startControlPlane } from '../test/e2e/harness/control-plane.js';
-import { ownCrdSet } from '../test/e2e/harness/crds.js';
-import { startHookkeeper } from '../test/e2e/harness/hookkeeper.js';
-import { writeKubeConfig } from '../test/e2e/harness/identities.js';
-import { readSettings } from '../test/e2e/harness/settings.js';
+import { startControlPlane } from '../testing/control-plane/control-plane.js';
+import { ownCrdSet } from '../testing/control-plane/crds.js';
+import { startHookkeeper } from '../testing/control-plane/hookkeeper.js';
+import { writeKubeConfig } from '../testing/control-plane/identities.js';
+import { readControlPlaneSettings } from '../testing/control-plane/settings.js';
 import { admissionFigure, type AdmissionFigure } from './admission.js';
 import { Api, inParallel, MACHINES, named } from './api.js';
 import { median, round } from './measure.js';
@@ -74,7 +74,7 @@ export async function clusterFigures(
   dir: string,
   log: (line: string) => void,
 ): Promise<{ admission?: AdmissionFigure; audit?: AuditFigure }> {
-  const settings = readSettings();
+  const settings = readControlPlaneSettings();
   const plane = await startControlPlane({ settings, crds: ownCrdSet(settings.repoRoot) });
   const api = new Api(plane);
   try {

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     }
     if (wantedAdmission || wantedAudit) {
       log(
-        `${wantedAudit && wantedAdmission ? 'figures 4 and 5' : wantedAudit ? 'figure 4' : 'figure 5'}: through kube-apiserver (test/e2e/harness; the first run on a machine builds it, ~8 min)`,
+        `${wantedAudit && wantedAdmission ? 'figures 4 and 5' : wantedAudit ? 'figure 4' : 'figure 5'}: through kube-apiserver (testing/control-plane; the first run on a machine builds it, ~8 min)`,
       );
       const cluster = await clusterFigures(
         {
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
       if (cluster.admission) {
         results.admission = cluster.admission;
         commands.push(
-          '# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by test/e2e/harness; one POST, then one merge PATCH, at a time',
+          '# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by testing/control-plane; one POST, then one merge PATCH, at a time',
           ...cluster.admission.commands,
         );
       }

@@ -14,7 +14,7 @@ export function createLogger(config: LogConfig): Logger {
       level: config.level,
       base: { name: 'hookkeeper' },
       // Tokens and keys never reach the log, even at debug. Exact paths only: a wildcard ('*.token') made every
-      // line walk its keys, which doubled the cost of the per-request line (5.9 vs 3.0 µs, child + info).
+      // line walk its keys, which doubles the cost of the per-request line (BENCHMARKS.md).
       redact: ['req.headers.authorization', 'tlsKey'],
       serializers: { err: pino.stdSerializers.err },
     },

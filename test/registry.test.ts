@@ -8,7 +8,8 @@ import YAML from 'yaml';
 import { runAudit } from '../src/audit/run.js';
 import type { Policy } from '../src/core/policy.js';
 import type { Enforcement, KubeObject, RuleId } from '../src/core/types.js';
-import { resourceName, type Lister, type ResourceRef } from '../src/kube/types.js';
+import type { ResourceRef } from '../src/core/resources.js';
+import { resourceName, type Lister } from '../src/kube/types.js';
 import { CrdSet } from '../src/validate/crd.js';
 import { DEFAULT_USER } from '../src/validate/report.js';
 import { validateInputs } from '../src/validate/run.js';
@@ -21,7 +22,7 @@ import { CARRIERS } from '../src/core/carriers.js';
 import { evaluate } from '../src/core/engine.js';
 import { MUTATING, RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
 import { packageRoot } from '../src/deploy/render.js';
-import { carrierResources, KNOWN_RESOURCES } from '../src/kube/resources.js';
+import { carrierResources, KNOWN_RESOURCES } from '../src/core/resources.js';
 import { reviewInput } from './fixtures/input.js';
 import { cli } from './helpers/cli.js';
 import { docSection } from './helpers/docs.js';
@@ -216,7 +217,7 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
-    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/access-review.ts).
+    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/subject-access-review.ts).
     const ownerGrants = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(
       (p) => `rbac.authorization.k8s.io/${p}`,
     );

@@ -15,7 +15,8 @@ import { type AdmissionResult, denied, patched } from './response.js';
 
 export type Webhook = 'validate' | 'mutate' | 'review';
 
-export interface Outcome {
+/** What handle() made of one review: the response to send, the decision and the mutation behind it. */
+export interface HandledReview {
   result: AdmissionResult;
   decision: Decision;
   mutation: Mutation;
@@ -82,7 +83,12 @@ function fromDecision(decision: Decision, mutation: Mutation): AdmissionResult {
   return patched(mutation.patch, extras);
 }
 
-export function handle(webhook: Webhook, policy: Policy, input: ReviewInput, options: EvaluateOptions = {}): Outcome {
+export function handle(
+  webhook: Webhook,
+  policy: Policy,
+  input: ReviewInput,
+  options: EvaluateOptions = {},
+): HandledReview {
   if (webhook === 'validate') {
     const decision = evaluate(policy, input, options);
     return { result: fromDecision(decision, NO_MUTATION), decision, mutation: NO_MUTATION };

@@ -8,7 +8,7 @@ import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
 import type { KubeObject, ReviewContext, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError } from '../errors.js';
-import { carrierResources, type KindResource } from '../kube/resources.js';
+import { carrierResources, type KindResource } from '../core/resources.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import { CLUSTER_STATE } from '../core/registry.js';
 import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
@@ -50,7 +50,7 @@ export interface AuditDeps {
   /** Only this namespace; absent: all namespaces. */
   namespace?: string;
   carriers?: readonly HookCarrier[];
-  /** Defaults to the resources of `carriers` (src/kube/resources.ts). */
+  /** Defaults to the resources of `carriers` (src/core/resources.ts). */
   resources?: readonly KindResource[];
   /** Keep a reference to every object without findings (PolicyReports list them as `pass`). */
   recordPasses?: boolean;

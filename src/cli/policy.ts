@@ -26,7 +26,7 @@ export function policyFile(config: string | undefined, io: CliIO): string | unde
 export async function cliPolicy(config: string | undefined, io: CliIO): Promise<Policy> {
   const file = policyFile(config, io);
   if (file === undefined) return DEFAULT_POLICY;
-  // The loader compiles the policy schema with ajv (about 100 ms): only a run with a policy file pays for it.
+  // The loader compiles the policy schema with ajv, which is slow: only a run with a policy file pays for it.
   const { loadPolicyFile } = await import('../config/load.js');
   return loadPolicyFile(file);
 }

@@ -8,7 +8,7 @@ import { unescapePointerToken } from '../core/pointer.js';
 let yaml: typeof Yaml | undefined;
 /**
  * The `yaml` package, loaded on first use (synchronously: its build for Node is CommonJS, the same instance an
- * `import` gets): it takes ~40 ms to load, and `hookkeeper validate` needs it only for a YAML error or a line.
+ * `import` gets): it is slow to load, and `hookkeeper validate` needs it only for a YAML error or a line.
  */
 export function yamlPackage(): typeof Yaml {
   return (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);

@@ -29,7 +29,7 @@ export function metadata(obj: KubeObject | null): Record<string, unknown> {
  * The string entries of a label or annotation map, in a map without a prototype: a key named "constructor" or
  * "toString" finds only what the object holds, and a "__proto__" key (an own key when JSON.parse makes it) stays one.
  */
-export function stringMap(value: unknown): Record<string, string> {
+export function stringEntriesOf(value: unknown): Record<string, string> {
   const out = Object.create(null) as Record<string, string>;
   if (!isRecord(value)) return out;
   for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;

@@ -119,7 +119,7 @@ export interface Policy {
   maxHooksPerStage: number;
 }
 
-/** The largest maxHooksPerStage a policy may set: native evaluation of 1,000 hooks a stage is measured within budget. */
+/** The largest maxHooksPerStage a policy may set: CEL over 1,000 hooks a stage stays within the API server's budget. */
 export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
 
 export function serviceAccountUsername(sa: ServiceAccountRef): string {

@@ -26,7 +26,7 @@ export interface ReviewContext {
    * The object's schema as a check the transport compiled (a CRD's openAPIV3Schema through ajv, which generates
    * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
    */
-  schema?: (object: KubeObject) => readonly FieldError[];
+  schema?: (object: KubeObject) => readonly SchemaError[];
   /** The audit's clock, read by the transport: how long the object has been deleting, and when that is stuck. */
   deletion?: { forMs: number; stuckAfterMs: number };
   /**
@@ -61,8 +61,8 @@ export interface Ownership {
   grantsKnown: boolean;
 }
 
-/** A field error found by a transport's check, in the API server's words. */
-export interface FieldError {
+/** An error of the object against its CRD schema, found by a transport's check, in the API server's words. */
+export interface SchemaError {
   path: string;
   /** The path as keys from the object root (a map key may contain dots), for line lookup. */
   keys: ReadonlyArray<string | number>;

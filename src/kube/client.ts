@@ -1,5 +1,5 @@
-// Connection to the cluster through client-node: kubeconfig (--kubeconfig, --context) or in-cluster config. The
-// parent caches use it directly; the audit only when access.ts cannot read the kubeconfig itself.
+// loadKubeConfig(): client-node's KubeConfig from --kubeconfig/--context, the default search or in-cluster config.
+// The parent caches and the RBAC index use it directly; the audit only when connect.ts cannot read the kubeconfig.
 import { KubeConfig } from '@kubernetes/client-node';
 import { AppError } from '../errors.js';
 

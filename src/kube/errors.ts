@@ -2,8 +2,9 @@
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
 import { RequestTimeout } from './deadline.js';
-import type { ApiResponse } from './http-get.js';
-import { CrdNotInstalled, type ResourceRef } from './types.js';
+import type { ApiResponse } from './api-requests.js';
+import type { ResourceRef } from '../core/resources.js';
+import { CrdNotInstalled } from './types.js';
 
 /** The Status message the API server put in an error body, when there is one. */
 function statusMessage(body: unknown): string | undefined {

@@ -7,8 +7,9 @@ import type { KubeObject } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { clusterError, responseError, type Attempt } from './errors.js';
-import { pooledGet, type ClusterAccess } from './http-get.js';
-import { resourceName, resourcePath, type Lister, type ResourceRef } from './types.js';
+import { pooledGet, type ClusterAccess } from './api-requests.js';
+import type { ResourceRef } from '../core/resources.js';
+import { resourceName, resourcePath, type Lister } from './types.js';
 
 /** Page size: what kubectl uses for chunked lists. */
 export const PAGE_SIZE = 500;
@@ -44,7 +45,7 @@ function continueOf(body: unknown): string | undefined {
   return typeof meta['continue'] === 'string' && meta['continue'] !== '' ? meta['continue'] : undefined;
 }
 
-/** A lister for the cluster that access.ts's connect() found. */
+/** A lister for the cluster that connect.ts's connect() found. */
 export function createLister(access: ClusterAccess, options: ListerOptions = {}): Lister {
   const limit = options.pageSize ?? PAGE_SIZE;
   const timeoutMs = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;

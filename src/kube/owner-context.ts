@@ -1,11 +1,11 @@
-// Hook ownership through RBAC as `hookkeeper serve` is to run it: the RBAC index and the review client,
+// Hook ownership through RBAC as `hookkeeper serve` runs it: the RBAC index and the SubjectAccessReview client,
 // set up once at startup from the kubeconfig, with the parent caches' readiness rule: /readyz waits, at most
 // syncGraceMs, for the index's first lists. No kubeconfig (a laptop, no cluster): no ownership fact at all, so the
-// policy's registry decides as before; a cluster whose RBAC cannot be set up: facts that say nothing is known.
+// policy's registry alone decides; a cluster whose RBAC cannot be set up: facts that say nothing is known.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Access, AccessReviewer } from './access-review.js';
+import type { Access, AccessReviewer } from './subject-access-review.js';
 import { type OwnerFacts, type OwnerFactsGatherer, ownerFactsGatherer } from './owner-facts.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 import { DEFAULT_SYNC_GRACE_MS } from './parent-context.js';
@@ -73,8 +73,8 @@ export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
         options.createReviewer ??
         (async (kc: KubeConfig, logger: Logger, ms: number) => {
           const [{ createAccessReviewer }, { kubeConfigAccess }] = await Promise.all([
-            import('./access-review.js'),
-            import('./http-get.js'),
+            import('./subject-access-review.js'),
+            import('./api-requests.js'),
           ]);
           return createAccessReviewer({ access: kubeConfigAccess(kc), logger, budgetMs: ms });
         });

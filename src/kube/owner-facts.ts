@@ -4,7 +4,7 @@
 import { carrierFor, wellFormed } from '../core/carriers.js';
 import { isRecord } from '../core/guards.js';
 import type { KubeObject, Ownership, ReviewInput } from '../core/types.js';
-import type { AccessReviewer } from './access-review.js';
+import type { AccessReviewer } from './subject-access-review.js';
 import type { RbacIndex } from './rbac-index.js';
 
 /**

@@ -2,7 +2,7 @@
 // rbac-index.ts (which feeds it from watches), kept free of I/O so every case is a table test. A grant is a rule
 // allowing verb `remove` on `hookowners` in `hookkeeper.io` (each possibly "*"); its resourceNames are the owners.
 import { isRecord } from '../core/guards.js';
-import type { ResourceRef } from './types.js';
+import type { ResourceRef } from '../core/resources.js';
 
 export const HOOK_OWNERS_GROUP = 'hookkeeper.io';
 export const HOOK_OWNERS_RESOURCE = 'hookowners';

@@ -3,7 +3,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { ParentKindRef } from '../core/policy.js';
 import type { Logger } from '../log.js';
-import { type ApiGet, collectionPath } from './http-get.js';
+import { type ApiGet, collectionPath } from './api-requests.js';
 import { watchCollection } from './watch.js';
 
 export interface ParentCache {

@@ -1,5 +1,5 @@
 // What `hookkeeper serve` gathers before a review: the parents named by the policy's child rules, looked up live.
-// The lookup (its caches, and @kubernetes/client-node, which takes about a second to load) exists only once the
+// The lookup (its caches, and @kubernetes/client-node, which is slow to load) exists only once the
 // policy in force has child rules; other requests, and servers whose policy has none, pay nothing.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parentKinds, parentRequests } from '../core/children.js';

@@ -8,7 +8,7 @@ import type { ParentKindRef } from '../core/policy.js';
 import type { ParentFact } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { RequestTimeout, startDeadline } from './deadline.js';
-import { type ApiGet, describeFailure, kubeGet, objectPath } from './http-get.js';
+import { type ApiGet, describeFailure, kubeGet, objectPath } from './api-requests.js';
 import { type CacheFactory, type ParentCache, watchCaches } from './parent-cache.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 

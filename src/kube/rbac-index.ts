@@ -3,7 +3,7 @@
 // namespace N" is answered from memory on every review; the audit reads the same index.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
-import { type ApiGet, kubeGet } from './http-get.js';
+import { type ApiGet, kubeGet } from './api-requests.js';
 import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from './owner-grants.js';
 import { resourcePath } from './types.js';
 import { watchCollection, type WatchedCollection } from './watch.js';

@@ -1,15 +1,8 @@
 // The cluster seam the audit depends on: a lister of objects page by page. The real one (lister.ts) wraps
 // @kubernetes/client-node; tests and the end-to-end suite pass their own.
 import type { KubeObject } from '../core/types.js';
+import type { ResourceRef } from '../core/resources.js';
 import { AppError } from '../errors.js';
-
-export interface ResourceRef {
-  group: string;
-  version: string;
-  /** Plural resource name, as in the API path (machines). */
-  plural: string;
-  namespaced: boolean;
-}
 
 export interface Lister {
   /**

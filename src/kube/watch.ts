@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
 import { withDeadline } from './deadline.js';
-import { type ApiGet, describeFailure } from './http-get.js';
+import { type ApiGet, describeFailure } from './api-requests.js';
 
 /** Listing a large collection can take a while; it runs in the background, never on an admission request. */
 const LIST_TIMEOUT_MS = 60_000;

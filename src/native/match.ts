@@ -4,7 +4,7 @@
 // pod, and are fixed by editing or deleting them (cluster-scoped objects no policy here matches).
 import type { HookCarrier } from '../core/carriers.js';
 import type { LabelSelector } from '../core/policy.js';
-import { KNOWN_RESOURCES } from '../kube/resources.js';
+import { KNOWN_RESOURCES } from '../core/resources.js';
 
 export const LABELS = Object.freeze({ 'app.kubernetes.io/name': 'hookkeeper' });
 
@@ -30,7 +30,7 @@ export const NOT_FINISHING_DELETION = Object.freeze({
   ].join(' && '),
 });
 
-/** The plural resource of a carrier's kind (src/kube/resources.ts: a pure table), if hookkeeper knows it. */
+/** The plural resource of a carrier's kind (src/core/resources.ts), if hookkeeper knows it. */
 export function pluralOf(carrier: HookCarrier): string | undefined {
   return KNOWN_RESOURCES.find((r) => r.group === carrier.group && r.kind === carrier.kind)?.plural;
 }

@@ -10,22 +10,23 @@ import type { Enforcement, KubeObject } from '../core/types.js';
 import { LABELS, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
 import type { ApiVersions } from './version.js';
 
-export type Group = 'deny' | 'warn' | 'break-glass';
+export type BindingGroup = 'deny' | 'warn' | 'break-glass';
 
 /** Binding actions per group: a warning also leaves an audit annotation, as the webhook's notices do. */
-export const ACTIONS: Readonly<Record<Group, readonly string[]>> = {
+export const ACTIONS: Readonly<Record<BindingGroup, readonly string[]>> = {
   deny: ['Deny'],
   warn: ['Warn', 'Audit'],
   'break-glass': ['Warn', 'Audit'],
 };
 
-export function groupOf(outcome: Outcome, enforcement: Enforcement): Group {
+/** The binding, by its validation actions, that a validation of this outcome goes to under this enforcement. */
+export function bindingGroupOf(outcome: Outcome, enforcement: Enforcement): BindingGroup {
   if (outcome === 'breakGlass') return 'break-glass';
   return outcome === 'enforced' && enforcement === 'deny' ? 'deny' : 'warn';
 }
 
 interface Bucket {
-  group: Group;
+  group: BindingGroup;
   gate?: { name: string; expression: string; updateOnly: boolean };
   variables: Map<string, string>;
   validations: Array<{ expression: string; messageExpression: string; message: string; reason: string }>;
@@ -58,7 +59,7 @@ function operationsOf(bucket: Bucket): string[] {
   return bucket.updateOnly || bucket.gate?.updateOnly === true ? ['UPDATE'] : ['CREATE', 'UPDATE'];
 }
 
-function policyName(carrier: HookCarrier, suffix: string | undefined, group: Group): string {
+function policyName(carrier: HookCarrier, suffix: string | undefined, group: BindingGroup): string {
   return `hookkeeper-${carrier.id}${suffix === undefined ? '' : `-${suffix}`}${group === 'deny' ? '' : `-${group}`}`;
 }
 
@@ -114,7 +115,7 @@ export function validatingObjects(
       if (!rule.sources.includes('admission')) continue;
       const { variables, validations } = rule.native.validating({ policy, cel, k8sMinor: versions.minor });
       for (const v of validations) {
-        const group = groupOf(v.outcome, enforcement);
+        const group = bindingGroupOf(v.outcome, enforcement);
         const name = policyName(carrier, v.gate?.suffix, group);
         let bucket = buckets.get(name);
         if (

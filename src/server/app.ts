@@ -1,6 +1,6 @@
 // The HTTP surface as a plain request listener (no listen, no TLS), so tests drive it with supertest.
 // /validate and /mutate take a lean path (one body read, one JSON.parse, one JSON.stringify): they sit in
-// the API server's request path, and express costs more than the policy (shared/notes/performance.md).
+// the API server's request path, and express costs more than the policy (BENCHMARKS.md).
 // Probes, metrics and everything else go through express.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
@@ -169,8 +169,8 @@ export function createApp(deps: AppDeps): RequestListener {
     }
 
     const { uid, input } = parsed.review;
-    // The request-scoped child is made only when a line is written: made for every request, it cost about
-    // 8 µs even at warn level, where no line is written (BENCHMARKS.md).
+    // The request-scoped child is made only when a line is written: made for every request, it costs CPU even at
+    // warn level, where no line is written (BENCHMARKS.md).
     let child: Logger | undefined;
     const log = (): Logger =>
       (child ??= deps.logger.child({

@@ -15,8 +15,8 @@ export class BodyTooLarge extends Error {
 
 /**
  * Calls `done` once: with the whole body, or with BodyTooLarge or the stream's error. A callback, not a promise:
- * the answer is then written in the same turn as the body's last chunk, which saved 4 to 13 µs of CPU per request
- * over awaiting a promise (a bare server measured both ways under wrk, BENCHMARKS.md).
+ * the answer is then written in the same turn as the body's last chunk, which costs less CPU per request than
+ * awaiting a promise (BENCHMARKS.md, measurements behind choices in the code).
  */
 export function readBody(
   req: IncomingMessage,

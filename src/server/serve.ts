@@ -188,7 +188,7 @@ export async function startServer(
         const force = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs);
         force.unref();
         // server.close() also closes idle keep-alive sockets (busy ones finish their request first), and with
-        // them any request already sent on one but not yet read: measured under load, a SIGTERM lost a few.
+        // them any request already sent on one but not yet read, which a SIGTERM under load would lose.
         // So while connections are open, keep reading for DRAIN_MS (readiness already fails) before closing.
         const close = (): void => {
           server.close(() => {

@@ -91,7 +91,7 @@ const regExp: RegExpEngine = Object.assign(
 );
 
 function createAjv(): Ajv {
-  // Loaded here, not imported: ajv takes ~35 ms to load, and only a run with --crd needs it (its build is
+  // Loaded here, not imported: ajv is slow to load, and only a run with --crd needs it (its build is
   // CommonJS, so this is the instance an `import` gets).
   const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
   // useDefaults: the API server applies a schema's defaults before it validates, so `required` sees them.

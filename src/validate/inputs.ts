@@ -101,8 +101,8 @@ function readFile(path: string, name: string): string | Promise<string> {
 
 /**
  * Reads every input; `readStdin` is called at most once, for "-". Files are read one by one, synchronously: the
- * command has nothing else to do meanwhile, and for a thousand small manifests the promise API's round trips
- * through the thread pool (open, stat, read, close) took more than twice as long (bench figure 3).
+ * command has nothing else to do meanwhile, and for many small manifests the promise API's round trips through
+ * the thread pool (open, stat, read, close) cost more than the reading (BENCHMARKS.md).
  */
 export async function readInputs(
   paths: readonly string[],

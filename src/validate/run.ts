@@ -4,7 +4,7 @@ import { handle } from '../admission/handle.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
 import { VALIDATE_ONLY } from '../core/registry.js';
-import type { Decision, FieldError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
+import type { Decision, SchemaError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
@@ -60,10 +60,9 @@ function inputError(problems: readonly Problem[]): AppError {
 
 /**
  * A copy of a string that does not keep its document's text alive. js-yaml's values are slices of its own copy
- * of each document, and V8 keeps the whole copy alive for any slice of 13 characters or more: 10,000 results
- * holding their object's name pinned 20 MB, which every garbage collection then had to copy (bench figure 3).
- * Slicing a concatenation makes V8 flatten it into a string of its own: a quarter of the cost of a JSON round
- * trip, and as detached (200 names cut from 1 MB strings kept 3.7 MiB of heap, against 194 MiB undetached).
+ * of each document, and V8 keeps the whole copy alive for any slice of 13 characters or more, so results holding
+ * their object's name would pin every document for each garbage collection to copy. Slicing a concatenation makes
+ * V8 flatten it into a string of its own, cheaper than a JSON round trip and as detached (BENCHMARKS.md).
  */
 function detached(s: string): string {
   return ` ${s}`.slice(1);
@@ -162,7 +161,7 @@ function schemaFact(
   crds: CrdSet,
   input: ReviewInput,
   order: Map<string, number>,
-): (object: KubeObject) => readonly FieldError[] {
+): (object: KubeObject) => readonly SchemaError[] {
   return (object) => {
     const found = crds.validate(input.kind, object);
     if (object !== input.oldObject) found.forEach((f, i) => order.set(f.message, i));
@@ -241,7 +240,7 @@ function reviewSubject(
       ? (s.doc.lineOf(s.pointer) ?? s.origin.line)
       : s.origin.line;
   // Field by field, not {...origin, ...}: V8 builds a literal that starts with a spread on a slow path, which
-  // cost more per document than the rules (bench figure 3).
+  // costs more per document than the rules (BENCHMARKS.md).
   return {
     file,
     document,
@@ -310,8 +309,8 @@ export function validateInputs(
   const firstSeen = new Map<string, Origin>();
   const results: ObjectResult[] = [];
   const seen = { withoutRbac: false };
-  // File by file, so a file's parsed documents are garbage once reviewed: holding all 10,000 of a large run
-  // at once made garbage collection cost more than the rules (bench figure 3).
+  // File by file, so a file's parsed documents are garbage once reviewed: holding every document of a large run
+  // at once makes garbage collection cost more than the rules (BENCHMARKS.md).
   for (const f of files) {
     const subjects = fileSubjects(f, problems);
     // Any unreadable input makes the run an input error (exit 2): reviewing the rest would be wasted.

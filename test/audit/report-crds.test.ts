@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { UPSTREAM_REPORT_CRD_FILES } from '../e2e/harness/crds.js';
-import { readSettings } from '../e2e/harness/settings.js';
+import { UPSTREAM_REPORT_CRD_FILES } from '../../testing/control-plane/crds.js';
+import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 
 type Schema = Record<string, unknown>;
 interface Crd {
@@ -20,7 +20,7 @@ interface Crd {
   };
 }
 
-const settings = readSettings();
+const settings = readControlPlaneSettings();
 const TRIMMED = ['audit-policyreport-crds.yaml', 'audit-openreports-crds.yaml'].map((f) =>
   join(settings.repoRoot, 'test', 'fixtures', f),
 );

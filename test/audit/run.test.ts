@@ -7,7 +7,8 @@ import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { runAudit, type AuditDeps, type AuditProgress } from '../../src/audit/run.js';
 import { AppError } from '../../src/errors.js';
-import { CrdNotInstalled, resourceName, type Lister, type ResourceRef } from '../../src/kube/types.js';
+import type { ResourceRef } from '../../src/core/resources.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
 import { capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 
@@ -430,7 +431,7 @@ describe('runAudit: hook-owner grants (ownerGrants)', () => {
     );
   });
 
-  test('without ownerGrants, RBAC is not listed and no owner is judged unprotected (as before)', async () => {
+  test('without ownerGrants, RBAC is not listed and no owner is judged unprotected', async () => {
     const calls: Array<{ resource: string }> = [];
     const report = await runAudit(
       deps(fakeLister({ ...rbacPages(), 'machines.machine.openshift.io': machines }, calls)),

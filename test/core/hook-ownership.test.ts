@@ -76,7 +76,7 @@ describe('unprotected owners: unverifiedRemoval', () => {
     assert.match(d.notices[0]?.audit.value ?? '', /"action":"owner-change","route":"unverified"/);
   });
 
-  test('allow: silent, as before', () => {
+  test('allow: silent', () => {
     assert.deepEqual(evaluate(policyWith('allow'), input([ETCD, BACKUP], [ETCD], BOB)), {
       allowed: true,
       denials: [],

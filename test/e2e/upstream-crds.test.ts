@@ -3,7 +3,7 @@
 // copies are absent; CI must have them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { upstreamCrdSet } from './harness/crds.js';
+import { upstreamCrdSet } from '../../testing/control-plane/crds.js';
 import { readSettings } from './harness/settings.js';
 import { defineSuite } from './harness/suite.js';
 import { scenarios } from './scenarios/index.js';

@@ -5,10 +5,10 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { silentLogger } from '../../src/log.js';
-import { createAccessReviewer } from '../../src/kube/access-review.js';
-import { serviceAccountLookup } from '../../src/kube/access.js';
-import type { ClusterAccess } from '../../src/kube/http-get.js';
-import { accessGet } from '../../src/kube/http-get.js';
+import { createAccessReviewer } from '../../src/kube/subject-access-review.js';
+import { serviceAccountLookup } from '../../src/kube/connect.js';
+import type { ClusterAccess } from '../../src/kube/api-requests.js';
+import { accessGet } from '../../src/kube/api-requests.js';
 import { createLister } from '../../src/kube/lister.js';
 import { createParentLookup } from '../../src/kube/parents.js';
 

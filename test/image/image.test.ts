@@ -20,7 +20,7 @@ import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
 import { runCerts } from '../../src/certs/store.js';
 import { packageRoot } from '../../src/deploy/render.js';
-import { forgetDir, removeIfAborted } from '../e2e/harness/processes.js';
+import { forgetDir, removeIfAborted } from '../../testing/control-plane/processes.js';
 import { ensureImage } from './build.js';
 import { unpackImage, type Image } from './oci.js';
 import { missingTools, startContainer, type Container, type Volume } from './run.js';
@@ -35,8 +35,8 @@ const skip =
   missing.length > 0 && !ci
     ? `needs ${missing.join(', ')} (Debian: apt-get install -y buildah mmdebstrap uidmap; run as root)`
     : false;
-// Compressed size of every layer, as a node pulls them: 62 MiB measured, 43 MiB of it the Node binary. The bound
-// catches a second Node, a build toolchain or the sources' dependencies slipping into the runtime stage.
+// Compressed size of every layer, as a node pulls them, mostly the Node binary (BENCHMARKS.md). The bound catches a
+// second Node, a build toolchain or the sources' dependencies slipping into the runtime stage.
 const MAX_LAYER_BYTES = 90 * 1024 * 1024;
 const review = join(root, 'test', 'fixtures', 'review-remove-etcd-hook.json');
 

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnManaged } from '../e2e/harness/processes.js';
+import { spawnManaged } from '../../testing/control-plane/processes.js';
 import type { ImageConfig } from './oci.js';
 
 export interface Volume {
@@ -80,8 +80,8 @@ export async function startContainer(opts: {
   for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))])
     mkdirSync(join(opts.rootfs, dir), { recursive: true });
   const env = opts.config.Env ?? [];
-  // The e2e harness's process management: its own process group (the container's processes stay in it through
-  // unshare, chroot and the change of user), killed at exit or by the reaper if the test process dies.
+  // The control-plane harness's process management: its own process group (the container's processes stay in it
+  // through unshare, chroot and the change of user), killed at exit or by the reaper if the test process dies.
   const logFile = opts.logFile;
   const managed = spawnManaged(
     'container',

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ReviewInput } from '../../src/core/types.js';
-import type { AccessReviewer } from '../../src/kube/access-review.js';
+import type { AccessReviewer } from '../../src/kube/subject-access-review.js';
 import { createOwnerContext, type OwnerContextOptions } from '../../src/kube/owner-context.js';
 import type { RbacIndex } from '../../src/kube/rbac-index.js';
 import { silentLogger } from '../../src/log.js';

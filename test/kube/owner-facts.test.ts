@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ReviewInput } from '../../src/core/types.js';
-import type { Access, AccessSubject } from '../../src/kube/access-review.js';
+import type { Access, AccessSubject } from '../../src/kube/subject-access-review.js';
 import { ownerFactsGatherer } from '../../src/kube/owner-facts.js';
 
 const machine = (namespace: string, hooks: Array<{ name: string; owner: unknown }>) => ({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { ParentRequest } from '../../src/core/children.js';
-import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/kube/http-get.js';
+import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/kube/api-requests.js';
 import type { CacheFactory } from '../../src/kube/parent-cache.js';
 import { createParentLookup } from '../../src/kube/parents.js';
 import { silentLogger } from '../../src/log.js';

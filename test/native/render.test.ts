@@ -9,7 +9,7 @@ import { FREEZE_MESSAGE_MAX } from '../../src/core/cel/deletion-freeze.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { DEFAULT_HOOK_CONDITION_NAME, newlySelectedCel } from '../../src/core/cel/default-hooks.js';
 import { renderNativePolicies } from '../../src/native/render.js';
-import { ACTIONS, groupOf, reachable } from '../../src/native/validating.js';
+import { ACTIONS, bindingGroupOf, reachable } from '../../src/native/validating.js';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 
 interface Vap {
@@ -65,11 +65,11 @@ function callArguments(expr: string, open: number): string {
 
 describe('renderNativePolicies', () => {
   test('where violations go: enforced under deny -> Deny; warn, ratcheted and unverified -> Warn+Audit; break-glass -> its own Warn+Audit', () => {
-    assert.equal(groupOf('enforced', 'deny'), 'deny');
-    assert.equal(groupOf('enforced', 'warn'), 'warn');
-    assert.equal(groupOf('existing', 'deny'), 'warn');
-    assert.equal(groupOf('warn', 'deny'), 'warn');
-    assert.equal(groupOf('breakGlass', 'deny'), 'break-glass');
+    assert.equal(bindingGroupOf('enforced', 'deny'), 'deny');
+    assert.equal(bindingGroupOf('enforced', 'warn'), 'warn');
+    assert.equal(bindingGroupOf('existing', 'deny'), 'warn');
+    assert.equal(bindingGroupOf('warn', 'deny'), 'warn');
+    assert.equal(bindingGroupOf('breakGlass', 'deny'), 'break-glass');
     const { objects } = render(DEFAULT_POLICY);
     for (const b of objects.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding')) {
       const group = b.metadata.name.endsWith('-break-glass')

@@ -74,7 +74,7 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
     const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, render] = await Promise.all([
-      import('../../kube/access.js'),
+      import('../../kube/connect.js'),
       import('../../kube/lister.js'),
       import('../../audit/run.js'),
       format.load(),

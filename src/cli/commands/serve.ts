@@ -204,7 +204,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     );
     if (auditIntervalMs !== undefined && policyInForce && stop.signal() === undefined) {
       const [{ connect, serviceAccountLookup }, { createLister }, { startBackgroundAudit }] = await Promise.all([
-        import('../../kube/access.js'),
+        import('../../kube/connect.js'),
         import('../../kube/lister.js'),
         import('../../audit/background.js'),
       ]);

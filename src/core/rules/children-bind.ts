@@ -1,6 +1,6 @@
 // Which child rules bind an object to which parent: the parent's name (label, annotation or template), its
 // namespace, the key its looked-up facts are filed under, and the child's ownerReferences read safely.
-import { isRecord, metadata, quote, stringMap } from '../guards.js';
+import { isRecord, metadata, quote, stringEntriesOf } from '../guards.js';
 import type { ChildRule, ParentNameSource, Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput } from '../types.js';
@@ -43,8 +43,8 @@ export function parseNameTemplate(template: string): { parts: TemplatePart[] } |
 /** The parent's name for a child, or undefined when the child does not name one (a label it lacks). */
 export function resolveParentName(source: ParentNameSource, obj: KubeObject, namespace: string): string | undefined {
   const meta = metadata(obj);
-  const labels = stringMap(meta['labels']);
-  const annotations = stringMap(meta['annotations']);
+  const labels = stringEntriesOf(meta['labels']);
+  const annotations = stringEntriesOf(meta['annotations']);
   if ('label' in source) return labels[source.label] || undefined;
   if ('annotation' in source) return annotations[source.annotation] || undefined;
   const parsed = parseNameTemplate(source.template);
@@ -86,7 +86,7 @@ export function parentKey(apiVersion: string, kind: string, namespace: string, n
   return `${apiVersion}/${kind}/${namespace}/${name}`;
 }
 
-export function groupOf(apiVersion: string): string {
+export function apiGroupOf(apiVersion: string): string {
   const slash = apiVersion.lastIndexOf('/');
   return slash === -1 ? '' : apiVersion.slice(0, slash);
 }
@@ -174,11 +174,11 @@ export function ownerRefs(obj: KubeObject): OwnerRef[] | undefined {
 
 /** The reference to this binding's parent: by uid, or by group, kind and name (any version of the parent). */
 export function findParentRef(refs: readonly OwnerRef[], b: ChildBinding, uid?: string): OwnerRef | undefined {
-  const group = groupOf(b.rule.parent.apiVersion);
+  const group = apiGroupOf(b.rule.parent.apiVersion);
   return refs.find(
     (r) =>
       (uid !== undefined && r.uid === uid) ||
-      (groupOf(r.apiVersion) === group && r.kind === b.rule.parent.kind && r.name === b.name),
+      (apiGroupOf(r.apiVersion) === group && r.kind === b.rule.parent.kind && r.name === b.name),
   );
 }
 

@@ -9,7 +9,7 @@ import {
   childBindings,
   describeChild,
   describeParent,
-  groupOf,
+  apiGroupOf,
   ownerRefs,
 } from './children-bind.js';
 import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
@@ -127,7 +127,7 @@ export function childParent(policy: Policy, input: ReviewInput, mode: ChildMode)
     }
     const stale = (ownerRefs(obj) ?? []).find(
       (r) =>
-        groupOf(r.apiVersion) === groupOf(rule.parent.apiVersion) &&
+        apiGroupOf(r.apiVersion) === apiGroupOf(rule.parent.apiVersion) &&
         r.kind === rule.parent.kind &&
         r.name === b.name &&
         r.uid !== fact.uid,

@@ -10,12 +10,17 @@ import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import type { Divergence } from '../../../src/native/notes.js';
 import { renderNativePolicies } from '../../../src/native/render.js';
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
-import { capiMachine, ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import type { ControlPlane } from './control-plane.js';
-import { waitForEnforcement, type Hookkeeper } from './hookkeeper.js';
-import { rawRequest } from './http.js';
-import { CAPI_MACHINES, OPENSHIFT_MACHINES, rejected, ResourceClient } from './kube.js';
-import { pollUntil } from './processes.js';
+import {
+  capiMachine,
+  ETCD_HOOK,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+} from '../../../testing/control-plane/machines.js';
+import type { ControlPlane } from '../../../testing/control-plane/control-plane.js';
+import { waitForEnforcement, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
+import { CAPI_MACHINES, OPENSHIFT_MACHINES, rejected, ResourceClient } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 
 export const ADMISSION_MODES = ['webhook', 'native', 'both'] as const;
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

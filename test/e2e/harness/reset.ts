@@ -3,8 +3,13 @@
 // differential corpus stores its old objects once and sends only dry-run requests against them.
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../src/core/types.js';
-import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, type Resource } from './kube.js';
-import { pollUntil } from './processes.js';
+import {
+  CAPI_MACHINES,
+  OPENSHIFT_MACHINES,
+  OPENSHIFT_MACHINESETS,
+  type Resource,
+} from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv } from './suite.js';
 
 export const CORPUS_LABEL = 'e2e.hookkeeper.io/corpus';

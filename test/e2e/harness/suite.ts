@@ -3,11 +3,16 @@
 // down after the last test, with the processes' log tails printed for any failure.
 import { after, afterEach, before, describe } from 'node:test';
 import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from './admission-modes.js';
-import { startControlPlane, type ControlPlane } from './control-plane.js';
-import type { CrdSet } from './crds.js';
-import { startHookkeeper, type Hookkeeper } from './hookkeeper.js';
-import type { IdentityName } from './identities.js';
-import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, ResourceClient } from './kube.js';
+import { startControlPlane, type ControlPlane } from '../../../testing/control-plane/control-plane.js';
+import type { CrdSet } from '../../../testing/control-plane/crds.js';
+import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import {
+  CAPI_MACHINES,
+  OPENSHIFT_MACHINES,
+  OPENSHIFT_MACHINESETS,
+  ResourceClient,
+} from '../../../testing/control-plane/kube.js';
 import { removeMachines } from './reset.js';
 import type { E2ESettings } from './settings.js';
 

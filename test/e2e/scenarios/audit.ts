@@ -10,11 +10,11 @@ import { before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import type { AuditReport } from '../../../src/audit/report.js';
-import { MACHINE_FINALIZER, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
+import { MACHINE_FINALIZER, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
 import { cli } from '../../helpers/cli.js';
-import { kubeConfigFor, writeKubeConfig } from '../harness/identities.js';
-import { freePorts } from '../harness/ports.js';
-import { pollUntil } from '../harness/processes.js';
+import { kubeConfigFor, writeKubeConfig } from '../../../testing/control-plane/identities.js';
+import { freePorts } from '../../../testing/control-plane/ports.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { Scenario } from '../harness/suite.js';
 import { metadataOf } from './helpers.js';
 

@@ -2,8 +2,8 @@
 // default hook, and the webhooks (failurePolicy Ignore) block nothing. Runs in both mode only.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { rejected } from '../harness/kube.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, metadataOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.js';

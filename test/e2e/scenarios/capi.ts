@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api } from '@kubernetes/client-node';
-import { capiMachine, ETCD_HOOK } from '../../fixtures/e2e-objects.js';
-import { rejected, type PatchOp } from '../harness/kube.js';
+import { capiMachine, ETCD_HOOK } from '../../../testing/control-plane/machines.js';
+import { rejected, type PatchOp } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, metadataOf } from './helpers.js';
 

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { ETCD_HOOK, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
+import { ETCD_HOOK, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
 import { parsePolicy } from '../../../src/config/load.js';
 import { renderForPlane, switchMode } from '../harness/admission-modes.js';
-import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
-import { OPENSHIFT_MACHINES, rejected, toRejection, type PatchOp } from '../harness/kube.js';
+import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import { OPENSHIFT_MACHINES, rejected, toRejection, type PatchOp } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf } from './helpers.js';
 

@@ -11,12 +11,12 @@ import { caBundle } from '../../../src/certs/pki.js';
 import { loadPolicyFile } from '../../../src/config/load.js';
 import type { ChildRule } from '../../../src/core/policy.js';
 import type { KubeObject } from '../../../src/core/types.js';
-import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
-import { createRaw, rawRequest } from '../harness/http.js';
-import type { IdentityName } from '../harness/identities.js';
-import type { Resource } from '../harness/kube.js';
-import { ObjectClient } from '../harness/objects.js';
-import { pollUntil } from '../harness/processes.js';
+import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import { createRaw, rawRequest } from '../../../testing/control-plane/http.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import type { Resource } from '../../../testing/control-plane/kube.js';
+import { ObjectClient } from '../../../testing/control-plane/objects.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv } from '../harness/suite.js';
 import { docSection } from '../../helpers/docs.js';
 

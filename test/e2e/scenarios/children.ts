@@ -2,7 +2,7 @@
 // started side by side (the default-policy hookkeeper and its webhooks stay as they are), removed again afterwards.
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { installCrds, readCrds } from '../harness/crds.js';
+import { installCrds, readCrds } from '../../../testing/control-plane/crds.js';
 import type { Scenario } from '../harness/suite.js';
 import { databaseScenarios, PG_EXAMPLE } from './children-database.js';
 import { startChildExample, type ChildEnv } from './children-setup.js';

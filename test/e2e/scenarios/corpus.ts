@@ -1,13 +1,13 @@
 // The differential corpus: every review the rule unit tests build of a Machine or a kind that templates Machines
-// (OpenShift and Cluster API), collected by running those tests with the recorder on, replayed through the API server
+// (OpenShift and Cluster API), as committed in test/fixtures/review-corpus.jsonl (`npm run record:corpus`; a unit
+// test fails when it is stale), replayed through the API server
 // as a real identity in each admission mode (dry-run requests against old objects stored once, before any admission),
 // and judged by `hookkeeper validate`.
 // The webhook, the native policies (alone and with the webhook) and validate must give the same verdict; where native
 // cannot decide as the webhook does, a divergence of render must cover that request: its rule decided it, and its
 // predicate holds for it.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -17,11 +17,12 @@ import YAML from 'yaml';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { covering, noteText } from '../../../src/native/notes.js';
 import type { ObjectResult, ValidateReport } from '../../../src/validate/report.js';
+import { CORPUS_FILE, MACHINE_GROUPS } from '../../../scripts/record-corpus.js';
 import type { RecordedReview } from '../../fixtures/corpus-recorder.js';
 import { cli } from '../../helpers/cli.js';
 import type { AdmissionMode } from '../harness/admission-modes.js';
-import type { IdentityName } from '../harness/identities.js';
-import { rawRequest } from '../harness/http.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
 import {
   ResourceClient,
   toRejection,
@@ -29,19 +30,10 @@ import {
   type PatchOp,
   type Rejecter,
   type Resource,
-} from '../harness/kube.js';
+} from '../../../testing/control-plane/kube.js';
 import { CORPUS_LABEL } from '../harness/reset.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 
-/** The rule unit tests whose fixtures concern Machines: every test/core file but the child-resource ones. */
-function ruleTestFiles(repoRoot: string): string[] {
-  return readdirSync(join(repoRoot, 'test', 'core'))
-    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('children-'))
-    .sort()
-    .map((f) => join('test', 'core', f));
-}
-
-const MACHINE_GROUPS = new Set(['machine.openshift.io', 'cluster.x-k8s.io']);
 /**
  * Where UPDATE cases' old objects are stored (labelled CORPUS_LABEL; no other group lists this namespace). Only CREATE
  * cases keep their fixture's namespace: the default-hook rules select by it, on CREATE.
@@ -130,23 +122,8 @@ function identityFor(env: E2EEnv, user: RecordedReview['user']): IdentityName {
   return 'alice';
 }
 
-async function collect(repoRoot: string, out: string): Promise<RecordedReview[]> {
-  const files = ruleTestFiles(repoRoot);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKKEEPER_CORPUS_OUT: out };
-  // Set by node --test for its children; the unit tests are to run as a test run of their own.
-  delete env['NODE_TEST_CONTEXT'];
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=dot', ...files], {
-      cwd: repoRoot,
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`the rule unit tests exited with ${code} while recording`)),
-    );
-  });
-  return readFileSync(out, 'utf8')
+function committedCorpus(repoRoot: string): RecordedReview[] {
+  return readFileSync(join(repoRoot, CORPUS_FILE), 'utf8')
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as RecordedReview);
@@ -214,9 +191,7 @@ async function storeOld(env: E2EEnv, c: CorpusCase, old: KubeObject, deleting: b
 /** Bare setup: the reviews collected, turned into requests, UPDATE cases' old objects stored. */
 export async function corpusSetup(env: E2EEnv): Promise<void> {
   const t = Date.now();
-  const dir = join(env.plane.dir, 'corpus');
-  mkdirSync(dir, { recursive: true });
-  const reviews = await collect(env.plane.repoRoot, join(dir, 'recorded.jsonl'));
+  const reviews = committedCorpus(env.plane.repoRoot);
   const served = await servedResources(env);
   const seen = new Set<string>();
   const cases: CorpusCase[] = [];

@@ -3,8 +3,13 @@
 // without the hook is named at its next update. In every admission mode.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_FINALIZER, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { warningTexts, type PatchOp } from '../harness/kube.js';
+import {
+  ETCD_HOOK,
+  MACHINE_FINALIZER,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+} from '../../../testing/control-plane/machines.js';
+import { warningTexts, type PatchOp } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf, removeHook } from './helpers.js';
 

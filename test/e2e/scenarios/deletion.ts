@@ -2,9 +2,14 @@
 // finalizers is always allowed so the deletion can finish.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_FINALIZER, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { pollUntil } from '../harness/processes.js';
-import { rejected } from '../harness/kube.js';
+import {
+  ETCD_HOOK,
+  MACHINE_FINALIZER,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+} from '../../../testing/control-plane/machines.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, metadataOf } from './helpers.js';
 

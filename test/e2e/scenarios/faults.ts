@@ -13,10 +13,10 @@ import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics, type Metrics } from '../../../src/server/metrics.js';
 import { startServer, type RunningServer } from '../../../src/server/serve.js';
-import { MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { createRaw, rawRequest } from '../harness/http.js';
-import { rejected, WEBHOOK_NAME } from '../harness/kube.js';
-import { pollUntil } from '../harness/processes.js';
+import { MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
+import { createRaw, rawRequest } from '../../../testing/control-plane/http.js';
+import { rejected, WEBHOOK_NAME } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf } from './helpers.js';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { AuthorizationV1Api } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../src/core/types.js';
-import type { Hook } from '../../fixtures/e2e-objects.js';
-import { DENIAL_PREFIX, type PatchOp, type Rejection } from '../harness/kube.js';
+import type { Hook } from '../../../testing/control-plane/machines.js';
+import { DENIAL_PREFIX, type PatchOp, type Rejection } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv } from '../harness/suite.js';
 
 export type Stage = 'preDrain' | 'preTerminate';

@@ -2,8 +2,8 @@
 // are stored, a 65th is refused in the same words in every mode, and the owners still remove hooks at the bound.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
-import { rejected } from '../harness/kube.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, removeHook } from './helpers.js';
 

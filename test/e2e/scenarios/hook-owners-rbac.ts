@@ -13,15 +13,15 @@ import {
   type V1PolicyRule,
 } from '@kubernetes/client-node';
 import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
-import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/access-review.js';
-import { kubeConfigAccess } from '../../../src/kube/http-get.js';
+import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/subject-access-review.js';
+import { kubeConfigAccess } from '../../../src/kube/api-requests.js';
 import { createOwnerContext } from '../../../src/kube/owner-context.js';
 import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
 import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
 import { silentLogger } from '../../../src/log.js';
-import { openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { kubectlSkip, requireKubectl } from '../harness/kubectl.js';
-import { pollUntil } from '../harness/processes.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { Scenario } from '../harness/suite.js';
 
 const NS1 = 'hookowners-ns1';

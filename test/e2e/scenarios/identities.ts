@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AuthenticationV1Api } from '@kubernetes/client-node';
-import { MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { IDENTITY_NAMES } from '../harness/identities.js';
-import { rejected } from '../harness/kube.js';
+import { MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
+import { IDENTITY_NAMES } from '../../../testing/control-plane/identities.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 
 export const identityScenarios: Scenario = (env) => {

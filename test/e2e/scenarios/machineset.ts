@@ -1,8 +1,8 @@
 // MachineSet templates: the hooks every new Machine starts with get the same naming rules; MachineSets are not mutated.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachineSet } from '../../fixtures/e2e-objects.js';
-import { CREATE_DENIAL_PREFIX, rejected } from '../harness/kube.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachineSet } from '../../../testing/control-plane/machines.js';
+import { CREATE_DENIAL_PREFIX, rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf } from './helpers.js';
 

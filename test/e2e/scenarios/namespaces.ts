@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ETCD_HOOK, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { rawRequest } from '../harness/http.js';
-import { rejected } from '../harness/kube.js';
+import { ETCD_HOOK, openshiftMachine } from '../../../testing/control-plane/machines.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL } from './owner-only-removal.js';

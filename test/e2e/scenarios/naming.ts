@@ -2,8 +2,8 @@
 // and which only hookkeeper can see (reserved names, one name with two owners across stages).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
-import { CREATE_DENIAL_PREFIX, rejected } from '../harness/kube.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
+import { CREATE_DENIAL_PREFIX, rejected } from '../../../testing/control-plane/kube.js';
 import { assertOurDenial } from './helpers.js';
 import type { Scenario } from '../harness/suite.js';
 

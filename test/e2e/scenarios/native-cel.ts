@@ -4,10 +4,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { renderNativePolicies } from '../../../src/native/render.js';
-import { capiMachine, ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
-import { createRaw } from '../harness/http.js';
-import { rejected } from '../harness/kube.js';
-import { pollUntil } from '../harness/processes.js';
+import {
+  capiMachine,
+  ETCD_HOOK,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+  type Hook,
+} from '../../../testing/control-plane/machines.js';
+import { createRaw } from '../../../testing/control-plane/http.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf } from './helpers.js';
 import {

@@ -11,9 +11,14 @@ import {
   openshiftMachine,
   openshiftMachineSet,
   type Hook,
-} from '../../fixtures/e2e-objects.js';
-import type { IdentityName } from '../harness/identities.js';
-import { CAPI_MACHINES, OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, type Resource } from '../harness/kube.js';
+} from '../../../testing/control-plane/machines.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import {
+  CAPI_MACHINES,
+  OPENSHIFT_MACHINES,
+  OPENSHIFT_MACHINESETS,
+  type Resource,
+} from '../../../testing/control-plane/kube.js';
 
 /** Served by test/e2e/crds/machine.openshift.io_controlplanemachinesets.yaml, which this group installs. */
 export const CONTROL_PLANE_MACHINESETS: Resource = {

@@ -15,10 +15,10 @@ import { shortWarning } from '../../../src/admission/response.js';
 import { parsePolicy } from '../../../src/config/load.js';
 import { covering, noteText, type Divergence } from '../../../src/native/notes.js';
 import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from '../harness/admission-modes.js';
-import { installCrds, readCrds } from '../harness/crds.js';
-import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
-import { pollUntil } from '../harness/processes.js';
-import { ResourceClient, type PatchOp } from '../harness/kube.js';
+import { installCrds, readCrds } from '../../../testing/control-plane/crds.js';
+import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { ResourceClient, type PatchOp } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import {
   reviewOf,

@@ -6,13 +6,19 @@ import { parsePolicy } from '../../../src/config/load.js';
 import { evaluate } from '../../../src/core/engine.js';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { renderNativePolicies, type NativeRender } from '../../../src/native/render.js';
-import { capiMachine, ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
-import type { ControlPlane } from '../harness/control-plane.js';
-import { registerWebhooks, waitForEnforcement } from '../harness/hookkeeper.js';
-import { createRaw, rawRequest } from '../harness/http.js';
-import type { IdentityName } from '../harness/identities.js';
-import { rejected, type Rejection, type ResourceClient } from '../harness/kube.js';
-import { pollUntil } from '../harness/processes.js';
+import {
+  capiMachine,
+  ETCD_HOOK,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+  type Hook,
+} from '../../../testing/control-plane/machines.js';
+import type { ControlPlane } from '../../../testing/control-plane/control-plane.js';
+import { registerWebhooks, waitForEnforcement } from '../../../testing/control-plane/hookkeeper.js';
+import { createRaw, rawRequest } from '../../../testing/control-plane/http.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import { rejected, type Rejection, type ResourceClient } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv } from '../harness/suite.js';
 import { hooksOf } from './helpers.js';
 

@@ -3,10 +3,15 @@
 // hookkeeper back: normal service. Runs last in its suite, and restarts hookkeeper whatever happens.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_FINALIZER, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { waitForEnforcement } from '../harness/hookkeeper.js';
-import { pollUntil } from '../harness/processes.js';
-import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../harness/kube.js';
+import {
+  ETCD_HOOK,
+  MACHINE_FINALIZER,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+} from '../../../testing/control-plane/machines.js';
+import { waitForEnforcement } from '../../../testing/control-plane/hookkeeper.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { DENIAL_PREFIX, rejected, WEBHOOK_NAME } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf, removeHook } from './helpers.js';
 import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.js';

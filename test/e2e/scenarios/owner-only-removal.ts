@@ -2,8 +2,8 @@
 // admins may, with a warning.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
-import { rejected, warningTexts } from '../harness/kube.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
+import { rejected, warningTexts } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, removeHook } from './helpers.js';
 

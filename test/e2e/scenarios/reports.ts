@@ -13,10 +13,10 @@ import { parseAllDocuments } from 'yaml';
 import { openReports } from '../../../src/audit/openreports.js';
 import { policyReports } from '../../../src/audit/policyreport.js';
 import type { AuditReport } from '../../../src/audit/report.js';
-import { openshiftMachine, type Hook } from '../../fixtures/e2e-objects.js';
+import { openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
 import { cli } from '../../helpers/cli.js';
-import type { ControlPlane } from '../harness/control-plane.js';
-import { rawRequest } from '../harness/http.js';
+import type { ControlPlane } from '../../../testing/control-plane/control-plane.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
 import type { Scenario } from '../harness/suite.js';
 import { metadataOf } from './helpers.js';
 

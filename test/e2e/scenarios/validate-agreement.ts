@@ -11,10 +11,16 @@ import YAML from 'yaml';
 import { shortWarning } from '../../../src/admission/response.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import type { ObjectResult, ValidateReport } from '../../../src/validate/report.js';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { cli } from '../../helpers/cli.js';
-import type { IdentityName } from '../harness/identities.js';
-import { CREATE_DENIAL_PREFIX, DENIAL_PREFIX, rejected, toRejection, type Written } from '../harness/kube.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import {
+  CREATE_DENIAL_PREFIX,
+  DENIAL_PREFIX,
+  rejected,
+  toRejection,
+  type Written,
+} from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf } from './helpers.js';
 

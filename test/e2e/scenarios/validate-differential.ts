@@ -9,8 +9,8 @@ import { before, describe, test } from 'node:test';
 import type { KubeObject } from '../../../src/core/types.js';
 import type { ValidateReport } from '../../../src/validate/report.js';
 import { cli } from '../../helpers/cli.js';
-import { installCrds, readCrds } from '../harness/crds.js';
-import { rawRequest } from '../harness/http.js';
+import { installCrds, readCrds } from '../../../testing/control-plane/crds.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
 import type { Scenario } from '../harness/suite.js';
 
 /** The CRD the unit tests of `validate --crd` use: one of each structural-schema feature. */

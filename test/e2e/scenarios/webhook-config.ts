@@ -14,11 +14,11 @@ import { parse, stringify } from 'yaml';
 import { runCerts } from '../../../src/certs/store.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../../helpers/helm.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../../helpers/kustomize.js';
-import type { ControlPlane } from '../harness/control-plane.js';
-import { certManagerCrdSet, installCrds, readCrds } from '../harness/crds.js';
-import { rawRequest } from '../harness/http.js';
-import { parseWarnings } from '../harness/kube.js';
-import { flatHeaders, groupVersionPath } from '../harness/objects.js';
+import type { ControlPlane } from '../../../testing/control-plane/control-plane.js';
+import { certManagerCrdSet, installCrds, readCrds } from '../../../testing/control-plane/crds.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
+import { parseWarnings } from '../../../testing/control-plane/kube.js';
+import { flatHeaders, groupVersionPath } from '../../../testing/control-plane/objects.js';
 import { readSettings } from '../harness/settings.js';
 import type { Scenario } from '../harness/suite.js';
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parsePolicy } from '../../../src/config/load.js';
-import { ETCD_HOOK, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { ETCD_HOOK, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import {
   ADMISSION_MODES,
   renderForPlane,
@@ -17,10 +17,10 @@ import {
   type AdmissionMode,
   type NativePolicies,
 } from '../harness/admission-modes.js';
-import { startHookkeeper, type Hookkeeper } from '../harness/hookkeeper.js';
-import type { IdentityName } from '../harness/identities.js';
-import { DENIAL_PREFIX, rejected, warningTexts, type Rejection } from '../harness/kube.js';
-import { pollUntil } from '../harness/processes.js';
+import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
+import type { IdentityName } from '../../../testing/control-plane/identities.js';
+import { DENIAL_PREFIX, rejected, warningTexts, type Rejection } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { hooksOf, removeHook, mayRemoveFor } from './helpers.js';
 

@@ -1,5 +1,5 @@
-// Child processes of the e2e harness (etcd, kube-apiserver, hookkeeper): each leads its own process group, logs to
-// a file, and is killed with its whole group on stop, at process exit, or by the reaper if this process dies.
+// Child processes of the control-plane harness (etcd, kube-apiserver, hookkeeper): each leads its own process group,
+// logs to a file, and is killed with its whole group on stop, at process exit, or by the reaper if this process dies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
-// Plain GETs against the Kubernetes API with the kubeconfig's credentials and a caller's AbortSignal, which the
-// generated @kubernetes/client-node clients do not take: parent lookups must be abandoned when their budget ends,
-// and the audit's list pages are parsed once (JSON.parse) over kept-alive connections.
+// Plain GETs and POSTs to the Kubernetes API (ApiGet, ApiPost) with a ClusterAccess's credentials and a caller's
+// AbortSignal, which the generated @kubernetes/client-node clients do not take: parent lookups must be abandoned when
+// their budget ends, and the audit's list pages are parsed once (JSON.parse) over kept-alive connections.
 import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
@@ -41,7 +41,7 @@ export function describeFailure(path: string, res: ApiResponse): string {
 
 /**
  * How to reach the API server, request by request: the seam between the GETs here and where credentials come from
- * (a kubeconfig read by client.ts or access.ts).
+ * (a kubeconfig read by client.ts or connect.ts).
  */
 export interface ClusterAccess {
   /** https://host:port, no trailing slash. */

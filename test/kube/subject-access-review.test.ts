@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { createAccessReviewer, SAR_PATH } from '../../src/kube/access-review.js';
-import type { ApiPost, ClusterAccess } from '../../src/kube/http-get.js';
+import { createAccessReviewer, SAR_PATH } from '../../src/kube/subject-access-review.js';
+import type { ApiPost, ClusterAccess } from '../../src/kube/api-requests.js';
 import { silentLogger } from '../../src/log.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -42,7 +42,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
       req.setEncoding('utf8').on('data', (c: string) => (text += c));
       req.on('end', () => {
         const body = JSON.parse(text) as Posted['body'];
-        // The wildcard probe follows every allowed answer: its own tests are in access-review-probe.test.ts.
+        // The wildcard probe follows every allowed answer: its own tests are in subject-access-review-probe.test.ts.
         if (body.spec.resourceAttributes['name'] === WILDCARD_PROBE_OWNER) {
           res.setHeader('content-type', 'application/json');
           res.writeHead(201).end(JSON.stringify({ ...body, status: { allowed: false } }));

@@ -4,15 +4,10 @@
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  caBundle,
-  createCertificateAuthority,
-  issueServingCertificate,
-  type CertKeyPem,
-} from '../../../src/certs/pki.js';
-import type { KubeObject } from '../../../src/core/types.js';
-import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../fixtures/e2e-objects.js';
+import { caBundle, createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../src/certs/pki.js';
+import type { KubeObject } from '../../src/core/types.js';
+import { renderWebhookConfigurations } from '../../src/deploy/render.js';
+import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from './machines.js';
 import type { ControlPlane } from './control-plane.js';
 import { createRaw, rawRequest } from './http.js';
 import { OPENSHIFT_MACHINES, rejected, ResourceClient } from './kube.js';

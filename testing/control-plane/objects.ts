@@ -2,7 +2,7 @@
 // raw HTTPS: objects exactly as the API server returns them (no client model in between), its Warning headers,
 // and refusals thrown as ApiException so that rejected() says who refused them.
 import { ApiException } from '@kubernetes/client-node';
-import type { KubeObject } from '../../../src/core/types.js';
+import type { KubeObject } from '../../src/core/types.js';
 import type { ControlPlane } from './control-plane.js';
 import { rawRequest, type RawResponse } from './http.js';
 import type { IdentityName } from './identities.js';

@@ -1,7 +1,7 @@
 // Client-side helpers for scenarios: typed custom-object calls that also return the response's Warning headers,
 // and a Rejection that says who refused a request (our webhook, the CRD schema, RBAC) and with what message.
 import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject } from '../../../src/core/types.js';
+import type { KubeObject } from '../../src/core/types.js';
 
 export interface Resource {
   group: string;

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { createCertificateAuthority, issueServingCertificate } from '../../../src/certs/pki.js';
+import { createCertificateAuthority, issueServingCertificate } from '../../src/certs/pki.js';
 import { installCrds, readCrds, type CrdSet } from './crds.js';
 import { rawRequest } from './http.js';
 import {
@@ -24,7 +24,7 @@ import {
 } from './identities.js';
 import { mentionsPortInUse, PortInUse, withFreePorts } from './ports.js';
 import { forgetDir, GiveUp, pollUntil, removeIfAborted, spawnManaged, tail, type ManagedProcess } from './processes.js';
-import type { E2ESettings } from './settings.js';
+import type { ControlPlaneSettings } from './settings.js';
 
 export interface ControlPlane {
   label: string;
@@ -51,7 +51,7 @@ export interface ControlPlane {
 }
 
 export interface ControlPlaneOptions {
-  settings: E2ESettings;
+  settings: ControlPlaneSettings;
   crds: CrdSet;
 }
 
@@ -82,7 +82,7 @@ function seconds(since: number): string {
 }
 
 /** scripts/build-control-plane.sh prints the bin dir; on a cold machine it compiles for ~8 minutes first. */
-async function binDir(settings: E2ESettings): Promise<string> {
+async function binDir(settings: ControlPlaneSettings): Promise<string> {
   if (settings.binDir) return settings.binDir;
   const script = join(settings.repoRoot, 'scripts', 'build-control-plane.sh');
   return new Promise((resolve, reject) => {

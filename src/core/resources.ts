@@ -1,7 +1,15 @@
-// The API resources behind the hook carriers (src/core/carriers.ts): carriers know group and kind, listing
-// needs version and plural. The audit lists the resource of every carrier found here.
-import type { HookCarrier } from '../core/carriers.js';
-import type { ResourceRef } from './types.js';
+// The API resources behind the hook carriers (carriers.ts): carriers know group and kind, listing and matching need
+// version and plural. A pure table below both its readers: the audit lists these resources, native policies match them.
+import type { HookCarrier } from './carriers.js';
+
+/** An API resource as a request names it. */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  /** Plural resource name, as in the API path (machines). */
+  plural: string;
+  namespaced: boolean;
+}
 
 export interface KindResource extends ResourceRef {
   kind: string;

@@ -1,7 +1,7 @@
-// How `hookkeeper audit` reaches the API server without loading @kubernetes/client-node, whose import alone costs
-// 0.7 to 1 s and about 75 MiB here (it loads every generated API): a kubeconfig file whose user holds a token or a
-// client certificate is read here. Everything else (exec plugins, auth providers, impersonation, proxies, several
-// KUBECONFIG files, in-cluster config) goes through client-node's KubeConfig, as before.
+// connect(): the ClusterAccess the audit lists through, from the kubeconfig. A kubeconfig file whose user holds a
+// token or a client certificate is read here, without loading @kubernetes/client-node (whose import loads every
+// generated API: BENCHMARKS.md); everything else (exec plugins, auth providers, impersonation, proxies, several
+// KUBECONFIG files, in-cluster config) goes through client-node's KubeConfig.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type https from 'node:https';
@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import type { KubeConnection } from './client.js';
 import { withDeadline } from './deadline.js';
 import { clusterError, responseError } from './errors.js';
-import { accessGet, kubeConfigAccess, type ClusterAccess } from './http-get.js';
+import { accessGet, kubeConfigAccess, type ClusterAccess } from './api-requests.js';
 
 export interface ConnectOptions extends KubeConnection {
   /** For $KUBECONFIG and $HOME, as kubectl reads them. */

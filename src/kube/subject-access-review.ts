@@ -1,4 +1,4 @@
-// May this identity act for hook owner O? A SubjectAccessReview (authorization.k8s.io/v1) for verb `remove` on
+// The SubjectAccessReview client: may this identity act for hook owner O? A SubjectAccessReview (authorization.k8s.io/v1) for verb `remove` on
 // `hookowners.hookkeeper.io` named O, in the object's namespace, and, when some owner is allowed, the same for the
 // reserved probe owner: allowed for both is wildcard rights, not a grant naming O. Answered from a short cache when it
 // can be and always within a time budget: anything but the API server's own answer is 'unknown', which the core never
@@ -8,7 +8,7 @@ import { MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import type { OwnerAccess } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { RequestTimeout, withDeadline } from './deadline.js';
-import { type ApiPost, type ClusterAccess, pooledGet } from './http-get.js';
+import { type ApiPost, type ClusterAccess, pooledGet } from './api-requests.js';
 import { HOOK_OWNERS_GROUP, HOOK_OWNERS_RESOURCE, HOOK_OWNERS_VERB } from './owner-grants.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 
