@@ -98,23 +98,36 @@ function fromViolation(v: Violation, severity: Severity, locate: Locate): Findin
   };
 }
 
-/** The notices the webhook returns as warnings (a removal by its owner leaves an audit trace only). */
+/**
+ * The notices the webhook returns as warnings (a removal by its owner leaves an audit trace only), but for an
+ * unverified removal: that one is the policy's `unverifiedRemoval: warn`, reported as a warning finding.
+ */
 function noticeTexts(d: Decision): string[] {
   const out: string[] = [];
-  for (const n of d.notices) if (n.warning !== undefined) out.push(n.warning);
+  for (const n of d.notices) if (n.warning !== undefined && n.unverifiedOwner === undefined) out.push(n.warning);
+  return out;
+}
+
+/** An unverified removal as a `warn` finding of its rule, at the removed hook (in the old object). */
+function unverifiedFindings(d: Decision, locate: Locate): Finding[] {
+  const out: Finding[] = [];
+  for (const n of d.notices) {
+    if (n.unverifiedOwner === undefined || n.warning === undefined || n.path === undefined) continue;
+    const v: Violation = { rule: n.rule, path: n.path, message: n.warning, ...(n.hook ? { hook: n.hook } : {}) };
+    out.push(fromViolation(v, 'warn', locate));
+  }
   return out;
 }
 
 /**
- * Whether a decision judged a hook's owner without the cluster's RBAC: an owner-only-removal finding, or a removal
- * allowed unverified. Offline, only the registry and break-glass verify a removal; a grant could change the outcome.
+ * Whether a decision judged a hook's removal without the cluster's RBAC: an owner-only-removal finding about a hook
+ * only the old object has (a removal or re-owning, not strictOwners' refusal of an added owner), or a removal allowed
+ * unverified. Offline, only the registry and break-glass verify a removal; a grant could change the outcome.
  */
-function judgedWithoutRbac(d: Decision): boolean {
-  return (
-    d.denials.some((v) => v.rule === 'owner-only-removal') ||
-    d.warnings.some((v) => v.rule === 'owner-only-removal') ||
-    d.notices.some((n) => n.unverifiedOwner !== undefined)
-  );
+function judgedWithoutRbac(d: Decision, input: ReviewInput, now: KubeObject | null): boolean {
+  const removal = (v: Violation): boolean =>
+    v.rule === 'owner-only-removal' && findingSide(v, input.kind, now, input.oldObject) === 'old';
+  return d.denials.some(removal) || d.warnings.some(removal) || d.notices.some((n) => n.unverifiedOwner !== undefined);
 }
 
 /** The report's note when some owner-only-removal outcome could have been different with the cluster's RBAC. */
@@ -212,8 +225,8 @@ function reviewSubject(
     const at = s.doc.lineOf([...s.pointer, ...keys]);
     return at === undefined ? {} : { line: at };
   };
-  if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision)) seen.withoutRbac = true;
-  const findings = decisionFindings(outcome.decision, line);
+  if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision, input, now)) seen.withoutRbac = true;
+  const findings = [...decisionFindings(outcome.decision, line), ...unverifiedFindings(outcome.decision, line)];
   const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
     // The hook rules word CRD violations as the API server does: one problem, reported once.
@@ -353,7 +366,8 @@ export function validateInputs(
         (n, r) => n + r.findings.filter((f) => f.severity === 'warn').length,
         0,
       ),
-      patched: results.filter((r) => r.patch.length > 0).length,
+      // A denied object is never stored: its mutation is not applied.
+      patched: results.filter((r) => r.allowed && r.patch.length > 0).length,
       deletions: deleted.length,
     },
     results,

@@ -58,9 +58,21 @@ describe('validateInputs', () => {
     const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
     const warned = validateInputs(now, old, options);
     assert.equal(warned.results[0]?.allowed, true);
-    assert.deepEqual(warned.results[0]?.notices, [
-      'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+    // The webhook's warning, as a finding: counted, with its rule, the removed hook's path and its line (old file).
+    const oldLine = (old[0]?.text.split('\n') ?? []).findIndex((l) => l.includes('BackupFileSystem')) + 1;
+    assert.deepEqual(warned.results[0]?.findings, [
+      {
+        rule: 'owner-only-removal',
+        severity: 'warn',
+        path: 'spec.lifecycleHooks.preDrain[1]',
+        old: { file: 'old.yaml', line: oldLine },
+        message:
+          'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+        hook: { stage: 'preDrain', name: 'BackupFileSystem', owner: 'my-backup-controller' },
+      },
     ]);
+    assert.deepEqual(warned.results[0]?.notices, []);
+    assert.equal(warned.summary.warnings, 1);
     assert.deepEqual(warned.notes, [
       "owner-only-removal: the cluster's RBAC was not consulted (validate is offline): only the policy's owners registry " +
         'and break-glass verify a removal here, so a removal an RBAC grant (remove on hookowners.hookkeeper.io/<owner>) ' +
@@ -77,6 +89,34 @@ describe('validateInputs', () => {
       { ...options, userInfo: USERS.etcdOperator },
     );
     assert.deepEqual([byOwner.results[0]?.notices, byOwner.notes], [[], []]);
+  });
+
+  test('a denied object is not counted as patched: the API server never stores the mutation', () => {
+    const report = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ preDrain: [{ name: 'bad name', owner: 'x-team' }] })) }],
+      undefined,
+      options,
+    );
+    assert.equal(report.results[0]?.allowed, false);
+    assert.ok((report.results[0]?.patch.length ?? 0) > 0, 'the mutating webhook still has its patch');
+    assert.deepEqual(report.summary, { objects: 1, allowed: 0, denied: 1, warnings: 0, patched: 0, deletions: 0 });
+  });
+
+  test('the RBAC note only where a removal was judged without RBAC, not for an owner strictOwners refuses', () => {
+    const strict = { ...options, policy: { ...DEFAULT_POLICY, strictOwners: true } };
+    const added = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ role: 'worker', preDrain: [{ name: 'Backup', owner: 'x-team' }] })) }],
+      undefined,
+      strict,
+    );
+    assert.equal(added.results[0]?.findings[0]?.rule, 'owner-only-removal');
+    assert.deepEqual(added.notes, []);
+    const removed = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ preDrain: [] })) }],
+      [{ file: 'o.yaml', text: yaml(machine({ preDrain: [ETCD] })) }],
+      strict,
+    );
+    assert.match(removed.notes[0] ?? '', /the cluster's RBAC was not consulted/);
   });
 
   test('objects only in the old manifests are deletions: reported, allowed', () => {
