@@ -33,11 +33,13 @@ export interface ValidateOptions {
   namespace?: string;
   /** Where the old manifests came from, for notes: "at origin/main", "in --old old/". */
   oldSource?: string;
+  /** What reading the inputs could not read (reported beside the results) and skipped on purpose (notes). */
+  read?: { problems: readonly Problem[]; notes: readonly string[] };
 }
 
 /** Where a finding points: a line of the new object's file, or (about something only the old version has) the old one's. */
 type Place = Pick<Finding, 'line' | 'old'>;
-type Locate = (v: Violation, keys: Keys) => Place;
+type Locate = (v: Pick<Violation, 'path' | 'hook'>, keys: Keys) => Place;
 
 /** One file's subjects; what cannot be read is added to `problems` (exit 2) rather than thrown. */
 function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
@@ -84,7 +86,11 @@ function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
   };
 }
 
-function fromViolation(v: Violation, severity: Severity, locate: Locate): Finding {
+function fromViolation(
+  v: Pick<Violation, 'rule' | 'path' | 'message' | 'fix' | 'hook' | 'keys'>,
+  severity: Severity,
+  locate: Locate,
+): Finding {
   const at = locate(v, v.keys ? [...v.keys] : fieldPathKeys(v.path));
   return {
     rule: v.rule,
@@ -113,7 +119,7 @@ function unverifiedFindings(d: Decision, locate: Locate): Finding[] {
   const out: Finding[] = [];
   for (const n of d.notices) {
     if (n.unverifiedOwner === undefined || n.warning === undefined || n.path === undefined) continue;
-    const v: Violation = { rule: n.rule, path: n.path, message: n.warning, ...(n.hook ? { hook: n.hook } : {}) };
+    const v = { rule: n.rule, path: n.path, message: n.warning, ...(n.hook ? { hook: n.hook } : {}) };
     out.push(fromViolation(v, 'warn', locate));
   }
   return out;
@@ -316,8 +322,8 @@ export function validateInputs(
   const oldProblems: Problem[] = [];
   const oldIndex = new OldIndex(oldFiles ?? [], options.namespace, oldProblems);
 
-  const problems: Problem[] = [];
-  const notes: string[] = [];
+  const problems: Problem[] = [...(options.read?.problems ?? [])];
+  const notes: string[] = [...(options.read?.notes ?? [])];
   // Where each identity was first seen, not the manifest: holding every parsed document would undo the file-by-file
   // reading below.
   const firstSeen = new Map<string, Origin>();
@@ -327,8 +333,9 @@ export function validateInputs(
   // at once made garbage collection cost more than the rules (bench figure 3).
   for (const f of files) {
     const subjects = fileSubjects(f, problems);
-    // Any unreadable input makes the run an input error (exit 2): reviewing the rest would be wasted.
-    if (problems.length + oldProblems.length > 0) continue;
+    // An unreadable old input is fatal (every verdict could depend on it); an unreadable new one is reported beside
+    // the results of the others, so one bad file in a repository hides nothing else.
+    if (oldProblems.length > 0) continue;
     for (const given of subjects) {
       const s = withNamespace(given, options.namespace);
       const key = identityKey(s);
@@ -338,14 +345,18 @@ export function validateInputs(
         else firstSeen.set(key, s.origin);
       }
       const old = key === undefined ? undefined : oldIndex.find(key, oldProblems);
-      if (problems.length + oldProblems.length > 0) continue;
+      if (oldProblems.length > 0) continue;
       results.push(reviewSubject(s, old, options, seen, oldFiles !== undefined));
     }
   }
-  const deletions = oldIndex.deletions(new Set(firstSeen.keys()), oldProblems);
+  // With an input unread, an object missing from the inputs may be in it: no deletion can be told.
+  const deletions = problems.length > 0 ? [] : oldIndex.deletions(new Set(firstSeen.keys()), oldProblems);
+  if (problems.length > 0 && oldFiles !== undefined)
+    notes.push(
+      'deletions are not listed: an input could not be read, and an object missing from the rest may be in it',
+    );
   // The new manifests' problems first: they are the ones the change being checked brings.
-  if (problems.length > 0) throw inputError(problems);
-  if (oldProblems.length > 0) throw inputError(oldProblems);
+  if (oldProblems.length > 0) throw inputError([...problems, ...oldProblems]);
   if (oldIndex.unsearched.length > 0)
     notes.push(
       `not searched for old versions, as they are not YAML: ${oldIndex.unsearched.join(', ')} (an object whose old version is there is judged as a CREATE)`,
@@ -373,5 +384,6 @@ export function validateInputs(
     results,
     deletions: deleted,
     notes,
+    problems,
   };
 }

@@ -245,7 +245,7 @@ describe('validateInputs', () => {
     }
   });
 
-  test('a YAML error in a later document names the file and its line in the file; nothing is reported from the other files', () => {
+  test("a YAML error in a later document names the file and its line in the file, beside the other files' results", () => {
     const good = { file: 'good.yaml', text: yaml(machine({ preDrain: [ETCD] })) };
     const broken = {
       file: 'broken.yaml',
@@ -261,14 +261,18 @@ describe('validateInputs', () => {
         '',
       ].join('\n'),
     };
-    assert.throws(
-      () => validateInputs([good, broken, good], undefined, options),
-      (err: unknown) => {
-        assert.ok(err instanceof AppError);
-        assert.equal(err.code, 'INPUT_INVALID');
-        assert.deepEqual(err.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
-        return true;
-      },
+    const other = {
+      file: 'other.yaml',
+      text: yaml(machine({ name: 'bad', preDrain: [{ name: 'bad name', owner: 'x' }] })),
+    };
+    const report = validateInputs([good, broken, other], undefined, options);
+    assert.deepEqual(report.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
+    assert.deepEqual(
+      report.results.map((r) => [r.file, r.allowed]),
+      [
+        ['good.yaml', true],
+        ['other.yaml', false],
+      ],
     );
   });
 
@@ -282,8 +286,25 @@ describe('validateInputs', () => {
     );
     assert.throws(
       () => validateInputs([{ file: 'new.yaml', text: 'a: [' }], badOld, options),
-      (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml',
+      (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml,old.yaml',
     );
+  });
+
+  test('an unreadable input hides no deletion it may hold: none are listed, and a note says why', () => {
+    const old = [
+      {
+        file: 'old.yaml',
+        text: yaml(machine({ name: 'a', preDrain: [ETCD] }), machine({ name: 'b', preDrain: [ETCD] })),
+      },
+    ];
+    const now = [
+      { file: 'a.yaml', text: yaml(machine({ name: 'a', preDrain: [ETCD] })) },
+      { file: 'b.yaml', text: 'kind: [' },
+    ];
+    const report = validateInputs(now, old, options);
+    assert.deepEqual(report.deletions, []);
+    assert.equal(report.problems[0]?.file, 'b.yaml');
+    assert.ok(report.notes.some((n) => n.startsWith('deletions are not listed')));
   });
 
   test('with --crd, a CRD finding in a later document points at its field in the file', () => {
@@ -360,7 +381,7 @@ describe('validateInputs', () => {
     );
   });
 
-  test('an object defined twice is an input error naming both places, never a silent pick', () => {
+  test('an object defined twice is an input problem naming both places, never a silent pick', () => {
     const twice = [
       { file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
       { file: 'b.yaml', text: yaml(machine({ name: 'other' }), machine({ preDrain: [ETCD] })) },
@@ -372,9 +393,10 @@ describe('validateInputs', () => {
       assert.ok(err instanceof AppError && err.code === 'INPUT_INVALID');
       return err.problems.map((p) => p.message);
     };
-    assert.throws(
-      () => validateInputs(twice, undefined, options),
-      (err: unknown) => (assert.deepEqual(problems(err), [message]), true),
+    // In the inputs: a problem beside the results (exit 2).
+    assert.deepEqual(
+      validateInputs(twice, undefined, options).problems.map((p) => p.message),
+      [message],
     );
     // On the old side too, for an object the inputs hold or lose.
     for (const now of [[{ file: 'new.yaml', text: yaml(machine({ preDrain: [] })) }], []])
@@ -418,30 +440,26 @@ describe('validateInputs', () => {
     assert.match(newText.split('\n')[(f?.line ?? 0) - 1] ?? '', /bad name/);
   });
 
-  test('every unreadable input is reported at once, with file and line', () => {
-    assert.throws(
-      () =>
-        validateInputs(
-          [
-            { file: 'a.yaml', text: 'a: [' },
-            { file: 'b.yaml', text: 'kind: Foo\n' },
-            { file: 'c.yaml', text: yaml(machine()) },
-          ],
-          undefined,
-          options,
-        ),
-      (err: unknown) => {
-        assert.ok(err instanceof AppError);
-        assert.equal(err.code, 'INPUT_INVALID');
-        assert.deepEqual(
-          err.problems.map((p) => [p.file, p.line]),
-          [
-            ['a.yaml', 1],
-            ['b.yaml', 1],
-          ],
-        );
-        return true;
-      },
+  test('every unreadable input is reported at once, with file and line, and the rest is judged', () => {
+    const report = validateInputs(
+      [
+        { file: 'a.yaml', text: 'a: [' },
+        { file: 'b.yaml', text: 'kind: Foo\n' },
+        { file: 'c.yaml', text: yaml(machine()) },
+      ],
+      undefined,
+      options,
+    );
+    assert.deepEqual(
+      report.problems.map((p) => [p.file, p.line]),
+      [
+        ['a.yaml', 1],
+        ['b.yaml', 1],
+      ],
+    );
+    assert.deepEqual(
+      report.results.map((r) => r.file),
+      ['c.yaml'],
     );
   });
 });
