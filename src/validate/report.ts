@@ -2,6 +2,7 @@
 // the text and JUnit outputs are rendered.
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
+import { STDIN_NAME } from './inputs.js';
 
 export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
 
@@ -83,6 +84,8 @@ export interface ValidateReport {
   kind: 'ValidateReport';
   /** The identity the changes were judged as (--as, --as-group). */
   userInfo: { username: string; groups: string[] };
+  /** --old-ref's revision: the old files read from it are named "REVISION:path", and are not in the working tree. */
+  oldRef?: string;
   summary: { objects: number; allowed: number; denied: number; warnings: number; patched: number; deletions: number };
   results: ObjectResult[];
   deletions: DeletionResult[];
@@ -140,4 +143,9 @@ export function describeProblem(p: Problem): string {
   const where = [p.file, p.line === undefined ? undefined : String(p.line)].filter(Boolean).join(':');
   const at = [where, p.path].filter(Boolean).join(' ');
   return at === '' ? p.message : `${at}: ${p.message}`;
+}
+
+/** Whether a report file is in the working tree: not stdin, and not a file at --old-ref's revision. */
+export function inWorkingTree(report: Pick<ValidateReport, 'oldRef'>, file: string): boolean {
+  return file !== STDIN_NAME && (report.oldRef === undefined || !file.startsWith(`${report.oldRef}:`));
 }

@@ -33,6 +33,8 @@ export interface ValidateOptions {
   namespace?: string;
   /** Where the old manifests came from, for notes: "at origin/main", "in --old old/". */
   oldSource?: string;
+  /** --old-ref's revision, recorded in the report (its files are not in the working tree). */
+  oldRef?: string;
   /** What reading the inputs could not read (reported beside the results) and skipped on purpose (notes). */
   read?: { problems: readonly Problem[]; notes: readonly string[] };
 }
@@ -52,11 +54,13 @@ function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
   }
 }
 
-function inputError(problems: readonly Problem[]): AppError {
+/** The old manifests could not all be read: every verdict may depend on them, so the run stops (with the new ones' problems too). */
+function oldInputError(problems: readonly Problem[], oldProblems: readonly Problem[]): AppError {
+  const n = oldProblems.length;
   return new AppError(
     'INPUT_INVALID',
-    `cannot validate: ${problems.length === 1 ? 'an input is' : `${problems.length} inputs are`} unreadable or not Kubernetes objects`,
-    { problems: [...problems] },
+    `cannot validate: the old manifests have ${n === 1 ? 'a problem' : `${n} problems`} (unreadable, not Kubernetes objects, or an object defined twice)`,
+    { problems: [...problems, ...oldProblems] },
   );
 }
 
@@ -356,7 +360,7 @@ export function validateInputs(
       'deletions are not listed: an input could not be read, and an object missing from the rest may be in it',
     );
   // The new manifests' problems first: they are the ones the change being checked brings.
-  if (oldProblems.length > 0) throw inputError([...problems, ...oldProblems]);
+  if (oldProblems.length > 0) throw oldInputError(problems, oldProblems);
   if (oldIndex.unsearched.length > 0)
     notes.push(
       `not searched for old versions, as they are not YAML: ${oldIndex.unsearched.join(', ')} (an object whose old version is there is judged as a CREATE)`,
@@ -369,6 +373,7 @@ export function validateInputs(
     apiVersion: REPORT_API_VERSION,
     kind: 'ValidateReport',
     userInfo: { username: options.userInfo.username, groups: [...options.userInfo.groups] },
+    ...(options.oldRef === undefined ? {} : { oldRef: options.oldRef }),
     summary: {
       objects: results.length,
       allowed: results.filter((r) => r.allowed).length,

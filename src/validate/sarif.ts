@@ -2,10 +2,10 @@
 // GitLab, Azure DevOps) import. One result per finding; input problems and notes are tool notifications.
 import { RULES } from '../core/registry.js';
 import type { Problem } from '../errors.js';
-import { STDIN_NAME } from './inputs.js';
 import {
   describeObject,
   describeProblem,
+  inWorkingTree,
   type DeletionResult,
   type Finding,
   type ObjectResult,
@@ -65,16 +65,9 @@ export function fileUri(file: string): string {
     .join('/');
 }
 
-/**
- * Whether a report file is one on disk: not stdin, and not a file at a git revision ("origin/main:path", which no
- * code-scanning service can open; it is named in the message instead).
- */
-function onDisk(file: string): boolean {
-  return file !== STDIN_NAME && !file.includes(':');
-}
-
-function physical(file: string, line: number | undefined): Pick<Location, 'physicalLocation'> {
-  if (!onDisk(file)) return {};
+/** A file and line in the working tree; none for stdin and for a file at --old-ref's revision (named in the message). */
+function physical(report: ValidateReport, file: string, line: number | undefined): Pick<Location, 'physicalLocation'> {
+  if (!inWorkingTree(report, file)) return {};
   return {
     physicalLocation: {
       artifactLocation: { uri: fileUri(file) },
@@ -83,14 +76,15 @@ function physical(file: string, line: number | undefined): Pick<Location, 'physi
   };
 }
 
-function objectLocation(r: ObjectResult | DeletionResult, line: number | undefined): Location {
+function objectLocation(report: ValidateReport, r: ObjectResult | DeletionResult, line: number | undefined): Location {
   return {
-    ...physical(r.file, line ?? r.line),
+    ...physical(report, r.file, line ?? r.line),
     logicalLocations: [{ fullyQualifiedName: describeObject(r.object), kind: 'object' }],
   };
 }
 
 function resultFor(
+  report: ValidateReport,
   r: ObjectResult | DeletionResult,
   operation: string,
   f: Finding,
@@ -108,13 +102,13 @@ function resultFor(
     message: { text },
     // Something only the old version has (a removed hook) is reported at the object that lost it, with the old
     // version's place beside it.
-    locations: [objectLocation(r, f.old ? r.line : f.line)],
+    locations: [objectLocation(report, r, f.old ? r.line : f.line)],
     ...(f.old
       ? {
           relatedLocations: [
             {
               id: 1,
-              ...physical(f.old.file, f.old.line),
+              ...physical(report, f.old.file, f.old.line),
               message: { text: `the old version: ${oldPlace ?? f.old.file}` },
             },
           ],
@@ -123,11 +117,13 @@ function resultFor(
   };
 }
 
-function problemNotification(p: Problem): Notification {
+function problemNotification(report: ValidateReport, p: Problem): Notification {
   return {
     level: 'error',
     message: { text: describeProblem(p) },
-    ...(p.file === undefined || !onDisk(p.file) ? {} : { locations: [physical(p.file, p.line)] }),
+    ...(p.file === undefined || !inWorkingTree(report, p.file)
+      ? {}
+      : { locations: [physical(report, p.file, p.line)] }),
   };
 }
 
@@ -145,14 +141,16 @@ export function toSarif(report: ValidateReport): SarifLog {
     return i;
   };
   const results: SarifResult[] = [];
-  for (const r of report.results) for (const f of r.findings) results.push(resultFor(r, r.operation, f, ruleIndex));
-  for (const d of report.deletions) for (const f of d.findings) results.push(resultFor(d, 'DELETE', f, ruleIndex));
+  for (const r of report.results)
+    for (const f of r.findings) results.push(resultFor(report, r, r.operation, f, ruleIndex));
+  for (const d of report.deletions)
+    for (const f of d.findings) results.push(resultFor(report, d, 'DELETE', f, ruleIndex));
   const notes: Notification[] = [
     ...report.results.flatMap((r) =>
       [...r.notices, ...r.notes].map((text): Notification => ({
         level: 'note',
         message: { text: `${describeObject(r.object)} [${r.operation}]: ${text}` },
-        locations: [objectLocation(r, r.line)],
+        locations: [objectLocation(report, r, r.line)],
       })),
     ),
     ...report.notes.map((text): Notification => ({ level: 'note', message: { text } })),
@@ -166,7 +164,7 @@ export function toSarif(report: ValidateReport): SarifLog {
         invocations: [
           {
             executionSuccessful: report.problems.length === 0,
-            toolExecutionNotifications: [...report.problems.map(problemNotification), ...notes],
+            toolExecutionNotifications: [...report.problems.map((p) => problemNotification(report, p)), ...notes],
           },
         ],
         results,

@@ -179,7 +179,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       ...(crds ? { crds } : {}),
       ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
       ...(flags.oldRef !== undefined
-        ? { oldSource: `at ${flags.oldRef}` }
+        ? { oldSource: `at ${flags.oldRef}`, oldRef: flags.oldRef }
         : flags.old.length > 0
           ? { oldSource: `in --old ${flags.old.join(', ')}` }
           : {}),
