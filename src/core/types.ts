@@ -135,6 +135,9 @@ export interface Notice {
   audit: { key: string; value: string };
   /** A hook removal nothing verified, and its owner: counted in hookkeeper_unverified_hook_removals_total. */
   unverifiedOwner?: string;
+  /** The removed hook and its path in the old object, for a notice about one (validate reports where it was). */
+  hook?: HookRef;
+  path?: string;
 }
 
 export interface Decision {

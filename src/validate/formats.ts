@@ -12,6 +12,8 @@ export const VALIDATE_FORMATS = {
   text: { load: async () => (await import('./text.js')).renderText },
   json: { load: () => Promise.resolve(renderJson) },
   junit: { load: async () => (await import('./junit.js')).renderJunit },
+  sarif: { load: async () => (await import('./sarif.js')).renderSarif },
+  github: { load: async () => (await import('./github.js')).renderGithub },
 } as const satisfies Record<string, OutputFormat<ValidateReport, ValidateRenderOptions>>;
 
 export type ValidateFormat = keyof typeof VALIDATE_FORMATS;

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
-import { displayPath, isManifestName, READ_AT_ONCE_BYTES, STDIN, type InputFile } from './inputs.js';
+import { displayPath, isExcluded, isManifestName, READ_AT_ONCE_BYTES, STDIN, type InputFile } from './inputs.js';
 
 /** Thrown (as a usage error) when git's output passes `maxOutput`: the process is killed, the output dropped. */
 class TooMuch extends AppError {}
@@ -104,6 +104,7 @@ export async function readAtRef(
   paths: readonly string[],
   cwd: string,
   limits: Partial<RefLimits> = {},
+  exclude: readonly string[] = [],
 ): Promise<InputFile[]> {
   const { maxBytes, maxFiles, maxListingBytes } = { ...REF_LIMITS, ...limits };
   const top = await gitToplevel(cwd);
@@ -132,9 +133,27 @@ export async function readAtRef(
       );
     })
   ).toString();
+  const lines = listing.split('\0');
+  // Directories holding a Helm chart at the revision: inside the paths given they are skipped, as in the working tree.
+  const charts = new Set<string>();
+  for (const line of lines) {
+    const m = /\t((?:.*\/)?)Chart\.yaml$/s.exec(line);
+    if (m) charts.add((m[1] as string).replace(/\/$/, ''));
+  }
+  // A file inside the paths given is skipped as the working tree's walk skips it: excluded, or in a chart's directory.
+  const skipped = (path: string, dir: string): boolean => {
+    const rel = dir === '' ? path : path.slice(dir.length + 1);
+    if (charts.has(dir) || isExcluded(rel, exclude)) return true;
+    const parts = rel.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const sub = parts.slice(0, i).join('/');
+      if (charts.has(dir === '' ? sub : `${dir}/${sub}`) || isExcluded(sub, exclude, true)) return true;
+    }
+    return false;
+  };
   const entries: Entry[] = [];
   let bytes = 0;
-  for (const line of listing.split('\0')) {
+  for (const line of lines) {
     // Symbolic links (120000) and submodules (commit) hold no manifest text at the revision.
     const m = /^100\d{3} blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
     if (!m) continue;
@@ -142,6 +161,7 @@ export async function readAtRef(
     const named = explicit.has(path);
     const dir = named ? path : [...explicit].find((k) => k === '' || path.startsWith(`${k}/`));
     if (!named && (!isManifestName(path) || hiddenBelow(path, dir ?? ''))) continue;
+    if (!named && dir !== undefined && skipped(path, dir)) continue;
     const entry = { oid: m[1] as string, path, size: Number(m[2]), searchOnly: dir === undefined };
     entries.push(entry);
     bytes += entry.size;

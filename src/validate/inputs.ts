@@ -1,8 +1,9 @@
 // What `validate` reads: files, directories (recursively, *.yaml, *.yml, *.json) and "-" for stdin, in a
 // stable order so output and JUnit test names do not move between CI runs.
 import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { minimatch } from 'minimatch';
 import { AppError, type Problem } from '../errors.js';
 import { readLines } from '../lines.js';
 
@@ -40,40 +41,123 @@ export function displayPath(abs: string, cwd: string): string {
   return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+/**
+ * Whether a path inside a walked directory is left out by --exclude: `rel` is relative to the directory given on the
+ * command line, with "/" separators. A pattern without "/" matches a name at any depth (minimatch's matchBase), as
+ * in .gitignore; a directory is matched with and without its trailing "/", so `charts` and `charts/**` both skip it.
+ */
+export function isExcluded(rel: string, exclude: readonly string[], isDir = false): boolean {
+  return exclude.some(
+    (glob) => minimatch(rel, glob, { matchBase: true }) || (isDir && minimatch(`${rel}/`, glob, { matchBase: true })),
+  );
+}
+
+/** The note for a Helm chart's directory, which `validate` does not read: its templates are not manifests. */
+export function chartNote(dir: string): string {
+  return `${dir}: a Helm chart (Chart.yaml), not read: its templates are not manifests; render it and pipe it in (helm template ${dir} | hookkeeper validate -)`;
+}
+
+/** What a walk found: manifest files, plus what it could not read (exit 2) and what it skipped on purpose. */
+export interface Expanded {
+  paths: string[];
+  problems: Problem[];
+  notes: string[];
+}
+
+function errno(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}
+
+function cannotRead(display: string, err: unknown): Problem {
+  const code = errno(err);
+  return {
+    file: display,
+    message: code === 'ELOOP' ? 'cannot read: a symbolic link loop (ELOOP)' : `cannot read: ${code}`,
+  };
+}
+
+interface Walk {
+  top: string;
+  cwd: string;
+  exclude: readonly string[];
+  out: Expanded;
+  /** Real paths of the directories being walked, to catch a symbolic link back to one of them. */
+  ancestors: Set<string>;
+}
+
+async function walk(dir: string, w: Walk): Promise<void> {
+  const display = displayPath(dir, w.cwd);
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    w.out.problems.push(cannotRead(display, err));
+    return;
+  }
+  if (entries.some((e) => e.name === 'Chart.yaml' && !e.isDirectory())) {
+    w.out.notes.push(chartNote(display));
+    return;
+  }
+  const real = await realpath(dir).catch(() => dir);
+  w.ancestors.add(real);
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     // Hidden entries (.git, .github) hold no manifests to apply.
     if (e.name.startsWith('.')) continue;
     const path = join(dir, e.name);
-    const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(path)).isDirectory());
-    if (isDir) await walk(path, out);
-    else if (isManifestName(e.name)) out.push(path);
+    const rel = relative(w.top, path).split(sep).join('/');
+    // A link is matched before it is followed: an excluded loop is not read, so not reported.
+    if (w.exclude.length > 0 && isExcluded(rel, w.exclude, e.isDirectory() || e.isSymbolicLink())) continue;
+    let isDir = e.isDirectory();
+    if (e.isSymbolicLink()) {
+      try {
+        isDir = (await stat(path)).isDirectory();
+      } catch (err) {
+        // A loop is named whatever its name; a dangling link only where a manifest was meant (not a README).
+        if (errno(err) !== 'ENOENT' || isManifestName(e.name))
+          w.out.problems.push(cannotRead(displayPath(path, w.cwd), err));
+        continue;
+      }
+    }
+    if (isDir) {
+      const target = await realpath(path).catch(() => path);
+      if (w.ancestors.has(target)) {
+        w.out.problems.push({
+          file: displayPath(path, w.cwd),
+          message: `cannot read: a symbolic link loop (it leads back to ${displayPath(target, w.cwd)})`,
+        });
+        continue;
+      }
+      await walk(path, w);
+    } else if (isManifestName(e.name)) w.out.paths.push(path);
   }
+  w.ancestors.delete(real);
 }
 
-/** Absolute file paths (or "-") for the given arguments; a file named explicitly is read whatever its extension. */
-export async function expandPaths(paths: readonly string[], cwd: string): Promise<string[]> {
-  const out: string[] = [];
-  const problems: Problem[] = [];
+/**
+ * Absolute file paths (or "-") for the given arguments; a file named explicitly is read whatever its extension and
+ * whatever --exclude says. What cannot be read is a problem, reported beside the results of the rest.
+ */
+export async function expandPaths(
+  paths: readonly string[],
+  cwd: string,
+  exclude: readonly string[] = [],
+): Promise<Expanded> {
+  const out: Expanded = { paths: [], problems: [], notes: [] };
   for (const p of paths) {
     if (p === STDIN) {
-      out.push(STDIN);
+      out.paths.push(STDIN);
       continue;
     }
     const abs = resolve(cwd, p);
     try {
-      if ((await stat(abs)).isDirectory()) await walk(abs, out);
-      else out.push(abs);
+      if ((await stat(abs)).isDirectory()) await walk(abs, { top: abs, cwd, exclude, out, ancestors: new Set() });
+      else out.paths.push(abs);
     } catch (err) {
-      problems.push({
-        file: p,
-        message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      });
+      out.problems.push(cannotRead(p, err));
     }
   }
-  if (problems.length > 0) throw new AppError('INPUT_INVALID', 'cannot read the inputs', { problems });
-  return [...new Set(out)];
+  out.paths = [...new Set(out.paths)];
+  return out;
 }
 
 /**
@@ -99,6 +183,13 @@ function readFile(path: string, name: string): string | Promise<string> {
     : readBounded(createReadStream(path), name);
 }
 
+/** The inputs read, what could not be read (each named, reported beside the results of the rest), and what was skipped. */
+export interface Inputs {
+  files: InputFile[];
+  problems: Problem[];
+  notes: string[];
+}
+
 /**
  * Reads every input; `readStdin` is called at most once, for "-". Files are read one by one, synchronously: the
  * command has nothing else to do meanwhile, and for many small manifests the promise API's round trips through
@@ -106,14 +197,19 @@ function readFile(path: string, name: string): string | Promise<string> {
  */
 export async function readInputs(
   paths: readonly string[],
-  options: { cwd: string; readStdin: () => Promise<string> },
-): Promise<InputFile[]> {
+  options: { cwd: string; readStdin: () => Promise<string>; exclude?: readonly string[] },
+): Promise<Inputs> {
   if (paths.filter((p) => p === STDIN).length > 1) throw new AppError('USAGE', '"-" (stdin) can be given once');
-  const files = await expandPaths(paths, options.cwd);
-  const out: InputFile[] = [];
-  for (const f of files) {
+  const found = await expandPaths(paths, options.cwd, options.exclude);
+  const files: InputFile[] = [];
+  for (const f of found.paths) {
     const file = f === STDIN ? STDIN_NAME : displayPath(f, options.cwd);
-    out.push({ file, text: f === STDIN ? await options.readStdin() : await readFile(f, file) });
+    try {
+      files.push({ file, text: f === STDIN ? await options.readStdin() : await readFile(f, file) });
+    } catch (err) {
+      if (err instanceof AppError) found.problems.push(...err.problems);
+      else found.problems.push(cannotRead(file, err));
+    }
   }
-  return out;
+  return { files, problems: found.problems, notes: found.notes };
 }

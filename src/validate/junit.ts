@@ -2,6 +2,7 @@
 // per file, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) render as test results.
 import {
   describeObject,
+  describeProblem,
   findingPlace,
   type DeletionResult,
   type Finding,
@@ -32,7 +33,12 @@ interface Case {
   name: string;
   denials: Finding[];
   out: string[];
+  /** An input that could not be validated: a JUnit error (the test could not run), not a failure. */
+  error?: string;
 }
+
+/** Where a problem without a file is filed: the run itself. */
+const RUN = 'hookkeeper validate';
 
 function caseName(r: ObjectResult | DeletionResult, operation: string): string {
   return `document ${r.document}${r.item === undefined ? '' : ` item ${r.item}`} (line ${r.line}): ${describeObject(r.object)} [${operation}]`;
@@ -63,6 +69,14 @@ function cases(report: ValidateReport, showPatches: boolean): Case[] {
       ],
     });
   }
+  for (const p of report.problems)
+    out.push({
+      file: p.file ?? RUN,
+      name: p.line === undefined ? 'input' : `line ${p.line}: input`,
+      denials: [],
+      out: [],
+      error: describeProblem(p),
+    });
   return out;
 }
 
@@ -70,6 +84,9 @@ function testcase(c: Case): string {
   const attrs = `classname="${escapeXml(c.file)}" name="${escapeXml(c.name)}"`;
   const first = c.denials[0];
   const body = [
+    ...(c.error === undefined
+      ? []
+      : [`      <error type="input" message="${escapeXml(c.error)}">${escapeXml(c.error)}</error>`]),
     ...(first
       ? [
           `      <failure type="${escapeXml(first.rule)}" message="${escapeXml(first.message)}">${escapeXml(c.denials.map(findingText).join('\n\n'))}</failure>`,
@@ -91,16 +108,17 @@ export function renderJunit(report: ValidateReport, options: { showPatches: bool
     else byFile.set(c.file, [c]);
   }
   const failures = (list: Case[]): number => list.filter((c) => c.denials.length > 0).length;
+  const errors = (list: Case[]): number => list.filter((c) => c.error !== undefined).length;
   const suites = [...byFile].map(([file, list]) =>
     [
-      `  <testsuite name="${escapeXml(file)}" tests="${list.length}" failures="${failures(list)}" errors="0" skipped="0">`,
+      `  <testsuite name="${escapeXml(file)}" tests="${list.length}" failures="${failures(list)}" errors="${errors(list)}" skipped="0">`,
       ...list.map(testcase),
       '  </testsuite>',
     ].join('\n'),
   );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hookkeeper validate" tests="${all.length}" failures="${failures(all)}" errors="0" skipped="0">`,
+    `<testsuites name="${RUN}" tests="${all.length}" failures="${failures(all)}" errors="${errors(all)}" skipped="0">`,
     ...suites,
     '</testsuites>',
     '',

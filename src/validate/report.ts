@@ -1,6 +1,8 @@
 // The result of `hookkeeper validate`: a stable, documented shape (the `--output json` document), from which
 // the text and JUnit outputs are rendered.
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
+import { AppError, type Problem } from '../errors.js';
+import { STDIN_NAME } from './inputs.js';
 
 export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
 
@@ -82,10 +84,17 @@ export interface ValidateReport {
   kind: 'ValidateReport';
   /** The identity the changes were judged as (--as, --as-group). */
   userInfo: { username: string; groups: string[] };
+  /** --old-ref's revision: the old files read from it are named "REVISION:path", and are not in the working tree. */
+  oldRef?: string;
   summary: { objects: number; allowed: number; denied: number; warnings: number; patched: number; deletions: number };
   results: ObjectResult[];
   deletions: DeletionResult[];
   notes: string[];
+  /**
+   * Inputs that could not be read or are not Kubernetes objects, each with its file (and line when known); any
+   * makes the run an input error (exit 2), with the results of every other input reported beside them.
+   */
+  problems: Problem[];
 }
 
 /** "spec.lifecycleHooks.preDrain[1].name" / "metadata.annotations[a.b/c]" -> keys, for line lookup. */
@@ -107,4 +116,36 @@ export function describeObject(o: ObjectRef): string {
 export function findingPlace(f: Finding): string {
   if (f.old) return ` (old: ${f.old.file}${f.old.line === undefined ? '' : `:${f.old.line}`})`;
   return f.line === undefined ? '' : ` (line ${f.line})`;
+}
+
+/**
+ * The report of a run stopped by an error (an unreadable old manifest, no objects, a bad flag value): no results, and
+ * the error as its problems, so a JUnit or SARIF file a CI system reads still says what failed.
+ */
+export function failedReport(userInfo: UserInfo, err: unknown): ValidateReport {
+  const message = err instanceof Error ? err.message : String(err);
+  const problems: Problem[] =
+    err instanceof AppError && err.problems.length > 0 ? [{ message }, ...err.problems] : [{ message }];
+  return {
+    apiVersion: REPORT_API_VERSION,
+    kind: 'ValidateReport',
+    userInfo: { username: userInfo.username, groups: [...userInfo.groups] },
+    summary: { objects: 0, allowed: 0, denied: 0, warnings: 0, patched: 0, deletions: 0 },
+    results: [],
+    deletions: [],
+    notes: [],
+    problems,
+  };
+}
+
+/** "file:line path: message", "file: message" or the message alone. */
+export function describeProblem(p: Problem): string {
+  const where = [p.file, p.line === undefined ? undefined : String(p.line)].filter(Boolean).join(':');
+  const at = [where, p.path].filter(Boolean).join(' ');
+  return at === '' ? p.message : `${at}: ${p.message}`;
+}
+
+/** Whether a report file is in the working tree: not stdin, and not a file at --old-ref's revision. */
+export function inWorkingTree(report: Pick<ValidateReport, 'oldRef'>, file: string): boolean {
+  return file !== STDIN_NAME && (report.oldRef === undefined || !file.startsWith(`${report.oldRef}:`));
 }

@@ -33,11 +33,15 @@ export interface ValidateOptions {
   namespace?: string;
   /** Where the old manifests came from, for notes: "at origin/main", "in --old old/". */
   oldSource?: string;
+  /** --old-ref's revision, recorded in the report (its files are not in the working tree). */
+  oldRef?: string;
+  /** What reading the inputs could not read (reported beside the results) and skipped on purpose (notes). */
+  read?: { problems: readonly Problem[]; notes: readonly string[] };
 }
 
 /** Where a finding points: a line of the new object's file, or (about something only the old version has) the old one's. */
 type Place = Pick<Finding, 'line' | 'old'>;
-type Locate = (v: Violation, keys: Keys) => Place;
+type Locate = (v: Pick<Violation, 'path' | 'hook'>, keys: Keys) => Place;
 
 /** One file's subjects; what cannot be read is added to `problems` (exit 2) rather than thrown. */
 function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
@@ -50,11 +54,13 @@ function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
   }
 }
 
-function inputError(problems: readonly Problem[]): AppError {
+/** The old manifests could not all be read: every verdict may depend on them, so the run stops (with the new ones' problems too). */
+function oldInputError(problems: readonly Problem[], oldProblems: readonly Problem[]): AppError {
+  const n = oldProblems.length;
   return new AppError(
     'INPUT_INVALID',
-    `cannot validate: ${problems.length === 1 ? 'an input is' : `${problems.length} inputs are`} unreadable or not Kubernetes objects`,
-    { problems: [...problems] },
+    `cannot validate: the old manifests have ${n === 1 ? 'a problem' : `${n} problems`} (unreadable, not Kubernetes objects, or an object defined twice)`,
+    { problems: [...problems, ...oldProblems] },
   );
 }
 
@@ -83,7 +89,11 @@ function ref(input: ReviewInput, object: KubeObject | null): ObjectRef {
   };
 }
 
-function fromViolation(v: Violation, severity: Severity, locate: Locate): Finding {
+function fromViolation(
+  v: Pick<Violation, 'rule' | 'path' | 'message' | 'fix' | 'hook' | 'keys'>,
+  severity: Severity,
+  locate: Locate,
+): Finding {
   const at = locate(v, v.keys ? [...v.keys] : fieldPathKeys(v.path));
   return {
     rule: v.rule,
@@ -97,23 +107,36 @@ function fromViolation(v: Violation, severity: Severity, locate: Locate): Findin
   };
 }
 
-/** The notices the webhook returns as warnings (a removal by its owner leaves an audit trace only). */
+/**
+ * The notices the webhook returns as warnings (a removal by its owner leaves an audit trace only), but for an
+ * unverified removal: that one is the policy's `unverifiedRemoval: warn`, reported as a warning finding.
+ */
 function noticeTexts(d: Decision): string[] {
   const out: string[] = [];
-  for (const n of d.notices) if (n.warning !== undefined) out.push(n.warning);
+  for (const n of d.notices) if (n.warning !== undefined && n.unverifiedOwner === undefined) out.push(n.warning);
+  return out;
+}
+
+/** An unverified removal as a `warn` finding of its rule, at the removed hook (in the old object). */
+function unverifiedFindings(d: Decision, locate: Locate): Finding[] {
+  const out: Finding[] = [];
+  for (const n of d.notices) {
+    if (n.unverifiedOwner === undefined || n.warning === undefined || n.path === undefined) continue;
+    const v = { rule: n.rule, path: n.path, message: n.warning, ...(n.hook ? { hook: n.hook } : {}) };
+    out.push(fromViolation(v, 'warn', locate));
+  }
   return out;
 }
 
 /**
- * Whether a decision judged a hook's owner without the cluster's RBAC: an owner-only-removal finding, or a removal
- * allowed unverified. Offline, only the registry and break-glass verify a removal; a grant could change the outcome.
+ * Whether a decision judged a hook's removal without the cluster's RBAC: an owner-only-removal finding about a hook
+ * only the old object has (a removal or re-owning, not strictOwners' refusal of an added owner), or a removal allowed
+ * unverified. Offline, only the registry and break-glass verify a removal; a grant could change the outcome.
  */
-function judgedWithoutRbac(d: Decision): boolean {
-  return (
-    d.denials.some((v) => v.rule === 'owner-only-removal') ||
-    d.warnings.some((v) => v.rule === 'owner-only-removal') ||
-    d.notices.some((n) => n.unverifiedOwner !== undefined)
-  );
+function judgedWithoutRbac(d: Decision, input: ReviewInput, now: KubeObject | null): boolean {
+  const removal = (v: Violation): boolean =>
+    v.rule === 'owner-only-removal' && findingSide(v, input.kind, now, input.oldObject) === 'old';
+  return d.denials.some(removal) || d.warnings.some(removal) || d.notices.some((n) => n.unverifiedOwner !== undefined);
 }
 
 /** The report's note when some owner-only-removal outcome could have been different with the cluster's RBAC. */
@@ -211,8 +234,8 @@ function reviewSubject(
     const at = s.doc.lineOf([...s.pointer, ...keys]);
     return at === undefined ? {} : { line: at };
   };
-  if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision)) seen.withoutRbac = true;
-  const findings = decisionFindings(outcome.decision, line);
+  if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision, input, now)) seen.withoutRbac = true;
+  const findings = [...decisionFindings(outcome.decision, line), ...unverifiedFindings(outcome.decision, line)];
   const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
     // The hook rules word CRD violations as the API server does: one problem, reported once.
@@ -302,8 +325,8 @@ export function validateInputs(
   const oldProblems: Problem[] = [];
   const oldIndex = new OldIndex(oldFiles ?? [], options.namespace, oldProblems);
 
-  const problems: Problem[] = [];
-  const notes: string[] = [];
+  const problems: Problem[] = [...(options.read?.problems ?? [])];
+  const notes: string[] = [...(options.read?.notes ?? [])];
   // Where each identity was first seen, not the manifest: holding every parsed document would undo the file-by-file
   // reading below.
   const firstSeen = new Map<string, Origin>();
@@ -313,8 +336,9 @@ export function validateInputs(
   // at once makes garbage collection cost more than the rules (BENCHMARKS.md).
   for (const f of files) {
     const subjects = fileSubjects(f, problems);
-    // Any unreadable input makes the run an input error (exit 2): reviewing the rest would be wasted.
-    if (problems.length + oldProblems.length > 0) continue;
+    // An unreadable old input is fatal (every verdict could depend on it); an unreadable new one is reported beside
+    // the results of the others, so one bad file in a repository hides nothing else.
+    if (oldProblems.length > 0) continue;
     for (const given of subjects) {
       const s = withNamespace(given, options.namespace);
       const key = identityKey(s);
@@ -324,14 +348,18 @@ export function validateInputs(
         else firstSeen.set(key, s.origin);
       }
       const old = key === undefined ? undefined : oldIndex.find(key, oldProblems);
-      if (problems.length + oldProblems.length > 0) continue;
+      if (oldProblems.length > 0) continue;
       results.push(reviewSubject(s, old, options, seen, oldFiles !== undefined));
     }
   }
-  const deletions = oldIndex.deletions(new Set(firstSeen.keys()), oldProblems);
+  // With an input unread, an object missing from the inputs may be in it: no deletion can be told.
+  const deletions = problems.length > 0 ? [] : oldIndex.deletions(new Set(firstSeen.keys()), oldProblems);
+  if (problems.length > 0 && oldFiles !== undefined)
+    notes.push(
+      'deletions are not listed: an input could not be read, and an object missing from the rest may be in it',
+    );
   // The new manifests' problems first: they are the ones the change being checked brings.
-  if (problems.length > 0) throw inputError(problems);
-  if (oldProblems.length > 0) throw inputError(oldProblems);
+  if (oldProblems.length > 0) throw oldInputError(problems, oldProblems);
   if (oldIndex.unsearched.length > 0)
     notes.push(
       `not searched for old versions, as they are not YAML: ${oldIndex.unsearched.join(', ')} (an object whose old version is there is judged as a CREATE)`,
@@ -344,6 +372,7 @@ export function validateInputs(
     apiVersion: REPORT_API_VERSION,
     kind: 'ValidateReport',
     userInfo: { username: options.userInfo.username, groups: [...options.userInfo.groups] },
+    ...(options.oldRef === undefined ? {} : { oldRef: options.oldRef }),
     summary: {
       objects: results.length,
       allowed: results.filter((r) => r.allowed).length,
@@ -352,11 +381,13 @@ export function validateInputs(
         (n, r) => n + r.findings.filter((f) => f.severity === 'warn').length,
         0,
       ),
-      patched: results.filter((r) => r.patch.length > 0).length,
+      // A denied object is never stored: its mutation is not applied.
+      patched: results.filter((r) => r.allowed && r.patch.length > 0).length,
       deletions: deleted.length,
     },
     results,
     deletions: deleted,
     notes,
+    problems,
   };
 }

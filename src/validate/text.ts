@@ -53,7 +53,9 @@ export function summaryLine(report: ValidateReport, showPatches: boolean): strin
   const s = report.summary;
   const patched = s.patched > 0 ? ` (${s.patched} patched${showPatches ? '' : ': see them with --show-patches'})` : '';
   const deletions = s.deletions > 0 ? `; ${plural(s.deletions, 'deletion')}` : '';
-  return `${plural(s.objects, 'object')}: ${s.allowed} allowed${patched}, ${s.denied} denied, ${plural(s.warnings, 'warning')}${deletions}`;
+  // The problems themselves go to stderr, where a terminal shows them and a shell keeps them apart from the report.
+  const problems = report.problems.length > 0 ? `; ${plural(report.problems.length, 'input error')}` : '';
+  return `${plural(s.objects, 'object')}: ${s.allowed} allowed${patched}, ${s.denied} denied, ${plural(s.warnings, 'warning')}${deletions}${problems}`;
 }
 
 export function renderText(report: ValidateReport, options: { showPatches: boolean }): string {

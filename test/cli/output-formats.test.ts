@@ -60,6 +60,7 @@ const VALIDATE_REPORT: ValidateReport = {
   ],
   deletions: [],
   notes: [],
+  problems: [],
 };
 
 const AUDIT_REPORT: AuditReport = {
@@ -120,6 +121,33 @@ const validateChecks: Record<ValidateFormat, (out: string) => void> = {
       /<failure [^>]*>[^<]*hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line 9\): name is too short/,
     );
   },
+  sarif: (out) => {
+    const log = JSON.parse(out) as { version: string; runs: Array<{ results: unknown[] }> };
+    assert.equal(log.version, '2.1.0');
+    assert.deepEqual(log.runs[0]?.results[0], {
+      ruleId: 'hook-naming',
+      ruleIndex: 0,
+      level: 'error',
+      message: {
+        text: 'Machine openshift-machine-api/master-0 [CREATE]: name is too short\nfix: use a longer name',
+      },
+      locations: [
+        {
+          physicalLocation: { artifactLocation: { uri: 'machines.yaml' }, region: { startLine: 9 } },
+          logicalLocations: [{ fullyQualifiedName: 'Machine openshift-machine-api/master-0', kind: 'object' }],
+        },
+      ],
+    });
+  },
+  github: (out) =>
+    assert.equal(
+      out,
+      [
+        '::error file=machines.yaml,line=9,title=hook-naming spec.lifecycleHooks.preDrain[0].name::Machine openshift-machine-api/master-0 [CREATE]: name is too short%0Afix: use a longer name',
+        '1 object: 0 allowed, 1 denied, 0 warnings',
+        '',
+      ].join('\n'),
+    ),
 };
 
 const auditChecks: Record<AuditFormatName, (out: string) => void> = {

@@ -114,13 +114,20 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     assert.match(r.stdout, /^<stdin>:1 \(document 1\): Machine openshift-machine-api\/x \[CREATE\]: DENIED/);
   });
 
-  test('unparseable YAML -> exit 2, naming file and line on stderr', async () => {
-    const r = await cli(['validate', 'manifests', 'invalid.yaml'], { cwd: dir });
+  test('unparseable YAML -> exit 2, naming file and line on stderr, beside the results of every other input', async () => {
+    const r = await cli(['validate', 'manifests', 'invalid.yaml', 'bad-hook.yaml'], { cwd: dir });
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
+    assert.match(
+      r.stdout,
+      /^bad-hook\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED\n/m,
+    );
+    assert.match(
+      r.stdout,
+      /\n4 objects: 3 allowed \(1 patched: see them with --show-patches\), 1 denied, 0 warnings; 1 input error\n$/,
+    );
     assert.match(
       r.stderr,
-      /^hookkeeper validate: cannot validate: an input is unreadable or not Kubernetes objects\n {2}invalid\.yaml:5: Flow sequence/,
+      /^hookkeeper validate: cannot validate an input: unreadable, not Kubernetes objects, or defined twice; the others are reported\n {2}invalid\.yaml:5: Flow sequence/,
     );
   });
 
@@ -130,10 +137,10 @@ describe('hookkeeper validate: inputs and exit codes', () => {
       stdin: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: ${'z'.repeat(4 * 1024 * 1024)}}\n`,
     });
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
+    assert.equal(r.stdout, '0 objects: 0 allowed, 0 denied, 0 warnings; 1 input error\n');
     assert.equal(
       r.stderr,
-      'hookkeeper validate: cannot read the inputs\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n',
+      'hookkeeper validate: cannot validate an input: unreadable, not Kubernetes objects, or defined twice; the others are reported\n  <stdin>:4: line 4 is longer than 3 MiB, more than the API server accepts in one request\n',
     );
   });
 
@@ -145,7 +152,7 @@ describe('hookkeeper validate: inputs and exit codes', () => {
       assert.equal(r.code, 2);
       assert.equal(
         r.stderr,
-        'hookkeeper validate: cannot read the inputs\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n',
+        'hookkeeper validate: cannot validate an input: unreadable, not Kubernetes objects, or defined twice; the others are reported\n  /dev/zero:1: line 1 is longer than 3 MiB, more than the API server accepts in one request\n',
       );
     },
   );

@@ -54,6 +54,8 @@ describe('unprotected owners: unverifiedRemoval', () => {
             '{"stage":"preDrain","hook":"BackupFileSystem","owner":"my-backup-controller","user":"bob","action":"removal","route":"unverified"}',
         },
         unverifiedOwner: 'my-backup-controller',
+        hook: { stage: 'preDrain', name: 'BackupFileSystem', owner: 'my-backup-controller' },
+        path: 'spec.lifecycleHooks.preDrain[1]',
       },
     ]);
   });

@@ -58,9 +58,21 @@ describe('validateInputs', () => {
     const now = [{ file: 'new.yaml', text: yaml(machine({ preDrain: [ETCD] })) }];
     const warned = validateInputs(now, old, options);
     assert.equal(warned.results[0]?.allowed, true);
-    assert.deepEqual(warned.results[0]?.notices, [
-      'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+    // The webhook's warning, as a finding: counted, with its rule, the removed hook's path and its line (old file).
+    const oldLine = (old[0]?.text.split('\n') ?? []).findIndex((l) => l.includes('BackupFileSystem')) + 1;
+    assert.deepEqual(warned.results[0]?.findings, [
+      {
+        rule: 'owner-only-removal',
+        severity: 'warn',
+        path: 'spec.lifecycleHooks.preDrain[1]',
+        old: { file: 'old.yaml', line: oldLine },
+        message:
+          'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+        hook: { stage: 'preDrain', name: 'BackupFileSystem', owner: 'my-backup-controller' },
+      },
     ]);
+    assert.deepEqual(warned.results[0]?.notices, []);
+    assert.equal(warned.summary.warnings, 1);
     assert.deepEqual(warned.notes, [
       "owner-only-removal: the cluster's RBAC was not consulted (validate is offline): only the policy's owners registry " +
         'and break-glass verify a removal here, so a removal an RBAC grant (remove on hookowners.hookkeeper.io/<owner>) ' +
@@ -77,6 +89,34 @@ describe('validateInputs', () => {
       { ...options, userInfo: USERS.etcdOperator },
     );
     assert.deepEqual([byOwner.results[0]?.notices, byOwner.notes], [[], []]);
+  });
+
+  test('a denied object is not counted as patched: the API server never stores the mutation', () => {
+    const report = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ preDrain: [{ name: 'bad name', owner: 'x-team' }] })) }],
+      undefined,
+      options,
+    );
+    assert.equal(report.results[0]?.allowed, false);
+    assert.ok((report.results[0]?.patch.length ?? 0) > 0, 'the mutating webhook still has its patch');
+    assert.deepEqual(report.summary, { objects: 1, allowed: 0, denied: 1, warnings: 0, patched: 0, deletions: 0 });
+  });
+
+  test('the RBAC note only where a removal was judged without RBAC, not for an owner strictOwners refuses', () => {
+    const strict = { ...options, policy: { ...DEFAULT_POLICY, strictOwners: true } };
+    const added = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ role: 'worker', preDrain: [{ name: 'Backup', owner: 'x-team' }] })) }],
+      undefined,
+      strict,
+    );
+    assert.equal(added.results[0]?.findings[0]?.rule, 'owner-only-removal');
+    assert.deepEqual(added.notes, []);
+    const removed = validateInputs(
+      [{ file: 'a.yaml', text: yaml(machine({ preDrain: [] })) }],
+      [{ file: 'o.yaml', text: yaml(machine({ preDrain: [ETCD] })) }],
+      strict,
+    );
+    assert.match(removed.notes[0] ?? '', /the cluster's RBAC was not consulted/);
   });
 
   test('objects only in the old manifests are deletions: reported, allowed', () => {
@@ -205,7 +245,7 @@ describe('validateInputs', () => {
     }
   });
 
-  test('a YAML error in a later document names the file and its line in the file; nothing is reported from the other files', () => {
+  test("a YAML error in a later document names the file and its line in the file, beside the other files' results", () => {
     const good = { file: 'good.yaml', text: yaml(machine({ preDrain: [ETCD] })) };
     const broken = {
       file: 'broken.yaml',
@@ -221,14 +261,18 @@ describe('validateInputs', () => {
         '',
       ].join('\n'),
     };
-    assert.throws(
-      () => validateInputs([good, broken, good], undefined, options),
-      (err: unknown) => {
-        assert.ok(err instanceof AppError);
-        assert.equal(err.code, 'INPUT_INVALID');
-        assert.deepEqual(err.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
-        return true;
-      },
+    const other = {
+      file: 'other.yaml',
+      text: yaml(machine({ name: 'bad', preDrain: [{ name: 'bad name', owner: 'x' }] })),
+    };
+    const report = validateInputs([good, broken, other], undefined, options);
+    assert.deepEqual(report.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
+    assert.deepEqual(
+      report.results.map((r) => [r.file, r.allowed]),
+      [
+        ['good.yaml', true],
+        ['other.yaml', false],
+      ],
     );
   });
 
@@ -242,8 +286,25 @@ describe('validateInputs', () => {
     );
     assert.throws(
       () => validateInputs([{ file: 'new.yaml', text: 'a: [' }], badOld, options),
-      (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml',
+      (err: unknown) => err instanceof AppError && err.problems.map((p) => p.file).join() === 'new.yaml,old.yaml',
     );
+  });
+
+  test('an unreadable input hides no deletion it may hold: none are listed, and a note says why', () => {
+    const old = [
+      {
+        file: 'old.yaml',
+        text: yaml(machine({ name: 'a', preDrain: [ETCD] }), machine({ name: 'b', preDrain: [ETCD] })),
+      },
+    ];
+    const now = [
+      { file: 'a.yaml', text: yaml(machine({ name: 'a', preDrain: [ETCD] })) },
+      { file: 'b.yaml', text: 'kind: [' },
+    ];
+    const report = validateInputs(now, old, options);
+    assert.deepEqual(report.deletions, []);
+    assert.equal(report.problems[0]?.file, 'b.yaml');
+    assert.ok(report.notes.some((n) => n.startsWith('deletions are not listed')));
   });
 
   test('with --crd, a CRD finding in a later document points at its field in the file', () => {
@@ -320,7 +381,7 @@ describe('validateInputs', () => {
     );
   });
 
-  test('an object defined twice is an input error naming both places, never a silent pick', () => {
+  test('an object defined twice is an input problem naming both places, never a silent pick', () => {
     const twice = [
       { file: 'a.yaml', text: yaml(machine({ preDrain: [ETCD] })) },
       { file: 'b.yaml', text: yaml(machine({ name: 'other' }), machine({ preDrain: [ETCD] })) },
@@ -332,9 +393,10 @@ describe('validateInputs', () => {
       assert.ok(err instanceof AppError && err.code === 'INPUT_INVALID');
       return err.problems.map((p) => p.message);
     };
-    assert.throws(
-      () => validateInputs(twice, undefined, options),
-      (err: unknown) => (assert.deepEqual(problems(err), [message]), true),
+    // In the inputs: a problem beside the results (exit 2).
+    assert.deepEqual(
+      validateInputs(twice, undefined, options).problems.map((p) => p.message),
+      [message],
     );
     // On the old side too, for an object the inputs hold or lose.
     for (const now of [[{ file: 'new.yaml', text: yaml(machine({ preDrain: [] })) }], []])
@@ -378,30 +440,26 @@ describe('validateInputs', () => {
     assert.match(newText.split('\n')[(f?.line ?? 0) - 1] ?? '', /bad name/);
   });
 
-  test('every unreadable input is reported at once, with file and line', () => {
-    assert.throws(
-      () =>
-        validateInputs(
-          [
-            { file: 'a.yaml', text: 'a: [' },
-            { file: 'b.yaml', text: 'kind: Foo\n' },
-            { file: 'c.yaml', text: yaml(machine()) },
-          ],
-          undefined,
-          options,
-        ),
-      (err: unknown) => {
-        assert.ok(err instanceof AppError);
-        assert.equal(err.code, 'INPUT_INVALID');
-        assert.deepEqual(
-          err.problems.map((p) => [p.file, p.line]),
-          [
-            ['a.yaml', 1],
-            ['b.yaml', 1],
-          ],
-        );
-        return true;
-      },
+  test('every unreadable input is reported at once, with file and line, and the rest is judged', () => {
+    const report = validateInputs(
+      [
+        { file: 'a.yaml', text: 'a: [' },
+        { file: 'b.yaml', text: 'kind: Foo\n' },
+        { file: 'c.yaml', text: yaml(machine()) },
+      ],
+      undefined,
+      options,
+    );
+    assert.deepEqual(
+      report.problems.map((p) => [p.file, p.line]),
+      [
+        ['a.yaml', 1],
+        ['b.yaml', 1],
+      ],
+    );
+    assert.deepEqual(
+      report.results.map((r) => r.file),
+      ['c.yaml'],
     );
   });
 });

@@ -1,20 +1,26 @@
 // `hookkeeper validate`: offline, CI-side review of manifests with the webhook's engine. Flags -> inputs ->
-// validateInputs -> text, JSON or JUnit -> exit code (0 all allowed, 1 something denied, 2 usage or input).
+// validateInputs -> text, JSON, JUnit, SARIF or GitHub annotations -> exit code (docs/cli.md#validate-exit-codes).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
-import { VALIDATE_FORMATS } from '../../validate/formats.js';
+import { VALIDATE_FORMATS, type ValidateFormat } from '../../validate/formats.js';
 import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
-import { DEFAULT_USER } from '../../validate/report.js';
+import { DEFAULT_USER, failedReport, type ValidateReport } from '../../validate/report.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
 
+/** What fails the run (exit 1): a denial only (the webhook's own line), or a warning too. */
+const FAIL_ON = ['deny', 'warn'] as const;
+
 interface ValidateFlags {
   config?: string;
+  filename: string[];
+  exclude: string[];
+  failOn: string;
   old: string[];
   oldRef?: string;
   as: string;
@@ -33,6 +39,19 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       'review manifests as the webhook would (mutate, then validate), for CI: files, directories (*.yaml, *.yml, *.json), or - for stdin',
     )
     .argument('[paths...]', 'files, directories (searched recursively) or - for stdin')
+    .option(
+      '-f, --filename <path>',
+      'a file, directory or - for stdin, as a path argument is (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--exclude <glob>',
+      'leave out what matches, in a directory given (repeatable): matched against the path relative to that directory, ' +
+        'a pattern without "/" against a name at any depth (as in .gitignore), e.g. "charts/**", "kustomization.yaml"',
+      collect,
+      [],
+    )
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option(
       '--old <path>',
@@ -57,7 +76,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       collect,
       [],
     )
-    .option('--output <format>', `output format: ${describeFormats(VALIDATE_FORMATS)}`, 'text')
+    .option('-o, --output <format>', `output format: ${describeFormats(VALIDATE_FORMATS)}`, 'text')
+    .option('--fail-on <severity>', `what fails the run (exit 1): ${FAIL_ON.join(' or ')} (a warning too)`, 'deny')
     .option('--show-patches', 'show the mutation the webhook would apply (JSON Patch and the change in words)')
     .addHelpText(
       'after',
@@ -69,8 +89,11 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
         'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
         '',
         ...rulesHelp('validate', { mutating: true }),
+        'A directory holding Chart.yaml (a Helm chart) is not read: pipe `helm template` in instead.',
         '',
-        'Exit codes: 0 all allowed (warnings do not fail), 1 something denied, 2 usage or input error.',
+        'Exit codes: 0 nothing denied (warnings do not fail unless --fail-on warn), 1 something denied (or warned,',
+        'with --fail-on warn), 2 usage or input error: an input that cannot be read is reported beside the results',
+        'of the others, and under json, junit, sarif and github the output still says what failed.',
       ].join('\n'),
     )
     .action(async (paths: string[], flags: ValidateFlags) => {
@@ -81,25 +104,42 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: CliIO): Promise<InputFile[] | undefined> {
   if (flags.oldRef !== undefined && flags.old.length > 0)
     throw new AppError('USAGE', 'choose one of --old and --old-ref');
-  if (flags.oldRef !== undefined) return (await import('../../validate/git.js')).readAtRef(flags.oldRef, paths, io.cwd);
+  if (flags.oldRef !== undefined)
+    return (await import('../../validate/git.js')).readAtRef(flags.oldRef, paths, io.cwd, {}, flags.exclude);
   if (flags.old.length === 0) return undefined;
   if (flags.old.includes(STDIN)) throw new AppError('USAGE', '--old cannot read stdin');
-  return (await import('../../validate/inputs.js')).readInputs(flags.old, {
-    cwd: io.cwd,
-    readStdin: () => Promise.resolve(''),
-  });
+  const read = await (
+    await import('../../validate/inputs.js')
+  ).readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve(''), exclude: flags.exclude });
+  // Every verdict may depend on an old version: one that cannot be read stops the run.
+  if (read.problems.length > 0)
+    throw new AppError('INPUT_INVALID', 'cannot read the old manifests (--old)', { problems: read.problems });
+  return read.files;
 }
 
-async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
+/** The exit code of a report: input problems first (the verdicts are incomplete), then what --fail-on names. */
+function exitCode(report: ValidateReport, failOn: (typeof FAIL_ON)[number]): number {
+  if (report.problems.length > 0) return ExitCode.Usage;
+  const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
+  return denied || (failOn === 'warn' && report.summary.warnings > 0) ? ExitCode.Violations : ExitCode.Ok;
+}
+
+async function validate(positional: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
+  const userInfo = { username: flags.as, groups: flags.asGroup };
+  let output: ValidateFormat | undefined;
   try {
-    const output = flags.output;
-    if (!isFormat(VALIDATE_FORMATS, output))
+    if (!isFormat(VALIDATE_FORMATS, flags.output))
       throw new AppError(
         'USAGE',
-        `--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${output}"`,
+        `-o/--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${flags.output}"`,
       );
+    output = flags.output;
+    const failOn = FAIL_ON.find((f) => f === flags.failOn);
+    if (failOn === undefined)
+      throw new AppError('USAGE', `--fail-on must be one of ${FAIL_ON.join(', ')}, got "${flags.failOn}"`);
+    const paths = [...positional, ...flags.filename];
     if (paths.length === 0)
-      throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin');
+      throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin (or -f PATH)');
     const policy = await cliPolicy(flags.config, io);
     const [{ readInputs }, { validateInputs }] = await Promise.all([
       import('../../validate/inputs.js'),
@@ -118,7 +158,11 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
               })),
             ),
           );
-    const inputs = await readInputs(paths, { cwd: io.cwd, readStdin: () => readBounded(io.stdin, STDIN_NAME) });
+    const read = await readInputs(paths, {
+      cwd: io.cwd,
+      readStdin: () => readBounded(io.stdin, STDIN_NAME),
+      exclude: flags.exclude,
+    });
     // A namespace name is a DNS label (RFC 1123), as the API server requires.
     if (
       flags.namespace !== undefined &&
@@ -128,30 +172,44 @@ async function validate(paths: string[], flags: ValidateFlags, io: CliIO): Promi
         'USAGE',
         `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name (lowercase letters, digits and "-", at most 63)`,
       );
-    const report = validateInputs(inputs, await oldInputs(paths, flags, io), {
+    const report = validateInputs(read.files, await oldInputs(paths, flags, io), {
       policy,
-      userInfo: { username: flags.as, groups: flags.asGroup },
+      userInfo,
+      read: { problems: read.problems, notes: read.notes },
       ...(crds ? { crds } : {}),
       ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
       ...(flags.oldRef !== undefined
-        ? { oldSource: `at ${flags.oldRef}` }
+        ? { oldSource: `at ${flags.oldRef}`, oldRef: flags.oldRef }
         : flags.old.length > 0
           ? { oldSource: `in --old ${flags.old.join(', ')}` }
           : {}),
     });
     // A failed `kustomize build | hookkeeper validate -` without pipefail sends nothing: that must not pass.
-    if (report.results.length === 0 && flags.allowEmpty !== true)
+    if (report.results.length === 0 && report.problems.length === 0 && flags.allowEmpty !== true)
       throw new AppError(
         'INPUT_INVALID',
         `no objects to validate in ${paths.map((p) => (p === STDIN ? STDIN_NAME : p)).join(', ')}: ` +
           'an empty stream is what a failed `kustomize build` or `helm template` sends to a pipe without pipefail; ' +
           'give --allow-empty if no object is expected',
+        { problems: read.notes.map((message) => ({ message })) },
       );
     const render = await VALIDATE_FORMATS[output].load();
     write(io.stdout, render(report, { showPatches: flags.showPatches === true }));
-    const denied = report.results.some((r) => !r.allowed) || report.deletions.some((d) => !d.allowed);
-    return denied ? ExitCode.Violations : ExitCode.Ok;
+    if (report.problems.length > 0) {
+      const n = report.problems.length;
+      const head = `cannot validate ${n === 1 ? 'an input' : `${n} inputs`}: unreadable, not Kubernetes objects, or defined twice; the others are reported`;
+      write(
+        io.stderr,
+        `hookkeeper validate: ${describeError(new AppError('INPUT_INVALID', head, { problems: report.problems }))}`,
+      );
+    }
+    return exitCode(report, failOn);
   } catch (err) {
+    // A CI system reads the report file, not the log: a machine format still says what failed.
+    if (output !== undefined && output !== 'text') {
+      const render = await VALIDATE_FORMATS[output].load();
+      write(io.stdout, render(failedReport(userInfo, err), { showPatches: false }));
+    }
     write(io.stderr, `hookkeeper validate: ${describeError(err)}`);
     return exitCodeFor(err);
   }

@@ -213,6 +213,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         warning: unverifiedWarning(change, user),
         audit: trace(AUDIT_KEY_UNVERIFIED, change, user, 'unverified'),
         unverifiedOwner: owner,
+        hook: { stage: old.stage, name: old.name, owner },
+        path: old.path,
       });
       continue;
     }

@@ -1,0 +1,207 @@
+// `hookkeeper validate` on a repository as CI runs it: what it leaves out (--exclude, Helm charts), what it cannot
+// read (reported beside every other result), kubectl's -f and -o, --fail-on, and the machine formats on an error.
+import assert from 'node:assert/strict';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import YAML from 'yaml';
+import type { KubeObject } from '../../src/core/types.js';
+import type { ValidateReport } from '../../src/validate/report.js';
+import { ETCD, machine } from '../fixtures/openshift.js';
+import { cli } from '../helpers/cli.js';
+import { gitRepo } from '../validate/git-repo.js';
+import { parseXml } from '../validate/xml.js';
+
+const yaml = (...objects: KubeObject[]): string => objects.map((o) => YAML.stringify(o)).join('---\n');
+const TEMPLATE =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include "x" . }}\n';
+const badHook = yaml(
+  machine({ name: 'worker-9', role: 'worker', preDrain: [{ name: 'bad name', owner: 'ops-team' }] }),
+);
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hookkeeper-validate-ci-'));
+  const files: Record<string, string> = {
+    'repo/manifests/cp.yaml': yaml(machine({ name: 'master-0', preDrain: [ETCD] })),
+    'repo/charts/app/Chart.yaml': 'apiVersion: v2\nname: app\nversion: 0.1.0\n',
+    'repo/charts/app/templates/cm.yaml': TEMPLATE,
+    'repo/kustomize/kustomization.yaml': 'resources:\n  - ../manifests\n',
+    'repo/values-prod.yaml': 'replicas: 3\n',
+    'warn-policy.yaml': 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  hook-naming: warn\n',
+    'bad-hook.yaml': badHook,
+    'good.yaml': yaml(machine({ name: 'master-1', preDrain: [ETCD] })),
+  };
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  await mkdir(join(dir, 'empty'));
+});
+after(async () => rm(dir, { recursive: true, force: true }));
+
+describe('validate: what a repository holds besides manifests', () => {
+  test('a directory holding Chart.yaml is not read, with a note to pipe helm template instead', async () => {
+    const r = await cli(['validate', 'repo', '--exclude', 'kustomization.yaml', '--exclude', 'values-*.yaml'], {
+      cwd: dir,
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^note: repo\/charts\/app: a Helm chart \(Chart\.yaml\), not read: its templates are not manifests; render it and pipe it in \(helm template repo\/charts\/app \| hookkeeper validate -\)$/m,
+    );
+    assert.match(r.stdout, /^1 object: 1 allowed, 0 denied, 0 warnings$/m);
+  });
+
+  test('--exclude GLOB (repeatable): relative to the directory given; a name without "/" at any depth', async () => {
+    // Without it, kustomization.yaml and a values file are documents that are no Kubernetes objects: exit 2.
+    const without = await cli(['validate', 'repo'], { cwd: dir });
+    assert.equal(without.code, 2, without.stdout + without.stderr);
+    assert.match(without.stderr, /repo\/kustomize\/kustomization\.yaml:1: document 1 is not a Kubernetes object/);
+    const excluded = await cli(['validate', 'repo', '--exclude', 'kustomize/**', '--exclude', 'values-*.yaml'], {
+      cwd: dir,
+    });
+    assert.equal(excluded.code, 0, excluded.stdout + excluded.stderr);
+    // A pattern is matched inside the directory given, not against the path from the working directory.
+    const wrongBase = await cli(['validate', 'repo', '--exclude', 'repo/kustomize/**', '--exclude', 'values-*.yaml'], {
+      cwd: dir,
+    });
+    assert.equal(wrongBase.code, 2, wrongBase.stdout + wrongBase.stderr);
+  });
+
+  test('a symbolic link loop is named, and reported beside every other result (exit 2)', async () => {
+    const loopDir = join(dir, 'loops');
+    await mkdir(join(loopDir, 'sub'), { recursive: true });
+    await writeFile(join(loopDir, 'good.yaml'), yaml(machine({ name: 'master-2', preDrain: [ETCD] })));
+    await writeFile(join(loopDir, 'bad.yaml'), badHook);
+    await symlink('self.yaml', join(loopDir, 'self.yaml'));
+    await symlink('..', join(loopDir, 'sub', 'back'));
+    const r = await cli(['validate', 'loops'], { cwd: dir });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^loops\/bad\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/m,
+    );
+    assert.match(r.stdout, /^2 objects: 1 allowed, 1 denied, 0 warnings; 2 input errors$/m);
+    assert.match(r.stderr, /^ {2}loops\/self\.yaml: cannot read: a symbolic link loop \(ELOOP\)$/m);
+    assert.match(r.stderr, /^ {2}loops\/sub\/back: cannot read: a symbolic link loop \(it leads back to loops\)$/m);
+  });
+
+  test(
+    'an unreadable file (EACCES) is reported beside every other result (exit 2)',
+    { skip: process.getuid?.() === 0 ? 'root reads every file' : false },
+    async () => {
+      const locked = join(dir, 'locked');
+      await mkdir(locked);
+      await writeFile(join(locked, 'secret.yaml'), badHook);
+      await writeFile(join(locked, 'good.yaml'), yaml(machine({ name: 'master-3', preDrain: [ETCD] })));
+      await chmod(join(locked, 'secret.yaml'), 0o000);
+      const r = await cli(['validate', 'locked'], { cwd: dir });
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stdout, /^1 object: 1 allowed, 0 denied, 0 warnings; 1 input error$/m);
+      assert.match(r.stderr, /^ {2}locked\/secret\.yaml: cannot read: EACCES$/m);
+    },
+  );
+});
+
+describe("validate: kubectl's -f and -o", () => {
+  test('-f FILE (repeatable) beside positional paths, and -f - for stdin', async () => {
+    const r = await cli(['validate', '-f', 'good.yaml', 'bad-hook.yaml', '-f', '-', '-o', 'json'], {
+      cwd: dir,
+      stdin: yaml(machine({ name: 'master-4', preDrain: [ETCD] })),
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const report = JSON.parse(r.stdout) as ValidateReport;
+    assert.deepEqual(report.results.map((x) => [x.file, x.object.name]).sort(), [
+      ['<stdin>', 'master-4'],
+      ['bad-hook.yaml', 'worker-9'],
+      ['good.yaml', 'master-1'],
+    ]);
+    const long = await cli(['validate', '--filename', 'good.yaml', '--output', 'json'], { cwd: dir });
+    assert.equal(long.code, 0, long.stderr);
+    assert.equal((JSON.parse(long.stdout) as ValidateReport).summary.objects, 1);
+  });
+
+  test('-o is --output', async () => {
+    const r = await cli(['validate', '-o', 'no-such-format', 'good.yaml'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /-o\/--output must be one of text, json, junit, sarif, github, got "no-such-format"/);
+  });
+});
+
+describe('validate --fail-on', () => {
+  test('warn: a warning fails the run (exit 1); by default (deny) it does not', async () => {
+    const args = ['validate', '--config', 'warn-policy.yaml', 'bad-hook.yaml'];
+    assert.equal((await cli(args, { cwd: dir })).code, 0);
+    assert.equal((await cli([...args, '--fail-on', 'deny'], { cwd: dir })).code, 0);
+    const failing = await cli([...args, '--fail-on', 'warn'], { cwd: dir });
+    assert.equal(failing.code, 1, failing.stderr);
+    assert.match(failing.stdout, /0 denied, 1 warning/);
+    const bad = await cli([...args, '--fail-on', 'error'], { cwd: dir });
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, 'hookkeeper validate: --fail-on must be one of deny, warn, got "error"\n');
+  });
+});
+
+describe('validate: on an input error, the machine formats still say what failed', () => {
+  test('junit: an error testcase naming the cause (no objects)', async () => {
+    const r = await cli(['validate', '-o', 'junit', 'empty'], { cwd: dir });
+    assert.equal(r.code, 2);
+    parseXml(r.stdout);
+    assert.match(r.stdout, /<testsuites name="hookkeeper validate" tests="1" failures="0" errors="1" skipped="0">/);
+    assert.match(r.stdout, /<error type="input" message="no objects to validate in empty: /);
+    assert.match(r.stderr, /^hookkeeper validate: no objects to validate in empty: /);
+  });
+
+  test('sarif, json and github: an unreadable --old file, with its file and line', async () => {
+    await writeFile(join(dir, 'old-broken.yaml'), 'a: 1\na: 2\n');
+    for (const output of ['sarif', 'github']) {
+      const r = await cli(['validate', '-o', output, '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
+      assert.equal(r.code, 2, `${output}: ${r.stderr}`);
+      assert.match(r.stdout, /old-broken\.yaml:2: Map keys must be unique/, output);
+    }
+    const json = await cli(['validate', '-o', 'json', '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
+    assert.equal(json.code, 2);
+    assert.deepEqual((JSON.parse(json.stdout) as ValidateReport).problems, [
+      {
+        message:
+          'cannot validate: the old manifests have a problem (unreadable, not Kubernetes objects, or an object defined twice)',
+      },
+      { file: 'old-broken.yaml', line: 2, message: 'Map keys must be unique' },
+    ]);
+    const sarif = await cli(['validate', '-o', 'sarif', '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
+    const log = JSON.parse(sarif.stdout) as { runs: Array<{ invocations: Array<{ executionSuccessful: boolean }> }> };
+    assert.equal(log.runs[0]?.invocations[0]?.executionSuccessful, false);
+  });
+
+  test('text: stdout stays empty, stderr says it', async () => {
+    const r = await cli(['validate', 'empty'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /no objects to validate in empty/);
+  });
+});
+
+describe('validate --old-ref: charts and --exclude at the revision too', () => {
+  test('a chart inside the paths given, and an excluded file, are left out at the revision as in the working tree', async () => {
+    const repo = await gitRepo({
+      'manifests/cp.yaml': yaml(machine({ name: 'master-0', preDrain: [ETCD] })),
+      'charts/app/Chart.yaml': 'apiVersion: v2\nname: app\nversion: 0.1.0\n',
+      'charts/app/templates/cm.yaml': TEMPLATE,
+      'kustomization.yaml': 'resources:\n  - manifests\n',
+    });
+    try {
+      const r = await cli(['validate', '--old-ref', 'main', '--exclude', 'kustomization.yaml', '.'], {
+        cwd: repo.dir,
+      });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /^note: charts\/app: a Helm chart \(Chart\.yaml\), not read/m);
+      // Without --exclude, the same file is an input problem on both sides.
+      const without = await cli(['validate', '--old-ref', 'main', '.'], { cwd: repo.dir });
+      assert.equal(without.code, 2, without.stdout + without.stderr);
+    } finally {
+      await rm(repo.dir, { recursive: true, force: true });
+    }
+  });
+});
