@@ -1,6 +1,6 @@
 // `hookkeeper audit` against a fake API server through a kubeconfig: every output format and every exit code.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
 import YAML from 'yaml';
@@ -199,6 +199,32 @@ describe('hookkeeper audit', () => {
     const down = await cli(['audit', '--kubeconfig', unreachable]);
     assert.equal(down.code, 3);
     assert.match(down.stderr, /cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+  });
+
+  test('no kubeconfig anywhere: one line saying where it looked, exit 2; never a made-up localhost:8080', async () => {
+    const home = join(fake.dir, 'empty-home');
+    await mkdir(home, { recursive: true });
+    for (const args of [['audit'], ['audit', '--context', 'prod']]) {
+      const r = await cli(args, { env: { HOME: home } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^hookkeeper audit: (--context prod: )?no kubeconfig: no --kubeconfig, KUBECONFIG is not set, no .*empty-home\/\.kube\/config, and not in a pod; give --kubeconfig FILE or set KUBECONFIG\n$/,
+      );
+      assert.doesNotMatch(r.stderr, /localhost:8080|loaded-context/);
+    }
+  });
+
+  test("--context that does not exist lists the kubeconfig's contexts", async () => {
+    const home = join(fake.dir, 'home');
+    await mkdir(join(home, '.kube'), { recursive: true });
+    await writeFile(join(home, '.kube', 'config'), await readFile(fake.kubeconfig));
+    for (const env of [{ HOME: home }, { KUBECONFIG: fake.kubeconfig }] as Array<Record<string, string>>) {
+      const r = await cli(['audit', '--context', 'prod'], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, 'hookkeeper audit: --context prod: no such context (have: fake, elsewhere)\n');
+    }
   });
 
   test('usage errors -> exit 2', async () => {

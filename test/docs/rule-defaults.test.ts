@@ -17,7 +17,7 @@ interface Claim {
 
 const isRule = (s: string): s is RuleId => (RULE_IDS as readonly string[]).includes(s);
 
-const ENFORCEMENTS = POLICY_SCHEMA.properties.enforcement.properties[RULE_IDS[0]].enum as readonly string[];
+const ENFORCEMENTS: readonly string[] = POLICY_SCHEMA.properties.enforcement.properties['hook-naming']?.enum ?? [];
 
 /** "(rule `a`, `b`: `deny` by default ...)", "(`a`, warn)": the rules a parenthetical opens with and the value after. */
 export function ruleDefaultClaims(page: string, text: string): Claim[] {
