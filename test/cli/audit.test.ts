@@ -76,6 +76,20 @@ describe('hookkeeper audit', () => {
     );
   });
 
+  test('-A/--all-namespaces says the default out loud: every namespace; with -n it is a usage error', async () => {
+    const all = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-A', '-o', 'json']);
+    assert.equal(all.code, 1, all.stderr);
+    assert.equal((JSON.parse(all.stdout) as AuditReport).summary.objects, 3);
+    const long = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--all-namespaces', '--output', 'json']);
+    assert.equal((JSON.parse(long.stdout) as AuditReport).summary.objects, 3);
+    const both = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-A', '-n', 'team-a']);
+    assert.equal(both.code, 2);
+    assert.equal(
+      both.stderr,
+      'hookkeeper audit: -A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)\n',
+    );
+  });
+
   test("--output json: the documented AuditReport, with orphaned owners when the owner's service account is gone", async () => {
     fake.api.serviceAccounts.clear();
     const r = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--output', 'json']);
