@@ -241,6 +241,22 @@ describe('hookkeeper audit', () => {
     }
   });
 
+  test("a plain-http server without insecure-skip-tls-verify: said in hookkeeper's words, not the client library's", async () => {
+    const plain = join(fake.dir, 'plain-http');
+    await writeFile(
+      plain,
+      (await readFile(fake.kubeconfig, 'utf8'))
+        .replace(fake.api.url, 'http://127.0.0.1:1')
+        .replace(', insecure-skip-tls-verify: true', ''),
+    );
+    const r = await cli(['audit', '--kubeconfig', plain]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(
+      r.stderr,
+      'hookkeeper audit: cannot list machines.machine.openshift.io: cannot reach the API server at http://127.0.0.1:1: the kubeconfig names a plain http:// server; hookkeeper connects over https (or set insecure-skip-tls-verify: true on that cluster)\n',
+    );
+  });
+
   test('usage errors -> exit 2', async () => {
     for (const args of [
       ['audit', '--kubeconfig', fake.kubeconfig, '--stuck-after', '30'],
