@@ -30,8 +30,8 @@ const COMMANDS: readonly Register[] = [
   registerVersion(VERSION),
 ];
 
-export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
-  let code: number | undefined;
+/** The command tree, each command reporting its exit code through `done`. */
+export function buildProgram(io: CliIO, done: (code: number) => void): Command {
   const program = new Command('hookkeeper')
     .description('guards Machine lifecycle hooks: admission webhook, CI validation and cluster audit')
     .version(VERSION)
@@ -41,12 +41,17 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError('(run with --help for usage)');
-  for (const register of COMMANDS)
-    register(program, io, (c) => {
-      code = c;
-    });
+  for (const register of COMMANDS) register(program, io, done);
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  return program;
+}
+
+export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
+  let code: number | undefined;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
   try {
     await program.parseAsync([...args], { from: 'user' });
   } catch (err) {

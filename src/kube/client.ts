@@ -2,20 +2,27 @@
 // The parent caches and the RBAC index use it directly; the audit only when connect.ts cannot read the kubeconfig.
 import { KubeConfig } from '@kubernetes/client-node';
 import { AppError } from '../errors.js';
+import { requireClusterSource, sourceFile } from './kubeconfig-source.js';
 
 export interface KubeConnection {
   kubeconfig?: string;
   context?: string;
+  /** For $KUBECONFIG and $HOME, as kubectl reads them. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
- * --kubeconfig names the file; otherwise client-node's default search ($KUBECONFIG, ~/.kube/config, then the
- * pod's service account when running in a cluster).
+ * --kubeconfig names the file; otherwise kubectl's search ($KUBECONFIG, ~/.kube/config, then the pod's service
+ * account). No source at all is a usage error, never client-node's made-up cluster at localhost:8080.
  */
 export function loadKubeConfig(options: KubeConnection): KubeConfig {
+  const source = requireClusterSource(options.kubeconfig, options.context, options.env ?? {});
+  const file = sourceFile(source);
   const kc = new KubeConfig();
   try {
-    if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+    if (file !== undefined) kc.loadFromFile(file);
+    else if (source.from === 'in-cluster') kc.loadFromCluster();
+    // Several KUBECONFIG files: client-node merges them as kubectl does (it reads the variable itself).
     else kc.loadFromDefault();
   } catch (cause) {
     throw new AppError(

@@ -2,10 +2,9 @@
 // token or a client certificate is read here, without loading @kubernetes/client-node (whose import loads every
 // generated API: BENCHMARKS.md); everything else (exec plugins, auth providers, impersonation, proxies, several
 // KUBECONFIG files, in-cluster config) goes through client-node's KubeConfig.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type https from 'node:https';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import jsyaml from 'js-yaml';
 import { isRecord } from '../core/guards.js';
 import { AppError } from '../errors.js';
@@ -13,9 +12,9 @@ import type { KubeConnection } from './client.js';
 import { withDeadline } from './deadline.js';
 import { clusterError, responseError } from './errors.js';
 import { accessGet, kubeConfigAccess, type ClusterAccess } from './api-requests.js';
+import { requireClusterSource, sourceFile } from './kubeconfig-source.js';
 
 export interface ConnectOptions extends KubeConnection {
-  /** For $KUBECONFIG and $HOME, as kubectl reads them. */
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -40,16 +39,6 @@ const SIMPLE_CLUSTER_FIELDS = new Set([
   'disable-compression',
   'extensions',
 ]);
-
-/** The one kubeconfig file kubectl would read, or undefined when that is not a single file (then client-node decides). */
-function kubeconfigFile(options: ConnectOptions): string | undefined {
-  if (options.kubeconfig) return options.kubeconfig;
-  const listed = (options.env['KUBECONFIG'] ?? '').split(':').filter((p) => p !== '');
-  if (listed.length > 0) return listed.length === 1 ? listed[0] : undefined;
-  const home = options.env['HOME'];
-  const file = home ? join(home, '.kube', 'config') : undefined;
-  return file && existsSync(file) ? file : undefined;
-}
 
 function named(doc: Entry, list: string, field: string, name: unknown): Entry | undefined {
   const entries = Array.isArray(doc[list]) ? (doc[list] as unknown[]) : [];
@@ -131,7 +120,7 @@ async function readSimple(file: string, options: ConnectOptions): Promise<Cluste
 
 /** The cluster of --kubeconfig/--context (or kubectl's defaults), read here when it can be, else through client-node. */
 export async function connect(options: ConnectOptions): Promise<ClusterAccess> {
-  const file = kubeconfigFile(options);
+  const file = sourceFile(requireClusterSource(options.kubeconfig, options.context, options.env));
   const simple = file ? await readSimple(file, options) : undefined;
   if (simple) return simple;
   const { loadKubeConfig } = await import('./client.js');

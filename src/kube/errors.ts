@@ -38,6 +38,13 @@ export function responseError(res: ApiResponse, at: Attempt): AppError {
   return new AppError('CLUSTER', `cannot ${at.action}: ${why}`, { cause });
 }
 
+/** client-node's refusal of a plain-http server, said as hookkeeper says things. */
+function ownWords(message: string): string {
+  return /HTTP protocol is not allowed/.test(message)
+    ? 'the kubeconfig names a plain http:// server; hookkeeper connects over https (or set insecure-skip-tls-verify: true on that cluster)'
+    : message;
+}
+
 /** The request never got an answer: connection refused, TLS failure, no answer within its deadline. */
 export function clusterError(err: unknown, at: Attempt): AppError {
   if (err instanceof AppError) return err;
@@ -45,7 +52,7 @@ export function clusterError(err: unknown, at: Attempt): AppError {
     err instanceof RequestTimeout
       ? `no answer within ${err.ms / 1000} s`
       : err instanceof Error
-        ? err.message
+        ? ownWords(err.message)
         : String(err);
   return new AppError('CLUSTER', `cannot ${at.action}: cannot reach the API server at ${at.server}: ${message}`, {
     cause: err,

@@ -1,6 +1,6 @@
 // `hookkeeper audit` against a fake API server through a kubeconfig: every output format and every exit code.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
 import YAML from 'yaml';
@@ -73,6 +73,20 @@ describe('hookkeeper audit', () => {
         (p) => p.includes('/namespaces/team-a/') || /\/rbac.authorization.k8s.io\/v1\/clusterrole(binding)?s\?/.test(p),
       ),
       fake.api.requests.join('\n'),
+    );
+  });
+
+  test('-A/--all-namespaces says the default out loud: every namespace; with -n it is a usage error', async () => {
+    const all = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-A', '-o', 'json']);
+    assert.equal(all.code, 1, all.stderr);
+    assert.equal((JSON.parse(all.stdout) as AuditReport).summary.objects, 3);
+    const long = await cli(['audit', '--kubeconfig', fake.kubeconfig, '--all-namespaces', '--output', 'json']);
+    assert.equal((JSON.parse(long.stdout) as AuditReport).summary.objects, 3);
+    const both = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-A', '-n', 'team-a']);
+    assert.equal(both.code, 2);
+    assert.equal(
+      both.stderr,
+      'hookkeeper audit: -A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)\n',
     );
   });
 
@@ -199,6 +213,48 @@ describe('hookkeeper audit', () => {
     const down = await cli(['audit', '--kubeconfig', unreachable]);
     assert.equal(down.code, 3);
     assert.match(down.stderr, /cannot reach the API server at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+  });
+
+  test('no kubeconfig anywhere: one line saying where it looked, exit 2; never a made-up localhost:8080', async () => {
+    const home = join(fake.dir, 'empty-home');
+    await mkdir(home, { recursive: true });
+    for (const args of [['audit'], ['audit', '--context', 'prod']]) {
+      const r = await cli(args, { env: { HOME: home } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^hookkeeper audit: (--context prod: )?no kubeconfig: no --kubeconfig, KUBECONFIG is not set, no .*empty-home\/\.kube\/config, and not in a pod; give --kubeconfig FILE or set KUBECONFIG\n$/,
+      );
+      assert.doesNotMatch(r.stderr, /localhost:8080|loaded-context/);
+    }
+  });
+
+  test("--context that does not exist lists the kubeconfig's contexts", async () => {
+    const home = join(fake.dir, 'home');
+    await mkdir(join(home, '.kube'), { recursive: true });
+    await writeFile(join(home, '.kube', 'config'), await readFile(fake.kubeconfig));
+    for (const env of [{ HOME: home }, { KUBECONFIG: fake.kubeconfig }] as Array<Record<string, string>>) {
+      const r = await cli(['audit', '--context', 'prod'], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, 'hookkeeper audit: --context prod: no such context (have: fake, elsewhere)\n');
+    }
+  });
+
+  test("a plain-http server without insecure-skip-tls-verify: said in hookkeeper's words, not the client library's", async () => {
+    const plain = join(fake.dir, 'plain-http');
+    await writeFile(
+      plain,
+      (await readFile(fake.kubeconfig, 'utf8'))
+        .replace(fake.api.url, 'http://127.0.0.1:1')
+        .replace(', insecure-skip-tls-verify: true', ''),
+    );
+    const r = await cli(['audit', '--kubeconfig', plain]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(
+      r.stderr,
+      'hookkeeper audit: cannot list machines.machine.openshift.io: cannot reach the API server at http://127.0.0.1:1: the kubeconfig names a plain http:// server; hookkeeper connects over https (or set insecure-skip-tls-verify: true on that cluster)\n',
+    );
   });
 
   test('usage errors -> exit 2', async () => {

@@ -83,6 +83,25 @@ describe('hookkeeper review', () => {
     assert.match(r.stderr, /stdin line 3: invalid AdmissionReview.*request/);
   });
 
+  test('manifests instead of AdmissionReviews: one line per input suggesting validate, exit 2', async () => {
+    const yaml = 'apiVersion: machine.openshift.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\nspec: {}\n';
+    for (const stdin of [yaml, `---\n${yaml}`, `# a manifest\n${yaml}`]) {
+      const r = await cli(['review'], { stdin });
+      assert.equal(r.code, 2);
+      assert.equal(r.stdout, '');
+      assert.equal(
+        r.stderr,
+        'hookkeeper review: stdin is YAML, not AdmissionReview JSON: review answers what the API server sends a webhook; to check manifests, run `hookkeeper validate -`\n',
+      );
+    }
+    const json = await cli(['review'], { stdin: JSON.stringify(machine({ role: 'master' })) });
+    assert.equal(json.code, 2);
+    assert.equal(
+      json.stderr,
+      'hookkeeper review: stdin line 1: a Machine, not an AdmissionReview: review answers what the API server sends a webhook; to check manifests, run `hookkeeper validate -`\n',
+    );
+  });
+
   test('a line that fails to evaluate is reported with its line number; the lines after it are still answered', () => {
     const stdout = collector();
     const stderr = collector();

@@ -141,6 +141,18 @@ describe('grants not listed yet (grantsKnown false): no owner the registry does 
     });
   }
 
+  test('neither the grants nor the access answered: "could not be checked ... not allowed" said once', () => {
+    const d = evaluate(policyWith('warn'), input([STORAGE], [], BOB, unlisted({ 'team/storage': 'unknown' })));
+    assert.equal(d.allowed, false);
+    const message = d.denials[0]?.message ?? '';
+    assert.equal(message.match(/could not be checked/g)?.length, 1, message);
+    assert.equal(message.match(/not allowed/g)?.length, 1, message);
+    assert.match(
+      message,
+      /no identity is registered for that owner, and whether an RBAC grant protects it \(hookkeeper has not listed the cluster's RBAC\) or lets "bob" act for it could not be checked, so the removal is not allowed \(break-glass: group system:masters\); to let "bob" act for it: /,
+    );
+  });
+
   test('RBAC that answers allowed still lets the removal through, routed rbac', () => {
     const d = evaluate(policyWith('deny'), input([STORAGE], [], BOB, unlisted({ 'team/storage': 'allowed' })));
     assert.equal(d.allowed, true);

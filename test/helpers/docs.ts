@@ -79,6 +79,11 @@ export function githubSlug(heading: string): string {
     .replace(/ /g, '-');
 }
 
+/** A page's prose as one line per paragraph line, code blocks blanked: sentences that wrap can be matched whole. */
+export function prose(text: string): string {
+  return proseLines(text).join('\n');
+}
+
 /** Every anchor a page's headings give, a repeated heading's suffixed `-1`, `-2`, ... as GitHub suffixes them. */
 export function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();

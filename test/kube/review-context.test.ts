@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Ownership, ReviewContext, ReviewInput } from '../../src/core/types.js';
-import { kubeConfigSource, SERVICE_ACCOUNT_TOKEN } from '../../src/kube/kubeconfig-source.js';
+import { clusterSource, requireClusterSource, SERVICE_ACCOUNT_TOKEN } from '../../src/kube/kubeconfig-source.js';
+import { AppError } from '../../src/errors.js';
 import { reviewContextGatherer } from '../../src/kube/review-context.js';
 
 const MACHINE: ReviewInput = {
@@ -72,20 +73,43 @@ describe('reviewContextGatherer', () => {
   });
 });
 
-describe('kubeConfigSource', () => {
+describe('clusterSource', () => {
   const none = () => false;
-  test('$KUBECONFIG, then ~/.kube/config, then the pod service account; else none', () => {
-    assert.equal(kubeConfigSource({ KUBECONFIG: '/k' }, none), '$KUBECONFIG /k');
-    assert.equal(
-      kubeConfigSource({ HOME: '/h' }, (p) => p === '/h/.kube/config'),
-      '/h/.kube/config',
+  test('--kubeconfig, then $KUBECONFIG, then ~/.kube/config, then the pod service account; else none', () => {
+    assert.deepEqual(clusterSource('/f', { KUBECONFIG: '/k' }, none), { from: 'flag', file: '/f' });
+    assert.deepEqual(clusterSource(undefined, { KUBECONFIG: '/k:/l' }, none), {
+      from: 'variable',
+      files: ['/k', '/l'],
+    });
+    assert.deepEqual(
+      clusterSource(undefined, { HOME: '/h' }, (p) => p === '/h/.kube/config'),
+      { from: 'default-file', file: '/h/.kube/config' },
     );
     const inPod = (p: string) => p === SERVICE_ACCOUNT_TOKEN;
+    assert.deepEqual(clusterSource(undefined, { HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, inPod), {
+      from: 'in-cluster',
+    });
     assert.equal(
-      kubeConfigSource({ HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, inPod),
-      'in-cluster service account',
+      clusterSource(undefined, { HOME: '/h' }, inPod),
+      undefined,
+      'a token without the service host is not a pod',
     );
-    assert.equal(kubeConfigSource({ HOME: '/h' }, inPod), undefined, 'a token without the service host is not a pod');
-    assert.equal(kubeConfigSource({ HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, none), undefined);
+    assert.equal(clusterSource(undefined, { HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, none), undefined);
+  });
+
+  test("none, or --context where there are no contexts: a usage error in hookkeeper's words", () => {
+    assert.throws(
+      () => requireClusterSource(undefined, undefined, { HOME: '/h' }, none),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'USAGE' &&
+        e.message ===
+          'no kubeconfig: no --kubeconfig, KUBECONFIG is not set, no /h/.kube/config, and not in a pod; give --kubeconfig FILE or set KUBECONFIG',
+    );
+    const inPod = (p: string) => p === SERVICE_ACCOUNT_TOKEN;
+    assert.throws(
+      () => requireClusterSource(undefined, 'prod', { HOME: '/h', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, inPod),
+      /^AppError: --context prod: no kubeconfig to choose a context from: the cluster is the pod's service account/,
+    );
   });
 });

@@ -16,6 +16,7 @@ interface AuditFlags {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  allNamespaces?: boolean;
   config?: string;
   stuckAfter: string;
   output: string;
@@ -33,13 +34,18 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     )
     .option('--context <name>', 'kubeconfig context to use')
     .option('-n, --namespace <ns>', 'audit one namespace (default: all namespaces)')
+    .option('-A, --all-namespaces', "audit every namespace: the default, not the kubeconfig context's namespace")
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option(
       '--stuck-after <duration>',
       'a deletion held by hooks for longer than this is stuck (e.g. 90s, 30m, 2h)',
       '30m',
     )
-    .option('--output <format>', `output format: ${describeFormats(AUDIT_FORMATS)}; reports as a YAML stream`, 'text')
+    .option(
+      '-o, --output <format>',
+      `output format: ${describeFormats(AUDIT_FORMATS)}; reports as a YAML stream`,
+      'text',
+    )
     .addHelpText(
       'after',
       [
@@ -67,6 +73,11 @@ function progress(io: CliIO): ((p: AuditProgress) => void) | undefined {
 async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
   const onProgress = progress(io);
   try {
+    if (flags.allNamespaces && flags.namespace !== undefined)
+      throw new AppError(
+        'USAGE',
+        '-A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)',
+      );
     const output = flags.output;
     if (!isFormat(AUDIT_FORMATS, output))
       throw new AppError('USAGE', `--output must be one of ${formatNames(AUDIT_FORMATS).join(', ')}, got "${output}"`);

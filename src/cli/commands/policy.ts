@@ -6,8 +6,10 @@ import type { Command } from 'commander';
 import { AppError, describeError, type Problem } from '../../errors.js';
 import { ExitCode, exitCodeFor, write } from '../io.js';
 import type { CliIO } from '../io.js';
+import { collect } from '../flags.js';
 
 interface CheckFlags {
+  filename: string[];
   output: string;
 }
 
@@ -15,40 +17,79 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
   const group = program.command('policy').description('work with policy files');
   group
     .command('check')
-    .description('check a policy file as serve would load it: exit 0 when valid, 2 with every problem listed when not')
-    .argument('<file>', 'the policy file')
-    .option('-o, --output <format>', 'text or json', 'text')
-    .action(async (file: string, flags: CheckFlags) => {
-      done(await check(file, flags, io));
+    .description(
+      'check policy files as serve would load them: exit 0 when all are valid, 2 with every problem listed when not',
+    )
+    .argument('[file...]', 'policy files; - for stdin')
+    .option('-f, --filename <file>', 'a policy file after the positional ones, - for stdin (repeatable)', collect, [])
+    .option('-o, --output <format>', 'text, or json (one object for one file, an array of them for several)', 'text')
+    .action(async (files: string[], flags: CheckFlags) => {
+      done(await checkAll([...files, ...flags.filename], flags, io));
     });
 }
 
-async function check(file: string, flags: CheckFlags, io: CliIO): Promise<number> {
+interface Checked {
+  file: string;
+  valid: boolean;
+  problems: readonly Problem[];
+}
+
+async function checkAll(files: readonly string[], flags: CheckFlags, io: CliIO): Promise<number> {
   if (flags.output !== 'text' && flags.output !== 'json') {
     write(io.stderr, `hookkeeper policy check: --output must be text or json, got "${flags.output}"`);
     return ExitCode.Usage;
   }
+  if (files.length === 0) {
+    write(io.stderr, 'hookkeeper policy check: give a policy file (a path, -f FILE, or - for stdin)');
+    return ExitCode.Usage;
+  }
+  if (files.filter((f) => f === '-').length > 1) {
+    write(io.stderr, 'hookkeeper policy check: stdin (-) may be given once');
+    return ExitCode.Usage;
+  }
+  const results: Checked[] = [];
+  for (const file of files) {
+    const checked = await check(file, io);
+    if (typeof checked === 'number') return checked;
+    results.push(checked);
+  }
+  if (flags.output === 'json') {
+    write(io.stdout, JSON.stringify(results.length === 1 ? results[0] : results, null, 2));
+  } else {
+    for (const { file, problems } of results) {
+      if (problems.length === 0) {
+        write(io.stdout, `${file}: valid`);
+        continue;
+      }
+      for (const p of problems) write(io.stdout, problemLine(p, file));
+      write(io.stdout, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+    }
+  }
+  return results.every((r) => r.valid) ? ExitCode.Ok : ExitCode.Usage;
+}
+
+/** One file's problems, or the exit code of a fault that is not a problem of the policy (reported here). */
+async function check(file: string, io: CliIO): Promise<Checked | number> {
+  const name = file === '-' ? 'stdin' : file;
   let problems: readonly Problem[] = [];
   try {
     const { loadPolicyFile } = await import('../../config/load.js');
     // Read relative to the working directory, reported as the user named it.
-    await loadPolicyFile(file, (f) => readFile(resolve(io.cwd, f)));
+    await loadPolicyFile(name, (f) => (file === '-' ? readStream(io.stdin) : readFile(resolve(io.cwd, f))));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'CONFIG_INVALID') {
       write(io.stderr, `hookkeeper policy check: ${describeError(err)}`);
       return exitCodeFor(err);
     }
-    problems = err.problems.length > 0 ? err.problems : [{ file, message: err.message }];
+    problems = err.problems.length > 0 ? err.problems : [{ file: name, message: err.message }];
   }
-  if (flags.output === 'json') {
-    write(io.stdout, JSON.stringify({ file, valid: problems.length === 0, problems }, null, 2));
-  } else if (problems.length === 0) {
-    write(io.stdout, `${file}: valid`);
-  } else {
-    for (const p of problems) write(io.stdout, problemLine(p, file));
-    write(io.stdout, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
-  }
-  return problems.length === 0 ? ExitCode.Ok : ExitCode.Usage;
+  return { file: name, valid: problems.length === 0, problems };
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
 }
 
 /** "file:line path: message", as compilers and linters print, so editors and CI annotate the line. */

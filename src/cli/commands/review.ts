@@ -1,7 +1,11 @@
 // `hookkeeper review`: AdmissionReview JSON in on stdin, response AdmissionReview(s) out, through the same
 // parse -> handle -> respond path the server uses. For scripts, CI and debugging a live denial.
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { collect } from '../flags.js';
 import type { Webhook } from '../../admission/handle.js';
+import { isRecord } from '../../core/guards.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { readLines, type Lines } from '../../lines.js';
@@ -9,6 +13,7 @@ import { cliPolicy } from '../policy.js';
 import { MAX_BODY_BYTES } from '../../server/body.js';
 
 interface ReviewFlags {
+  filename: string[];
   config?: string;
   mutate?: boolean;
   validate?: boolean;
@@ -18,8 +23,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
   program
     .command('review')
     .description(
-      'read AdmissionReview JSON on stdin (one document, or one per line) and write the responses, one per line',
+      'read AdmissionReview JSON (one document, or one per line) from files or stdin and write the responses, one per line',
     )
+    .argument('[file...]', 'files to read, in order; - (or none at all) for stdin')
+    .option('-f, --filename <file>', 'a file to read after the positional ones, - for stdin (repeatable)', collect, [])
     .option('--config <file>', 'policy file (default: $HOOKKEEPER_CONFIG, else the embedded default policy)')
     .option('--mutate', 'answer as the mutating webhook (/mutate) only')
     .option('--validate', 'answer as the validating webhook (/validate) only')
@@ -30,8 +37,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
         '(a line that is not an AdmissionReview, or cannot be evaluated, is reported with its line number; the others are\n' +
         'still answered).',
     )
-    .action(async (flags: ReviewFlags) => {
-      done(await review(flags, io));
+    .action(async (files: string[], flags: ReviewFlags) => {
+      done(await review([...files, ...flags.filename], flags, io));
     });
 }
 
@@ -39,7 +46,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
  * Splits stdin into JSON documents: the whole text if it is one document, else one per non-empty line. A line
  * (or the whole text, read as one document) may be at most MAX_BODY_BYTES, the webhook's own request limit.
  */
-export function splitDocuments(input: Lines): Array<{ line: number; value?: unknown; error?: string }> {
+export function splitDocuments(
+  input: Lines,
+  source = 'stdin',
+): Array<{ line: number; value?: unknown; error?: string }> {
   if (input.bytes <= MAX_BODY_BYTES) {
     try {
       return [{ line: 1, value: JSON.parse(input.lines.join('\n')) as unknown }];
@@ -55,7 +65,7 @@ export function splitDocuments(input: Lines): Array<{ line: number; value?: unkn
     return [
       {
         line: first + 1,
-        error: `stdin holds ${input.bytes} bytes, more than the ${MAX_BODY_BYTES / 1024 / 1024} MiB a single AdmissionReview may have, and is not one AdmissionReview per line`,
+        error: `${source} holds ${input.bytes} bytes, more than the ${MAX_BODY_BYTES / 1024 / 1024} MiB a single AdmissionReview may have, and is not one AdmissionReview per line`,
       },
     ];
   }
@@ -75,6 +85,18 @@ export function splitDocuments(input: Lines): Array<{ line: number; value?: unkn
     }
   });
   return docs;
+}
+
+const FOR_MANIFESTS =
+  'review answers what the API server sends a webhook; to check manifests, run `hookkeeper validate -`';
+
+/**
+ * Whether stdin opens as YAML (a document marker, a comment or a `key:` line) rather than JSON: manifests piped to the
+ * wrong command get one line saying which command reads them, not one "not JSON" per line.
+ */
+function opensAsYaml(input: Lines): boolean {
+  const head = input.lines.find((l) => l === null || l.trim() !== '');
+  return typeof head === 'string' && !isJson(head) && /^(---|%YAML|#|[A-Za-z_"'][^:{}[\]]*:(\s|$))/.test(head);
 }
 
 function isJson(text: string): boolean {
@@ -97,6 +119,7 @@ export function answerDocuments(
   docs: ReturnType<typeof splitDocuments>,
   answer: Answer,
   io: Pick<CliIO, 'stdout' | 'stderr'>,
+  source = 'stdin',
 ): ExitCode {
   let code: ExitCode = ExitCode.Ok;
   for (const doc of docs) {
@@ -114,15 +137,33 @@ export function answerDocuments(
         why = `cannot evaluate: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
       }
     }
-    write(io.stderr, `hookkeeper review: stdin line ${doc.line}: ${why}`);
+    write(io.stderr, `hookkeeper review: ${source} line ${doc.line}: ${why}`);
     code = ExitCode.Usage;
   }
   return code;
 }
 
-async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
+/** The inputs in order: a file path, or '-' for stdin (once; no input at all means stdin). */
+function inputs(given: readonly string[]): string[] {
+  if (given.filter((f) => f === '-').length > 1) throw new AppError('USAGE', 'stdin (-) may be given once');
+  return given.length === 0 ? ['-'] : [...given];
+}
+
+/** One input's lines, at most MAX_BODY_BYTES each, as splitDocuments takes them. */
+async function readInput(file: string, io: CliIO): Promise<Lines> {
+  if (file === '-') return readLines(io.stdin, MAX_BODY_BYTES);
+  try {
+    const stream = createReadStream(resolve(io.cwd, file));
+    return await readLines(stream, MAX_BODY_BYTES);
+  } catch (cause) {
+    throw new AppError('INPUT_INVALID', `cannot read ${file}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+async function review(files: readonly string[], flags: ReviewFlags, io: CliIO): Promise<number> {
   try {
     if (flags.mutate && flags.validate) throw new AppError('USAGE', 'choose one of --mutate and --validate');
+    const sources = inputs(files);
     const webhook: Webhook = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'review';
     const policy = await cliPolicy(flags.config, io);
     const [{ handle }, { parseAdmissionReview }, { toAdmissionReview }] = await Promise.all([
@@ -130,24 +171,40 @@ async function review(flags: ReviewFlags, io: CliIO): Promise<number> {
       import('../../admission/parse.js'),
       import('../../admission/response.js'),
     ]);
-    const docs = splitDocuments(await readLines(io.stdin, MAX_BODY_BYTES));
-    if (docs.length === 0) throw new AppError('INPUT_INVALID', 'no AdmissionReview on stdin');
-    return answerDocuments(
-      docs,
-      (value) => {
-        const parsed = parseAdmissionReview(value);
-        if (!parsed.ok) return { ok: false, why: `${parsed.error}: ${parsed.problems.join('; ')}` };
-        const { result } = handle(webhook, policy, parsed.review.input);
-        return {
-          ok: true,
-          response: JSON.stringify(toAdmissionReview(parsed.review.uid, result)),
-          allowed: result.allowed,
-        };
-      },
-      io,
-    );
+    const answer: Answer = (value) => {
+      // An object of another kind (a Machine, a List): the manifest itself, meant for validate.
+      const kind = isRecord(value) ? value['kind'] : undefined;
+      if (typeof kind === 'string' && kind !== 'AdmissionReview' && isRecord(value) && 'apiVersion' in value)
+        return { ok: false, why: `a ${kind}, not an AdmissionReview: ${FOR_MANIFESTS}` };
+      const parsed = parseAdmissionReview(value);
+      if (!parsed.ok) return { ok: false, why: `${parsed.error}: ${parsed.problems.join('; ')}` };
+      const { result } = handle(webhook, policy, parsed.review.input);
+      return {
+        ok: true,
+        response: JSON.stringify(toAdmissionReview(parsed.review.uid, result)),
+        allowed: result.allowed,
+      };
+    };
+    let code: ExitCode = ExitCode.Ok;
+    for (const file of sources) {
+      const name = file === '-' ? 'stdin' : file;
+      const input = await readInput(file, io);
+      if (opensAsYaml(input))
+        throw new AppError('INPUT_INVALID', `${name} is YAML, not AdmissionReview JSON: ${FOR_MANIFESTS}`);
+      const docs = splitDocuments(input, name);
+      if (docs.length === 0)
+        throw new AppError('INPUT_INVALID', `no AdmissionReview ${file === '-' ? 'on stdin' : `in ${name}`}`);
+      code = worse(code, answerDocuments(docs, answer, io, name));
+    }
+    return code;
   } catch (err) {
     write(io.stderr, `hookkeeper review: ${describeError(err)}`);
     return exitCodeFor(err);
   }
+}
+
+/** Usage or input errors outrank a denial, which outranks all allowed. */
+function worse(a: ExitCode, b: ExitCode): ExitCode {
+  const rank = (c: ExitCode): number => (c === ExitCode.Ok ? 0 : c === ExitCode.Violations ? 1 : 2);
+  return rank(b) > rank(a) ? b : a;
 }

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { AuditLoop } from '../../audit/background.js';
 import type { RunningServer } from '../../server/serve.js';
 import type { Policy } from '../../core/policy.js';
@@ -10,7 +11,8 @@ import { AppError, describeError } from '../../errors.js';
 import { ownersToCheck } from '../../core/ownership.js';
 import { createOwnerContext, type OwnerContext } from '../../kube/owner-context.js';
 import { createParentContext, type ParentContext } from '../../kube/parent-context.js';
-import { kubeConfigSource } from '../../kube/kubeconfig-source.js';
+import { clusterSource, describeSource, noClusterMessage, requireClusterSource } from '../../kube/kubeconfig-source.js';
+import type { Logger } from '../../log.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect, duration, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
@@ -29,6 +31,8 @@ interface ServeFlags {
   reloadInterval: string;
   shutdownGrace: string;
   kubeconfig?: string;
+  context?: string;
+  cluster: boolean;
   lookupBudget?: string;
   auditInterval?: string;
   stuckAfter: string;
@@ -55,7 +59,12 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--shutdown-grace <seconds>', 'how long in-flight requests may finish after SIGTERM', '20')
     .option(
       '--kubeconfig <file>',
-      'credentials for hook owners through RBAC and parent lookups (default: $KUBECONFIG, else ~/.kube/config, else in-cluster; none: the policy registry alone decides hook ownership)',
+      'the cluster asked about hook owners (RBAC grants) and parents (default: $KUBECONFIG, else ~/.kube/config, else in-cluster); logged at start',
+    )
+    .option('--context <name>', 'kubeconfig context to use')
+    .option(
+      '--no-cluster',
+      'consult no cluster, whatever kubeconfig there is: the policy registry alone decides hook ownership (removals it does not verify get unverifiedRemoval) and parent lookups fail (onMissingParent decides)',
     )
     .option(
       '--lookup-budget <ms>',
@@ -129,6 +138,55 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   }
 }
 
+function connection(flags: ServeFlags, io: CliIO): { kubeconfig?: string; context?: string } {
+  return {
+    ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+  };
+}
+
+/**
+ * The cluster serve consults for hook-owner grants and parent lookups, logged at info with why it is that one (a stale
+ * ~/.kube/config on a laptop otherwise turns removals the registry allows into "could not be checked" denials). It is
+ * loaded now, so a bad --kubeconfig or --context stops the start; with none (or --no-cluster) the loader throws and
+ * the registry decides alone.
+ */
+async function clusterFor(
+  flags: ServeFlags,
+  io: CliIO,
+  logger: Logger,
+): Promise<() => KubeConfig | Promise<KubeConfig>> {
+  const { kubeconfig, context } = connection(flags, io);
+  const none = (reason: string): (() => never) => {
+    logger.info(
+      { cluster: 'none', reason },
+      'no cluster consulted: the policy registry alone decides hook ownership (RBAC grants are not checked); parent lookups unavailable',
+    );
+    return () => {
+      throw new AppError('USAGE', reason);
+    };
+  };
+  if (!flags.cluster) {
+    if (flags.kubeconfig !== undefined || flags.context !== undefined)
+      throw new AppError('USAGE', '--no-cluster cannot go with --kubeconfig or --context');
+    return none('--no-cluster');
+  }
+  if (kubeconfig && !existsSync(kubeconfig))
+    throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
+  const source = clusterSource(kubeconfig, io.env);
+  if (!source) {
+    if (context !== undefined) requireClusterSource(kubeconfig, context, io.env);
+    return none(noClusterMessage(io.env));
+  }
+  // @kubernetes/client-node takes about a second to load: only a serve that has a cluster pays for it.
+  const kc = (await import('../../kube/client.js')).loadKubeConfig({ kubeconfig, context, env: io.env });
+  logger.info(
+    { cluster: kc.getCurrentCluster()?.server, context: kc.getCurrentContext(), source: describeSource(source) },
+    'consulting this cluster for hook-owner grants (RBAC) and parent lookups (--no-cluster: none)',
+  );
+  return () => kc;
+}
+
 async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<typeof stopSignal>): Promise<number> {
   const { createLogger } = await import('../../log.js');
   const logger = createLogger({ level: io.env['HOOKKEEPER_LOG_LEVEL'] ?? flags.logLevel });
@@ -142,26 +200,14 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       throw new AppError('USAGE', '--tls-cert and --tls-key go together');
     if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
     const configFile = policyFile(flags.config, io);
-    const kubeconfig = flags.kubeconfig ? resolve(io.cwd, flags.kubeconfig) : undefined;
-    if (kubeconfig && !existsSync(kubeconfig))
-      throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
-    // @kubernetes/client-node takes about a second to load: it is imported, and credentials are loaded, at start-up
-    // for hook owners through RBAC (no credentials: the registry alone decides), by the parent lookups only if the
-    // policy (now or after a reload) has child rules, and for the background audit.
-    const loadKubeConfig = async () =>
-      (await import('../../kube/client.js')).loadKubeConfig(kubeconfig ? { kubeconfig } : {});
+    const loadKubeConfig = await clusterFor(flags, io, logger);
     const budget =
       flags.lookupBudget === undefined ? {} : { budgetMs: wholeNumber('--lookup-budget', flags.lookupBudget) };
     const context = createParentContext({ loadKubeConfig, ...budget, logger: logger.child({ component: 'parents' }) });
     parents = context;
     let policyInForce: Policy | undefined;
     const ownerContext = createOwnerContext({
-      // No cluster configured (client-node would make one up at localhost:8080): no ownership fact: the registry decides alone.
-      loadKubeConfig: () => {
-        if (!kubeconfig && kubeConfigSource(io.env) === undefined)
-          throw new AppError('USAGE', 'no kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster');
-        return loadKubeConfig();
-      },
+      loadKubeConfig,
       ...budget,
       logger: logger.child({ component: 'hook-owners' }),
       ownersToCheck: (input) => (policyInForce ? ownersToCheck(policyInForce, input) : []),
@@ -171,6 +217,8 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
+    if (auditIntervalMs !== undefined && !flags.cluster)
+      throw new AppError('USAGE', '--audit-interval audits a cluster: it cannot go with --no-cluster');
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
     // The server (express, prom-client) is loaded by this command only, not by every CLI invocation.
@@ -208,7 +256,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
         import('../../kube/lister.js'),
         import('../../audit/background.js'),
       ]);
-      const cluster = await connect({ ...(kubeconfig ? { kubeconfig } : {}), env: io.env });
+      const cluster = await connect({ ...connection(flags, io), env: io.env });
       const first = policyInForce;
       audit = startBackgroundAudit({
         intervalMs: auditIntervalMs,

@@ -44,7 +44,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       '--config <file>',
       "policy file whose default-hook rules the mutating webhook's matchCondition selects (default: $HOOKKEEPER_CONFIG, else the embedded default policy)",
     )
-    .option('--output <format>', 'yaml (multi-document) or json (a v1 List)', 'yaml')
+    .option('-o, --output <format>', 'yaml (multi-document) or json (a v1 List)', 'yaml')
     .action(async (flags: RenderFlags) => {
       done(await render(flags, io));
     });

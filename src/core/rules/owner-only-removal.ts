@@ -194,14 +194,17 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       continue;
     }
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
+    // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
     if (grantsUnknown(ownership, owner)) {
+      const what =
+        access === 'unknown'
+          ? `whether an RBAC grant protects it (hookkeeper has not listed the cluster's RBAC) or lets ${quote(user.username)} act for it could not be checked`
+          : `whether an RBAC grant protects it could not be checked (hookkeeper has not listed the cluster's RBAC)`;
       violations.push(
         denial(
           change,
           user,
-          `no identity is registered for that owner, and whether an RBAC grant protects it could not be checked ` +
-            `(hookkeeper has not listed the cluster's RBAC), so the removal is not allowed (${breakGlassText(policy)}); ` +
-            `${unchecked}${grant()}`,
+          `no identity is registered for that owner, and ${what}, so the removal is not allowed (${breakGlassText(policy)}); ${grant()}`,
         ),
       );
       continue;
