@@ -1,11 +1,12 @@
 // `hookkeeper test DIR`: a team's own policy tested by files that name a request and the verdict, messages,
 // warnings and hooks it must end with. Exit 0 all pass, 1 some fail, 2 a test file (or what it names) is unusable.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
+import { docSection } from '../helpers/docs.js';
 
 async function dirWith(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'hk-policy-test-'));
@@ -83,6 +84,27 @@ describe('hookkeeper test: the worked example', () => {
       r.stdout,
     );
     assert.equal(r.stderr, '');
+  });
+
+  test("docs/cli.md's example: its output lines are the example's, its YAML is the storage test file's", async () => {
+    const section = docSection('docs/cli.md', "## `hookkeeper test`: a policy's own tests");
+    const r = await cli(['test', 'examples/policy-tests']);
+    const shown = /```\n\$ hookkeeper test examples\/policy-tests\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = shown.split('\n').filter((l) => l !== '' && l !== '...');
+    assert.ok(lines.length >= 3, section);
+    for (const line of lines) assert.ok(r.stdout.split('\n').includes(line), `not in the output: ${line}`);
+    // Each line of the YAML shown, comments aside, is a line of the storage test file, in order.
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const file = (await readFile('examples/policy-tests/storage.hookkeeper-test.yaml', 'utf8')).split('\n');
+    let at = 0;
+    for (const line of yaml
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, ''))
+      .filter((l) => l.trim() !== '')) {
+      const found = file.findIndex((l, i) => i >= at && l.replace(/\s+#.*$/, '') === line);
+      assert.ok(found !== -1, `not in examples/policy-tests/storage.hookkeeper-test.yaml (in order): ${line}`);
+      at = found + 1;
+    }
   });
 });
 
