@@ -256,6 +256,68 @@ ${ALICE_REMOVES}    expect: {allowed: true}
   });
 });
 
+describe('hookkeeper test: finding test files and hooks of every carrier', () => {
+  test('*.hookkeeper-test.yml counts, hidden directories do not, a file named on the command line runs', async () => {
+    const one = (name: string): string =>
+      suite(`  - name: ${name}\n    object: new.yaml\n    expect: {allowed: true}\n`);
+    const cwd = await dirWith(
+      files({
+        // Paths are relative to the test file.
+        'sub/a.hookkeeper-test.yml': one('yml')
+          .replace('policy.yaml', '../policy.yaml')
+          .replace('new.yaml', '../new.yaml'),
+        '.hidden/b.hookkeeper-test.yaml': one('hidden'),
+        'named.yaml': one('named'),
+      }),
+    );
+    const r = await cli(['test', '.', 'named.yaml'], { cwd });
+    assert.equal(r.code, 0, r.stdout);
+    assert.deepEqual(
+      r.stdout.split('\n').filter((l) => l.startsWith('PASS')),
+      ['PASS sub/a.hookkeeper-test.yml:5 yml', 'PASS named.yaml:5 named'],
+    );
+  });
+
+  test('a Cluster API Machine: the hooks are its annotations, read per stage', async () => {
+    const cwd = await dirWith({
+      'policy.yaml': `apiVersion: hookkeeper.io/v1alpha1
+kind: Policy
+defaultHooks:
+  - name: drain-volumes
+    match: {kinds: [{group: cluster.x-k8s.io, kind: Machine}]}
+    stage: preTerminate
+    hook: {name: volumes, owner: team/storage}
+`,
+      'capi.hookkeeper-test.yaml': `apiVersion: hookkeeper.io/v1alpha1
+kind: PolicyTest
+policy: policy.yaml
+cases:
+  - name: a Cluster API Machine gets the annotation
+    object:
+      apiVersion: cluster.x-k8s.io/v1beta1
+      kind: Machine
+      metadata:
+        name: m-0
+        namespace: default
+        annotations: {pre-drain.delete.hook.machine.cluster.x-k8s.io/etcd: team/etcd}
+      spec: {clusterName: c}
+    expect:
+      allowed: true
+      hooks:
+        preDrain: [{name: etcd, owner: team/etcd}]
+        preTerminate: [{name: volumes, owner: team/storage}, {name: other, owner: team/x}]
+`,
+    });
+    const r = await cli(['test', '.'], { cwd });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stdout,
+      /\n {2}expected preTerminate hooks \[volumes \(team\/storage\), other \(team\/x\)\], got \[volumes \(team\/storage\)\]\n/,
+    );
+    assert.doesNotMatch(r.stdout, /preDrain hooks/);
+  });
+});
+
 describe('hookkeeper test: identity and RBAC grants', () => {
   test('a grant naming the owner lets its subject remove the hook; without grants the registry decides, noted', async () => {
     const remove = `    oldObject: old.yaml
