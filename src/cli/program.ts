@@ -8,6 +8,7 @@ import { register as certs } from './commands/certs.js';
 import { register as policy } from './commands/policy.js';
 import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
+import { register as policyTest } from './commands/test.js';
 import { register as validate } from './commands/validate.js';
 import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
@@ -24,6 +25,7 @@ const COMMANDS: readonly Register[] = [
   validate,
   audit,
   policy,
+  policyTest,
   certs,
   webhookConfig,
   admissionPolicy,

@@ -1,0 +1,322 @@
+// Reading one test file: YAML with positions -> schema (ajv, every error) -> what a schema cannot say -> the
+// objects and the policy it names. Every problem comes back at once, as "file:line path: message".
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { metadata } from '../core/guards.js';
+import { escapePointerToken } from '../core/pointer.js';
+import type { Policy } from '../core/policy.js';
+import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
+import { displayPath } from '../config/paths.js';
+import { parsePolicy } from '../config/load.js';
+import { nearest } from '../config/suggest.js';
+import { parseYamlDocuments, type YamlDocument } from '../config/yaml.js';
+import { AppError, type Problem } from '../errors.js';
+import { fsReason } from './discover.js';
+import { TEST_SCHEMA, type Expectation, type Grant, type Identity, type TestCase, type TestFile } from './schema.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+const validateSchema = ajv.compile<TestFile>(TEST_SCHEMA);
+
+export interface LoadedCase {
+  name: string;
+  /** The line the case starts on. */
+  line: number;
+  operation: Operation;
+  kind: GroupVersionKind;
+  object: KubeObject | null;
+  oldObject: KubeObject | null;
+  identity: Identity | undefined;
+  /** The case's grants, else the file's; undefined when neither declares any (RBAC not modelled). */
+  grants: readonly Grant[] | undefined;
+  expect: Expectation;
+}
+
+export interface LoadedFile {
+  file: string;
+  /** The policy file as named from the working directory, once the file names one. */
+  policyFile?: string;
+  policy?: Policy;
+  cases: LoadedCase[];
+  /** Anything that keeps the file from running; non-empty means no case of it ran. */
+  problems: Problem[];
+}
+
+/** Policies by absolute path: several test files usually share one. */
+export type PolicyCache = Map<string, Promise<Policy | Problem[]>>;
+
+/** A schema error in the user's terms, as the policy loader words them: a constant's value, the nearest known key. */
+function schemaMessage(e: ErrorObject, unknown: string | undefined): string {
+  if (unknown !== undefined) {
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const near = nearest(unknown, known);
+    return near === undefined
+      ? `unknown key ${JSON.stringify(unknown)} (known keys: ${known.join(', ')})`
+      : `unknown key ${JSON.stringify(unknown)}: did you mean ${JSON.stringify(near)}?`;
+  }
+  if (e.keyword === 'const') return `must be ${JSON.stringify(e.params['allowedValue'])}`;
+  if (e.keyword === 'enum')
+    return `${e.message ?? 'is invalid'}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
+  if (e.keyword === 'type') return `must be ${String(e.params['type']).split(',').join(' or ')}`;
+  return e.message ?? 'is invalid';
+}
+
+/** A path relative to a test file, as named from the working directory. */
+function beside(testFile: string, path: string): string {
+  return isAbsolute(path) ? path : join(dirname(testFile), path);
+}
+
+function gvkOf(object: KubeObject): GroupVersionKind | undefined {
+  const apiVersion = object['apiVersion'];
+  const kind = object['kind'];
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || apiVersion === '' || kind === '') return undefined;
+  const slash = apiVersion.lastIndexOf('/');
+  return {
+    group: slash === -1 ? '' : apiVersion.slice(0, slash),
+    version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
+    kind,
+  };
+}
+
+const isMapping = (v: unknown): v is KubeObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function loadTestFile(file: string, cwd: string, policies: PolicyCache): Promise<LoadedFile> {
+  const fail = (problems: Problem[]): LoadedFile => ({ file, cases: [], problems });
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, file), 'utf8');
+  } catch (err) {
+    return fail([{ file, message: `cannot read: ${fsReason(err)}` }]);
+  }
+  let docs: YamlDocument[];
+  try {
+    docs = parseYamlDocuments(text, file, { lines: 'key', duplicateKeys: 'report', merge: true });
+  } catch (err) {
+    if (err instanceof AppError)
+      return fail(err.problems.length > 0 ? [...err.problems] : [{ file, message: err.message }]);
+    throw err;
+  }
+  if (docs.length !== 1)
+    return fail([{ file, message: `expected one YAML document (a PolicyTest), found ${docs.length}` }]);
+  const doc = docs[0] as YamlDocument;
+  const problems: Problem[] = [];
+  const at = (pointer: string, message: string, line = doc.lineOf(pointer)): Problem => {
+    const shown = displayPath(pointer);
+    return { file, ...(shown === '' ? {} : { path: shown }), message, ...(line === undefined ? {} : { line }) };
+  };
+  for (const d of doc.duplicateKeys ?? []) {
+    const key = String(d.keys[d.keys.length - 1]);
+    const pointer = d.keys.map((k) => `/${escapePointerToken(String(k))}`).join('');
+    problems.push(at(pointer, `duplicate key ${JSON.stringify(key)} (first at line ${d.firstLine})`, d.line));
+  }
+  const schemaPaths: string[] = [];
+  if (!validateSchema(doc.value)) {
+    for (const e of validateSchema.errors ?? []) {
+      // An unknown key is reported at the key itself, not at the object holding it.
+      const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
+      const path = unknown === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(unknown)}`;
+      schemaPaths.push(path);
+      problems.push(at(path, schemaMessage(e, unknown)));
+    }
+  }
+  const sound = (pointer: string): boolean => !schemaPaths.some((p) => p === pointer || p.startsWith(`${pointer}/`));
+  // Past the schema, read only what passed it: a case with a schema error is not checked further.
+  const raw = (isMapping(doc.value) ? doc.value : {}) as Partial<TestFile>;
+  const cases: LoadedCase[] = [];
+  const firstByName = new Map<string, number>();
+  const list = Array.isArray(raw.cases) ? raw.cases : [];
+  const fileGrants = sound('/grants') ? raw.grants : undefined;
+  if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
+  for (const [i, c] of list.entries()) {
+    const base = `/cases/${i}`;
+    if (!sound(base)) continue;
+    const line = doc.lineOf(base) ?? doc.line;
+    const first = firstByName.get(c.name);
+    if (first !== undefined)
+      problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
+    else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
+    const loaded = await loadCase(c, base, line, file, cwd, at);
+    problems.push(...loaded.problems);
+    if (loaded.case) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
+  }
+  let policyFile: string | undefined;
+  let policy: Policy | undefined;
+  if (typeof raw.policy === 'string' && sound('/policy')) {
+    policyFile = beside(file, raw.policy);
+    const got = await policyAt(policyFile, cwd, policies);
+    if (Array.isArray(got)) problems.push(...got.map((p) => (p.file === undefined ? at('/policy', p.message) : p)));
+    else policy = got;
+  }
+  // In file order, as the policy loader lists them (a problem without a line first); the policy's own after.
+  const ordered = problems
+    .map((p, i) => ({ p, i }))
+    .sort(
+      (a, b) => Number(a.p.file !== file) - Number(b.p.file !== file) || (a.p.line ?? 0) - (b.p.line ?? 0) || a.i - b.i,
+    )
+    .map(({ p }) => p);
+  return {
+    file,
+    ...(policyFile === undefined ? {} : { policyFile }),
+    ...(policy ? { policy } : {}),
+    cases,
+    problems: ordered,
+  };
+}
+
+type At = (pointer: string, message: string) => Problem;
+
+/** A ServiceAccount subject has a namespace; a User or Group has none (RBAC refuses such a binding). */
+function grantProblems(grants: readonly Grant[], base: string, at: At): Problem[] {
+  const out: Problem[] = [];
+  grants.forEach((g, j) => {
+    const path = `${base}/${j}/subject`;
+    if (g.subject.kind === 'ServiceAccount' && g.subject.namespace === undefined)
+      out.push(at(path, 'a ServiceAccount subject needs its namespace'));
+    if (g.subject.kind !== 'ServiceAccount' && g.subject.namespace !== undefined)
+      out.push(at(`${path}/namespace`, `a ${g.subject.kind} subject has no namespace`));
+  });
+  return out;
+}
+
+/** The operation a case's objects make: both is an UPDATE, a new object alone a CREATE, an old one alone a DELETE. */
+function operationOf(c: TestCase): Operation | undefined {
+  if (c.object !== undefined && c.oldObject !== undefined) return 'UPDATE';
+  if (c.object !== undefined) return 'CREATE';
+  if (c.oldObject !== undefined) return 'DELETE';
+  return undefined;
+}
+
+const NEEDS: Record<'CREATE' | 'UPDATE' | 'DELETE', string> = {
+  CREATE: 'object and no oldObject',
+  UPDATE: 'object and oldObject',
+  DELETE: 'oldObject and no object',
+};
+
+async function loadCase(
+  c: TestCase,
+  base: string,
+  line: number,
+  file: string,
+  cwd: string,
+  at: At,
+): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
+  const problems: Problem[] = [];
+  const derived = operationOf(c);
+  if (derived === undefined) problems.push(at(base, 'give object (CREATE), oldObject (DELETE) or both (UPDATE)'));
+  else if (c.operation !== undefined && c.operation !== derived)
+    problems.push(at(`${base}/operation`, `${c.operation} needs ${NEEDS[c.operation]}`));
+  if (c.identity?.user !== undefined && c.identity.serviceAccount !== undefined)
+    problems.push(at(`${base}/identity`, 'give user or serviceAccount, not both'));
+  if (c.grants) problems.push(...grantProblems(c.grants, `${base}/grants`, at));
+  if (c.expect.allowed && c.expect.messages !== undefined)
+    problems.push(
+      at(
+        `${base}/expect/messages`,
+        'a case expected to be allowed has no denial to match: expect allowed: false, or remove messages',
+      ),
+    );
+  if (derived === 'DELETE' && c.expect.hooks !== undefined)
+    problems.push(at(`${base}/expect/hooks`, 'a DELETE leaves no object to carry hooks'));
+  const object = c.object === undefined ? null : await objectAt(c.object, `${base}/object`, file, cwd, at, problems);
+  const oldObject =
+    c.oldObject === undefined ? null : await objectAt(c.oldObject, `${base}/oldObject`, file, cwd, at, problems);
+  const subject = object ?? oldObject;
+  const kind = subject ? gvkOf(subject) : undefined;
+  if (object && oldObject && kind) {
+    const oldKind = gvkOf(oldObject);
+    const same = (a: KubeObject, b: KubeObject, key: 'namespace' | 'name'): boolean =>
+      metadata(a)[key] === metadata(b)[key];
+    if (
+      !oldKind ||
+      oldKind.group !== kind.group ||
+      oldKind.kind !== kind.kind ||
+      !same(object, oldObject, 'namespace') ||
+      !same(object, oldObject, 'name')
+    )
+      problems.push(at(`${base}/oldObject`, 'is not the same object as object (API group, kind, namespace and name)'));
+  }
+  if (problems.length > 0 || derived === undefined || !kind) return { problems };
+  return {
+    case: {
+      name: c.name,
+      line,
+      operation: derived,
+      kind,
+      object,
+      oldObject,
+      identity: c.identity,
+      expect: c.expect,
+    },
+    problems,
+  };
+}
+
+/** An object written inline, or read from the one-object file a path names; problems are added, null returned. */
+async function objectAt(
+  source: string | Record<string, unknown>,
+  pointer: string,
+  file: string,
+  cwd: string,
+  at: At,
+  problems: Problem[],
+): Promise<KubeObject | null> {
+  let object: unknown = source;
+  if (typeof source === 'string') {
+    const path = beside(file, source);
+    let text: string;
+    try {
+      text = await readFile(resolve(cwd, path), 'utf8');
+    } catch (err) {
+      problems.push(at(pointer, `cannot read ${path}: ${fsReason(err)}`));
+      return null;
+    }
+    let docs: YamlDocument[];
+    try {
+      docs = parseYamlDocuments(text, path, { merge: true });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      problems.push(...(err.problems.length > 0 ? err.problems : [{ file: path, message: err.message }]));
+      return null;
+    }
+    if (docs.length !== 1) {
+      problems.push(at(pointer, `${path} holds ${docs.length} YAML documents; a case names a file holding one object`));
+      return null;
+    }
+    object = (docs[0] as YamlDocument).value;
+  }
+  const what = typeof source === 'string' ? beside(file, source) : 'the object';
+  if (!isMapping(object)) {
+    problems.push(at(pointer, `${what} is not a Kubernetes object (a mapping)`));
+    return null;
+  }
+  if (!gvkOf(object)) {
+    problems.push(at(pointer, `${what} has no apiVersion and kind`));
+    return null;
+  }
+  return object;
+}
+
+/** The policy at a path, loaded once per run with the loader `serve` uses; its problems name its own file and lines. */
+function policyAt(path: string, cwd: string, policies: PolicyCache): Promise<Policy | Problem[]> {
+  const key = resolve(cwd, path);
+  let got = policies.get(key);
+  if (!got) {
+    got = (async () => {
+      let text: string;
+      try {
+        text = await readFile(key, 'utf8');
+      } catch (err) {
+        return [{ message: `cannot read ${path}: ${fsReason(err)}` }];
+      }
+      try {
+        return parsePolicy(text, path);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'CONFIG_INVALID')
+          return err.problems.length > 0 ? [...err.problems] : [{ file: path, message: err.message }];
+        throw err;
+      }
+    })();
+    policies.set(key, got);
+  }
+  return got;
+}
