@@ -92,6 +92,25 @@ const RENAMED: Readonly<Record<string, string>> = {
  */
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 
+/** `('<pattern>')`: a matches() argument that is one string literal (no escaped quote in it). */
+const LITERAL_ARGUMENT = /^\(\s*('[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")\s*\)/;
+
+/**
+ * cel-go compiles a constant pattern with the expression and refuses the expression when RE2 refuses the pattern
+ * ("invalid matches argument"); a pattern computed at evaluation fails only then.
+ */
+function checkLiteralPattern(rest: string): void {
+  const m = LITERAL_ARGUMENT.exec(rest);
+  if (!m) return;
+  const pattern = new Environment().evaluate(m[1] as string);
+  if (typeof pattern !== 'string') return;
+  try {
+    RE2JS.compile(pattern);
+  } catch (e) {
+    throw new Error(`invalid matches argument ${m[1] as string}: ${(e as Error).message}`);
+  }
+}
+
 export function prepare(expression: string): string {
   let out = '';
   const messageDepths: number[] = [];
@@ -124,6 +143,7 @@ export function prepare(expression: string): string {
         out += `'${word}'`;
       } else if (before.endsWith('.') && RENAMED[word] !== undefined && expression[i + word.length] === '(') {
         out += RENAMED[word];
+        if (word === 'matches') checkLiteralPattern(expression.slice(i + word.length));
       } else {
         out += word;
       }
