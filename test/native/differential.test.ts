@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { parsePolicy } from '../../src/config/load.js';
 import { renderNativePolicies } from '../../src/native/render.js';
 import { compilePolicies } from './evaluator/admission.js';
-import { caseArb, policyDocument } from './differential/arbitraries.js';
+import { CHUNK } from '../../src/core/cel/naming.js';
+import { caseArb, largeStageArb, policyDocument } from './differential/arbitraries.js';
 import { compare, type Subject } from './differential/compare.js';
 
 /** Reviews per seed: with the fixed seeds and one random, at least 50,000 per run. */
@@ -67,4 +68,30 @@ describe('the webhook and the native policies agree on generated reviews', () =>
   const given = process.env['HOOKKEEPER_FUZZ_SEED'];
   const seed = given === undefined ? Date.now() % 2 ** 31 : Number(given);
   test(`seed ${seed} (${given === undefined ? 'new this run' : 'from HOOKKEEPER_FUZZ_SEED'})`, () => run(seed));
+});
+
+describe('stages past one slice of the native naming check agree too', () => {
+  // hook-count off: a stage of thousands of hooks reaches the naming check's later slices.
+  const doc = { ...fc.sample(policyDocument, { seed: 1, numRuns: 1 })[0] };
+  const policy = parsePolicy(
+    JSON.stringify({
+      ...doc,
+      enforcement: { ...doc.enforcement, 'hook-count': 'off', 'hook-naming': 'deny' },
+      maxHooksPerStage: 1000,
+    }),
+    'large-stages.yaml',
+  );
+  const { objects, divergences } = renderNativePolicies(policy, { k8sVersion: '1.36' });
+  const subject: Subject = { policy, compiled: compilePolicies(objects), divergences };
+  for (const seed of [...FIXED_SEEDS, Date.now() % 2 ** 31]) {
+    test(`seed ${seed}`, () => {
+      fc.assert(
+        fc.property(largeStageArb(CHUNK), (input) => {
+          const verdict = compare(subject, input);
+          if (!verdict.agree) assert.fail(verdict.differences.join('\n').slice(0, 4000));
+        }),
+        { seed, numRuns: 6, includeErrorInReport: true },
+      );
+    });
+  }
 });

@@ -324,3 +324,43 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
         }),
     );
 }
+
+/**
+ * A Machine with a stage past one CHUNK of native naming checks (1,200 hooks: src/core/cel/naming.ts), with a few
+ * bad names anywhere in it, stored or new: what only the later slices of the check see.
+ */
+export function largeStageArb(chunk: number): fc.Arbitrary<ReviewInput> {
+  return fc
+    .record({
+      size: fc.integer({ min: chunk - 10, max: 2 * chunk + 50 }),
+      bad: fc.array(fc.tuple(fc.nat(), fc.constantFrom('ab', 'bad name!', 'a'.repeat(257))), { maxLength: 3 }),
+      storedBad: fc.array(fc.nat(), { maxLength: 2 }),
+      operation: fc.constantFrom('CREATE', 'UPDATE'),
+      stage: fc.constantFrom(...STAGES),
+    })
+    .map(({ size, bad, storedBad, operation, stage }): ReviewInput => {
+      const hooks = Array.from({ length: size }, (_, i) => ({ stage, name: `Hook${i}`, owner: OWNERS.storage }));
+      const stored = hooks.map((h) => ({ ...h }));
+      for (const [at, name] of bad) (hooks[at % size] as RawHook).name = name;
+      // Stored violations are ratcheted: kept in the new object too, where no bad name replaced them.
+      for (const at of storedBad) {
+        const name = `bad stored ${at % size}`;
+        (stored[at % size] as RawHook).name = name;
+        if ((hooks[at % size] as RawHook).name.startsWith('Hook')) (hooks[at % size] as RawHook).name = name;
+      }
+      const carrier = CARRIERS[0] as HookCarrier;
+      const opts = { bareKey: false, deleting: false, finalizers: true };
+      const object = objectOf(carrier, 'v1beta1', 'team-a', hooks, { role: 'worker' }, opts);
+      return {
+        operation,
+        kind: { group: carrier.group, version: 'v1beta1', kind: carrier.kind },
+        namespace: 'team-a',
+        name: 'm-0',
+        object,
+        oldObject:
+          operation === 'UPDATE' ? objectOf(carrier, 'v1beta1', 'team-a', stored, { role: 'worker' }, opts) : null,
+        userInfo: { username: 'bob', groups: ['system:authenticated'] },
+        dryRun: false,
+      };
+    });
+}
