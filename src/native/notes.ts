@@ -2,11 +2,13 @@
 // sentence, and for a difference of verdict the requests it concerns (a predicate over the review), so no divergence
 // is silent (render prints the sentences; the README lists them) and the e2e corpus excuses a difference only where
 // a divergence covers that very request.
-import { carrierFor, wellFormed } from '../core/carriers.js';
+import { celCarrier } from '../core/cel/carrier.js';
+import { CARRIERS, carrierFor, wellFormed } from '../core/carriers.js';
 import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { ReviewInput, RuleId } from '../core/types.js';
+import { reachable } from './validating.js';
 
 export interface Divergence {
   /**
@@ -21,6 +23,11 @@ export interface Divergence {
    * absent: only the words differ (messages, warnings, audit keys), never the verdict.
    */
   verdictDiffers?: (input: ReviewInput) => boolean;
+  /**
+   * For a divergence of words only: the requests on which native mode's denial or warnings may be worded otherwise
+   * than the webhook's (only where `rule` decides them); absent: words that differ on every request, or none.
+   */
+  wordsDiffer?: (input: ReviewInput) => boolean;
 }
 
 /** The sentence render prints for a divergence. */
@@ -34,8 +41,17 @@ function hooksOf(input: ReviewInput, which: 'object' | 'oldObject') {
   return carrier ? wellFormed(carrier.read(input[which]).hooks) : [];
 }
 
-const unregistered = (policy: Policy, owner: string): boolean =>
+const unregistered = (policy: Policy, _input: ReviewInput | undefined, owner: string): boolean =>
   owner !== '' && registeredIdentities(policy, owner) === undefined;
+
+/**
+ * An unregistered owner an RBAC grant may protect: any, unless the review carries the grants the webhook's
+ * transport indexed (then only a granted one).
+ */
+const maybeGranted = (policy: Policy, input: ReviewInput, owner: string): boolean => {
+  const ownership = input.context?.ownership;
+  return unregistered(policy, input, owner) && (!ownership?.grantsKnown || ownership.granted.has(owner));
+};
 
 /** An UPDATE removing or re-owning a hook of an owner the policy does not register (RBAC may protect it). */
 function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
@@ -44,7 +60,7 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
     const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
-    return changes.some((c) => unregistered(policy, c.old.owner));
+    return changes.some((c) => maybeGranted(policy, input, c.old.owner));
   };
 }
 
@@ -52,12 +68,15 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
  * A hook of the new object with an owner the policy does not register, that the stored object did not have in that
  * stage with that owner: what strictOwners judges (an unchanged hook passes in both).
  */
-function addsUnregistered(policy: Policy): (input: ReviewInput) => boolean {
+function addsUnregistered(
+  policy: Policy,
+  which: (policy: Policy, input: ReviewInput, owner: string) => boolean,
+): (input: ReviewInput) => boolean {
   return (input) => {
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
     const added = addedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
-    return added.some((h) => unregistered(policy, h.owner));
+    return added.some((h) => which(policy, input, h.owner));
   };
 }
 
@@ -76,6 +95,60 @@ function namesAHookTwice(input: ReviewInput): boolean {
     return false;
   };
   return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
+}
+
+/** An UPDATE removing or re-owning a hook whose denial CEL cannot word as the webhook does (the kubectl grant). */
+function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
+  // As grantVariables (src/core/cel/owner-messages.ts) decides where it can build the grant command.
+  const plain = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+  const serviceAccount = /^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+  return (input) => {
+    if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
+    const carrier = carrierFor(input.kind);
+    if (!carrier) return false;
+    const user = input.userInfo.username;
+    const worded = user.length <= 100 && (plain.test(user) || serviceAccount.test(user));
+    const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+    return changes.some((c) => !worded || unregistered(policy, input, c.old.owner));
+  };
+}
+
+/** Characters CEL's strings.quote writes otherwise than JSON: control characters without a short escape in both. */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const QUOTED_OTHERWISE = /[\u0000-\u0007\u000b\u000e-\u001f\ud800-\udfff]/;
+
+/** A request whose hook names, owners, annotation keys or user name hold such a character. */
+function quotedOtherwise(input: ReviewInput): boolean {
+  if (QUOTED_OTHERWISE.test(input.userInfo.username)) return true;
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return false;
+  return [input.object, input.operation === 'UPDATE' ? input.oldObject : null].some((o) =>
+    carrier
+      .read(o)
+      .hooks.some((h) => [h.name, h.owner, h.key].some((t) => typeof t === 'string' && QUOTED_OTHERWISE.test(t))),
+  );
+}
+
+/**
+ * The rules whose CEL reads a list carrier's index of hooks by name (CelStage.index, oldIndex), which a stage
+ * naming one hook twice fails to build: each such check fails to evaluate where the webhook judges the hooks.
+ */
+function readsNameIndex(policy: Policy): RuleId[] {
+  const listCarrier = CARRIERS.find((c) => c.format === 'list' && c.live);
+  if (!listCarrier) return [];
+  const cel = celCarrier(listCarrier);
+  const indices = new Set(cel.stages.flatMap((s) => [s.index, s.oldIndex]));
+  const out: RuleId[] = [];
+  for (const rule of RULES) {
+    if (policy.enforcement[rule.id] === 'off' || !rule.sources.includes('admission')) continue;
+    if (!rule.native || !('validating' in rule.native)) continue;
+    const { variables, validations } = rule.native.validating({ policy, cel, k8sMinor: 36 });
+    const expressions = validations.flatMap((v) => [v.expression, v.messageExpression]);
+    const all = new Map([...cel.variables, ...variables].map((v) => [v.name, v.expression]));
+    const read = [...expressions, ...reachable(all, expressions).map((v) => `variables.${v.name}`)];
+    if (read.some((e) => [...indices].some((i) => e.includes(i)))) out.push(rule.id);
+  }
+  return out;
 }
 
 export function divergences(policy: Policy): Divergence[] {
@@ -103,12 +176,14 @@ export function divergences(policy: Policy): Divergence[] {
     out.push({
       rule: 'owner-only-removal',
       text: 'the denial suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)',
+      wordsDiffer: grantUnworded(policy),
     });
     if (policy.strictOwners) {
       out.push({
         rule: 'owner-only-removal',
-        text: 'under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it; register it',
-        verdictDiffers: addsUnregistered(policy),
+        text: 'under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it, and a refusal says RBAC was not consulted; register it',
+        verdictDiffers: addsUnregistered(policy, maybeGranted),
+        wordsDiffer: addsUnregistered(policy, unregistered),
       });
     }
   }
@@ -116,6 +191,14 @@ export function divergences(policy: Policy): Divergence[] {
     out.push({
       rule: 'single-owner',
       text: 'a Machine API stage naming one hook twice, in the object or the stored object, cannot be indexed by name in CEL and is refused with CEL\'s "key already exists" error, ratcheting aside (the Machine API CRDs\' list-map key refuses such objects first); Cluster API hooks are indexed by annotation key, which is unique',
+      verdictDiffers: namesAHookTwice,
+    });
+  }
+  for (const rule of readsNameIndex(policy)) {
+    if (rule === 'single-owner') continue;
+    out.push({
+      rule,
+      text: 'a Machine API stage naming one hook twice, in the object or the stored object, cannot be indexed by name in CEL, so this check fails with CEL\'s "key already exists" error (refusing the request under deny, a warning under warn) where the webhook judges the hooks (the Machine API CRDs\' list-map key refuses such objects first)',
       verdictDiffers: namesAHookTwice,
     });
   }
@@ -128,6 +211,11 @@ export function divergences(policy: Policy): Divergence[] {
   out.push({
     rule: 'namespaces',
     text: "the native policies guard every namespace: they depend on no pod, so none has to stay open; a webhook leaves open only the namespace it runs in (webhook-config render --namespace, the Helm release's namespace, the kustomize base's hookkeeper), so in both modes a Machine there is guarded by these policies alone",
+  });
+  out.push({
+    rule: 'messages',
+    text: "values are quoted by CEL's strings.quote, which writes a control character as Go does (\\a, \\v) or unescaped, where the webhook's JSON quoting writes \\u00XX (and a lone UTF-16 surrogate \\udXXX)",
+    wordsDiffer: quotedOtherwise,
   });
   out.push({
     rule: 'messages',

@@ -112,7 +112,68 @@ describe('divergence notes', () => {
     const words = divergences(policyWith({ strictOwners: true })).filter((d) => d.verdictDiffers === undefined);
     assert.deepEqual(
       words.map((d) => d.rule),
-      ['owner-only-removal', 'owner-only-removal', 'hook-naming', 'namespaces', 'messages'],
+      ['owner-only-removal', 'owner-only-removal', 'hook-naming', 'namespaces', 'messages', 'messages'],
     );
+  });
+
+  test('a stage naming one hook twice: covered for every rule whose CEL reads the name index, single-owner on or off', () => {
+    const twice = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, { ...ETCD, owner: 'x/y' }] }));
+    const once = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, TEAM] }));
+    const off = policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'off' } });
+    for (const rule of ['hook-naming', 'owner-only-removal', 'deletion-freeze']) {
+      assert.ok(
+        covered(off, [rule], twice).some((n) => n.includes('key already exists')),
+        rule,
+      );
+      assert.deepEqual(covered(off, [rule], once), [], rule);
+    }
+    // hook-count reads no index: a list naming a hook twice is counted alike.
+    assert.deepEqual(covered(off, ['hook-count'], twice), []);
+  });
+
+  test('owners RBAC may protect: with the grants the webhook indexed, only a granted owner is covered', () => {
+    const facts = (granted: string[]): ReviewInput['context'] => ({
+      ownership: { granted: new Set(granted), access: {}, grantsKnown: true },
+    });
+    const removal = update(machine({ preDrain: [ETCD, TEAM] }), machine({ preDrain: [ETCD] }));
+    assert.equal(covered(DEFAULT_POLICY, ['owner-only-removal'], removal).length, 1);
+    assert.equal(
+      covered(DEFAULT_POLICY, ['owner-only-removal'], { ...removal, context: facts([TEAM.owner]) }).length,
+      1,
+    );
+    assert.deepEqual(covered(DEFAULT_POLICY, ['owner-only-removal'], { ...removal, context: facts([]) }), []);
+    const strict = policyWith({ strictOwners: true });
+    const create = reviewInput({ operation: 'CREATE', object: machine({ preDrain: [TEAM] }), user: USERS.machineApi });
+    assert.ok(covered(strict, ['owner-only-removal'], create).some((n) => n.includes('under strictOwners')));
+    assert.deepEqual(covered(strict, ['owner-only-removal'], { ...create, context: facts([]) }), []);
+  });
+
+  test('words: the grant suggestion and the strict-owner refusal are covered only on the requests they concern', () => {
+    const wordsOn = (policy: Policy, input: ReviewInput): string[] =>
+      divergences(policy)
+        .filter((d) => d.wordsDiffer?.(input) === true)
+        .map((d) => d.text);
+    const grant = /suggests the exact kubectl grant/;
+    const registered = update(machine({ preDrain: [ETCD, TEAM] }), machine({ preDrain: [TEAM] }));
+    const unregistered = update(machine({ preDrain: [ETCD, TEAM] }), machine({ preDrain: [ETCD] }));
+    assert.ok(!wordsOn(DEFAULT_POLICY, registered).some((t) => grant.test(t)));
+    assert.ok(wordsOn(DEFAULT_POLICY, unregistered).some((t) => grant.test(t)));
+    const upper = { ...registered, userInfo: { username: 'Alice', groups: [] } };
+    assert.ok(wordsOn(DEFAULT_POLICY, upper).some((t) => grant.test(t)));
+    const strict = policyWith({ strictOwners: true });
+    const create = reviewInput({ operation: 'CREATE', object: machine({ preDrain: [TEAM] }), user: USERS.machineApi });
+    assert.ok(wordsOn(strict, create).some((t) => /RBAC was not consulted/.test(t)));
+    const registeredOnly = reviewInput({
+      operation: 'CREATE',
+      object: machine({ preDrain: [ETCD] }),
+      user: USERS.machineApi,
+    });
+    assert.deepEqual(wordsOn(strict, registeredOnly), []);
+    // Quoting: CEL's strings.quote and JSON differ on a bell or vertical tab, not on a tab or newline.
+    const quoting = /strings\.quote/;
+    const owned = (owner: string): ReviewInput =>
+      reviewInput({ operation: 'CREATE', object: machine({ preDrain: [{ ...TEAM, owner }] }), user: USERS.machineApi });
+    assert.ok(wordsOn(DEFAULT_POLICY, owned('team/\x07bell')).some((t) => quoting.test(t)));
+    assert.ok(!wordsOn(DEFAULT_POLICY, owned('team/\ttab')).some((t) => quoting.test(t)));
   });
 });

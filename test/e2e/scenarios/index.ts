@@ -6,6 +6,7 @@ import { auditScenarios } from './audit.js';
 import { bothOutageScenarios } from './both-outage.js';
 import { capiScenarios } from './capi.js';
 import { celCostScenarios, findSizeLimit } from './cel-cost.js';
+import { celShimScenarios } from './cel-shims.js';
 import { certRotationScenarios } from './cert-rotation.js';
 import { childrenScenarios } from './children.js';
 import { corpusComparison, corpusScenarios, corpusSetup } from './corpus.js';
@@ -80,6 +81,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
             hookOwnersRbacScenarios,
             hookOwnersWebhookScenarios,
             nativeCelScenarios,
+            celShimScenarios,
           ]
         : []),
       faultScenarios,
