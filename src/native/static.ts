@@ -4,6 +4,7 @@
 // Pure: the files as values; the CLI writes them.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { stringify } from 'yaml';
 import { AppError } from '../errors.js';
 import { breakGlassText, breakGlassUser } from '../core/cel/owner-messages.js';
 import { str, stringSet } from '../core/cel/text.js';
@@ -258,4 +259,10 @@ export function manifestDirHash(
   const hash = createHash('sha256');
   for (const f of loaded) hash.update(f.content).update(new Uint8Array([0]));
   return `sha256:${hash.digest('hex')}`;
+}
+
+/** A static file's bytes, as `render --static` writes them: YAML documents with no folded lines (CEL stays one line). */
+export function staticFileText(file: StaticFile): string {
+  const text = file.documents.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
 }

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { AuditReport } from '../../src/audit/report.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/native/render.js';
@@ -35,7 +36,13 @@ const crdSet = (): CrdSet => {
 };
 
 /** Renders the static files for this plane into dir (also the root the admission configuration names). */
-async function renderStatic(dir: string, k8sVersion: string, policyFile?: string): Promise<void> {
+async function renderStatic(
+  dir: string,
+  k8sVersion: string,
+  policyFile?: string,
+  /** null: the default name, hookkeeper. */
+  webhookName: string | null = WEBHOOK_CONFIGURATION,
+): Promise<void> {
   const run = await cli([
     'admission-policy',
     'render',
@@ -45,8 +52,7 @@ async function renderStatic(dir: string, k8sVersion: string, policyFile?: string
     dir,
     '--k8s-version',
     k8sVersion,
-    '--webhook-name',
-    WEBHOOK_CONFIGURATION,
+    ...(webhookName !== null ? ['--webhook-name', webhookName] : []),
     ...(policyFile ? ['--config', policyFile] : []),
   ]);
   assert.equal(run.code, 0, run.stderr);
@@ -94,6 +100,15 @@ function createWhenServed(client: ResourceClient, machine: KubeObject): Promise<
       throw err;
     }
   });
+}
+
+/** `hookkeeper audit -o json` as break-glass (who may read /metrics), with the embedded default policy. */
+async function audit(plane: ControlPlane): Promise<AuditReport> {
+  const run = await cli(['audit', '--kubeconfig', await plane.kubeConfigFile('admin'), '--output', 'json'], {
+    env: { HOME: plane.dir },
+  });
+  assert.ok(run.code === 0 || run.code === 1, run.stderr);
+  return JSON.parse(run.stdout) as AuditReport;
 }
 
 function stageHooks(machine: KubeObject): unknown {
@@ -342,6 +357,13 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
     await machines('alice').patch(MACHINE_NAMESPACE, 'static-master-3', removeEtcdHook, { dryRun: true });
     const refusal = await rejected(() => machines('bob').patch(MACHINE_NAMESPACE, 'static-master-3', removeEtcdHook));
     assert.equal(refusal.by, 'policy', refusal.message);
+
+    // audit names the set in force and the refused reload; it is not the embedded default policy's render.
+    const report = await audit(plane);
+    const validating = report.staticAdmission?.plugins.find((p) => p.plugin === 'ValidatingAdmissionPolicy');
+    assert.equal(validating?.hash, expected);
+    assert.equal(validating?.matchesPolicy, false);
+    assert.ok((validating?.failedReloads ?? 0) > 0);
   });
 });
 
@@ -349,7 +371,7 @@ describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAd
   let plane: ControlPlane;
   before(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-static-136-'));
-    await renderStatic(dir, '1.36');
+    await renderStatic(dir, '1.36', undefined, null);
     plane = await startControlPlane({
       settings,
       crds: { ...crdSet(), name: 'test CRDs 1.36 static' },
@@ -377,5 +399,15 @@ describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAd
     const del = await api(plane, 'clusterAdmin')('DELETE', `${CRDS}/hookowners.hookkeeper.io`);
     assert.equal(del.status, 403, del.body);
     assert.match(del.body, /hookkeeper self-protection/);
+
+    // Rendered with default options from the default policy: audit recognises hookkeeper's set on both plugins.
+    const report = await audit(plane);
+    assert.deepEqual(
+      report.staticAdmission?.plugins.map((p) => [p.plugin, p.matchesPolicy]),
+      [
+        ['ValidatingAdmissionPolicy', true],
+        ['MutatingAdmissionPolicy', true],
+      ],
+    );
   });
 });

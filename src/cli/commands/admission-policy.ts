@@ -100,7 +100,7 @@ async function renderStatic(
   policy: Awaited<ReturnType<typeof cliPolicy>>,
   io: CliIO,
 ): Promise<number> {
-  const { manifestDirHash, staticManifests } = await import('../../native/static.js');
+  const { manifestDirHash, staticFileText, staticManifests } = await import('../../native/static.js');
   const { files, notes } = staticManifests(policy, {
     k8sVersion,
     root: flags.staticRoot,
@@ -113,8 +113,7 @@ async function renderStatic(
   for (const file of files) {
     const target = join(base, ...file.path.split('/'));
     await mkdir(dirname(target), { recursive: true });
-    const text = file.documents.length > 0 ? await manifestText(file.documents, 'yaml') : '';
-    const content = text.endsWith('\n') || text === '' ? text : `${text}\n`;
+    const content = staticFileText(file);
     await writeFileAtomic(target, content, { mode: 0o644 });
     const count = `${file.documents.length} object${file.documents.length === 1 ? '' : 's'}`;
     // What the API server's last_config_info metric shows once this is the only file of its plugin's directory.
