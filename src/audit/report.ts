@@ -1,5 +1,6 @@
 // The result of an audit run (`hookkeeper audit --output json`): a stable, documented shape from which the
 // table, the PolicyReports and the metrics are made.
+import type { StaticAdmissionStatus } from './static-admission.js';
 import type { HookRef, RuleId } from '../core/types.js';
 
 /** Engine rules (src/core/registry.ts), stuck-deletion and orphaned-owner among them. */
@@ -61,6 +62,8 @@ export interface AuditReport {
   };
   /** Objects without findings; recorded only when asked (PolicyReports list them as `pass`). */
   passed?: AuditObjectRef[];
+  /** The static admission manifests the answering API server reports (also one of `notes`). */
+  staticAdmission?: StaticAdmissionStatus;
 }
 
 export function objectLabel(o: AuditObjectRef): string {

@@ -2,6 +2,8 @@
 // the engine (evaluate with source audit, as a CREATE by a neutral user), with the facts of the audit's own rules
 // (stuck deletions: the clock; orphaned owners: service accounts).
 // Only findings are kept, so memory stays flat in the number of objects.
+import type { MetricsText } from '../kube/metrics.js';
+import { staticAdmissionStatus } from './static-admission.js';
 import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
 import { metadata } from '../core/guards.js';
@@ -54,6 +56,8 @@ export interface AuditDeps {
   resources?: readonly KindResource[];
   /** Keep a reference to every object without findings (PolicyReports list them as `pass`). */
   recordPasses?: boolean;
+  /** The answering API server's metrics: which static admission manifests it runs. Absent: not looked at. */
+  apiServerMetrics?: () => Promise<MetricsText>;
 }
 
 function refOf(obj: KubeObject, r: KindResource): AuditObjectRef {
@@ -224,6 +228,10 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     );
   }
   if (grants) notes.push(...ownerListing(grants, seenOwners), wildcardListing(grants, seenOwners));
+  const staticAdmission = deps.apiServerMetrics
+    ? staticAdmissionStatus(await deps.apiServerMetrics(), deps.policy)
+    : undefined;
+  if (staticAdmission) notes.push(staticAdmission.note);
   return {
     apiVersion: 'hookkeeper.io/v1alpha1',
     kind: 'AuditReport',
@@ -243,5 +251,6 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       orphanedHooks: findings.filter((f) => f.rule === 'orphaned-owner').length,
     },
     ...(deps.recordPasses ? { passed } : {}),
+    ...(staticAdmission ? { staticAdmission } : {}),
   };
 }

@@ -67,10 +67,14 @@ describe('hookkeeper audit', () => {
     const one = await cli(['audit', '--kubeconfig', fake.kubeconfig, '-n', 'team-a', '--output', 'json']);
     assert.equal(one.code, 0);
     assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
-    // The hook carriers, and Roles and RoleBindings, of team-a only; ClusterRoles and their bindings are cluster-wide.
+    // The hook carriers, and Roles and RoleBindings, of team-a only; ClusterRoles and their bindings are cluster-wide,
+    // and so are the API server's metrics (its static admission manifests).
     assert.ok(
       fake.api.requests.every(
-        (p) => p.includes('/namespaces/team-a/') || /\/rbac.authorization.k8s.io\/v1\/clusterrole(binding)?s\?/.test(p),
+        (p) =>
+          p.includes('/namespaces/team-a/') ||
+          /\/rbac.authorization.k8s.io\/v1\/clusterrole(binding)?s\?/.test(p) ||
+          p === '/metrics',
       ),
       fake.api.requests.join('\n'),
     );

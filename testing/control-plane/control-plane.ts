@@ -53,9 +53,16 @@ export interface ControlPlane {
 export interface ControlPlaneOptions {
   settings: ControlPlaneSettings;
   crds: CrdSet;
+  /** Another Kubernetes release than the suite's (an exact tag, e.g. v1.37.2): built and cached by the same script. */
+  k8sVersion?: string;
+  /** More kube-apiserver flags (feature gates, an admission configuration file). */
+  apiserverArgs?: readonly string[];
 }
 
-/** Machine writes only, at Metadata level (annotations, no bodies): small, and all that the scenarios read. */
+/**
+ * Machine writes, and changes to admission objects and CRDs (static self-protection), at Metadata level (annotations,
+ * no bodies): small, and all that the scenarios read.
+ */
 const AUDIT_POLICY = {
   apiVersion: 'audit.k8s.io/v1',
   kind: 'Policy',
@@ -67,6 +74,14 @@ const AUDIT_POLICY = {
       resources: [
         { group: 'machine.openshift.io', resources: ['machines'] },
         { group: 'cluster.x-k8s.io', resources: ['machines'] },
+      ],
+    },
+    {
+      level: 'Metadata',
+      verbs: ['update', 'patch', 'delete'],
+      resources: [
+        { group: 'admissionregistration.k8s.io' },
+        { group: 'apiextensions.k8s.io', resources: ['customresourcedefinitions'] },
       ],
     },
     { level: 'None' },
@@ -82,11 +97,12 @@ function seconds(since: number): string {
 }
 
 /** scripts/build-control-plane.sh prints the bin dir; on a cold machine it compiles for ~8 minutes first. */
-async function binDir(settings: ControlPlaneSettings): Promise<string> {
-  if (settings.binDir) return settings.binDir;
+async function binDir(settings: ControlPlaneSettings, k8sVersion?: string): Promise<string> {
+  if (settings.binDir && k8sVersion === undefined) return settings.binDir;
   const script = join(settings.repoRoot, 'scripts', 'build-control-plane.sh');
+  const env = k8sVersion === undefined ? process.env : { ...process.env, HOOKKEEPER_K8S_VERSION: k8sVersion };
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { cwd: settings.repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script], { cwd: settings.repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
       out += c;
@@ -148,7 +164,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const { settings, crds } = options;
   const label = crds.name;
   const started = Date.now();
-  const bin = await binDir(settings);
+  const bin = await binDir(settings, options.k8sVersion);
   log(`${label}: control-plane binaries in ${bin} (${seconds(started)})`);
 
   const dir = mkdtempSync(join(tmpdir(), `hookkeeper-e2e-${label.replace(/\W+/g, '-')}-`));
@@ -253,6 +269,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           `--audit-log-path=${join(dir, 'audit.log')}`,
           '--audit-log-format=json',
           '--v=1',
+          ...(options.apiserverArgs ?? []),
         ],
         { logFile: join(dir, 'kube-apiserver.log'), cwd: dir },
       );

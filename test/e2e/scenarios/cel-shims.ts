@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { admissionEnvironment, Authorizer, prepare } from '../../native/evaluator/cel.js';
-import { rawRequest } from '../harness/http.js';
-import { parseWarnings } from '../harness/kube.js';
-import { pollUntil } from '../harness/processes.js';
+import { rawRequest } from '../../../testing/control-plane/http.js';
+import { parseWarnings } from '../../../testing/control-plane/kube.js';
+import { pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 
 const NAME = 'hookkeeper-e2e-cel-shims';

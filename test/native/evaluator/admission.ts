@@ -5,7 +5,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import fastJsonPatch from 'fast-json-patch';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
-import { KNOWN_RESOURCES } from '../../../src/kube/resources.js';
+import { KNOWN_RESOURCES } from '../../../src/core/resources.js';
 import {
   admissionEnvironment,
   Authorizer,
