@@ -12,36 +12,32 @@ import { register as validate } from './commands/validate.js';
 import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { describeError } from '../errors.js';
+import { readVersion } from '../version.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
-export const VERSION = '0.1.0';
-
-const COMMANDS: readonly Register[] = [
-  serve,
-  review,
-  validate,
-  audit,
-  policy,
-  certs,
-  webhookConfig,
-  admissionPolicy,
-  registerVersion(VERSION),
-];
+const COMMANDS: readonly Register[] = [serve, review, validate, audit, policy, certs, webhookConfig, admissionPolicy];
 
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   let code: number | undefined;
+  let version: string;
+  try {
+    version = readVersion();
+  } catch (err) {
+    write(io.stderr, `hookkeeper: ${describeError(err)}`);
+    return exitCodeFor(err);
+  }
   const program = new Command('hookkeeper')
     .description('guards Machine lifecycle hooks: admission webhook, CI validation and cluster audit')
-    .version(VERSION)
+    .version(version)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError('(run with --help for usage)');
-  for (const register of COMMANDS)
+  for (const register of [...COMMANDS, registerVersion(version)])
     register(program, io, (c) => {
       code = c;
     });
