@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import { AppError } from '../../src/errors.js';
 import { packageRoot } from '../../src/deploy/render.js';
 import { readVersion } from '../../src/version.js';
 import { chartYamlFor } from '../../scripts/render-kustomize.js';
+import { readDoc } from '../helpers/docs.js';
 
 const root = packageRoot();
 const read = (file: string): string => readFileSync(join(root, file), 'utf8');
@@ -42,8 +43,9 @@ test("the base's image tag and version labels are package.json's version (else: 
 });
 
 test("every image tag and version the docs show is package.json's", () => {
-  for (const file of ['README.md', 'SECURITY.md', 'docs/install.md']) {
-    const text = read(file);
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'));
+  for (const file of ['README.md', 'SECURITY.md', ...docs.map((f) => `docs/${f}`)]) {
+    const text = readDoc(file);
     const shown = [...text.matchAll(/hookkeeper:(\d+\.\d+\.\d+)\b|the version is (\d+\.\d+\.\d+)/g)].map(
       (m) => m[1] ?? m[2],
     );
