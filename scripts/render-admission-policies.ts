@@ -1,6 +1,6 @@
 // `npm run render:admission-policies`: writes the native admission policies webhook-config/ and the chart ship, as
 // `hookkeeper admission-policy render` prints them for the embedded default policy, under a header saying so.
-// test/deploy/admission-policies.test.ts fails when a shipped file differs from what this renders now.
+// test/deploy/admission-policies.test.ts fails when the shipped file differs from what this renders now.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -11,11 +11,14 @@ import { packageRoot } from '../src/deploy/render.js';
 /** The Kubernetes version the shipped files are rendered for: the first with MutatingAdmissionPolicy v1 on by default. */
 export const SHIPPED_K8S_VERSION = '1.36';
 
-/** Every shipped copy, relative to the repository root (the chart cannot read files outside its directory). */
-export const SHIPPED_FILES = [
-  'webhook-config/components/native-policies/admission-policies.yaml',
-  'charts/hookkeeper/files/admission-policies.yaml',
-] as const;
+/** The one shipped file, relative to the repository root. */
+export const SHIPPED_FILE = 'webhook-config/components/native-policies/admission-policies.yaml';
+
+/**
+ * The chart's name for it: a symbolic link to SHIPPED_FILE. Helm follows a link out of the chart (and `helm package`
+ * stores the content); kustomize refuses one that leaves its root, so the file itself lives on kustomize's side.
+ */
+export const CHART_LINK = 'charts/hookkeeper/files/admission-policies.yaml';
 
 export const RENDER_ARGS = ['admission-policy', 'render', '--k8s-version', SHIPPED_K8S_VERSION, '-o', 'yaml'] as const;
 
@@ -55,11 +58,9 @@ export async function renderShipped(): Promise<string> {
 
 async function main(): Promise<void> {
   const text = await renderShipped();
-  for (const file of SHIPPED_FILES) {
-    mkdirSync(dirname(join(packageRoot(), file)), { recursive: true });
-    writeFileSync(join(packageRoot(), file), text);
-    process.stderr.write(`wrote ${file}\n`);
-  }
+  mkdirSync(dirname(join(packageRoot(), SHIPPED_FILE)), { recursive: true });
+  writeFileSync(join(packageRoot(), SHIPPED_FILE), text);
+  process.stderr.write(`wrote ${SHIPPED_FILE}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -13,11 +13,10 @@ import { register as validate } from './commands/validate.js';
 import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { describeError } from '../errors.js';
+import { readVersion } from '../version.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
-
-export const VERSION = '0.1.0';
 
 const COMMANDS: readonly Register[] = [
   serve,
@@ -29,21 +28,20 @@ const COMMANDS: readonly Register[] = [
   certs,
   webhookConfig,
   admissionPolicy,
-  registerVersion(VERSION),
 ];
 
 /** The command tree, each command reporting its exit code through `done`. */
-export function buildProgram(io: CliIO, done: (code: number) => void): Command {
+export function buildProgram(io: CliIO, done: (code: number) => void, version = readVersion()): Command {
   const program = new Command('hookkeeper')
     .description('guards Machine lifecycle hooks: admission webhook, CI validation and cluster audit')
-    .version(VERSION)
+    .version(version)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError('(run with --help for usage)');
-  for (const register of COMMANDS) register(program, io, done);
+  for (const register of [...COMMANDS, registerVersion(version)]) register(program, io, done);
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   return program;
@@ -51,9 +49,20 @@ export function buildProgram(io: CliIO, done: (code: number) => void): Command {
 
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   let code: number | undefined;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  let version: string;
+  try {
+    version = readVersion();
+  } catch (err) {
+    write(io.stderr, `hookkeeper: ${describeError(err)}`);
+    return exitCodeFor(err);
+  }
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    version,
+  );
   try {
     await program.parseAsync([...args], { from: 'user' });
   } catch (err) {

@@ -1,13 +1,14 @@
-// The native admission policies webhook-config/ and the chart ship: exactly what `hookkeeper admission-policy render`
-// prints now for the embedded default policy (regenerate with `npm run render:admission-policies`), and a set the API
-// server can install as it is (every binding names a policy of the file, params before policies before bindings).
+// The native admission policies webhook-config/ and the chart ship: one committed file (the chart's is a link to it),
+// exactly what `hookkeeper admission-policy render` prints now for the embedded default policy (regenerate with
+// `npm run render:admission-policies`), and a set the API server can install as it is (every binding names a policy of
+// the file, params before policies before bindings).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
-import { renderShipped, SHIPPED_FILES } from '../../scripts/render-admission-policies.js';
+import { CHART_LINK, renderShipped, SHIPPED_FILE } from '../../scripts/render-admission-policies.js';
 
 interface Doc {
   apiVersion: string;
@@ -28,17 +29,24 @@ function docs(text: string): Doc[] {
   return parsed.map((d) => d.toJS() as Doc | null).filter((d): d is Doc => d !== null);
 }
 
-test('every shipped copy is what render prints now (else: npm run render:admission-policies)', async () => {
-  const now = await renderShipped();
-  for (const file of SHIPPED_FILES)
-    assert.ok(
-      read(file) === now,
-      `${file} differs from what \`hookkeeper admission-policy render\` prints now: run npm run render:admission-policies`,
-    );
+test('the shipped file is what render prints now (else: npm run render:admission-policies)', async () => {
+  assert.ok(
+    read(SHIPPED_FILE) === (await renderShipped()),
+    `${SHIPPED_FILE} differs from what \`hookkeeper admission-policy render\` prints now: run npm run render:admission-policies`,
+  );
+});
+
+test("the chart's copy is a link to the one shipped file, not a second copy", () => {
+  const link = join(packageRoot(), CHART_LINK);
+  assert.ok(
+    lstatSync(link).isSymbolicLink(),
+    `${CHART_LINK} must be a symbolic link to ${SHIPPED_FILE}: ln -sf ${relative(dirname(CHART_LINK), SHIPPED_FILE)} ${CHART_LINK}`,
+  );
+  assert.equal(readlinkSync(link), relative(dirname(CHART_LINK), SHIPPED_FILE));
 });
 
 test('the shipped render is an installable set: params, policies, bindings, each binding naming a policy of the set', () => {
-  const objects = docs(read(SHIPPED_FILES[0]));
+  const objects = docs(read(SHIPPED_FILE));
   assert.ok(objects.length >= 2, `only ${objects.length} objects`);
   const rank = (d: Doc): number => (d.kind.endsWith('Binding') ? 2 : d.kind.endsWith('Policy') ? 1 : 0);
   assert.deepEqual(

@@ -23,7 +23,8 @@ import { packageRoot } from '../../src/deploy/render.js';
 import { forgetDir, removeIfAborted } from '../../testing/control-plane/processes.js';
 import { ensureImage } from './build.js';
 import { unpackImage, type Image } from './oci.js';
-import { missingTools, startContainer, type Container, type Volume } from './run.js';
+import { CI_CASES, writeCiManifests } from '../fixtures/ci-manifests.js';
+import { missingTools, runContainer, startContainer, type Container, type Volume } from './run.js';
 
 const root = packageRoot();
 const missing = [
@@ -304,5 +305,38 @@ test(
     } finally {
       await c.kill();
     }
+  },
+);
+
+test(
+  'CI without publishing: `podman run --rm -v "$PWD:/src:Z" IMAGE validate /src` judges a mounted directory',
+  { skip, timeout: 180_000 },
+  async () => {
+    // The repository under review, mounted read-only where docs/ci.md mounts the checkout.
+    const src = join(work, 'ci-src');
+    writeCiManifests(src);
+    for (const [i, c] of CI_CASES.entries()) {
+      // As podman does: the arguments replace the image's command, the entrypoint stays.
+      const { code, output } = await runContainer({
+        rootfs: image.rootfs,
+        config: image.config,
+        argv: [...(image.config.Entrypoint ?? []), ...c.args('/src')],
+        volumes: [{ hostPath: src, mountPath: '/src', readOnly: true }],
+        logFile: join(work, `ci-${i}.log`),
+      });
+      assert.equal(code, c.code, `${c.name}:\n${output}`);
+      assert.match(output, c.output, c.name);
+    }
+    // The version is package.json's, read at run time from /app/package.json.
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const { code, output } = await runContainer({
+      rootfs: image.rootfs,
+      config: image.config,
+      argv: [...(image.config.Entrypoint ?? []), 'version'],
+      volumes: [],
+      logFile: join(work, 'ci-version.log'),
+    });
+    assert.equal(code, 0, output);
+    assert.equal(output, `hookkeeper ${version}\n`);
   },
 );

@@ -68,13 +68,15 @@ export function missingTools(): string[] {
   return missing;
 }
 
-export async function startContainer(opts: {
+interface ContainerOptions {
   rootfs: string;
   config: ImageConfig;
   argv: string[];
   volumes: Volume[];
   logFile: string;
-}): Promise<Container> {
+}
+
+function spawnContainer(opts: ContainerOptions): ReturnType<typeof spawnManaged> {
   const { uid, gid } = imageUser(opts.config, opts.rootfs);
   // The runtime creates mount points, as containerd does for volumes; the root is still writable at this point.
   for (const dir of ['proc', 'dev', ...opts.volumes.map((v) => v.mountPath.replace(/^\//, ''))])
@@ -82,8 +84,7 @@ export async function startContainer(opts: {
   const env = opts.config.Env ?? [];
   // The control-plane harness's process management: its own process group (the container's processes stay in it
   // through unshare, chroot and the change of user), killed at exit or by the reaper if the test process dies.
-  const logFile = opts.logFile;
-  const managed = spawnManaged(
+  return spawnManaged(
     'container',
     'unshare',
     [
@@ -106,13 +107,25 @@ export async function startContainer(opts: {
       ...opts.argv,
     ],
     {
-      logFile,
+      logFile: opts.logFile,
       env: {
         PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
         HK_VOLUMES: opts.volumes.map((v) => `${v.hostPath}\t${v.mountPath}\t${v.readOnly ? 'ro' : 'rw'}`).join('\n'),
       },
     },
   );
+}
+
+/** Runs a command in the image to its end, as `podman run --rm IMAGE ARGS` does: its exit code and output. */
+export async function runContainer(opts: ContainerOptions): Promise<{ code: number | null; output: string }> {
+  const managed = spawnContainer(opts);
+  const { code } = await managed.exited;
+  return { code, output: readFileSync(opts.logFile, 'utf8') };
+}
+
+export async function startContainer(opts: ContainerOptions): Promise<Container> {
+  const managed = spawnContainer(opts);
+  const logFile = opts.logFile;
   const output = (): string => readFileSync(logFile, 'utf8');
   const exited = managed.exited.then((e) => e.code);
   let done = false;
