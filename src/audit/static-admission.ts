@@ -1,6 +1,7 @@
 // Which static admission manifests the API server that answered runs, from its own metrics: the hash of each
 // plugin's directory, compared with the hash of this policy's `render --static` (default options), and failed reloads.
-import { manifestDirHash, staticFileText, staticManifests } from '../native/static.js';
+import { manifestDirHash, staticFileText } from '../deploy/static-files.js';
+import { staticManifests } from '../native/static.js';
 import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE } from '../native/static-layout.js';
 import type { Policy } from '../core/policy.js';
 import type { MetricsText } from '../kube/metrics.js';

@@ -2,9 +2,6 @@
 // that kube-apiserver loads it from its own disk at start. Such policies are in force from the first request, and no
 // API client can see, change or delete them; self-protection extends that to hookkeeper's API-based objects.
 // Pure: the files as values; the CLI writes them.
-import { createHash } from 'node:crypto';
-import { posix } from 'node:path';
-import { stringify } from 'yaml';
 import { AppError } from '../errors.js';
 import { breakGlassText, breakGlassUser } from '../core/cel/owner-messages.js';
 import { str, stringSet } from '../core/cel/text.js';
@@ -61,7 +58,7 @@ export interface StaticRender {
 
 export function staticManifests(policy: Policy, options: StaticOptions): StaticRender {
   const gateNote = staticSupport(options.k8sVersion);
-  if (!posix.isAbsolute(options.root)) {
+  if (!options.root.startsWith('/')) {
     throw new AppError(
       'USAGE',
       `--static-root must be an absolute path on the control-plane nodes, got ${JSON.stringify(options.root)}`,
@@ -83,7 +80,7 @@ export function staticManifests(policy: Policy, options: StaticOptions): StaticR
       "self-protection: the policy names no break-glass identity, so hookkeeper's API objects can be changed or deleted only after the static files change",
     );
   }
-  const dir = (sub: string) => posix.join(options.root, sub);
+  const dir = (sub: string) => `${options.root.replace(/\/+$/, '')}/${sub}`;
   return {
     files: [
       { path: `${STATIC_DIRS.validating}/${STATIC_FILE}`, documents: validating },
@@ -243,26 +240,4 @@ function selfProtection(policy: Policy, apiObjects: readonly AdmissionObject[], 
       },
     ];
   });
-}
-
-/**
- * The hash an API server reports for a plugin's directory (apiserver_manifest_admission_config_controller_last_config_info):
- * SHA-256 over each non-empty .yaml/.yml/.json file, in file-name order, each followed by a zero byte.
- */
-export function manifestDirHash(
-  files: ReadonlyArray<{ name: string; content: Uint8Array | string }>,
-): string | undefined {
-  const loaded = files
-    .filter((f) => /\.(ya?ml|json)$/i.test(f.name) && f.content.length > 0)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  if (loaded.length === 0) return undefined;
-  const hash = createHash('sha256');
-  for (const f of loaded) hash.update(f.content).update(new Uint8Array([0]));
-  return `sha256:${hash.digest('hex')}`;
-}
-
-/** A static file's bytes, as `render --static` writes them: YAML documents with no folded lines (CEL stays one line). */
-export function staticFileText(file: StaticFile): string {
-  const text = file.documents.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
-  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
 }

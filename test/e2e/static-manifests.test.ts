@@ -11,14 +11,20 @@ import type { AuditReport } from '../../src/audit/report.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/native/render.js';
-import { manifestDirHash } from '../../src/native/static.js';
+import { manifestDirHash } from '../../src/deploy/static-files.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../testing/control-plane/machines.js';
 import { cli } from '../helpers/cli.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { ownCrdSet, type CrdSet } from '../../testing/control-plane/crds.js';
 import { rawRequest, type RawResponse } from '../../testing/control-plane/http.js';
 import type { IdentityName } from '../../testing/control-plane/identities.js';
-import { OPENSHIFT_MACHINES, parseWarnings, rejected, ResourceClient, warningTexts } from '../../testing/control-plane/kube.js';
+import {
+  OPENSHIFT_MACHINES,
+  parseWarnings,
+  rejected,
+  ResourceClient,
+  warningTexts,
+} from '../../testing/control-plane/kube.js';
 import { pollUntil } from '../../testing/control-plane/processes.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 

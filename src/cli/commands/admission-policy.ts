@@ -100,7 +100,10 @@ async function renderStatic(
   policy: Awaited<ReturnType<typeof cliPolicy>>,
   io: CliIO,
 ): Promise<number> {
-  const { manifestDirHash, staticFileText, staticManifests } = await import('../../native/static.js');
+  const [{ staticManifests }, { manifestDirHash, staticFileText }] = await Promise.all([
+    import('../../native/static.js'),
+    import('../../deploy/static-files.js'),
+  ]);
   const { files, notes } = staticManifests(policy, {
     k8sVersion,
     root: flags.staticRoot,
