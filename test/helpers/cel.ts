@@ -13,7 +13,7 @@ export interface MatchVariables {
 export function celCondition(name: string, expression: string): (vars: MatchVariables) => boolean {
   const run = parse(expression);
   return (vars) => {
-    const out: unknown = run(vars as unknown as Record<string, unknown>);
+    const out: unknown = run(vars);
     if (typeof out !== 'boolean') throw new Error(`${name} evaluated to ${String(out)}, not a bool`);
     return out;
   };
