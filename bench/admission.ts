@@ -1,5 +1,7 @@
-// Figure 5: Machine CREATE and UPDATE latency through a real kube-apiserver with no admission, with hookkeeper's
-// native admission policies, with the hookkeeper webhook and with a bare floor webhook, in turns in the same run.
+// Figure 5: Machine write latency through a real kube-apiserver with no admission, with the hookkeeper webhook, with a
+// bare floor webhook under the same registration, with hookkeeper's native admission policies and with a native floor
+// (the least any policy costs), in turns in the same run, for four kinds of request: an UPDATE touching no hook (the
+// common write), an UPDATE removing a hook by its owner, a worker CREATE and a control-plane CREATE.
 import { caBundle } from '../src/certs/pki.js';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';
@@ -8,16 +10,25 @@ import { registerWebhooks, waitForEnforcement, type Hookkeeper } from '../testin
 import { createRaw } from '../testing/control-plane/http.js';
 import { pollUntil } from '../testing/control-plane/processes.js';
 import type { Api } from './api.js';
-import { inParallel, MACHINES, named } from './api.js';
+import { Api as ApiClient, inParallel, MACHINES, named } from './api.js';
 import { round } from './measure.js';
-import { installNative, removeNative, type NativePolicies } from './native.js';
+import { currentLoad } from './machine.js';
+import { installNative, nativeFloor, removeNative, type NativePolicies } from './native.js';
+import { manifest } from './validate-cli.js';
 
 const CONFIG_NAME = 'hookkeeper-e2e'; // the name registerWebhooks gives both configurations
 const FLOOR_NAME = 'bench-floor';
 const ETCD_HOOK = 'EtcdQuorumOperator';
 
-export const VARIANTS = ['none', 'native', 'hookkeeper', 'floor'] as const;
+export const VARIANTS = ['none', 'hookkeeper', 'floor', 'native', 'nativeFloor'] as const;
 export type Variant = (typeof VARIANTS)[number];
+
+/** In the order a round sends them: creates first, then updates of the control-plane Machines just created. */
+export const REQUESTS = ['controlPlaneCreate', 'workerCreate', 'updateNoHook', 'updateRemoveHook'] as const;
+export type RequestKind = (typeof REQUESTS)[number];
+
+/** A hook of the etcd operator's (a registered owner) that the etcd operator removes: an allowed removal. */
+const REMOVABLE = { name: 'BenchRemovable', owner: 'clusteroperator/etcd' };
 
 export interface VariantStat {
   p50: number;
@@ -31,36 +42,74 @@ export type LatencyStat = Record<Variant, VariantStat>;
 
 export interface AdmissionFigure {
   samplesPerRound: number;
-  rounds: Array<{ variant: Variant; createP99: number; updateP99: number }>;
-  create: LatencyStat;
-  update: LatencyStat;
+  rounds: Array<{ variant: Variant; p99: Record<RequestKind, number> }>;
+  requests: Record<RequestKind, LatencyStat>;
+  /** The machine's 1-minute load average when the figure started and ended. */
+  load: { start: number; end: number };
   /** render's notes: what the native policies do differently from the webhook. */
   nativeNotes: string[];
   commands: string[];
 }
 
-/** One at a time, so each latency is the API server's (and its admission's) alone: n creates, then n updates. */
-async function latencyRound(api: Api, prefix: string, n: number): Promise<{ create: number[]; update: number[] }> {
-  const create: number[] = [];
-  const update: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await api.expect(201, 'POST', MACHINES, named(i, prefix));
-    create.push(performance.now() - t);
-  }
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await api.expect(
-      200,
-      'PATCH',
-      `${MACHINES}/${prefix}-${i}`,
-      { metadata: { labels: { 'bench.hookkeeper.io/touched': String(i) } } },
-      'application/merge-patch+json',
+function controlPlaneMachine(i: number, prefix: string): KubeObject {
+  const m = manifest(0);
+  (m['metadata'] as Record<string, unknown>)['name'] = `${prefix}-cp-${i}`;
+  (m['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks['preTerminate'] = [REMOVABLE];
+  return m;
+}
+
+function workerMachine(i: number, prefix: string): KubeObject {
+  const m = manifest(2);
+  (m['metadata'] as Record<string, unknown>)['name'] = `${prefix}-w-${i}`;
+  return m;
+}
+
+const timed = async (out: number[], fn: () => Promise<void>): Promise<void> => {
+  const t = performance.now();
+  await fn();
+  out.push(performance.now() - t);
+};
+
+/**
+ * One at a time, so each latency is the API server's (and its admission's) alone: n control-plane CREATEs, n worker
+ * CREATEs, n label UPDATEs of the control-plane Machines (no hook touched) by the admin, and n UPDATEs removing each
+ * one's etcd-operator hook by the etcd operator.
+ */
+async function latencyRound(api: Api, owner: Api, prefix: string, n: number): Promise<Record<RequestKind, number[]>> {
+  const out: Record<RequestKind, number[]> = {
+    controlPlaneCreate: [],
+    workerCreate: [],
+    updateNoHook: [],
+    updateRemoveHook: [],
+  };
+  for (let i = 0; i < n; i++)
+    await timed(out.controlPlaneCreate, () => api.expect(201, 'POST', MACHINES, controlPlaneMachine(i, prefix)));
+  for (let i = 0; i < n; i++)
+    await timed(out.workerCreate, () => api.expect(201, 'POST', MACHINES, workerMachine(i, prefix)));
+  const patch = 'application/merge-patch+json';
+  for (let i = 0; i < n; i++)
+    await timed(out.updateNoHook, () =>
+      api.expect(
+        200,
+        'PATCH',
+        `${MACHINES}/${prefix}-cp-${i}`,
+        { metadata: { labels: { 'bench.hookkeeper.io/touched': String(i) } } },
+        patch,
+      ),
     );
-    update.push(performance.now() - t);
-  }
-  await inParallel(n, 16, (i) => api.expect(200, 'DELETE', `${MACHINES}/${prefix}-${i}`));
-  return { create, update };
+  for (let i = 0; i < n; i++)
+    await timed(out.updateRemoveHook, () =>
+      owner.expect(
+        200,
+        'PATCH',
+        `${MACHINES}/${prefix}-cp-${i}`,
+        { spec: { lifecycleHooks: { preTerminate: [] } } },
+        patch,
+      ),
+    );
+  await inParallel(n, 16, (i) => api.expect(200, 'DELETE', `${MACHINES}/${prefix}-cp-${i}`));
+  await inParallel(n, 16, (i) => api.expect(200, 'DELETE', `${MACHINES}/${prefix}-w-${i}`));
+  return out;
 }
 
 export function percentile(values: readonly number[], q: number): number {
@@ -82,12 +131,7 @@ export function latencyStat(samples: Record<Variant, number[]>): LatencyStat {
       p99OverheadPct: round(((p99 - none99) / none99) * 100, 1),
     };
   };
-  return {
-    none: one(samples.none),
-    native: one(samples.native),
-    hookkeeper: one(samples.hookkeeper),
-    floor: one(samples.floor),
-  };
+  return Object.fromEntries(VARIANTS.map((v) => [v, one(samples[v])])) as LatencyStat;
 }
 
 /**
@@ -153,6 +197,9 @@ export async function admissionFigure(
   log: (line: string) => void,
 ): Promise<AdmissionFigure> {
   const { plane, api, hookkeeper, native, floor } = deps;
+  const owner = new ApiClient(plane, 'etcdOperator');
+  const nativeFloorPolicies = nativeFloor(native);
+  const load = { start: currentLoad(), end: 0 };
   const install: Record<Variant, () => Promise<void>> = {
     none: async () => {},
     native: async () => {
@@ -165,6 +212,11 @@ export async function admissionFigure(
     },
     floor: async () => {
       await registerFloor(plane, floor.url, floor.caPem);
+      await settle();
+    },
+    // It allows everything and changes nothing: no probe shows it enforced.
+    nativeFloor: async () => {
+      await installNative(api, nativeFloorPolicies);
       await settle();
     },
   };
@@ -182,40 +234,52 @@ export async function admissionFigure(
       await unregisterWebhooks(api, FLOOR_NAME);
       await settle();
     },
+    nativeFloor: async () => {
+      await removeNative(api, nativeFloorPolicies);
+      await settle();
+    },
   };
 
   // Nothing may be enforced when "none" is measured: the native policies' dry runs prove they pass the same probes.
   if ((await enforcement(api)).validating)
     throw new Error('something refuses the probe before any variant is installed');
-  const rounds: Array<{ variant: Variant; create: number[]; update: number[] }> = [];
-  await latencyRound(api, 'bench-warm', options.samples); // connections, caches, the API server's own warm-up
-  for (let r = 0; r < options.rounds; r++) {
-    for (const variant of VARIANTS) {
-      await install[variant]();
-      const result = await latencyRound(api, `bench-r${r}-${variant}`, options.samples);
-      await uninstall[variant]();
-      rounds.push({ variant, ...result });
-      log(
-        `admission: round ${r + 1} ${variant}: create p99 ${round(percentile(result.create, 0.99), 1)} ms, update p99 ${round(percentile(result.update, 0.99), 1)} ms`,
-      );
+  const rounds: Array<{ variant: Variant; samples: Record<RequestKind, number[]> }> = [];
+  try {
+    await latencyRound(api, owner, 'bench-warm', options.samples); // connections, caches, the API server's own warm-up
+    for (let r = 0; r < options.rounds; r++) {
+      for (const variant of VARIANTS) {
+        await install[variant]();
+        const samples = await latencyRound(api, owner, `bench-r${r}-${variant.toLowerCase()}`, options.samples);
+        await uninstall[variant]();
+        rounds.push({ variant, samples });
+        log(
+          `admission: round ${r + 1} ${variant}: p99 ${REQUESTS.map((k) => `${k} ${round(percentile(samples[k], 0.99), 1)} ms`).join(', ')}`,
+        );
+      }
     }
+  } finally {
+    owner.close();
   }
-  const all = (key: 'create' | 'update'): Record<Variant, number[]> =>
+  load.end = currentLoad();
+  const all = (kind: RequestKind): Record<Variant, number[]> =>
     Object.fromEntries(
-      VARIANTS.map((v) => [v, rounds.filter((r) => r.variant === v).flatMap((r) => r[key])]),
+      VARIANTS.map((v) => [v, rounds.filter((r) => r.variant === v).flatMap((r) => r.samples[kind])]),
     ) as Record<Variant, number[]>;
   return {
     samplesPerRound: options.samples,
     rounds: rounds.map((r) => ({
       variant: r.variant,
-      createP99: round(percentile(r.create, 0.99), 2),
-      updateP99: round(percentile(r.update, 0.99), 2),
+      p99: Object.fromEntries(REQUESTS.map((k) => [k, round(percentile(r.samples[k], 0.99), 2)])) as Record<
+        RequestKind,
+        number
+      >,
     })),
-    create: latencyStat(all('create')),
-    update: latencyStat(all('update')),
+    requests: Object.fromEntries(REQUESTS.map((k) => [k, latencyStat(all(k))])) as Record<RequestKind, LatencyStat>,
+    load,
     nativeNotes: native.notes,
     commands: [
       `# native policies: ${native.command} | kubectl create -f - (in apply order; deleted in reverse after each round)`,
+      '# native floor: one ValidatingAdmissionPolicy whose one validation is `true` and one MutatingAdmissionPolicy whose matchCondition is `false`, each bound to Machines (bench/native.ts nativeFloor)',
     ],
   };
 }

@@ -3,6 +3,7 @@
 import { Agent, request } from 'node:https';
 import type { KubeObject } from '../src/core/types.js';
 import type { ControlPlane } from '../testing/control-plane/control-plane.js';
+import type { IdentityName } from '../testing/control-plane/identities.js';
 import { manifest } from './validate-cli.js';
 
 export const MACHINES = '/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines';
@@ -11,7 +12,10 @@ export class Api {
   private readonly agent: Agent;
   private readonly discovered = new Map<string, Array<{ name: string; kind: string; namespaced: boolean }>>();
 
-  constructor(private readonly plane: ControlPlane) {
+  constructor(
+    private readonly plane: ControlPlane,
+    private readonly identity: IdentityName = 'admin',
+  ) {
     this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: plane.caPem });
   }
 
@@ -29,7 +33,7 @@ export class Api {
           method,
           agent: this.agent,
           headers: {
-            authorization: `Bearer ${this.plane.identities.admin.token}`,
+            authorization: `Bearer ${this.plane.identities[this.identity].token}`,
             accept: 'application/json',
             ...(payload === undefined
               ? {}

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/core/types.js';
+import { apiVersionsFor } from '../src/native/version.js';
 import type { Api } from './api.js';
 import { REPO } from './servers.js';
 
@@ -89,4 +90,67 @@ export async function removeNative(api: Api, native: NativePolicies): Promise<vo
     const name = (o['metadata'] as { name: string }).name;
     await api.expect(200, 'DELETE', `${await api.collectionPath(o)}/${name}`);
   }
+}
+
+const FLOOR_NAME = 'bench-native-floor';
+const MACHINE_RULES = [
+  {
+    apiGroups: ['machine.openshift.io', 'cluster.x-k8s.io'],
+    apiVersions: ['*'],
+    resources: ['machines'],
+    operations: ['CREATE', 'UPDATE'],
+  },
+];
+
+/**
+ * The least any policy costs: one ValidatingAdmissionPolicy whose one validation is `true` and one
+ * MutatingAdmissionPolicy whose matchCondition is `false` (it never patches), each bound to Machines, in the API
+ * versions render chose for this API server.
+ */
+export function nativeFloor(native: NativePolicies): NativePolicies {
+  const versions = apiVersionsFor(native.k8sVersion.replace(/^v/, ''));
+  const meta = (name: string): Record<string, unknown> => ({ name, labels: { 'app.kubernetes.io/name': 'bench' } });
+  const objects: KubeObject[] = [
+    {
+      apiVersion: versions.validating,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: meta(FLOOR_NAME),
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: MACHINE_RULES },
+        validations: [{ expression: 'true' }],
+      },
+    },
+    {
+      apiVersion: versions.validating,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: meta(FLOOR_NAME),
+      spec: { policyName: FLOOR_NAME, validationActions: ['Deny'] },
+    },
+    {
+      apiVersion: versions.mutating,
+      kind: 'MutatingAdmissionPolicy',
+      metadata: meta(FLOOR_NAME),
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: MACHINE_RULES },
+        matchConditions: [{ name: 'never', expression: 'false' }],
+        reinvocationPolicy: 'Never',
+        // Never evaluated (the condition is false), but it must type as a list of JSONPatch.
+        mutations: [
+          {
+            patchType: 'JSONPatch',
+            jsonPatch: { expression: "[JSONPatch{op: 'test', path: '/kind', value: 'Machine'}]" },
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: versions.mutating,
+      kind: 'MutatingAdmissionPolicyBinding',
+      metadata: meta(FLOOR_NAME),
+      spec: { policyName: FLOOR_NAME },
+    },
+  ];
+  return { objects, notes: [], command: 'bench/native.ts nativeFloor', k8sVersion: native.k8sVersion };
 }

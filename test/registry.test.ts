@@ -114,6 +114,13 @@ describe('the rule registry', () => {
     );
   });
 
+  test('every rule that validates at admission says what it reads of an UPDATE (the validating webhook is derived from it)', () => {
+    for (const r of VALIDATING.admission) {
+      const reads = r.updateReads?.(DEFAULT_POLICY);
+      assert.ok(reads !== undefined, `${r.id} validates at admission but declares no updateReads`);
+    }
+  });
+
   test('every rule that runs at admission declares its native form: CEL validations or mutations, or webhookOnly', () => {
     const admission = RULES.filter((r) => r.sources.includes('admission') || r.mutate !== undefined);
     assert.ok(admission.length > 0);

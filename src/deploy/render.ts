@@ -3,8 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { mutatingWebhookCondition } from '../core/cel/default-hooks.js';
-import type { Policy } from '../core/policy.js';
+import {
+  mutatingObjectSelector,
+  mutatingWebhookCondition,
+  UPDATE_CONDITION_NAME,
+  validatingUpdateCondition,
+} from '../core/cel/webhook-conditions.js';
+import type { KindRef, Policy } from '../core/policy.js';
 import { AppError } from '../errors.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -31,7 +36,10 @@ export interface RenderOptions {
   namespace?: string;
   /** Replaces the namespace exclusion above. */
   namespaceSelector?: LabelSelector;
-  /** The policy whose default-hook rules the mutating webhook's matchCondition selects (default: the base's, the embedded default policy's). */
+  /**
+   * The policy the webhooks' conditions are derived from: the validating webhook's UPDATE condition, the mutating
+   * webhook's objectSelector and matchCondition (default: the base's, the embedded default policy's).
+   */
   policy?: Policy;
 }
 
@@ -78,11 +86,32 @@ export function renderWebhookConfigurations(opts: RenderOptions): WebhookConfigu
       if (policy !== undefined) webhook.failurePolicy = policy;
       if (selector === undefined) delete webhook.namespaceSelector;
       else webhook.namespaceSelector = structuredClone(selector);
-      if (which === 'mutating' && opts.policy !== undefined)
-        webhook['matchConditions'] = [mutatingWebhookCondition(opts.policy)];
+      if (opts.policy !== undefined) derive(webhook, which, opts.policy);
     }
     return config;
   });
+}
+
+/** Replaces the base's derived selector and condition with the policy's (src/core/cel/webhook-conditions.ts). */
+function derive(webhook: Webhook, which: 'validating' | 'mutating', policy: Policy): void {
+  const conditions = (webhook['matchConditions'] ?? []) as Array<{ name: string; expression: string }>;
+  if (which === 'validating') {
+    const at = conditions.findIndex((c) => c.name === UPDATE_CONDITION_NAME);
+    if (at >= 0) conditions[at] = validatingUpdateCondition(policy);
+    return;
+  }
+  webhook['matchConditions'] = [mutatingWebhookCondition(policy)];
+  const rules = (webhook['rules'] ?? []) as Array<{ apiGroups: string[]; resources: string[] }>;
+  const selector = mutatingObjectSelector(policy, machineKinds(rules));
+  if (selector === undefined) delete webhook['objectSelector'];
+  else webhook['objectSelector'] = selector;
+}
+
+/** The Machine kinds a webhook's rules name (the mutating webhook is registered for machines only). */
+function machineKinds(rules: ReadonlyArray<{ apiGroups: string[]; resources: string[] }>): KindRef[] {
+  return rules.flatMap((r) =>
+    r.resources.includes('machines') ? r.apiGroups.map((group) => ({ group, kind: 'Machine' })) : [],
+  );
 }
 
 /** Exactly one of url and service, checked once; the result makes each webhook's clientConfig from its path. */

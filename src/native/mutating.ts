@@ -1,6 +1,7 @@
 // The mutating side: one MutatingAdmissionPolicy (JSONPatch) and binding per default-hook rule and live carrier
 // it selects, matching the rule's kinds, namespaces, labels and operations in the policy's match constraints.
-import { DEFAULT_HOOK_CONDITION_NAME, newlySelectedCel } from '../core/cel/default-hooks.js';
+import { newlySelectedCel } from '../core/cel/default-hooks.js';
+import { DEFAULT_HOOK_CONDITION_NAME } from '../core/cel/webhook-conditions.js';
 import { CARRIERS } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { defaultHooksRule } from '../core/rules/default-hooks.js';

@@ -7,6 +7,7 @@ import { CARRIERS, carrierFor, wellFormed } from '../core/carriers.js';
 import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
+import { changesWhatRulesRead } from '../core/update-reads.js';
 import type { ReviewInput, RuleId } from '../core/types.js';
 import { reachable } from './validating.js';
 
@@ -216,6 +217,11 @@ export function divergences(policy: Policy): Divergence[] {
     rule: 'messages',
     text: "values are quoted by CEL's strings.quote, which writes a control character as Go does (\\a, \\v) or unescaped, where the webhook's JSON quoting writes \\u00XX (and a lone UTF-16 surrogate \\udXXX)",
     wordsDiffer: quotedOtherwise,
+  });
+  out.push({
+    rule: 'messages',
+    text: "an UPDATE that changes nothing a rule reads (the webhook's changes-what-rules-read condition) is not sent to the webhook, so it gets none of the warnings about what was already stored (a ratcheted violation, a missing default hook under warn); the native policies still give them",
+    wordsDiffer: (input) => !changesWhatRulesRead(policy, input),
   });
   out.push({
     rule: 'messages',

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCerts } from '../../src/certs/store.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
+import {
+  mutatingObjectSelector,
+  mutatingWebhookCondition,
+  validatingUpdateCondition,
+} from '../../src/core/cel/webhook-conditions.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { packageRoot } from '../../src/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
@@ -497,5 +501,37 @@ test(
     );
     const own = render(['--set', 'policy=apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\ndefaultHooks: []']);
     assert.deepEqual(condition(own), [mutatingWebhookCondition()]);
+    // The objectSelector goes with the default policy's condition only.
+    const selector = (docs: Doc[]): unknown =>
+      webhooks(one(docs, 'MutatingWebhookConfiguration'))[0]?.['objectSelector'];
+    const machines = [
+      { group: 'machine.openshift.io', kind: 'Machine' },
+      { group: 'cluster.x-k8s.io', kind: 'Machine' },
+    ];
+    assert.deepEqual(selector(render()), mutatingObjectSelector(DEFAULT_POLICY, machines));
+    assert.equal(selector(own), undefined);
+  },
+);
+
+test(
+  "the validating webhook's UPDATE condition: the default policy's, the policy-free one for own defaultHooks or children, every live UPDATE under a denying missing-default-hook",
+  { skip },
+  () => {
+    const updateCondition = (docs: Doc[]): unknown =>
+      (webhooks(one(docs, 'ValidatingWebhookConfiguration'))[0]?.['matchConditions'] as Array<{ name: string }>).find(
+        (c) => c.name === 'changes-what-rules-read',
+      );
+    const policy = (body: string): string[] => [
+      '--set',
+      `policy=apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\n${body}`,
+    ];
+    assert.deepEqual(updateCondition(render()), validatingUpdateCondition(DEFAULT_POLICY));
+    assert.deepEqual(updateCondition(render(policy('strictOwners: true'))), validatingUpdateCondition(DEFAULT_POLICY));
+    assert.deepEqual(updateCondition(render(policy('defaultHooks: []'))), validatingUpdateCondition());
+    assert.deepEqual(updateCondition(render(policy('children: []'))), validatingUpdateCondition());
+    assert.deepEqual(
+      updateCondition(render(policy('enforcement:\n  missing-default-hook: deny'))),
+      validatingUpdateCondition(undefined, true),
+    );
   },
 );

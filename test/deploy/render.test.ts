@@ -7,7 +7,12 @@ import { parse } from 'yaml';
 import { packageRoot, renderWebhookConfigurations } from '../../src/deploy/render.js';
 import { AppError } from '../../src/errors.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
+import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
+import {
+  mutatingObjectSelector,
+  mutatingWebhookCondition,
+  validatingUpdateCondition,
+} from '../../src/core/cel/webhook-conditions.js';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const bundle = Buffer.from(pem).toString('base64');
@@ -148,4 +153,34 @@ test("the mutating webhook's matchCondition follows the policy given, the embedd
   const own = condition(renderWebhookConfigurations({ caBundle: bundle, url, policy }));
   assert.deepEqual(own, [mutatingWebhookCondition(policy)]);
   assert.match(JSON.stringify(own), /capi-system/);
+});
+
+test("the validating webhook's UPDATE condition and the mutating webhook's objectSelector follow the policy given", () => {
+  const url = 'https://127.0.0.1:1';
+  const machines = [
+    { group: 'machine.openshift.io', kind: 'Machine' },
+    { group: 'cluster.x-k8s.io', kind: 'Machine' },
+  ];
+  const parts = (configs: ReturnType<typeof renderWebhookConfigurations>): unknown[] => [
+    configs[0]?.webhooks.map((w) => w['matchConditions']),
+    configs[1]?.webhooks[0]?.['objectSelector'],
+  ];
+  const base = renderWebhookConfigurations({ caBundle: bundle, url });
+  assert.deepEqual(parts(base), [
+    [[{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)], undefined],
+    mutatingObjectSelector(DEFAULT_POLICY, machines),
+  ]);
+  const rule = DEFAULT_POLICY.defaultHooks[0];
+  assert.ok(rule);
+  const selector = { matchLabels: { 'example.com/protected': 'true' } };
+  const policy = { ...DEFAULT_POLICY, defaultHooks: [{ ...rule, match: { ...rule.match, labelSelector: selector } }] };
+  const own = renderWebhookConfigurations({ caBundle: bundle, url, policy });
+  assert.deepEqual(parts(own), [
+    [[{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(policy)], undefined],
+    selector,
+  ]);
+  assert.match(JSON.stringify(own[0]), /example\.com\/protected/);
+  // Two rules selecting by different labels: no one objectSelector says both.
+  const two = { ...policy, defaultHooks: [...policy.defaultHooks, rule] };
+  assert.equal(parts(renderWebhookConfigurations({ caBundle: bundle, url, policy: two }))[1], undefined);
 });

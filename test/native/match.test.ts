@@ -9,7 +9,11 @@ import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { mutatingWebhookCondition } from '../../src/core/cel/default-hooks.js';
+import {
+  mutatingObjectSelector,
+  mutatingWebhookCondition,
+  validatingUpdateCondition,
+} from '../../src/core/cel/webhook-conditions.js';
 
 const root = packageRoot();
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -36,7 +40,7 @@ describe('the not-finishing-deletion matchCondition', () => {
     const withCondition = config.webhooks.filter((w) => w.matchConditions !== undefined);
     assert.deepEqual(
       withCondition.map((w) => [w.name, w.matchConditions]),
-      [['machines.hookkeeper.io', [{ ...NOT_FINISHING_DELETION }]]],
+      [['machines.hookkeeper.io', [{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)]]],
     );
   });
 
@@ -60,6 +64,22 @@ describe('the not-finishing-deletion matchCondition', () => {
   });
 });
 
+describe("the validating webhook's changes-what-rules-read matchCondition", () => {
+  test("the Helm chart carries the default policy's, the policy-free one, and the policy-free one for a denying missing-default-hook", () => {
+    const text = read('charts/hookkeeper/templates/validating-webhook-configuration.yaml');
+    const at = text.indexOf('- name: changes-what-rules-read');
+    assert.ok(at >= 0, 'the chart declares no changes-what-rules-read matchCondition');
+    const expressions = [...text.slice(at).matchAll(/^ *expression: (.*)$/gm)].map(
+      (m) => (parse(`e: ${m[1] ?? ''}`) as { e: string }).e,
+    );
+    assert.deepEqual(expressions, [
+      validatingUpdateCondition(undefined, true).expression,
+      validatingUpdateCondition().expression,
+      validatingUpdateCondition(DEFAULT_POLICY).expression,
+    ]);
+  });
+});
+
 describe("the mutating webhook's create-or-newly-selected matchCondition", () => {
   const expected = mutatingWebhookCondition(DEFAULT_POLICY);
 
@@ -70,6 +90,14 @@ describe("the mutating webhook's create-or-newly-selected matchCondition", () =>
     assert.deepEqual(
       config.webhooks.map((w) => [w.name, w.matchConditions]),
       [['machines.hookkeeper.io', [expected]]],
+    );
+    const machines = [
+      { group: 'machine.openshift.io', kind: 'Machine' },
+      { group: 'cluster.x-k8s.io', kind: 'Machine' },
+    ];
+    assert.deepEqual(
+      (config.webhooks[0] as { objectSelector?: unknown } | undefined)?.objectSelector,
+      mutatingObjectSelector(DEFAULT_POLICY, machines),
     );
     for (const rule of config.webhooks[0]?.rules ?? []) assert.deepEqual(rule.operations, ['CREATE', 'UPDATE']);
   });
@@ -84,9 +112,9 @@ describe("the mutating webhook's create-or-newly-selected matchCondition", () =>
     assert.equal(text.match(/operations: \[CREATE, UPDATE\]/g)?.length, 2);
   });
 
-  test('the default policy reaches /mutate on UPDATE only when the role label comes to select the Machine', () => {
+  test('the default policy reaches /mutate on a control-plane CREATE, and on UPDATE only when the role label comes to select the Machine', () => {
     const e = expected.expression;
-    assert.ok(e.startsWith("request.operation == 'CREATE' || ("), e);
+    assert.ok(e.startsWith("request.operation == 'CREATE' ? ("), e);
     for (const part of [
       'request.namespace in ["openshift-machine-api"]',
       '!has(object.metadata.deletionTimestamp)',
@@ -99,6 +127,6 @@ describe("the mutating webhook's create-or-newly-selected matchCondition", () =>
       ...DEFAULT_POLICY,
       defaultHooks: [{ ...DEFAULT_POLICY.defaultHooks[0]!, operations: ['CREATE' as const] }],
     };
-    assert.equal(mutatingWebhookCondition(createOnly).expression, "request.operation == 'CREATE'");
+    assert.match(mutatingWebhookCondition(createOnly).expression, /^request\.operation == 'CREATE' \? \(.*\) : false$/);
   });
 });

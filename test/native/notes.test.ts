@@ -112,8 +112,22 @@ describe('divergence notes', () => {
     const words = divergences(policyWith({ strictOwners: true })).filter((d) => d.verdictDiffers === undefined);
     assert.deepEqual(
       words.map((d) => d.rule),
-      ['owner-only-removal', 'owner-only-removal', 'hook-naming', 'namespaces', 'messages', 'messages'],
+      ['owner-only-removal', 'owner-only-removal', 'hook-naming', 'namespaces', 'messages', 'messages', 'messages'],
     );
+  });
+
+  test("an UPDATE the webhook's condition does not send: its lost warnings are words, declared; a hook change is not", () => {
+    const unsent = divergences(DEFAULT_POLICY).find((d) => d.text.includes('changes-what-rules-read'));
+    assert.ok(unsent?.wordsDiffer && unsent.verdictDiffers === undefined);
+    const stored = machine({ preDrain: [ETCD] });
+    const meta = stored['metadata'] as { labels?: Record<string, string> };
+    const relabelled = { ...stored, metadata: { ...meta, labels: { ...meta.labels, team: 'a' } } };
+    assert.equal(unsent.wordsDiffer(update(stored, relabelled)), true);
+    assert.equal(unsent.wordsDiffer(update(stored, machine({ preDrain: [ETCD, TEAM] }))), false);
+    // missing-default-hook under deny judges what is stored: such an UPDATE is sent, nothing is lost.
+    const denies = policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'missing-default-hook': 'deny' } });
+    const lost = divergences(denies).find((d) => d.text.includes('changes-what-rules-read'));
+    assert.equal(lost?.wordsDiffer?.(update(stored, relabelled)), false);
   });
 
   test('a stage naming one hook twice: covered for every rule whose CEL reads the name index, single-owner on or off', () => {

@@ -89,25 +89,3 @@ export function newlySelectedCel(rule: DefaultHookRule, scope: boolean): string 
     `!(${labelSelectorCel(selector, 'oldObject')})`,
   ].join(' && ');
 }
-
-/** matchCondition name of the requests a default hook may be added on. */
-export const DEFAULT_HOOK_CONDITION_NAME = 'create-or-newly-selected';
-
-/**
- * The mutating webhook's matchCondition: every CREATE, and only the UPDATEs that make an object match a rule with
- * UPDATE in its operations, so the common Machine update never waits on hookkeeper. Without a policy: any UPDATE of
- * a non-deleting object whose labels change (the only way an UPDATE can come to match), for an install that cannot
- * compile the policy it is given (the Helm chart with its own defaultHooks).
- */
-export function mutatingWebhookCondition(policy?: Policy): { name: string; expression: string } {
-  const create = "request.operation == 'CREATE'";
-  const labels = (base: string): string => `(has(${base}.metadata.labels) ? ${base}.metadata.labels : {})`;
-  let update: string | undefined;
-  if (policy === undefined) {
-    update = `!has(object.metadata.deletionTimestamp) && ${labels('object')} != ${labels('oldObject')}`;
-  } else if (policy.enforcement['default-hooks'] !== 'off') {
-    const rules = policy.defaultHooks.filter((r) => r.operations.includes('UPDATE'));
-    if (rules.length > 0) update = rules.map((r) => `(${newlySelectedCel(r, true)})`).join(' || ');
-  }
-  return { name: DEFAULT_HOOK_CONDITION_NAME, expression: update === undefined ? create : `${create} || (${update})` };
-}

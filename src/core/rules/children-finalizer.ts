@@ -70,6 +70,7 @@ export const childFinalizerRule: ChildRuleModule<'child-finalizer'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'children',
+  updateReads: () => ({ parts: ['finalizers'] }),
   facts: [],
   summary: "only the parent's controller (or break-glass, audited) removes a child's managed finalizer",
   validate: ({ policy, input }) => childFinalizer(policy, input, childMode(input)),

@@ -168,6 +168,8 @@ export const childOwnerReferenceRule: ChildRuleModule<'child-owner-reference'> =
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'children',
+  // At admission it judges CREATEs only.
+  updateReads: () => ({ parts: [] }),
   facts: ['parents'],
   summary:
     "a child gets an ownerReference to its parent and the rule's finalizer on create; one lacking them is refused",

@@ -156,6 +156,8 @@ export const childParentRule: ChildRuleModule<'child-parent'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'children',
+  // At admission it judges CREATEs only.
+  updateReads: () => ({ parts: [] }),
   facts: ['parents'],
   summary: "a child's parent can own it, exists (onMissingParent) and is not deleting (onDeletingParent)",
   validate: ({ policy, input }) => childParent(policy, input, childMode(input)),

@@ -28,6 +28,28 @@ export interface RuleResult {
 
 export type Rule = (ctx: RuleContext) => RuleResult;
 
+/**
+ * A part of an object that a rule's answer to an UPDATE depends on: the carrier's hooks (list stanzas or hook
+ * annotations), a metadata field, or one label.
+ */
+export type ObjectPart = 'hooks' | 'ownerReferences' | 'finalizers' | 'deletionTimestamp' | { label: string };
+
+/**
+ * What a rule's answer to an admission UPDATE depends on besides the request's kind, namespace and user, from which
+ * src/core/cel/webhook-conditions.ts derives the validating webhook's matchCondition: an UPDATE that changes none of
+ * `parts` gets the answer a write of the stored object back unchanged gets, and is not sent.
+ */
+export interface UpdateReads {
+  parts: readonly ObjectPart[];
+  /**
+   * A rule that judges what is stored rather than what changes can deny such an UPDATE under `deny`: CEL (over
+   * request and object) that holds for every UPDATE it might deny, which is then sent too.
+   */
+  storedDenial?: string;
+  /** The same in TypeScript, beside it: what a request the condition leaves out loses (src/core/update-reads.ts). */
+  storedDenialHolds?: (input: ReviewInput) => boolean;
+}
+
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
 export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership';
 
@@ -54,6 +76,11 @@ interface RuleCommon<Id extends string> {
    * why only the webhook can run it. Every rule that runs at admission declares one (test/registry.test.ts).
    */
   native?: NativeForm;
+  /**
+   * What the validate function reads of an admission UPDATE (for the policy given). Every rule that validates at
+   * admission declares it (test/registry.test.ts); the proof that it is all is test/deploy/webhook-conditions.test.ts.
+   */
+  updateReads?: (policy: Policy) => UpdateReads;
 }
 
 /** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */

@@ -45,6 +45,7 @@ export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
+  updateReads: () => ({ parts: ['hooks', 'deletionTimestamp'] }),
   facts: [],
   summary: 'a deleting Machine may lose hooks but not gain or change them',
   validate: deletionFreeze,

@@ -5,7 +5,11 @@
 import { wellFormed } from '../carriers.js';
 import { metadata } from '../guards.js';
 import { nativeMissingDefaultHook } from '../cel/missing-default-hook.js';
-import type { CarrierRuleModule } from './context.js';
+import { kindAndNamespaceCel, labelSelectorCel } from '../cel/selector.js';
+import type { Policy } from '../policy.js';
+import { matchesObject } from '../selector.js';
+import type { KubeObject, ReviewInput } from '../types.js';
+import type { CarrierRuleModule, ObjectPart, UpdateReads } from './context.js';
 import { carriesDefaultHook, missingDefaultHookViolations } from './default-hooks.js';
 
 export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
@@ -30,4 +34,30 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
     return { violations: missingDefaultHookViolations('missing-default-hook', ctx, lackedBefore) };
   },
   native: { validating: nativeMissingDefaultHook },
+  updateReads: missingDefaultHookReads,
 };
+
+/**
+ * The hooks, the deletion mark and the labels default-hook rules select by. It judges what is stored (a hook the
+ * stored object lacked too), so under `deny` every UPDATE of an object a rule selects is sent; under `warn` an UPDATE
+ * that changes none of these goes without the warning (docs/install.md#which-requests-reach-the-webhook).
+ */
+function missingDefaultHookReads(policy: Policy): UpdateReads {
+  const keys = new Set<string>();
+  for (const r of policy.defaultHooks) {
+    for (const k of Object.keys(r.match.labelSelector?.matchLabels ?? {})) keys.add(k);
+    for (const e of r.match.labelSelector?.matchExpressions ?? []) keys.add(e.key);
+  }
+  const parts: ObjectPart[] = ['hooks', 'deletionTimestamp', ...[...keys].map((label) => ({ label }))];
+  if (policy.enforcement['missing-default-hook'] !== 'deny' || policy.enforcement['default-hooks'] === 'off')
+    return { parts };
+  const selected = policy.defaultHooks.map(
+    (r) =>
+      `(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, 'object')})`,
+  );
+  const holds = (input: ReviewInput): boolean =>
+    input.object !== null &&
+    metadata(input.object)['deletionTimestamp'] === undefined &&
+    policy.defaultHooks.some((r) => matchesObject(r.match, input.kind, input.namespace, input.object as KubeObject));
+  return selected.length === 0 ? { parts } : { parts, storedDenial: selected.join(' || '), storedDenialHolds: holds };
+}

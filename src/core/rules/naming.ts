@@ -140,6 +140,7 @@ export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
   ratchets: true,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
+  updateReads: () => ({ parts: ['hooks'] }),
   facts: [],
   summary:
     "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",

@@ -240,6 +240,8 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
+  // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds.
+  updateReads: () => ({ parts: ['hooks'] }),
   facts: ['ownership'],
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",

@@ -42,6 +42,7 @@ export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
   ratchets: true,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
+  updateReads: () => ({ parts: ['ownerReferences'] }),
   facts: [],
   summary: 'at most one ownerReference is a controller',
   validate: ownerReferences,

@@ -81,6 +81,7 @@ export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   ratchets: true,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
+  updateReads: () => ({ parts: ['hooks'] }),
   facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,

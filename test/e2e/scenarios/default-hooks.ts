@@ -95,7 +95,7 @@ export const defaultHookScenarios: Scenario = (env) => {
       await machines.patch(MACHINE_NAMESPACE, 'relabel-deleting', [{ op: 'remove', path: '/metadata/finalizers' }]);
     });
 
-    test('a control-plane Machine stored without its hook is named at its next update (missing-default-hook, a warning)', async () => {
+    test('a control-plane Machine stored without its hook is named at its next update of what the rule reads (missing-default-hook, a warning)', async () => {
       const e = env();
       await e
         .machines('machineApi')
@@ -109,13 +109,23 @@ export const defaultHookScenarios: Scenario = (env) => {
         removeHook(current, 'preDrain', ETCD_HOOK.name),
       );
       assert.deepEqual([hooksOf(removed.object, 'preDrain'), removed.warnings], [[], []]);
-      const { object, warnings } = await e
-        .machines('alice')
-        .patch(MACHINE_NAMESPACE, 'cp-slipped', [{ op: 'add', path: '/metadata/labels/team', value: 'infra' }]);
-      assert.deepEqual(hooksOf(object, 'preDrain'), []);
-      const said = warningTexts(warnings);
       const full =
         'missing-default-hook: spec.lifecycleHooks.preDrain: Required value: default hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is missing (policy rule "etcd-quorum-protection")';
+      // A label update touches nothing the webhook's rules read: it is not sent, and the warning about what is stored
+      // is lost there (docs/install.md#which-requests-reach-the-webhook); the native policy still says it.
+      const labelled = await e
+        .machines('alice')
+        .patch(MACHINE_NAMESPACE, 'cp-slipped', [{ op: 'add', path: '/metadata/labels/team', value: 'infra' }]);
+      assert.deepEqual(warningTexts(labelled.warnings), e.mode === 'webhook' ? [] : [full]);
+      // An update of its hooks is sent, and named.
+      const gate = { name: 'example.com/DrainGate', owner: 'drain-team' };
+      const { object, warnings } = await e
+        .machines('alice')
+        .patch(MACHINE_NAMESPACE, 'cp-slipped', [
+          { op: 'add', path: '/spec/lifecycleHooks/preTerminate', value: [gate] },
+        ]);
+      assert.deepEqual([hooksOf(object, 'preDrain'), hooksOf(object, 'preTerminate')], [[], [gate]]);
+      const said = warningTexts(warnings);
       // The webhook cuts each warning to 120 characters ("..." ending it); the API server says it whole. In both
       // mode each engine warns once.
       const fromWebhook = said.filter((w) => w !== full);

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { caBundle, createCertificateAuthority, issueServingCertificate } from '../../../src/certs/pki.js';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
+import { parsePolicy } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics, type Metrics } from '../../../src/server/metrics.js';
 import { startServer, type RunningServer } from '../../../src/server/serve.js';
@@ -108,10 +109,13 @@ async function startFaultInstance(e: E2EEnv): Promise<FaultInstance> {
     metrics,
   );
 
+  // Its own policy's conditions: the marker label is what its default-hook rule selects by, so an UPDATE changing it
+  // is sent (missing-default-hook reads it).
   const [validating, mutating] = renderWebhookConfigurations({
     caBundle: caBundle(ca.certPem),
     url: `https://127.0.0.1:${server.port}`,
     name: CONFIG_NAME,
+    policy: parsePolicy(await readFile(configFile, 'utf8'), configFile),
   });
   if (!validating || !mutating) throw new Error('renderWebhookConfigurations returned fewer than two configurations');
   // The shipped webhooks, failurePolicy and all, narrowed to marked Machines so that no other scenario reaches them.

@@ -26,6 +26,7 @@ import { nativeKnobScenarios } from './native-knobs.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
+import { requestConditionScenarios } from './request-conditions.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
@@ -69,6 +70,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
         }
       : { bare: [corpusSetup], afterModes: [corpusComparison] }),
     webhookOnly: [
+      requestConditionScenarios,
       validateAgreementScenarios,
       auditScenarios,
       reportScenarios,

@@ -7,7 +7,7 @@ import { handle } from '../../../src/admission/handle.js';
 import { clip, MAX_VIOLATION_BYTES } from '../../../src/admission/limits.js';
 import { ownersToCheck } from '../../../src/core/ownership.js';
 import type { Policy } from '../../../src/core/policy.js';
-import { mutatingWebhookCondition } from '../../../src/core/cel/default-hooks.js';
+import { mutatingWebhookCondition, validatingUpdateCondition } from '../../../src/core/cel/webhook-conditions.js';
 import { ALLOWED } from '../../../src/core/engine.js';
 import type { Decision, Mutation, Ownership, ReviewInput } from '../../../src/core/types.js';
 import { NOT_FINISHING_DELETION } from '../../../src/native/match.js';
@@ -35,8 +35,9 @@ const NOTHING: Mutation = { mutated: null, patch: [], changes: [] };
 /**
  * The webhook as the API server calls it: the mutating webhook when its registration's matchCondition holds (for
  * this policy, as `webhook-config render` writes it), then the validating one on the mutated object, with the RBAC
- * facts its transport gathers for that object, unless the registration's not-finishing-deletion condition leaves
- * the request out. Also the review as validated, which the divergences' predicates are asked about.
+ * facts its transport gathers for that object, unless the registration's conditions (not-finishing-deletion, and an
+ * UPDATE that changes nothing a rule reads) leave the request out. Also the review as validated, which the
+ * divergences' predicates are asked about.
  */
 function webhook(
   policy: Policy,
@@ -47,9 +48,10 @@ function webhook(
     : NOTHING;
   const mutated = mutation.mutated ? { ...input, object: mutation.mutated } : input;
   const validated: ReviewInput = { ...mutated, context: { ownership: ownership(policy, mutated) } };
-  const decision = conditionHolds(NOT_FINISHING_DELETION.expression, validated)
-    ? handle('validate', policy, validated).decision
-    : ALLOWED;
+  const sent =
+    conditionHolds(NOT_FINISHING_DELETION.expression, validated) &&
+    conditionHolds(validatingUpdateCondition(policy).expression, validated);
+  const decision = sent ? handle('validate', policy, validated).decision : ALLOWED;
   return { decision, mutation, validated };
 }
 
