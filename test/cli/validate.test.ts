@@ -1,7 +1,7 @@
 // `hookkeeper validate` as CI runs it: inputs, every output format, UPDATE simulation and exit codes.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -381,6 +381,25 @@ describe('hookkeeper validate --crd', () => {
       r.stdout,
       /note: widgets\.example\.hookkeeper\.io v1: 1 x-kubernetes-validations \(CEL\) rule\(s\) not checked/,
     );
+  });
+
+  test('--crd DIR reads every CRD file under the directory, as a CRD bundle is shipped', async () => {
+    const crds = await mkdtemp(join(tmpdir(), 'hookkeeper-crds-'));
+    try {
+      await mkdir(join(crds, 'nested'));
+      await writeFile(join(crds, 'nested', 'widgets.yaml'), await readFile(WIDGET_CRD, 'utf8'));
+      await writeFile(join(crds, 'README.md'), '# not a CRD\n');
+      const r = await cli(['validate', '--crd', crds, 'widgets.yaml'], { cwd: dir });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout, /deny crd-schema spec\.colour \(line 8\)/);
+      const empty = await mkdtemp(join(tmpdir(), 'hookkeeper-crds-'));
+      const none = await cli(['validate', '--crd', empty, 'widgets.yaml'], { cwd: dir });
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /--crd .*: no \.yaml, \.yml or \.json file in this directory/);
+      await rm(empty, { recursive: true, force: true });
+    } finally {
+      await rm(crds, { recursive: true, force: true });
+    }
   });
 
   test('without --crd the same object passes: only hook rules apply', async () => {

@@ -1,7 +1,7 @@
 // `hookkeeper validate`: offline, CI-side review of manifests with the webhook's engine. Flags -> inputs ->
 // validateInputs -> text, JSON, JUnit, SARIF or GitHub annotations -> exit code (docs/cli.md#validate-exit-codes).
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
@@ -71,8 +71,8 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('--as <user>', 'the username the changes will be applied as', DEFAULT_USER.username)
     .option('--as-group <group>', 'a group of that user (repeatable)', collect, [])
     .option(
-      '--crd <file>',
-      "also check objects against this CustomResourceDefinition's schema, as the API server will (repeatable)",
+      '--crd <path>',
+      'also check objects against the schema of this CustomResourceDefinition file, or of every CRD file under this directory, as the API server will (repeatable)',
       collect,
       [],
     )
@@ -149,14 +149,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       flags.crd.length === 0
         ? undefined
         : (await import('../../validate/crd.js')).CrdSet.parse(
-            await Promise.all(
-              flags.crd.map(async (f) => ({
-                file: f,
-                text: await readFile(resolve(io.cwd, f), 'utf8').catch((cause: Error) => {
-                  throw new AppError('USAGE', `--crd ${f}: ${cause.message}`, { cause });
-                }),
-              })),
-            ),
+            (await Promise.all(flags.crd.map((f) => crdFiles(f, io.cwd)))).flat(),
           );
     const read = await readInputs(paths, {
       cwd: io.cwd,
@@ -213,4 +206,26 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
     write(io.stderr, `hookkeeper validate: ${describeError(err)}`);
     return exitCodeFor(err);
   }
+}
+
+/** A --crd file, or every .yaml, .yml and .json file under a --crd directory (a CRD bundle), in name order. */
+async function crdFiles(given: string, cwd: string): Promise<{ file: string; text: string }[]> {
+  const path = resolve(cwd, given);
+  const fail = (cause: Error): never => {
+    throw new AppError('USAGE', `--crd ${given}: ${cause.message}`, { cause });
+  };
+  const info = await stat(path).catch(fail);
+  const files = info.isDirectory()
+    ? (await readdir(path, { recursive: true }).catch(fail))
+        .filter((f) => /\.(ya?ml|json)$/i.test(f))
+        .sort()
+        .map((f) => join(path, f))
+    : [path];
+  if (files.length === 0) throw new AppError('USAGE', `--crd ${given}: no .yaml, .yml or .json file in this directory`);
+  return Promise.all(
+    files.map(async (file) => ({
+      file: file === path ? given : join(given, relative(path, file)),
+      text: await readFile(file, 'utf8').catch(fail),
+    })),
+  );
 }
