@@ -18,6 +18,10 @@ import { ALICE_REMOVAL_DENIAL, controlPlaneMachine } from './owner-only-removal.
 
 const DELETING = 'cp-outage-deleting';
 const LABEL_PATCH = [{ op: 'add' as const, path: '/metadata/labels/e2e.hookkeeper.io~1touched', value: 'yes' }];
+/** An update that adds a hook: the validating webhook is always sent one (changes-what-rules-read). */
+const HOOK_PATCH = [
+  { op: 'add' as const, path: '/spec/lifecycleHooks/preTerminate', value: [{ name: 'Outage', owner: 'team/outage' }] },
+];
 
 export const outageScenarios: Scenario = (env) => {
   describe('webhook outage', () => {
@@ -39,10 +43,10 @@ export const outageScenarios: Scenario = (env) => {
       if (!e.hookkeeper.running()) await e.hookkeeper.start();
     });
 
-    test('an update fails: the validating webhook fails closed (failurePolicy Fail)', async () => {
+    test('an update of a hook fails: the validating webhook fails closed (failurePolicy Fail)', async () => {
       const e = env();
       const machines = e.machines('admin');
-      const refusal = await rejected(() => machines.patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH));
+      const refusal = await rejected(() => machines.patch(MACHINE_NAMESPACE, 'cp-outage', HOOK_PATCH));
       assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
       assert.equal(refusal.code, 500);
       assert.ok(
@@ -52,7 +56,12 @@ export const outageScenarios: Scenario = (env) => {
         refusal.message,
       );
       const stored = await machines.get(MACHINE_NAMESPACE, 'cp-outage');
-      assert.equal((metadataOf(stored)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], undefined);
+      assert.deepEqual(hooksOf(stored, 'preTerminate'), []);
+    });
+
+    test('an update that touches nothing a rule reads is not sent: it goes through the outage', async () => {
+      const { object } = await env().machines('admin').patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH);
+      assert.equal((metadataOf(object)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], 'yes');
     });
 
     test('a deleting Machine: its hooks cannot go with its finalizers, its finalizers alone can, and it goes', async () => {
@@ -97,8 +106,8 @@ export const outageScenarios: Scenario = (env) => {
       const e = env();
       await e.hookkeeper.start();
       await waitForEnforcement(e.plane);
-      const { object: patched } = await e.machines('admin').patch(MACHINE_NAMESPACE, 'cp-outage', LABEL_PATCH);
-      assert.equal((metadataOf(patched)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], 'yes');
+      const { object: patched } = await e.machines('admin').patch(MACHINE_NAMESPACE, 'cp-outage', HOOK_PATCH);
+      assert.deepEqual(hooksOf(patched, 'preTerminate'), HOOK_PATCH[0]?.value);
       const { object: created } = await e
         .machines('machineApi')
         .create(MACHINE_NAMESPACE, openshiftMachine({ name: 'cp-after-outage', role: 'master' }));
