@@ -53,12 +53,17 @@ setInterval(sample, 20).unref();
 process.on('exit', () => { sample(); writeFileSync(process.env.HOOKKEEPER_HEAP_PROBE, JSON.stringify({ peakHeapBytes: peak })); });
 `;
 
-/** The default policy, but the etcd hook's owner registered by user, which the audit cannot look up: no orphaned-owner findings. */
+/**
+ * The default policy, but with every hook owner of the stored Machines registered by user, which the audit cannot look
+ * up: no orphaned-owner or unprotected-owner findings.
+ */
 const NO_FINDINGS_POLICY = `apiVersion: hookkeeper.io/v1alpha1
 kind: Policy
 owners:
   clusteroperator/etcd:
     users: [system:serviceaccount:openshift-etcd-operator:etcd-operator]
+  platform/drain-guard:
+    users: [drain-guard]
 `;
 
 export async function clusterFigures(
@@ -146,12 +151,13 @@ export async function clusterFigures(
     const runAudit = async (
       objects: number,
       args = auditArgs,
-    ): Promise<{ ms: number; peakMiB: number; findings: number }> => {
+    ): Promise<{ ms: number; peakMiB: number; findings: number; rules: string[] }> => {
       const run = await timed(args);
-      const report = JSON.parse(run.stdout) as { summary?: { objects?: number }; findings?: unknown[] };
+      const report = JSON.parse(run.stdout) as { summary?: { objects?: number }; findings?: { rule?: string }[] };
       if (report.summary?.objects !== objects)
         throw new Error(`audit saw ${report.summary?.objects} objects, not ${objects}`);
-      return { ...run, findings: report.findings?.length ?? 0 };
+      const rules = [...new Set((report.findings ?? []).map((f) => String(f.rule)))];
+      return { ...run, findings: report.findings?.length ?? 0, rules };
     };
     const liveHeap: AuditFigure['liveHeap'] = [];
     const probe = async (objects: number): Promise<void> => {
@@ -166,7 +172,7 @@ export async function clusterFigures(
           ...(policy === 'default' ? [] : ['--config', noFindingsPolicy]),
         ]);
         if (policy === 'no-findings' && run.findings !== 0)
-          throw new Error(`the no-findings policy left ${run.findings} findings`);
+          throw new Error(`the no-findings policy left ${run.findings} findings (${run.rules.join(', ')})`);
         const { peakHeapBytes } = JSON.parse(readFileSync(out, 'utf8')) as { peakHeapBytes: number };
         liveHeap.push({ objects, policy, findings: run.findings, peakMiB: round(peakHeapBytes / 2 ** 20, 1) });
         log(
