@@ -9,7 +9,7 @@ import {
   OPENSHIFT_MACHINESETS,
   type Resource,
 } from '../../../testing/control-plane/kube.js';
-import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { GiveUp, pollUntil } from '../../../testing/control-plane/processes.js';
 import type { E2EEnv } from './suite.js';
 
 export const CORPUS_LABEL = 'e2e.hookkeeper.io/corpus';
@@ -25,8 +25,19 @@ function meta(obj: KubeObject): { name: string; namespace: string; finalizers?: 
 export async function removeMachines(env: E2EEnv): Promise<void> {
   const api = env.plane.kubeConfig('admin').makeApiClient(CustomObjectsApi);
   const selector = `!${CORPUS_LABEL}`;
+  // Right after admission objects or CRDs change, a list may be refused for a moment with 429 "storage is
+  // (re)initializing": that one is asked again; any other error ends the reset.
+  const list = (resource: Resource): Promise<Listed> =>
+    pollUntil(`a list of ${resource.plural}.${resource.group}`, 30_000, async () => {
+      try {
+        return (await api.listClusterCustomObject({ ...resource, labelSelector: selector })) as Listed;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 429) return undefined;
+        throw new GiveUp(err instanceof Error ? err.message : String(err));
+      }
+    });
   for (const resource of [OPENSHIFT_MACHINES, OPENSHIFT_MACHINESETS, CAPI_MACHINES] as Resource[]) {
-    const listed = (await api.listClusterCustomObject({ ...resource, labelSelector: selector })) as Listed;
+    const listed = await list(resource);
     for (const obj of listed.items) {
       const { name, namespace, finalizers } = meta(obj);
       // Deleted first, then its finalizers taken off: the update a deleting Machine may always have.
@@ -42,9 +53,7 @@ export async function removeMachines(env: E2EEnv): Promise<void> {
           .catch(() => undefined);
     }
     await pollUntil(`every ${resource.plural}.${resource.group} but the corpus to be gone`, 30_000, async () =>
-      ((await api.listClusterCustomObject({ ...resource, labelSelector: selector })) as Listed).items.length === 0
-        ? true
-        : undefined,
+      (await list(resource)).items.length === 0 ? true : undefined,
     );
   }
 }
