@@ -9,8 +9,8 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Violations named in full in a denial; the rest are counted ("; and N more violations"). */
 export const MAX_DENIALS_SHOWN = 5;
-/** One violation in a denial, as JSON bytes (a deletion-freeze message lists every new hook). */
-export const MAX_VIOLATION_BYTES = 2 * 1024;
+/** One violation in a denial, as JSON bytes: the core's, which the native policies' CEL cuts at too. */
+export { MAX_VIOLATION_BYTES } from '../core/messages/limits.js';
 
 /**
  * admission.k8s.io/v1 AdmissionResponse.warnings: "Limit warnings to 120 characters if possible. Warnings over

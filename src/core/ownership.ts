@@ -5,9 +5,9 @@ import { ownValue } from './guards.js';
 import { actsFor, isBreakGlass } from './identity.js';
 import type { OwnerIdentities, Policy } from './policy.js';
 import type { Ownership, ReviewInput, UserInfo } from './types.js';
+import { grantCommandMessage } from './messages/ownership.js';
 
-/** The virtual resource RBAC grants hook ownership on, as certificates.k8s.io grants signers: resourceName = owner. */
-export const HOOKOWNERS = Object.freeze({ group: 'hookkeeper.io', resource: 'hookowners', verb: 'remove' });
+export { HOOKOWNERS } from './messages/ownership.js';
 
 /**
  * Owners one request asks the API server about (one SubjectAccessReview each, and one more for the wildcard probe
@@ -152,27 +152,5 @@ export function grantCommand(owner: string, user?: UserInfo): string {
   const role = grantRoleName(owner);
   const subject = user ? subjectFlag(user.username) : '--serviceaccount=<namespace>:<name>';
   const binding = user ? `${role}-${namePart(user.username) || 'user'}` : role;
-  return (
-    `kubectl create clusterrole ${role} --verb=${HOOKOWNERS.verb} --resource=${HOOKOWNERS.resource}.${HOOKOWNERS.group} ` +
-    `--resource-name=${shellWord(owner)} && kubectl create clusterrolebinding ${binding} --clusterrole=${role} ${subject}`
-  );
-}
-
-/**
- * What a wildcard denial says after `RBAC lets "<user>"`, up to the grant command: why those rights do not
- * count and what does. Both engines print it (src/core/cel/owner-messages.ts).
- */
-export function wildcardDenialWords(breakGlass: string): string {
-  return (
-    ' act for every hook owner, which is not ownership, and wildcardGrants is deny: use a break-glass identity ' +
-    `(${breakGlass}) or one whose grant names the owner; to let an identity act for it: `
-  );
-}
-
-/** The wildcardGrants: warn warning's head, before `<user> may <verb> <stage> hook <name> of <owner>; audited`. */
-export const WILDCARD_WARNING_HEAD = 'wildcard RBAC: ';
-
-/** The grant that protects an owner, in a few words (a warning has 120 characters). */
-export function grantShort(owner: string): string {
-  return `${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}/${owner}`;
+  return grantCommandMessage.toJs({ role, ownerWord: shellWord(owner), binding, subject });
 }

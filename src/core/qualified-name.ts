@@ -35,6 +35,17 @@ function regexError(msg: string, fmt: string, ...examples: string[]): string {
 
 const maxLenError = (n: number): string => `must be no more than ${n} bytes`;
 
+/** The problems of a qualified name's name part, in apimachinery's words (both engines print them). */
+export const QUALIFIED_NAME_DETAILS = Object.freeze({
+  /** More than one '/'. */
+  shape:
+    `a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
+    " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+  empty: 'name part must be non-empty',
+  tooLong: `name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`,
+  pattern: `name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`,
+});
+
 export function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (longerThanBytes(value, DNS1123_SUBDOMAIN_MAX_LENGTH)) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
@@ -56,16 +67,11 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
   } else {
-    return [
-      `a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    ];
+    return [QUALIFIED_NAME_DETAILS.shape];
   }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (longerThanBytes(name, QUALIFIED_NAME_MAX_LENGTH))
-    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!QUALIFIED_NAME_RE.test(name))
-    errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  if (name.length === 0) errs.push(QUALIFIED_NAME_DETAILS.empty);
+  else if (longerThanBytes(name, QUALIFIED_NAME_MAX_LENGTH)) errs.push(QUALIFIED_NAME_DETAILS.tooLong);
+  if (!QUALIFIED_NAME_RE.test(name)) errs.push(QUALIFIED_NAME_DETAILS.pattern);
   return errs;
 }
 

@@ -2,6 +2,7 @@
 // every namespace, and not a deleting object's finalizer-only last removal. No namespace is left open: the webhook
 // leaves the one it runs in open so that a broken webhook can be fixed; the API server's own policies depend on no
 // pod, and are fixed by editing or deleting them (cluster-scoped objects no policy here matches).
+import { cel, celJoin } from '../core/cel/text.js';
 import type { HookCarrier } from '../core/carriers.js';
 import type { LabelSelector } from '../core/policy.js';
 import { KNOWN_RESOURCES } from '../core/resources.js';
@@ -19,15 +20,18 @@ export const LABELS = Object.freeze({ 'app.kubernetes.io/name': 'hookkeeper' });
  */
 export const NOT_FINISHING_DELETION = Object.freeze({
   name: 'not-finishing-deletion',
-  expression: [
-    '!(has(object.metadata.deletionTimestamp)',
-    '(!has(object.metadata.finalizers) || size(object.metadata.finalizers) == 0)',
-    'oldObject != null',
-    'has(object.spec) == has(oldObject.spec)',
-    '(!has(object.spec) || object.spec == oldObject.spec)',
-    'has(object.metadata.annotations) == has(oldObject.metadata.annotations)',
-    '(!has(object.metadata.annotations) || object.metadata.annotations == oldObject.metadata.annotations))',
-  ].join(' && '),
+  expression: celJoin(
+    [
+      cel`!(has(object.metadata.deletionTimestamp)`,
+      cel`(!has(object.metadata.finalizers) || size(object.metadata.finalizers) == 0)`,
+      cel`oldObject != null`,
+      cel`has(object.spec) == has(oldObject.spec)`,
+      cel`(!has(object.spec) || object.spec == oldObject.spec)`,
+      cel`has(object.metadata.annotations) == has(oldObject.metadata.annotations)`,
+      cel`(!has(object.metadata.annotations) || object.metadata.annotations == oldObject.metadata.annotations))`,
+    ],
+    ' && ',
+  ),
 });
 
 /** The plural resource of a carrier's kind (src/core/resources.ts), if hookkeeper knows it. */

@@ -143,7 +143,7 @@ function readsNameIndex(policy: Policy): RuleId[] {
   for (const rule of RULES) {
     if (policy.enforcement[rule.id] === 'off' || !rule.sources.includes('admission')) continue;
     if (!rule.native || !('validating' in rule.native)) continue;
-    const { variables, validations } = rule.native.validating({ policy, cel, k8sMinor: 36 });
+    const { variables, validations } = rule.native.validating({ policy, view: cel, k8sMinor: 36 });
     const expressions = validations.flatMap((v) => [v.expression, v.messageExpression]);
     const all = new Map([...cel.variables, ...variables].map((v) => [v.name, v.expression]));
     const read = [...expressions, ...reachable(all, expressions).map((v) => `variables.${v.name}`)];

@@ -3,8 +3,9 @@
 // API client can see, change or delete them; self-protection extends that to hookkeeper's API-based objects.
 // Pure: the files as values; the CLI writes them.
 import { AppError } from '../errors.js';
-import { breakGlassText, breakGlassUser } from '../core/cel/owner-messages.js';
-import { str, stringSet } from '../core/cel/text.js';
+import { breakGlassUser } from '../core/cel/owner-messages.js';
+import { celString, celStringSet } from '../core/cel/text.js';
+import { breakGlassText } from '../core/messages/ownership.js';
 import { HOOKOWNERS } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import type { KubeObject } from '../core/types.js';
@@ -192,7 +193,7 @@ function selfProtection(policy: Policy, apiObjects: readonly AdmissionObject[], 
     resources: present.filter(([g]) => g === group).map(([, resource]) => resource),
     operations: ['UPDATE', 'DELETE'],
   }));
-  const table = `{${present.map(([, resource, names]) => `${str(resource)}: ${stringSet(names)}`).join(', ')}}`;
+  const table = `{${present.map(([, resource, names]) => `${celString(resource)}: ${celStringSet(names)}`).join(', ')}}`;
   const isGuarded = `oldObject != null && request.resource.resource in ${table} && oldObject.metadata.name in ${table}[request.resource.resource]`;
   const what = `request.operation.lowerAscii() + ' ' + request.resource.resource + '/' + oldObject.metadata.name`;
   const denied = {
@@ -201,7 +202,7 @@ function selfProtection(policy: Policy, apiObjects: readonly AdmissionObject[], 
     actions: ['Deny'],
     validation: {
       expression: 'false',
-      messageExpression: `'hookkeeper self-protection: ' + ${what} + ' is refused: it is part of hookkeeper\\'s protection of lifecycle hooks; only ' + ${str(breakGlassText(policy))} + ' may change or delete it'`,
+      messageExpression: `'hookkeeper self-protection: ' + ${what} + ' is refused: it is part of hookkeeper\\'s protection of lifecycle hooks; only ' + ${celString(breakGlassText(policy))} + ' may change or delete it'`,
       reason: 'Forbidden',
     },
   };

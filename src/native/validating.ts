@@ -1,7 +1,7 @@
 // The validating side: for each carrier, the rules' CEL grouped by where their violations go (deny, warn,
 // break-glass), one ValidatingAdmissionPolicy and one binding per group; per-rule enforcement picks the group.
 import { celCarrier } from '../core/cel/carrier.js';
-import { str } from '../core/cel/text.js';
+import { cel, celString } from '../core/cel/text.js';
 import type { CelCarrier, CelVariable, Outcome } from '../core/cel/types.js';
 import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
@@ -40,12 +40,12 @@ interface Bucket {
  * every message expression of a matching policy, so an object without hooks (most Machines) costs it these
  * conditions only.
  */
-function gates(cel: CelCarrier, bucket: Bucket): Array<{ name: string; expression: string }> {
+function gates(view: CelCarrier, bucket: Bucket): Array<{ name: string; expression: string }> {
   if (bucket.gate) return [{ name: bucket.gate.name, expression: bucket.gate.expression }];
   return [
     {
       name: 'carries-hooks-or-owner-references',
-      expression: `${cel.hasHooks} || has(object.metadata.ownerReferences)`,
+      expression: cel`${view.hasHooks} || has(object.metadata.ownerReferences)`,
     },
   ];
 }
@@ -106,14 +106,14 @@ export function validatingObjects(
   for (const carrier of CARRIERS) {
     const plural = pluralOf(carrier);
     if (plural === undefined) continue;
-    const cel = celCarrier(carrier);
+    const view = celCarrier(carrier);
     // By policy name: a gated validation goes to a policy of its own (NativeValidation.gate).
     const buckets = new Map<string, Bucket>();
     for (const rule of RULES) {
       const enforcement = policy.enforcement[rule.id];
       if (enforcement === 'off' || !rule.native || !('validating' in rule.native)) continue;
       if (!rule.sources.includes('admission')) continue;
-      const { variables, validations } = rule.native.validating({ policy, cel, k8sMinor: versions.minor });
+      const { variables, validations } = rule.native.validating({ policy, view, k8sMinor: versions.minor });
       for (const v of validations) {
         const group = bindingGroupOf(v.outcome, enforcement);
         const name = policyName(carrier, v.gate?.suffix, group);
@@ -133,7 +133,7 @@ export function validatingObjects(
             validations: [],
             updateOnly: true,
           };
-          addVariables(bucket, cel.variables);
+          addVariables(bucket, view.variables);
           buckets.set(name, bucket);
         }
         addVariables(bucket, variables);
@@ -144,7 +144,7 @@ export function validatingObjects(
         bucket.validations.push({
           expression: v.expression,
           messageExpression: violationWarned
-            ? `${str(`${rule.id}: `)} + (${v.messageExpression})`
+            ? cel`${celString(`${rule.id}: `)} + (${v.messageExpression})`
             : v.messageExpression,
           // Shown if the message expression itself fails.
           message: `hookkeeper ${rule.id}: ${rule.summary}`,
@@ -164,7 +164,7 @@ export function validatingObjects(
             matchPolicy: 'Equivalent',
             resourceRules: [resourceRule(carrier, plural, operationsOf(bucket))],
           },
-          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(cel, bucket)],
+          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(view, bucket)],
           variables: reachable(
             bucket.variables,
             bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),

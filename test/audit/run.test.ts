@@ -163,7 +163,10 @@ describe('runAudit', () => {
       stuck[0]?.message,
       `Machine openshift-machine-api/stuck has been deleting for 2h5m (since ${deleting(125)}): preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is still there`,
     );
-    assert.match(stuck[0]?.fix ?? '', /remove the hook as a break-glass identity \(group system:masters\)/);
+    assert.match(
+      stuck[0]?.fix ?? '',
+      /remove the hook as a break-glass identity \(break-glass: group system:masters\)/,
+    );
     assert.equal(stuck[0]?.result, 'fail');
     assert.equal(report.summary.stuckDeletions, 2);
     const later = await runAudit(

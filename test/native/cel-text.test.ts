@@ -2,20 +2,30 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { annotationHookName } from '../../src/core/cel/carrier.js';
-import { hasPath, pointer, select, str, stringMap, stringSet } from '../../src/core/cel/text.js';
+import {
+  cel,
+  celIdentifier,
+  celString,
+  celStringMap,
+  celStringSet,
+  hasPath,
+  OBJECT,
+  pointer,
+  select,
+} from '../../src/core/cel/text.js';
 
 describe('CEL text', () => {
   test('string literals escape quotes, backslashes and control characters as CEL reads them', () => {
-    assert.equal(str('team/a'), '"team/a"');
-    assert.equal(str('say "hi"\\n'), '"say \\"hi\\"\\\\n"');
-    assert.equal(str('line\nbreak'), '"line\\nbreak"');
+    assert.equal(celString('team/a'), '"team/a"');
+    assert.equal(celString('say "hi"\\n'), '"say \\"hi\\"\\\\n"');
+    assert.equal(celString('line\nbreak'), '"line\\nbreak"');
   });
 
   test('a set literal keeps each value once; a map literal keeps the first value of a repeated key', () => {
-    assert.equal(stringSet(['a', 'b', 'a']), '{"a": true, "b": true}');
-    assert.equal(stringSet([]), '{}');
+    assert.equal(celStringSet(['a', 'b', 'a']), '{"a": true, "b": true}');
+    assert.equal(celStringSet([]), '{}');
     assert.equal(
-      stringMap([
+      celStringMap([
         ['x', '1'],
         ['y', '2'],
         ['x', '3'],
@@ -32,15 +42,23 @@ describe('CEL text', () => {
   });
 
   test('a presence test is one parenthesized term, so negating it negates every step', () => {
-    const text = hasPath('object', ['spec', 'lifecycleHooks']);
+    const text = hasPath(OBJECT, ['spec', 'lifecycleHooks']);
     assert.equal(text, '(has(object.spec) && has(object.spec.lifecycleHooks))');
     assert.equal(`!${text}`, '!(has(object.spec) && has(object.spec.lifecycleHooks))');
-    assert.equal(select('object', ['spec', 'lifecycleHooks']), 'object.spec.lifecycleHooks');
+    assert.equal(select(OBJECT, ['spec', 'lifecycleHooks']), 'object.spec.lifecycleHooks');
+  });
+
+  test('an identifier is checked, so a key never brings CEL source with it; a number in cel`` must be an int', () => {
+    assert.equal(celIdentifier('preDrain'), 'preDrain');
+    assert.throws(() => celIdentifier('a) || true || (b'), /not a CEL identifier/);
+    assert.throws(() => select(OBJECT, ['spec', 'x.y']), /not a CEL identifier/);
+    assert.throws(() => cel`size(x) > ${1.5}`, /not a CEL int literal/);
+    assert.equal(cel`size(x) > ${3}`, 'size(x) > 3');
   });
 
   test("a Cluster API hook's name: the part after '<prefix>/', or the whole key that only starts with the prefix", () => {
     assert.equal(
-      annotationHookName('preDrain', 'k'),
+      annotationHookName('preDrain', cel`k`),
       '(k.startsWith("pre-drain.delete.hook.machine.cluster.x-k8s.io/") ? k.substring(47) : k)',
     );
   });

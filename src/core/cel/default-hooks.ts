@@ -6,68 +6,78 @@ import { hookAnnotationKey } from '../capi.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
 import { kindAndNamespaceCel, labelSelectorCel } from './selector.js';
-import { hasPath, pointer, select, str } from './text.js';
+import { cel, celJoin, celString, hasPath, OBJECT, OLD_OBJECT, pointer, select, type Cel } from './text.js';
 import type { NativeMutation } from './types.js';
 
-const patch = (op: 'add' | 'replace' | 'test', path: string, value: string): string =>
-  `JSONPatch{op: ${str(op)}, path: ${path}, value: ${value}}`;
+const patch = (op: 'add' | 'replace' | 'test', path: Cel, value: Cel): Cel =>
+  cel`JSONPatch{op: ${celString(op)}, path: ${path}, value: ${value}}`;
 
 /**
  * Nothing to change: a test that cannot hold (the stanza is known to hold the hook, so it is not empty). The API
  * server keeps the object as it came when a JSONPatch test fails; an empty patch it still applies, encoding the
  * object, decoding the result and comparing the two, on every CREATE of an already protected Machine.
  */
-const unchanged = (path: string, empty: '[]' | '{}'): string => `[${patch('test', str(path), empty)}]`;
+const unchanged = (path: string, empty: '[]' | '{}'): Cel =>
+  cel`[${patch('test', celString(path), empty === '[]' ? cel`[]` : cel`{}`)}]`;
 
 function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
   const { name, owner } = rule.hook;
-  const hook = `{'name': ${str(name)}, 'owner': ${str(owner)}}`;
+  const hook = cel`{'name': ${celString(name)}, 'owner': ${celString(owner)}}`;
   const stageKeys = [...carrier.root, rule.stage];
   // The deepest missing step gets the rest of the path as one value. A step above the stanzas that is there but not
   // an object (a spec that is a list) is replaced by one, as the webhook's write does (carriers.ts); the stanzas
   // themselves, malformed, are left alone. Each step is tested only once the one above it is known to be an object.
-  const steps: string[] = [];
+  const steps: Cel[] = [];
   for (let depth = 1; depth <= stageKeys.length; depth++) {
     const keys = stageKeys.slice(0, depth);
-    let value = `[${hook}]`;
-    for (const key of [...stageKeys.slice(depth)].reverse()) value = `{${str(key)}: ${value}}`;
-    steps.push(`!${hasPath('object', keys)} ? [${patch('add', str(pointer(keys)), value)}]`);
+    let value = cel`[${hook}]`;
+    for (const key of [...stageKeys.slice(depth)].reverse()) value = cel`{${celString(key)}: ${value}}`;
+    steps.push(cel`!${hasPath(OBJECT, keys)} ? [${patch('add', celString(pointer(keys)), value)}]`);
     if (depth < carrier.root.length)
-      steps.push(`type(${select('object', keys)}) != map ? [${patch('replace', str(pointer(keys)), value)}]`);
+      steps.push(cel`type(${select(OBJECT, keys)}) != map ? [${patch('replace', celString(pointer(keys)), value)}]`);
   }
-  const at = select('object', stageKeys);
+  const at = select(OBJECT, stageKeys);
   const stagePointer = pointer(stageKeys);
   return {
     variables: [
-      { name: 'stage', expression: `${hasPath('object', stageKeys)} ? ${at} : []` },
+      { name: 'stage', expression: cel`${hasPath(OBJECT, stageKeys)} ? ${at} : []` },
       {
         name: 'wellFormed',
-        expression: `variables.stage.all(h, type(h) == map && has(h.name) && type(h.name) == string && has(h.owner) && type(h.owner) == string)`,
+        expression: cel`variables.stage.all(h, type(h) == map && has(h.name) && type(h.name) == string && has(h.owner) && type(h.owner) == string)`,
       },
       {
         name: 'at',
-        expression: `variables.wellFormed ? variables.stage.transformList(i, h, h.name == ${str(name)}, i) : []`,
+        expression: cel`variables.wellFormed ? variables.stage.transformList(i, h, h.name == ${celString(name)}, i) : []`,
       },
     ],
-    jsonPatch:
-      `${steps.join(' : ')} : !variables.wellFormed ? [] : ` +
-      `size(variables.at) == 0 ? [${patch('add', str(`${stagePointer}/-`), hook)}] : ` +
-      `variables.stage[variables.at[0]].owner == ${str(owner)} ? ${unchanged(stagePointer, '[]')} : ` +
-      `[${patch('replace', `${str(`${stagePointer}/`)} + string(variables.at[0]) + '/owner'`, str(owner))}]`,
+    jsonPatch: celJoin(
+      [
+        ...steps,
+        cel`!variables.wellFormed ? []`,
+        cel`size(variables.at) == 0 ? [${patch('add', celString(`${stagePointer}/-`), hook)}]`,
+        cel`variables.stage[variables.at[0]].owner == ${celString(owner)} ? ${unchanged(stagePointer, '[]')}`,
+        cel`[${patch('replace', cel`${celString(`${stagePointer}/`)} + string(variables.at[0]) + '/owner'`, celString(owner))}]`,
+      ],
+      ' : ',
+    ),
   };
 }
 
 function annotationMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
-  const key = hookAnnotationKey(rule.stage, rule.hook.name);
-  const owner = str(rule.hook.owner);
-  const annotations = select('object', carrier.root);
+  const key = celString(hookAnnotationKey(rule.stage, rule.hook.name));
+  const owner = celString(rule.hook.owner);
+  const annotations = select(OBJECT, carrier.root);
   // The parents of the annotations (spec.template.metadata) exist on every object that can carry them.
   return {
     variables: [],
-    jsonPatch:
-      `!${hasPath('object', carrier.root)} ? [${patch('add', str(pointer(carrier.root)), `{${str(key)}: ${owner}}`)}] : ` +
-      `${str(key)} in ${annotations} && ${annotations}[${str(key)}] == ${owner} ? ${unchanged(pointer(carrier.root), '{}')} : ` +
-      `[${patch('add', str(pointer([...carrier.root, key])), owner)}]`,
+    jsonPatch: celJoin(
+      [
+        cel`!${hasPath(OBJECT, carrier.root)} ? [${patch('add', celString(pointer(carrier.root)), cel`{${key}: ${owner}}`)}]`,
+        cel`${key} in ${annotations} && ${annotations}[${key}] == ${owner} ? ${unchanged(pointer(carrier.root), '{}')}`,
+        cel`[${patch('add', celString(pointer([...carrier.root, hookAnnotationKey(rule.stage, rule.hook.name)])), owner)}]`,
+      ],
+      ' : ',
+    ),
   };
 }
 
@@ -80,12 +90,15 @@ export function nativeDefaultHook(_policy: Policy, rule: DefaultHookRule, carrie
  * its labels match the rule's selector and the stored object's did not. `scope` adds the kind and namespace, which a
  * MutatingAdmissionPolicy's match constraints already say and a webhook's matchCondition must.
  */
-export function newlySelectedCel(rule: DefaultHookRule, scope: boolean): string {
+export function newlySelectedCel(rule: DefaultHookRule, scope: boolean): Cel {
   const selector = rule.match.labelSelector;
-  return [
-    ...(scope ? [kindAndNamespaceCel(rule.match)] : []),
-    '!has(object.metadata.deletionTimestamp)',
-    `(${labelSelectorCel(selector, 'object')})`,
-    `!(${labelSelectorCel(selector, 'oldObject')})`,
-  ].join(' && ');
+  return celJoin(
+    [
+      ...(scope ? [kindAndNamespaceCel(rule.match)] : []),
+      cel`!has(object.metadata.deletionTimestamp)`,
+      cel`(${labelSelectorCel(selector, OBJECT)})`,
+      cel`!(${labelSelectorCel(selector, OLD_OBJECT)})`,
+    ],
+    ' && ',
+  );
 }

@@ -4,35 +4,38 @@ import { hookAnnotationKey } from '../capi.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule } from '../policy.js';
 import { missingDefaultHookMessage } from '../rules/default-hooks.js';
-import { hasPath, select, str } from './text.js';
+import { cel, celJoin, celList, celString, hasPath, OBJECT, OLD_OBJECT, select, type Cel } from './text.js';
 import { labelSelectorCel } from './selector.js';
 import type { NativeContext, NativeValidating } from './types.js';
 
 /** True when `base` (object, oldObject) carries the rule's hook with its owner (read in place: no variable in a gate). */
-function carriesHook(rule: DefaultHookRule, carrier: HookCarrier, base: string): string {
+function carriesHook(rule: DefaultHookRule, carrier: HookCarrier, base: Cel): Cel {
   const { name, owner } = rule.hook;
   if (carrier.format === 'annotations') {
     const at = select(base, carrier.root);
-    const key = str(hookAnnotationKey(rule.stage, name));
-    return `(${hasPath(base, carrier.root)} && ${key} in ${at} && ${at}[${key}] == ${str(owner)})`;
+    const key = celString(hookAnnotationKey(rule.stage, name));
+    return cel`(${hasPath(base, carrier.root)} && ${key} in ${at} && ${at}[${key}] == ${celString(owner)})`;
   }
   const keys = [...carrier.root, rule.stage];
-  return `(${hasPath(base, keys)} && ${select(base, keys)}.exists(h, type(h) == map && has(h.name) && has(h.owner) && h.name == ${str(name)} && h.owner == ${str(owner)}))`;
+  return cel`(${hasPath(base, keys)} && ${select(base, keys)}.exists(h, type(h) == map && has(h.name) && has(h.owner) && h.name == ${celString(name)} && h.owner == ${celString(owner)}))`;
 }
 
 /** The object matches the rule (its kind is the carrier's) and lacks its hook, as the stored object did. */
-function lacks(rule: DefaultHookRule, carrier: HookCarrier): string {
+function lacks(rule: DefaultHookRule, carrier: HookCarrier): Cel {
   const namespaces = rule.match.namespaces ?? [];
-  return [
-    ...(namespaces.length > 0 ? [`request.namespace in [${namespaces.map(str).join(', ')}]`] : []),
-    `(${labelSelectorCel(rule.match.labelSelector, 'object')})`,
-    `!${carriesHook(rule, carrier, 'object')}`,
-    `oldObject != null && !${carriesHook(rule, carrier, 'oldObject')}`,
-  ].join(' && ');
+  return celJoin(
+    [
+      ...(namespaces.length > 0 ? [cel`request.namespace in ${celList(namespaces.map(celString))}`] : []),
+      cel`(${labelSelectorCel(rule.match.labelSelector, OBJECT)})`,
+      cel`!${carriesHook(rule, carrier, OBJECT)}`,
+      cel`oldObject != null && !${carriesHook(rule, carrier, OLD_OBJECT)}`,
+    ],
+    ' && ',
+  );
 }
 
-export function nativeMissingDefaultHook({ policy, cel }: NativeContext): NativeValidating {
-  const carrier = cel.carrier;
+export function nativeMissingDefaultHook({ policy, view }: NativeContext): NativeValidating {
+  const carrier = view.carrier;
   const rules =
     policy.enforcement['default-hooks'] === 'off' || !carrier.live
       ? []
@@ -42,14 +45,17 @@ export function nativeMissingDefaultHook({ policy, cel }: NativeContext): Native
   if (rules.length === 0) return { variables: [], validations: [] };
   const when = {
     name: 'lacks-default-hook',
-    expression: `!has(object.metadata.deletionTimestamp) && (${rules.map((r) => `(${lacks(r, carrier)})`).join(' || ')})`,
+    expression: cel`!has(object.metadata.deletionTimestamp) && (${celJoin(
+      rules.map((r) => cel`(${lacks(r, carrier)})`),
+      ' || ',
+    )})`,
   };
   return {
     variables: [],
     validations: rules.map((r) => ({
       outcome: 'enforced' as const,
-      expression: `!(${lacks(r, carrier)})`,
-      messageExpression: str(missingDefaultHookMessage(carrier, r)),
+      expression: cel`!(${lacks(r, carrier)})`,
+      messageExpression: celString(missingDefaultHookMessage(carrier, r)),
       reason: 'Invalid' as const,
       gate: { suffix: 'default-hooks', when, updateOnly: true },
     })),

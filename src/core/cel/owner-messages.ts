@@ -1,44 +1,44 @@
-// owner-only-removal's words in CEL: the registry and break-glass as literals, and the denial as the webhook words
-// it, the kubectl grant included where CEL can build it (src/core/rules/owner-only-removal.ts words the webhook's).
+// owner-only-removal's words in CEL: the registry and break-glass as literals, and the messages of
+// src/core/messages/ownership.ts filled with CEL expressions, the kubectl grant included where CEL can build it.
 import {
-  grantCommand,
-  grantRoleName,
-  HOOKOWNERS,
-  shellWord,
-  WILDCARD_WARNING_HEAD,
-  wildcardDenialWords,
-} from '../ownership.js';
+  breakGlassText,
+  grantCommandMessage,
+  namedGrantMessage,
+  ownerIdentitiesText,
+  ownerOnlyReason,
+  removalDenialMessage,
+  unverifiedDenyReason,
+  wildcardReason,
+  type ChangedHook,
+} from '../messages/ownership.js';
+import type { CelSlots } from '../messages/message.js';
+import { grantCommand, grantRoleName, shellWord } from '../ownership.js';
 import { serviceAccountUsername, type Policy } from '../policy.js';
-import { str, stringMap, stringSet } from './text.js';
+import { cel, celString, celStringMap, celStringSet, celJoin, USER, type Cel } from './text.js';
 import type { CelVariable } from './types.js';
 
-export const USER = 'request.userInfo.username';
+export { USER };
 
 /** The registry as a CEL map: owner -> {'u': usernames (service accounts as usernames), 'g': groups} sets. */
-export function registryLiteral(policy: Policy): string {
+export function registryLiteral(policy: Policy): Cel {
   const entries = Object.entries(policy.owners).map(([owner, ids]) => {
-    const users = stringSet([...ids.users, ...ids.serviceAccounts.map(serviceAccountUsername)]);
-    return `${str(owner)}: {'u': ${users}, 'g': ${stringSet(ids.groups)}}`;
+    const users = celStringSet([...ids.users, ...ids.serviceAccounts.map(serviceAccountUsername)]);
+    return cel`${celString(owner)}: {'u': ${users}, 'g': ${celStringSet(ids.groups)}}`;
   });
-  return `{${entries.join(', ')}}`;
+  return cel`{${celJoin(entries, ', ')}}`;
 }
 
-export function breakGlassUser(policy: Policy): string {
-  return `${USER} in ${stringSet(policy.breakGlass.users)} || request.userInfo.groups.exists(g, g in ${stringSet(policy.breakGlass.groups)})`;
+/** CEL bool: the requester holds break-glass. */
+export function breakGlassUser(policy: Policy): Cel {
+  return cel`${USER} in ${celStringSet(policy.breakGlass.users)} || request.userInfo.groups.exists(g, g in ${celStringSet(policy.breakGlass.groups)})`;
 }
 
-export function breakGlassText(policy: Policy): string {
-  const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  return glass.length > 0 ? `break-glass: ${glass.join(', ')}` : 'no break-glass identity is configured';
-}
+/** A changed hook as CEL expressions for the messages' slots (the user is the requester's). */
+export type ChangedHookCel = CelSlots<Omit<ChangedHook, 'user'>>;
 
-/** A changed hook as messages read it: the stored hook at index `idx` of stage `s`. */
-export interface HookView {
-  p: string;
-  s: string;
-  n: string;
-  o: string;
-  r: string;
+/** The slots of a changed hook's messages, the user included. */
+export function changedHookSlots(c: ChangedHookCel): CelSlots<ChangedHook> {
+  return { ...c, user: USER };
 }
 
 /**
@@ -47,71 +47,68 @@ export interface HookView {
  */
 export function grantVariables(policy: Policy): CelVariable[] {
   const owners = Object.keys(policy.owners);
-  const sa = `${USER}.matches('^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
-  const plain = `${USER}.matches('^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
+  const sa = cel`${USER}.matches('^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
+  const plain = cel`${USER}.matches('^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
   return [
-    { name: 'grantRoles', expression: stringMap(owners.map((o) => [o, grantRoleName(o)])) },
-    { name: 'grantWords', expression: stringMap(owners.map((o) => [o, shellWord(o)])) },
+    { name: 'grantRoles', expression: celStringMap(owners.map((o) => [o, grantRoleName(o)])) },
+    { name: 'grantWords', expression: celStringMap(owners.map((o) => [o, shellWord(o)])) },
     // [binding name part, subject flag], or [] when CEL cannot word them as the webhook does.
     {
       name: 'grantUser',
-      expression:
-        `size(${USER}) > 100 ? [] : ${sa} ? [${USER}.replace(':', '-'), '--serviceaccount=' + ${USER}.substring(22)] : ` +
-        `${plain} ? [${USER}, '--user=' + ${USER}] : []`,
+      expression: cel`size(${USER}) > 100 ? [] : ${sa} ? [${USER}.replace(':', '-'), '--serviceaccount=' + ${USER}.substring(22)] : ${plain} ? [${USER}, '--user=' + ${USER}] : []`,
     },
   ];
 }
 
-/** "to let <user> act for it: <grant>" for owner expression `o`. */
-function grantText(o: string): string {
-  const { verb, resource, group } = HOOKOWNERS;
-  const role = `variables.grantRoles[${o}]`;
-  const command =
-    `'kubectl create clusterrole ' + ${role} + ' --verb=${verb} --resource=${resource}.${group} --resource-name=' + variables.grantWords[${o}] + ` +
-    `' && kubectl create clusterrolebinding ' + ${role} + '-' + variables.grantUser[0] + ' --clusterrole=' + ${role} + ' ' + variables.grantUser[1]`;
-  const fallback = `'grant ${verb} on ${resource}.${group} with resourceName ' + strings.quote(${o})`;
-  return `'to let ' + strings.quote(${USER}) + ' act for it: ' + (${o} in variables.grantRoles && size(variables.grantUser) == 2 ? ${command} : ${fallback})`;
+/** The grant for the requester and owner expression `o`: the kubectl commands where CEL can word them, else named. */
+function grantCel(o: Cel): Cel {
+  const role = cel`variables.grantRoles[${o}]`;
+  const command = grantCommandMessage.toCel({
+    role,
+    ownerWord: cel`variables.grantWords[${o}]`,
+    binding: cel`${role} + '-' + variables.grantUser[0]`,
+    subject: cel`variables.grantUser[1]`,
+  });
+  return cel`(${o} in variables.grantRoles && size(variables.grantUser) == 2 ? ${command} : ${namedGrantMessage.toCel({ owner: o })})`;
 }
 
-/** A denial's words up to its reason: which hook, whose, and who tried. */
-function denialHead(c: HookView): string {
-  return (
-    `${c.p} + ': Forbidden: ' + strings.quote(${USER}) + ' may not ' + (${c.r} ? 'change the owner of ' : 'remove ') + ` +
-    `${c.s} + ' hook ' + strings.quote(${c.n}) + ' ' + (${c.o} == '' ? 'which has no owner' : 'owned by ' + strings.quote(${c.o})) + '; '`
-  );
-}
-
-export function denialMessage(policy: Policy, c: HookView): string {
-  const who = 'variables.ownerIdentities';
-  const bg = breakGlassText(policy);
-  const head = denialHead(c);
-  const registered = `'only its owner may: ' + ${who}[${c.o}] + ${str(` (${bg}); `)} + ${grantText(c.o)}`;
-  if (policy.unverifiedRemoval !== 'deny') return `${head} + ${registered}`;
-  return (
-    `${head} + (${c.o} in ${who} ? ${registered} : ${c.o} == '' ? ` +
-    `${str(`no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${bg})`)} : ` +
-    `${str(`no identity is registered or granted for that owner and unverifiedRemoval is deny (${bg}); `)} + ${grantText(c.o)})`
-  );
+/** The denial of a removal nothing allowed, in the webhook's words for the owners CEL can tell apart. */
+export function denialMessage(policy: Policy, c: ChangedHookCel): Cel {
+  const who = cel`variables.ownerIdentities`;
+  const slots = changedHookSlots(c);
+  const common = {
+    user: USER,
+    breakGlass: celString(breakGlassText(policy)),
+    unchecked: celString(''),
+    grant: grantCel(c.owner),
+  };
+  const registered = ownerOnlyReason.toCel({ ...common, who: cel`${who}[${c.owner}]` });
+  const reason =
+    policy.unverifiedRemoval !== 'deny'
+      ? registered
+      : cel`(${c.owner} in ${who} ? ${registered} : ${unverifiedDenyReason.toCel({ ...common, ownerless: c.ownerless })})`;
+  return removalDenialMessage.toCel({ ...slots, reason });
 }
 
 /** The grant command with no user (a service account to fill in), compiled in for each registered owner. */
 export function ownerGrantVariable(policy: Policy): CelVariable {
-  return { name: 'ownerGrants', expression: stringMap(Object.keys(policy.owners).map((o) => [o, grantCommand(o)])) };
+  return {
+    name: 'ownerGrants',
+    expression: celStringMap(Object.keys(policy.owners).map((o) => [o, grantCommand(o)])),
+  };
+}
+
+/** The registered identities of each owner, as denials list them. */
+export function ownerIdentitiesVariable(policy: Policy): CelVariable {
+  return {
+    name: 'ownerIdentities',
+    expression: celStringMap(Object.entries(policy.owners).map(([owner, ids]) => [owner, ownerIdentitiesText(ids)])),
+  };
 }
 
 /** The denial of a removal only wildcard RBAC rights allowed (wildcardGrants: deny), in the webhook's words. */
-export function wildcardDenialMessage(policy: Policy, c: HookView): string {
-  const { verb, resource, group } = HOOKOWNERS;
-  const grant =
-    `(${c.o} in variables.ownerGrants ? variables.ownerGrants[${c.o}] : ` +
-    `'grant ${verb} on ${resource}.${group} with resourceName ' + strings.quote(${c.o}))`;
-  return `${denialHead(c)} + 'RBAC lets ' + strings.quote(${USER}) + ${str(wildcardDenialWords(breakGlassText(policy)))} + ${grant}`;
-}
-
-/** The wildcardGrants: warn warning, in the webhook's words. */
-export function wildcardWarning(c: HookView): string {
-  return (
-    `(${str(WILDCARD_WARNING_HEAD)} + ${USER} + ' may ' + (${c.r} ? 'change the owner of ' : 'remove ') + ${c.s} + ` +
-    `' hook ' + ${c.n} + ' of ' + ${c.o} + '; audited')`
-  );
+export function wildcardDenialMessage(policy: Policy, c: ChangedHookCel): Cel {
+  const grant = cel`(${c.owner} in variables.ownerGrants ? variables.ownerGrants[${c.owner}] : ${namedGrantMessage.toCel({ owner: c.owner })})`;
+  const reason = wildcardReason.toCel({ user: USER, breakGlass: celString(breakGlassText(policy)), grant });
+  return removalDenialMessage.toCel({ ...changedHookSlots(c), reason });
 }

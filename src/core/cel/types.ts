@@ -3,11 +3,12 @@
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
 import type { Stage } from '../types.js';
+import type { Cel } from './text.js';
 
 /** A named CEL expression, evaluated at most once per request and read as variables.<name>. */
 export interface CelVariable {
   name: string;
-  expression: string;
+  expression: Cel;
 }
 
 /**
@@ -23,9 +24,9 @@ export type Outcome = 'enforced' | 'existing' | 'warn' | 'breakGlass';
 export interface NativeValidation {
   outcome: Outcome;
   /** True when the request passes. */
-  expression: string;
+  expression: Cel;
   /** The webhook's message for the first violation, as a CEL string expression. */
-  messageExpression: string;
+  messageExpression: Cel;
   reason: 'Forbidden' | 'Invalid';
   /**
    * A policy of its own (name suffix) that the API server evaluates only when `when` holds (a matchCondition: no
@@ -33,7 +34,7 @@ export interface NativeValidation {
    */
   gate?: {
     suffix: string;
-    when: { name: string; expression: string };
+    when: { name: string; expression: Cel };
     /** `when` can hold only on UPDATE (it compares with the stored object): the policy matches UPDATE only. */
     updateOnly?: boolean;
   };
@@ -43,24 +44,24 @@ export interface NativeValidation {
 export interface CelStage {
   stage: Stage;
   /** CEL list of the object's hooks in this stage. */
-  hooks: string;
-  oldHooks: string;
+  hooks: Cel;
+  oldHooks: Cel;
   /** CEL map identity -> owner of the object's / stored object's hooks in this stage (see `id`). */
-  index: string;
-  oldIndex: string;
+  index: Cel;
+  oldIndex: Cel;
   /**
    * CEL string expression: the identity of hook `h`, what old and new hooks are compared by (Hook.id): its name
    * in a list (the CRD's list-map key), its annotation key on Cluster API.
    */
-  id(h: string): string;
+  id(h: Cel): Cel;
   /** CEL string expressions: the identities a hook named `n` (a CEL string) may have here; look each up in an index. */
-  named(n: string): string[];
+  named(n: Cel): Cel[];
   /** The stage's field path, as a message prints it (spec.lifecycleHooks.preDrain, metadata.annotations). */
   stagePath: string;
   /** CEL string expression: the path of hook `h` at index `i` (spec.lifecycleHooks.preDrain[0], metadata.annotations[key]). */
-  hookPath(i: string, h: string): string;
-  namePath(i: string, h: string): string;
-  ownerPath(i: string, h: string): string;
+  hookPath(i: Cel, h: Cel): Cel;
+  namePath(i: Cel, h: Cel): Cel;
+  ownerPath(i: Cel, h: Cel): Cel;
 }
 
 /** A carrier as CEL sees it: its variables (declared once per policy) and its stages. */
@@ -69,14 +70,15 @@ export interface CelCarrier {
   variables: readonly CelVariable[];
   stages: readonly CelStage[];
   /** A variable-free expression, true when an UPDATE changes the hooks' stanzas (a superset of removing or re-owning). */
-  changesHooks: string;
+  changesHooks: Cel;
   /** A variable-free expression, true when the object carries a hook. */
-  hasHooks: string;
+  hasHooks: Cel;
 }
 
 export interface NativeContext {
   policy: Policy;
-  cel: CelCarrier;
+  /** The carrier's hooks as CEL reads them. */
+  view: CelCarrier;
   /** The cluster's minor version (1.<minor>), for CEL libraries that came later. */
   k8sMinor: number;
 }
@@ -91,11 +93,12 @@ export interface NativeValidating {
 export interface NativeMutation {
   variables: readonly CelVariable[];
   /** CEL list of JSONPatch values. */
-  jsonPatch: string;
+  jsonPatch: Cel;
 }
 
 /** The native form a rule module declares (src/core/rules/context.ts). */
 export type NativeForm =
   | { validating: (ctx: NativeContext) => NativeValidating }
   | { mutating: (policy: Policy, rule: DefaultHookRule, carrier: HookCarrier) => NativeMutation }
+  /** No native form: what native mode does instead, one sentence (render declares it as a divergence). */
   | { webhookOnly: string };

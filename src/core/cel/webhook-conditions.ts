@@ -9,7 +9,10 @@ import { VALIDATING } from '../registry.js';
 import type { ObjectPart } from '../rules/context.js';
 import { newlySelectedCel } from './default-hooks.js';
 import { kindAndNamespaceCel, labelSelectorCel } from './selector.js';
-import { str } from './text.js';
+import { cel, celString } from './text.js';
+
+/** CEL string literal, spliced into this file's string-built expressions. */
+const str = (text: string): string => celString(text);
 
 export interface MatchCondition {
   name: string;
@@ -174,10 +177,10 @@ function createSelected(policy: Policy): string[] {
   const out: string[] = [];
   if (policy.enforcement['default-hooks'] !== 'off')
     for (const r of policy.defaultHooks.filter((d) => d.operations.includes('CREATE')))
-      out.push(`(${kindAndNamespaceCel(r.match)} && (${labelSelectorCel(r.match.labelSelector, 'object')}))`);
+      out.push(`(${kindAndNamespaceCel(r.match)} && (${labelSelectorCel(r.match.labelSelector, cel`object`)}))`);
   if (policy.enforcement['child-owner-reference'] !== 'off')
     for (const r of policy.children)
-      out.push(`(${kindAndNamespaceCel(r.match)} && (${labelSelectorCel(r.match.labelSelector, 'object')}))`);
+      out.push(`(${kindAndNamespaceCel(r.match)} && (${labelSelectorCel(r.match.labelSelector, cel`object`)}))`);
   return out;
 }
 

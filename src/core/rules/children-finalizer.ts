@@ -5,6 +5,7 @@ import { quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import { describeIdentities, type OwnerIdentities, type Policy } from '../policy.js';
 import type { ReviewInput } from '../types.js';
+import { breakGlassText, NO_IDENTITY_REGISTERED } from '../messages/ownership.js';
 import { describeChild, finalizersOf } from './children-bind.js';
 import { type ChildFindings, type ChildMode, childMode, noFindings } from './children-findings.js';
 import type { ChildRuleModule } from './context.js';
@@ -47,15 +48,13 @@ export function childFinalizer(policy: Policy, input: ReviewInput, mode: ChildMo
       continue;
     }
     const allowed = [...new Set(ids.flatMap(describeIdentities))];
-    const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
     out.denials.push({
       rule: 'child-finalizer',
       path: 'metadata.finalizers',
       message: forbidden(
         'metadata.finalizers',
         `${quote(user.username)} may not remove finalizer ${quote(finalizer)} from ${child}; ` +
-          `only its parent's controller may: ${allowed.join(', ') || '(no identity registered)'}` +
-          (glass.length > 0 ? ` (break-glass: ${glass.join(', ')})` : ''),
+          `only its parent's controller may: ${allowed.join(', ') || NO_IDENTITY_REGISTERED} (${breakGlassText(policy)})`,
       ).message,
       fix: `leave finalizer ${quote(finalizer)} in place: ${[...keys].join(', ')} removes it once the parent's cleanup has run`,
       key: `child-finalizer:${finalizer}`,

@@ -55,6 +55,8 @@ export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'owne
 
 interface RuleCommon<Id extends string> {
   id: Id;
+  /** Where the validate function runs (Placement says which sources need a native form). */
+  sources: readonly Source[];
   /** Enforcement when the policy does not set one. */
   enforcement: Enforcement;
   /**
@@ -62,8 +64,6 @@ interface RuleCommon<Id extends string> {
    * ratchets CRD validation), so history never blocks an unrelated edit or the edit that fixes another problem.
    */
   ratchets: boolean;
-  /** Where the validate function runs (ReviewInput.source); a mutate function runs wherever a mutation is made. */
-  sources: readonly Source[];
   facts: readonly Fact[];
   /** Appended to the fix of a violation ratcheting turned into a warning, in parentheses. */
   ratchetNote?: string;
@@ -72,43 +72,51 @@ interface RuleCommon<Id extends string> {
   /** One line for the README's rule table and the CLI's help. */
   summary: string;
   /**
-   * What the rule becomes as a native admission policy (src/native compiles it): CEL validations or mutations, or
-   * why only the webhook can run it. Every rule that runs at admission declares one (test/registry.test.ts).
-   */
-  native?: NativeForm;
-  /**
    * What the validate function reads of an admission UPDATE (for the policy given). Every rule that validates at
    * admission declares it (test/registry.test.ts); the proof that it is all is test/deploy/webhook-conditions.test.ts.
    */
   updateReads?: (policy: Policy) => UpdateReads;
 }
 
+/**
+ * Where the validate function runs (ReviewInput.source; a mutate function runs wherever a mutation is made), and
+ * what the rule becomes as a native admission policy (src/native compiles it): CEL validations or mutations, or
+ * `webhookOnly` with what native mode does instead. A rule that runs at admission (its sources start with
+ * 'admission', or it mutates) must declare its native form: without one it does not compile.
+ */
+type Placement<Mutate> =
+  | { sources: readonly ['admission', ...Exclude<Source, 'admission'>[]]; native: NativeForm; mutate?: Mutate }
+  | { sources: readonly Exclude<Source, 'admission'>[]; native: NativeForm; mutate: Mutate }
+  | { sources: readonly Exclude<Source, 'admission'>[]; native?: undefined; mutate?: undefined };
+
 /** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */
-export interface CarrierRuleModule<Id extends string = string> extends RuleCommon<Id> {
+export interface CarrierMutate {
+  /**
+   * Where apply writes, so only those parts of the object are copied (patch.ts copyForWrites); none when the rule
+   * has nothing to do for this input: then, if no rule writes, nothing is copied or compared.
+   */
+  writes: (carrier: HookCarrier, ctx: InputContext) => ReadonlyArray<readonly string[]>;
+  /** Changes `copy` (a clone of input.object along `writes`); returns what changed, for people. */
+  apply: (ctx: InputContext, carrier: HookCarrier, copy: KubeObject) => string[];
+}
+
+export type CarrierRuleModule<Id extends string = string> = RuleCommon<Id> & {
   selects: 'carriers';
   validate?: Rule;
-  mutate?: {
-    /**
-     * Where apply writes, so only those parts of the object are copied (patch.ts copyForWrites); none when the rule
-     * has nothing to do for this input: then, if no rule writes, nothing is copied or compared.
-     */
-    writes: (carrier: HookCarrier, ctx: InputContext) => ReadonlyArray<readonly string[]>;
-    /** Changes `copy` (a clone of input.object along `writes`); returns what changed, for people. */
-    apply: (ctx: InputContext, carrier: HookCarrier, copy: KubeObject) => string[];
-  };
-}
+} & Placement<CarrierMutate>;
 
 /**
  * A rule that needs no hooks read: `children` runs for every kind a policy `children` rule selects, carrier or
  * not; `objects` runs for every request with an object (not DELETE).
  */
-export interface ChildRuleModule<Id extends string = string> extends RuleCommon<Id> {
+export interface ChildMutate {
+  writes: ReadonlyArray<readonly string[]>;
+  apply: (ctx: InputContext, copy: KubeObject) => string[];
+}
+
+export type ChildRuleModule<Id extends string = string> = RuleCommon<Id> & {
   selects: 'children' | 'objects';
   validate?: (ctx: InputContext) => RuleResult;
-  mutate?: {
-    writes: ReadonlyArray<readonly string[]>;
-    apply: (ctx: InputContext, copy: KubeObject) => string[];
-  };
-}
+} & Placement<ChildMutate>;
 
 export type RuleModule<Id extends string = string> = CarrierRuleModule<Id> | ChildRuleModule<Id>;

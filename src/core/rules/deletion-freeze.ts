@@ -1,17 +1,15 @@
 // Rule deletion-freeze: once a Machine is marked for deletion its hooks may only be removed, never added or
 // changed. Mirrors machine-api-operator's Machine webhook check and message, stanza by stanza.
 import { wellFormed, type Hook } from '../carriers.js';
-import { forbidden } from '../field-errors.js';
 import { isDeleting } from '../guards.js';
-import type { Stage, Violation } from '../types.js';
+import { deletionFreezeMessage, goHookMessage, STAGE_WORDS } from '../messages/deletion-freeze.js';
+import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeDeletionFreeze } from '../cel/deletion-freeze.js';
 
-const STAGE_WORDS: Record<Stage, string> = { preDrain: 'pre-drain', preTerminate: 'pre-terminate' };
-
-/** Go's %+v of []LifecycleHook, as machine-api-operator prints it. */
-export function formatHooksGo(hooks: readonly Hook[]): string {
-  return `[${hooks.map((h) => `{Name:${h.name} Owner:${h.owner}}`).join(' ')}]`;
+/** Go's %+v of each hook of a []LifecycleHook, space-separated, as machine-api-operator prints them. */
+function formatHooksGo(hooks: readonly Hook[]): string {
+  return hooks.map((h) => goHookMessage.toJs(h)).join(' ');
 }
 
 export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
@@ -28,10 +26,7 @@ export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
     violations.push({
       rule: 'deletion-freeze',
       path,
-      message: forbidden(
-        path,
-        `${STAGE_WORDS[stage]} hooks are immutable when machine is marked for deletion: the following hooks are new or changed: ${formatHooksGo(changed)}`,
-      ).message,
+      message: deletionFreezeMessage.toJs({ path, stageWords: STAGE_WORDS[stage], hooks: formatHooksGo(changed) }),
       fix: 'the machine is deleting: hooks can only be removed now; add hooks before deleting the machine',
       key: `freeze:${stage}:${changed.map((h) => `${h.id}/${h.owner}`).join(',')}`,
     });

@@ -2,9 +2,9 @@
 // mode's CEL reads every hook, so without a bound one Machine editor can make every later hook change exceed the API
 // server's cost limit. A stored object already over the bound may lose hooks or keep its count (warned), never gain.
 import { STAGES, type HookCarrier, type HookReading } from '../carriers.js';
-import { tooMany } from '../field-errors.js';
 import type { Stage, Violation } from '../types.js';
-import { HOOK_COUNT_SUFFIX, nativeHookCount } from '../cel/hook-count.js';
+import { nativeHookCount } from '../cel/hook-count.js';
+import { hookCountMessage } from '../messages/hook-count.js';
 import type { CarrierRuleModule } from './context.js';
 
 /** Entries in one stage as the API server counts them: every list entry (malformed ones too), or every key. */
@@ -39,7 +39,7 @@ export const hookCountRule: CarrierRuleModule<'hook-count'> = {
       const violation: Violation = {
         rule: 'hook-count',
         path,
-        message: `${tooMany(path, n, max).message}${HOOK_COUNT_SUFFIX}`,
+        message: hookCountMessage(max).toJs({ path, count: n }),
         fix: `remove ${stage} hooks until at most ${max} remain, or raise maxHooksPerStage (at most 1000)`,
         key: `hook-count:${stage}`,
       };

@@ -9,6 +9,7 @@ import { kindAndNamespaceCel, labelSelectorCel } from '../cel/selector.js';
 import type { Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput } from '../types.js';
+import { cel } from '../cel/text.js';
 import type { CarrierRuleModule, ObjectPart, UpdateReads } from './context.js';
 import { carriesDefaultHook, missingDefaultHookViolations } from './default-hooks.js';
 
@@ -53,7 +54,7 @@ function missingDefaultHookReads(policy: Policy): UpdateReads {
     return { parts };
   const selected = policy.defaultHooks.map(
     (r) =>
-      `(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, 'object')})`,
+      `(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, cel`object`)})`,
   );
   const holds = (input: ReviewInput): boolean =>
     input.object !== null &&

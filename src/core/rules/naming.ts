@@ -4,12 +4,21 @@
 import { HOOK_ANNOTATION_PREFIX, parseHookAnnotationKey } from '../capi.js';
 import { quote } from '../guards.js';
 import type { HookCarrier, RawHook } from '../carriers.js';
-import { invalid, required, tooLong, typeInvalid } from '../field-errors.js';
+import { required, typeInvalid } from '../field-errors.js';
 import { annotationKeyErrors } from '../qualified-name.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeHookNaming } from '../cel/naming.js';
 import { HOOK_NAME_PATTERN } from '../hook-name.js';
+import {
+  annotationKeyMessage,
+  annotationShapeDetail,
+  HOOK_NAME_LENGTH,
+  HOOK_OWNER_LENGTH,
+  patternMessage,
+  tooLongMessage,
+  tooShortMessage,
+} from '../messages/naming.js';
 
 export { HOOK_NAME_PATTERN };
 const HOOK_NAME_RE = new RegExp(HOOK_NAME_PATTERN);
@@ -20,8 +29,11 @@ interface StringLimits {
   pattern?: { source: string; re: RegExp };
 }
 
-export const NAME_LIMITS: StringLimits = { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: HOOK_NAME_RE } };
-const OWNER_LIMITS: StringLimits = { min: 3, max: 512 };
+export const NAME_LIMITS: StringLimits = {
+  ...HOOK_NAME_LENGTH,
+  pattern: { source: HOOK_NAME_PATTERN, re: HOOK_NAME_RE },
+};
+const OWNER_LIMITS: StringLimits = { ...HOOK_OWNER_LENGTH };
 
 /** Checks one string field as OpenAPI v3 validation in the API server does (lengths count characters). */
 export function checkString(
@@ -36,19 +48,13 @@ export function checkString(
   const out: Array<{ message: string; check: string }> = [];
   const length = [...value].length;
   if (length < limits.min) {
-    out.push({
-      message: invalid(path, value, `${path} in body should be at least ${limits.min} chars long`).message,
-      check: 'min',
-    });
+    out.push({ message: tooShortMessage(limits.min).toJs({ path, value }), check: 'min' });
   }
   if (length > limits.max) {
-    out.push({ message: tooLong(path, value, limits.max).message, check: 'max' });
+    out.push({ message: tooLongMessage(limits.max).toJs({ path }), check: 'max' });
   }
   if (limits.pattern && !limits.pattern.re.test(value)) {
-    out.push({
-      message: invalid(path, value, `${path} in body should match '${limits.pattern.source}'`).message,
-      check: 'pattern',
-    });
+    out.push({ message: patternMessage(limits.pattern.source).toJs({ path, value }), check: 'pattern' });
   }
   return out;
 }
@@ -100,16 +106,13 @@ export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHo
     const ref = typeof h.owner === 'string' ? { hook: { stage: h.stage, name, owner: h.owner } } : {};
     const problems = annotationKeyErrors(key).map((detail) => ({ detail, check: detail }));
     if (!parseHookAnnotationKey(key)?.canonical) {
-      problems.push({
-        detail: `an annotation key starting with ${quote(prefix)} declares a ${h.stage} hook and must be ${quote(`${prefix}/<name>`)}`,
-        check: 'shape',
-      });
+      problems.push({ detail: annotationShapeDetail(h.stage), check: 'shape' });
     }
     for (const p of problems) {
       out.push({
         rule: 'hook-naming',
         path: at,
-        message: invalid(at, key, p.detail).message,
+        message: annotationKeyMessage.toJs({ path: at, key, detail: p.detail }),
         fix: `name the hook with 1-63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, and no '/' (the annotation key is ${prefix}/<name>)`,
         ...ref,
         key: `naming:${h.stage}:${quote(key)}:${p.check}`,

@@ -5,7 +5,7 @@ import { quote } from '../guards.js';
 import { describeIdentities, type OwnerIdentities, type Policy, type ServiceAccountRef } from '../policy.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
-import { breakGlassText } from './stuck-deletion.js';
+import { breakGlassText } from '../messages/ownership.js';
 
 /** The identities of a hook's owner when they are only service accounts (users and groups cannot be looked up). */
 function serviceAccountOnly(policy: Policy, h: Hook): OwnerIdentities | undefined {
@@ -34,7 +34,7 @@ export const orphanedOwner: Rule = ({ policy, input, hooks: reading }) => {
       rule: 'orphaned-owner',
       path: h.path,
       message: `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}, but none of its registered service accounts exists any more: ${describeIdentities(ids).join(', ')}`,
-      fix: `restore the service account, register the owner's current identity under owners[${quote(h.owner)}] in the hookkeeper policy, or remove the hook as ${breakGlassText(policy)}`,
+      fix: `restore the service account, register the owner's current identity under owners[${quote(h.owner)}] in the hookkeeper policy, or remove the hook as a break-glass identity (${breakGlassText(policy)})`,
       hook: { stage: h.stage, name: h.name, owner: h.owner },
       key: `orphaned:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
     });

@@ -2,23 +2,33 @@
 // or re-owned only by its registered identities, identities a grant naming the owner allows, or break-glass (warned);
 // wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
 // The audit annotation says which route allowed it.
-import { forbidden, invalid } from '../field-errors.js';
 import { ownValue, quote } from '../guards.js';
 import { actsFor, isBreakGlass } from '../identity.js';
 import {
   addedHooks,
   changedHooks,
   grantCommand,
-  grantShort,
   grantsUnknown,
-  HOOKOWNERS,
   isProtected,
   registeredIdentities,
-  WILDCARD_WARNING_HEAD,
-  wildcardDenialWords,
   type HookChange,
 } from '../ownership.js';
-import { describeIdentities, type Policy } from '../policy.js';
+import {
+  breakGlassText,
+  breakGlassWarning,
+  grantsUnknownReason,
+  ownerIdentitiesText,
+  ownerOnlyReason,
+  RBAC_ALLOWED_IDENTITIES,
+  RBAC_NOTES,
+  removalDenialMessage,
+  strictOwnersMessage,
+  uncheckedNote,
+  unverifiedDenyReason,
+  unverifiedWarning,
+  wildcardReason,
+  wildcardWarning,
+} from '../messages/ownership.js';
 import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeOwnerOnlyRemoval } from '../cel/owner-only-removal.js';
@@ -53,46 +63,31 @@ function trace(key: string, change: HookChange, user: UserInfo, route: RemovalRo
   };
 }
 
-function breakGlassText(policy: Policy): string {
-  const glass = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  return glass.length > 0 ? `break-glass: ${glass.join(', ')}` : 'no break-glass identity is configured';
+/** A changed hook as the messages read it. */
+function slots(change: HookChange, user: UserInfo) {
+  const { old, now } = change;
+  return {
+    path: old.path,
+    user: user.username,
+    reowned: now !== undefined,
+    stage: old.stage,
+    name: old.name,
+    owner: old.owner,
+    ownerless: old.owner === '',
+  };
 }
 
 /** The denial of a removal nothing allowed: says who may, whether RBAC could be asked, and the grant to make. */
-function denial(change: HookChange, user: UserInfo, why: string): Violation {
-  const { old, now } = change;
-  const verb = now ? 'change the owner of' : 'remove';
+function denial(change: HookChange, user: UserInfo, reason: string): Violation {
+  const { old } = change;
   return {
     rule: 'owner-only-removal',
     path: old.path,
-    message: forbidden(
-      old.path,
-      `${quote(user.username)} may not ${verb} ${old.stage} hook ${quote(old.name)} ` +
-        (old.owner === '' ? 'which has no owner' : `owned by ${quote(old.owner)}`) +
-        `; ${why}`,
-    ).message,
+    message: removalDenialMessage.toJs({ ...slots(change, user), reason }),
     fix: `leave hook ${quote(old.name)} in place: ${old.owner === '' ? 'its controller' : old.owner} removes it when its work is done`,
     hook: { stage: old.stage, name: old.name, owner: old.owner },
     key: `removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
   };
-}
-
-/** The denial of a removal only wildcard RBAC rights allowed: they are not ownership; break-glass or a named grant is. */
-function wildcardDenial(change: HookChange, user: UserInfo, policy: Policy): Violation {
-  const why = `RBAC lets ${quote(user.username)}${wildcardDenialWords(breakGlassText(policy))}`;
-  return denial(change, user, `${why}${grantCommand(change.old.owner)}`);
-}
-
-/**
- * The unverifiedRemoval: warn warning, within a warning's 120 characters for everyday names. The requester reads it,
- * so the user comes last: a long service account name is what the answer's cut takes (the audit annotation has it).
- */
-function unverifiedWarning(change: HookChange, user: UserInfo): string {
-  const { old, now } = change;
-  const by = `${now ? 're-owned ' : ''}by ${user.username}`;
-  return old.owner === ''
-    ? `unverified: hook ${old.name} has no owner to grant; ${by}`
-    : `unverified: hook ${old.name} of ${old.owner}; grant ${grantShort(old.owner)}; ${by}`;
 }
 
 /** Every hook added with an owner nobody registered or granted: refused under strictOwners. */
@@ -105,19 +100,13 @@ function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
     out.push({
       rule: 'owner-only-removal',
       path: h.ownerPath,
-      message: invalid(
-        h.ownerPath,
-        h.owner,
-        `owner of hook ${quote(h.name)} is not registered in the policy and strictOwners is on` +
-          (h.owner === ''
-            ? ''
-            : `, and no RBAC grant of ${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}.${HOOKOWNERS.group} names it` +
-              (ownership
-                ? ownership.grantsKnown
-                  ? ''
-                  : ' (the RBAC grants are not listed yet)'
-                : ' (RBAC not consulted)')),
-      ).message,
+      message: strictOwnersMessage.toJs({
+        path: h.ownerPath,
+        owner: h.owner,
+        name: h.name,
+        ownerless: h.owner === '',
+        rbac: ownership ? (ownership.grantsKnown ? RBAC_NOTES.known : RBAC_NOTES.notListed) : RBAC_NOTES.notConsulted,
+      }),
       fix:
         h.owner === ''
           ? 'give the hook an owner that is registered or granted'
@@ -138,19 +127,18 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
 
   const user = input.userInfo;
   const ownership = input.context?.ownership;
+  const breakGlass = breakGlassText(policy);
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
-    const { old, now } = change;
-    const owner = old.owner;
+    const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
     if (ids && actsFor(user, ids)) {
       notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'registry') });
       continue;
     }
     if (isBreakGlass(user, policy)) {
-      const verb = now ? 'change the owner of' : 'remove';
       notices.push({
         rule: 'owner-only-removal',
-        warning: `break-glass: ${user.username} may ${verb} ${old.stage} hook ${old.name} of ${owner}; audited`,
+        warning: breakGlassWarning.toJs(slots(change, user)),
         audit: trace(AUDIT_KEY_BREAK_GLASS, change, user, 'break-glass'),
       });
       continue;
@@ -165,47 +153,39 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     // count as no answer of RBAC's, and any denial below says so.
     const wildcard = access === 'wildcard';
     if (wildcard && policy.wildcardGrants === 'warn') {
-      const verb = now ? 'change the owner of' : 'remove';
       notices.push({
         rule: 'owner-only-removal',
-        warning: `${WILDCARD_WARNING_HEAD}${user.username} may ${verb} ${old.stage} hook ${old.name} of ${owner}; audited`,
+        warning: wildcardWarning.toJs(slots(change, user)),
         audit: trace(AUDIT_KEY_WILDCARD, change, user, 'wildcard'),
       });
       continue;
     }
-    const unchecked =
-      access === 'unknown'
-        ? `whether RBAC lets ${quote(user.username)} act for ${quote(owner)} could not be checked, so the removal is not allowed; `
-        : '';
     // Built only for a denial: a request may remove 100,000 hooks under warn.
-    const grant = (): string => `to let ${quote(user.username)} act for it: ${grantCommand(owner, user)}`;
+    const reasonSlots = () => ({
+      user: user.username,
+      breakGlass,
+      unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner }) : '',
+      grant: grantCommand(owner, user),
+      ownerless: owner === '',
+    });
     if (
       wildcard &&
       (policy.unverifiedRemoval === 'deny' || isProtected(policy, ownership, owner) || grantsUnknown(ownership, owner))
     ) {
-      violations.push(wildcardDenial(change, user, policy));
+      const reason = wildcardReason.toJs({ user: user.username, breakGlass, grant: grantCommand(owner) });
+      violations.push(denial(change, user, reason));
       continue;
     }
     if (isProtected(policy, ownership, owner)) {
-      const who = ids ? describeIdentities(ids).join(', ') || '(no identity registered)' : 'whom RBAC allows';
-      violations.push(
-        denial(change, user, `only its owner may: ${who} (${breakGlassText(policy)}); ${unchecked}${grant()}`),
-      );
+      const who = ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES;
+      violations.push(denial(change, user, ownerOnlyReason.toJs({ ...reasonSlots(), who })));
       continue;
     }
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
     // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
     if (grantsUnknown(ownership, owner)) {
-      const what =
-        access === 'unknown'
-          ? `whether an RBAC grant protects it (hookkeeper has not listed the cluster's RBAC) or lets ${quote(user.username)} act for it could not be checked`
-          : `whether an RBAC grant protects it could not be checked (hookkeeper has not listed the cluster's RBAC)`;
       violations.push(
-        denial(
-          change,
-          user,
-          `no identity is registered for that owner, and ${what}, so the removal is not allowed (${breakGlassText(policy)}); ${grant()}`,
-        ),
+        denial(change, user, grantsUnknownReason.toJs({ ...reasonSlots(), accessUnknown: access === 'unknown' })),
       );
       continue;
     }
@@ -213,23 +193,15 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     if (policy.unverifiedRemoval === 'warn') {
       notices.push({
         rule: 'owner-only-removal',
-        warning: unverifiedWarning(change, user),
+        warning: unverifiedWarning.toJs(slots(change, user)),
         audit: trace(AUDIT_KEY_UNVERIFIED, change, user, 'unverified'),
         unverifiedOwner: owner,
-        hook: { stage: old.stage, name: old.name, owner },
-        path: old.path,
+        hook: { stage: change.old.stage, name: change.old.name, owner },
+        path: change.old.path,
       });
       continue;
     }
-    violations.push(
-      denial(
-        change,
-        user,
-        owner === ''
-          ? `no grant can name an empty owner and unverifiedRemoval is deny, so only break-glass may (${breakGlassText(policy)})`
-          : `no identity is registered or granted for that owner and unverifiedRemoval is deny (${breakGlassText(policy)}); ${unchecked}${grant()}`,
-      ),
-    );
+    violations.push(denial(change, user, unverifiedDenyReason.toJs(reasonSlots())));
   }
   return { violations, notices };
 };

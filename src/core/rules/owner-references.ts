@@ -1,6 +1,6 @@
 // Rule owner-references: at most one controller reference, as the API server enforces on write; checked here
 // so offline CI (`hookkeeper validate`) sees it too.
-import { invalid, OMIT_VALUE } from '../field-errors.js';
+import { secondControllerMessage } from '../messages/owner-references.js';
 import { isRecord, metadata, quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
@@ -24,11 +24,7 @@ export const ownerReferences: Rule = ({ input }) => {
       rule: 'owner-references',
       path: 'metadata.ownerReferences',
       // The API server prints the whole list (Go's %#v of []OwnerReference); hookkeeper has always left it out.
-      message: invalid(
-        'metadata.ownerReferences',
-        OMIT_VALUE,
-        `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
-      ).message,
+      message: secondControllerMessage.toJs({ first: controller, second: current }),
       fix: `keep controller: true on one owner reference only (${controller} or ${current})`,
       key: `controller:${controller}:${current}`,
     });

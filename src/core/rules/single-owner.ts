@@ -1,6 +1,7 @@
 // Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner.
 import { wellFormed, type Hook } from '../carriers.js';
-import { duplicate, invalid } from '../field-errors.js';
+import { duplicate } from '../field-errors.js';
+import { crossStageOwnerMessage, reservedNameMessage } from '../messages/single-owner.js';
 import { quote } from '../guards.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
@@ -39,11 +40,12 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: invalid(
-          h.ownerPath,
-          h.owner,
-          `hook ${quote(h.name)} is owned by ${quote(drain.owner)} in preDrain; a hook name must carry the same owner in preDrain and preTerminate`,
-        ).message,
+        message: crossStageOwnerMessage.toJs({
+          path: h.ownerPath,
+          owner: h.owner,
+          name: h.name,
+          drainOwner: drain.owner,
+        }),
         fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `cross-stage:${quote(h.id)}:${quote(h.owner)}:${quote(drain.id)}:${quote(drain.owner)}`,
@@ -61,11 +63,12 @@ export const singleOwner: Rule = ({ policy, hooks }) => {
       violations.push({
         rule: 'single-owner',
         path: h.ownerPath,
-        message: invalid(
-          h.ownerPath,
-          h.owner,
-          `hook name ${quote(h.name)} is reserved for owner ${quote(reserved.owner)}`,
-        ).message,
+        message: reservedNameMessage.toJs({
+          path: h.ownerPath,
+          owner: h.owner,
+          name: h.name,
+          reservedOwner: reserved.owner,
+        }),
         fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
         hook: { stage: h.stage, name: h.name, owner: h.owner },
         key: `reserved:${h.stage}:${quote(h.id)}:${quote(h.owner)}`,

@@ -3,16 +3,10 @@
 import { wellFormed } from '../carriers.js';
 import { formatDuration } from '../duration.js';
 import { metadata, quote } from '../guards.js';
-import type { Policy } from '../policy.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 
-export function breakGlassText(policy: Policy): string {
-  const ids = [...policy.breakGlass.users, ...policy.breakGlass.groups.map((g) => `group ${g}`)];
-  return ids.length > 0
-    ? `a break-glass identity (${ids.join(', ')})`
-    : 'a break-glass identity (none is configured in the policy)';
-}
+import { breakGlassText } from '../messages/ownership.js';
 
 /** One violation per hook still present on a live carrier deleting for longer than the threshold. */
 export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) => {
@@ -27,7 +21,7 @@ export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) 
     rule: 'stuck-deletion',
     path: h.path,
     message: `${label} has been deleting for ${formatDuration(age)} (since ${since}): ${h.stage} hook ${quote(h.name)} owned by ${quote(h.owner)} is still there`,
-    fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as ${breakGlassText(policy)}`,
+    fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as a break-glass identity (${breakGlassText(policy)})`,
     hook: { stage: h.stage, name: h.name, owner: h.owner },
     deletion: { deletionTimestamp: since, deletingForSeconds: Math.floor(age / 1000) },
     key: `stuck:${h.stage}:${quote(h.name)}`,
