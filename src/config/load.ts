@@ -8,13 +8,13 @@ import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
 import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
-import { AppError, type Problem } from '../errors.js';
+import { AppError } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
 import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
 import { defaultHookKindProblem } from './kinds.js';
-import { displayPath } from './paths.js';
+import { displayPath, documentProblems } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
 import { nearest } from './suggest.js';
 import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
@@ -71,18 +71,9 @@ export function parsePolicy(text: string, file: string): Policy {
     });
   }
   const doc = docs[0] as YamlDocument;
-  const problems: Problem[] = [];
-  // Paths as the user wrote them (owners["team/storage"].users); the checks below work on JSON Pointers.
-  const at = (path: string, message: string, line = doc.lineOf(path)): Problem => {
-    const shown = displayPath(path);
-    return { file, ...(shown === '' ? {} : { path: shown }), message, ...(line === undefined ? {} : { line }) };
-  };
-  // The later value of a key given twice is kept, so the rest of the file is still checked.
-  for (const d of doc.duplicateKeys ?? []) {
-    const key = String(d.keys[d.keys.length - 1]);
-    const pointer = d.keys.map((k) => `/${escapePointerToken(String(k))}`).join('');
-    problems.push(at(pointer, `duplicate key ${JSON.stringify(key)} (first at line ${d.firstLine})`, d.line));
-  }
+  // Paths as the user wrote them (owners["team/storage"].users); the checks below work on JSON Pointers. The later
+  // value of a key given twice is kept, so the rest of the file is still checked.
+  const { at, problems } = documentProblems(doc, file);
 
   // Schema problems first, but they do not hide the semantic ones: each semantic check runs on the fields it reads
   // when those passed the schema (present, no schema error at or below them), so every problem is fixed in one go.

@@ -7,7 +7,7 @@ import { metadata } from '../core/guards.js';
 import { escapePointerToken } from '../core/pointer.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
-import { displayPath } from '../config/paths.js';
+import { documentProblems } from '../config/paths.js';
 import { parsePolicy } from '../config/load.js';
 import { nearest } from '../config/suggest.js';
 import { parseYamlDocuments, type YamlDocument } from '../config/yaml.js';
@@ -99,16 +99,7 @@ export async function loadTestFile(file: string, cwd: string, policies: PolicyCa
   if (docs.length !== 1)
     return fail([{ file, message: `expected one YAML document (a PolicyTest), found ${docs.length}` }]);
   const doc = docs[0] as YamlDocument;
-  const problems: Problem[] = [];
-  const at = (pointer: string, message: string, line = doc.lineOf(pointer)): Problem => {
-    const shown = displayPath(pointer);
-    return { file, ...(shown === '' ? {} : { path: shown }), message, ...(line === undefined ? {} : { line }) };
-  };
-  for (const d of doc.duplicateKeys ?? []) {
-    const key = String(d.keys[d.keys.length - 1]);
-    const pointer = d.keys.map((k) => `/${escapePointerToken(String(k))}`).join('');
-    problems.push(at(pointer, `duplicate key ${JSON.stringify(key)} (first at line ${d.firstLine})`, d.line));
-  }
+  const { at, problems } = documentProblems(doc, file);
   const schemaPaths: string[] = [];
   if (!validateSchema(doc.value)) {
     for (const e of validateSchema.errors ?? []) {
