@@ -220,7 +220,7 @@ export function divergences(policy: Policy): Divergence[] {
   });
   out.push({
     rule: 'messages',
-    text: "an UPDATE that changes nothing a rule reads (the webhook's changes-what-rules-read condition) is not sent to the webhook, so it gets none of the warnings about what was already stored (a ratcheted violation, a missing default hook under warn); the native policies still give them",
+    text: "an UPDATE that changes nothing a rule reads (the changes-what-rules-read condition, the webhook's and each native ValidatingAdmissionPolicy's) is neither sent to the webhook nor validated by the native policies, so it gets none of the warnings about what was already stored (a ratcheted violation, a missing default hook under warn); `hookkeeper review`, the audit and validate still report them",
     wordsDiffer: (input) => !changesWhatRulesRead(policy, input),
   });
   out.push({

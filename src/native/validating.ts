@@ -2,6 +2,7 @@
 // break-glass), one ValidatingAdmissionPolicy and one binding per group; per-rule enforcement picks the group.
 import { celCarrier } from '../core/cel/carrier.js';
 import { cel, celString } from '../core/cel/text.js';
+import { carrierUpdateCondition, type MatchCondition } from '../core/cel/webhook-conditions.js';
 import type { CelCarrier, CelVariable, Outcome } from '../core/cel/types.js';
 import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
@@ -27,7 +28,7 @@ export function bindingGroupOf(outcome: Outcome, enforcement: Enforcement): Bind
 
 interface Bucket {
   group: BindingGroup;
-  gate?: { name: string; expression: string; updateOnly: boolean };
+  gate?: { name: string; expression: string; updateOnly: boolean; changesHooks: boolean };
   variables: Map<string, string>;
   validations: Array<{ expression: string; messageExpression: string; message: string; reason: string }>;
   /** Every validation is about what the stored object already had (ratcheting): nothing to say on CREATE. */
@@ -36,18 +37,24 @@ interface Bucket {
 
 /**
  * What a policy is evaluated for, beyond the match: a gated policy's own condition; otherwise an object that carries
- * a hook or an owner reference (nothing else can fail a rule here). The API server evaluates every validation and
- * every message expression of a matching policy, so an object without hooks (most Machines) costs it these
- * conditions only.
+ * a hook or an owner reference (nothing else can fail a rule here). Then, unless the gate already needs the hooks to
+ * change, an UPDATE only when it changes what a rule reads (the webhook's condition, for this carrier): the rules
+ * ratchet, so such an UPDATE can lose only warnings about what was stored. The API server evaluates every
+ * validation and every message expression of a matching policy, so a label update of a control-plane Machine
+ * costs it these conditions only.
  */
-function gates(view: CelCarrier, bucket: Bucket): Array<{ name: string; expression: string }> {
-  if (bucket.gate) return [{ name: bucket.gate.name, expression: bucket.gate.expression }];
-  return [
-    {
-      name: 'carries-hooks-or-owner-references',
-      expression: cel`${view.hasHooks} || has(object.metadata.ownerReferences)`,
-    },
-  ];
+function gates(
+  view: CelCarrier,
+  bucket: Bucket,
+  update: MatchCondition | undefined,
+): Array<{ name: string; expression: string }> {
+  const own = bucket.gate
+    ? { name: bucket.gate.name, expression: bucket.gate.expression }
+    : {
+        name: 'carries-hooks-or-owner-references',
+        expression: cel`${view.hasHooks} || has(object.metadata.ownerReferences)`,
+      };
+  return update === undefined || bucket.gate?.changesHooks === true ? [own] : [own, { ...update }];
 }
 
 /**
@@ -107,6 +114,7 @@ export function validatingObjects(
     const plural = pluralOf(carrier);
     if (plural === undefined) continue;
     const view = celCarrier(carrier);
+    const update = carrierUpdateCondition(policy, carrier);
     // By policy name: a gated validation goes to a policy of its own (NativeValidation.gate).
     const buckets = new Map<string, Bucket>();
     for (const rule of RULES) {
@@ -128,7 +136,15 @@ export function validatingObjects(
         if (!bucket) {
           bucket = {
             group,
-            ...(v.gate ? { gate: { ...v.gate.when, updateOnly: v.gate.updateOnly ?? false } } : {}),
+            ...(v.gate
+              ? {
+                  gate: {
+                    ...v.gate.when,
+                    updateOnly: v.gate.updateOnly ?? false,
+                    changesHooks: v.gate.changesHooks ?? false,
+                  },
+                }
+              : {}),
             variables: new Map(),
             validations: [],
             updateOnly: true,
@@ -164,7 +180,7 @@ export function validatingObjects(
             matchPolicy: 'Equivalent',
             resourceRules: [resourceRule(carrier, plural, operationsOf(bucket))],
           },
-          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(view, bucket)],
+          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(view, bucket, update)],
           variables: reachable(
             bucket.variables,
             bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),

@@ -7,7 +7,11 @@ import type { Policy } from '../../src/core/policy.js';
 import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import { CHUNK, CHUNKS } from '../../src/core/cel/naming.js';
 import { newlySelectedCel } from '../../src/core/cel/default-hooks.js';
-import { DEFAULT_HOOK_CONDITION_NAME } from '../../src/core/cel/webhook-conditions.js';
+import { DEFAULT_HOOK_CONDITION_NAME, UPDATE_CONDITION_NAME } from '../../src/core/cel/webhook-conditions.js';
+import type { KubeObject, ReviewInput } from '../../src/core/types.js';
+import { reviewInput } from '../fixtures/input.js';
+import { ETCD, machine, USERS } from '../fixtures/openshift.js';
+import { conditionHolds } from './evaluator/admission.js';
 import { RULES } from '../../src/core/registry.js';
 import { renderNativePolicies } from '../../src/native/render.js';
 import { ACTIONS, bindingGroupOf, reachable } from '../../src/native/validating.js';
@@ -103,13 +107,35 @@ describe('renderNativePolicies', () => {
     assert.deepEqual(conditions('hookkeeper-openshift-machine'), [
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
+      UPDATE_CONDITION_NAME,
     ]);
     // Ratcheting's warnings only (the default policy warns about nothing else): nothing to say on CREATE, which the
     // policy does not match (below), so no condition asks for the operation.
     assert.deepEqual(conditions('hookkeeper-openshift-machine-warn'), [
       'not-finishing-deletion',
       'carries-hooks-or-owner-references',
+      UPDATE_CONDITION_NAME,
     ]);
+  });
+
+  test("the carrier's update condition: a label update of a hooked Machine meets no validation, a hook change does", () => {
+    const objects = render(DEFAULT_POLICY).objects as unknown as Array<
+      Vap & { spec: { matchConditions?: Array<{ name: string; expression: string }> } }
+    >;
+    const evaluated = (name: string, input: ReviewInput): boolean =>
+      (objects.find((o) => o.metadata.name === name)?.spec.matchConditions ?? []).every((c) =>
+        conditionHolds(c.expression, input),
+      );
+    const stored = machine({ preDrain: [ETCD] });
+    const meta = stored['metadata'] as { labels?: Record<string, string> };
+    const relabelled = { ...stored, metadata: { ...meta, labels: { ...meta.labels, team: 'a' } } };
+    const update = (next: KubeObject): ReviewInput =>
+      reviewInput({ operation: 'UPDATE', object: next, oldObject: stored, user: USERS.alice });
+    for (const name of ['hookkeeper-openshift-machine', 'hookkeeper-openshift-machine-warn']) {
+      assert.equal(evaluated(name, update(relabelled)), false, name);
+      assert.equal(evaluated(name, update(machine({ preDrain: [ETCD, { name: 'b', owner: 'team/b' }] }))), true, name);
+      assert.equal(evaluated(name, reviewInput({ operation: 'CREATE', object: stored, user: USERS.alice })), true);
+    }
   });
 
   test('a policy whose validations all concern stored hooks (ratcheting, removal, break-glass) matches UPDATE only', () => {

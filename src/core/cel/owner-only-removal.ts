@@ -208,6 +208,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     suffix: 'removal',
     when: { name: 'changes-hooks', expression: carrier.changesHooks },
     updateOnly: true,
+    changesHooks: true,
   };
   const breakGlassRemoval = {
     suffix: 'removal',
@@ -216,6 +217,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       expression: cel`(${breakGlassUser(policy)}) && ${carrier.changesHooks}`,
     },
     updateOnly: true,
+    changesHooks: true,
   };
   const guarded = (x: Cel): Cel =>
     policy.unverifiedRemoval === 'deny' ? cel`true` : cel`${x} in variables.registered`;

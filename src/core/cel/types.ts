@@ -37,6 +37,8 @@ export interface NativeValidation {
     when: { name: string; expression: Cel };
     /** `when` can hold only on UPDATE (it compares with the stored object): the policy matches UPDATE only. */
     updateOnly?: boolean;
+    /** `when` holds only when the hooks change, so the carrier's changes-what-rules-read condition adds nothing. */
+    changesHooks?: boolean;
   };
 }
 

@@ -172,6 +172,24 @@ export function validatingUpdateCondition(policy?: Policy, missingDefaultHookDen
   };
 }
 
+/**
+ * The same condition for one carrier's UPDATEs (a native ValidatingAdmissionPolicy matches one carrier's resource,
+ * so no kind test): what a validation there can fail on changed, or a stored denial holds. None when a rule on for
+ * the policy does not say what it reads.
+ */
+export function carrierUpdateCondition(policy: Policy, carrier: HookCarrier): MatchCondition | undefined {
+  const reads = readsOf(carrier, carrier, policy, false);
+  if (reads.everything) return undefined;
+  const terms = [
+    ...reads.denials.map((d) => `(${d})`),
+    ...[...reads.parts.values()].map((p) => `!${same(p, carrier) ?? 'true'}`),
+  ];
+  return {
+    name: UPDATE_CONDITION_NAME,
+    expression: `request.operation != 'UPDATE' || oldObject == null || ${terms.length === 0 ? 'false' : terms.join(' || ')}`,
+  };
+}
+
 /** The CREATEs a mutating rule of the policy may change: a default-hook rule's selection, a child rule's kinds. */
 function createSelected(policy: Policy): string[] {
   const out: string[] = [];
