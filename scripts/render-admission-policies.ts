@@ -1,12 +1,14 @@
 // `npm run render:admission-policies`: writes the native admission policies webhook-config/ and the chart ship, as
-// `hookkeeper admission-policy render` prints them for the embedded default policy, under a header saying so.
-// test/deploy/admission-policies.test.ts fails when the shipped file differs from what this renders now.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// `hookkeeper admission-policy render` prints them for the embedded default policy, under a header saying so, and
+// the divergence list of the native policies' page. test/deploy/admission-policies.test.ts and
+// test/native/divergence-doc.test.ts fail when either differs from what this renders now.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../src/cli/program.js';
 import { packageRoot } from '../src/deploy/render.js';
+import { DIVERGENCE_DOC, withDivergenceList } from './divergence-doc.js';
 
 /** The Kubernetes version the shipped files are rendered for: the first with MutatingAdmissionPolicy v1 on by default. */
 export const SHIPPED_K8S_VERSION = '1.36';
@@ -61,6 +63,9 @@ async function main(): Promise<void> {
   mkdirSync(dirname(join(packageRoot(), SHIPPED_FILE)), { recursive: true });
   writeFileSync(join(packageRoot(), SHIPPED_FILE), text);
   process.stderr.write(`wrote ${SHIPPED_FILE}\n`);
+  const page = join(packageRoot(), DIVERGENCE_DOC);
+  writeFileSync(page, withDivergenceList(readFileSync(page, 'utf8')));
+  process.stderr.write(`wrote the divergence list of ${DIVERGENCE_DOC}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

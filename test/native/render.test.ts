@@ -151,7 +151,12 @@ describe('renderNativePolicies', () => {
       );
     const both = ['CREATE', 'UPDATE'];
     const update = ['UPDATE'];
-    const base = operations(render(DEFAULT_POLICY).objects);
+    // Every rule that warns by default made to deny: the warn policy then holds ratcheting's warnings alone.
+    const warnedByDefault = RULES.filter((r) => DEFAULT_POLICY.enforcement[r.id] === 'warn').map((r) => [r.id, 'deny']);
+    const base = operations(
+      render(policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, ...Object.fromEntries(warnedByDefault) } }))
+        .objects,
+    );
     for (const carrier of ['openshift-machine', 'capi-machine']) {
       assert.deepEqual(base[`hookkeeper-${carrier}`], both, carrier);
       assert.deepEqual(base[`hookkeeper-${carrier}-warn`], update, carrier);

@@ -1,10 +1,12 @@
 // `validate --crd`: objects checked against a CRD's structural schema with the API server's semantics and wording.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
 import { CrdSet } from '../../src/validate/crd.js';
+import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 import { machine, ETCD } from '../fixtures/openshift.js';
 
 const WIDGETS = new URL('../fixtures/validate-crd-widgets.yaml', import.meta.url);
@@ -246,36 +248,40 @@ describe('CRD schema: the small test CRD', () => {
   });
 });
 
-const SHARED = new URL('../../../shared/crds/', import.meta.url);
+// Where the e2e suite finds them (HOOKKEEPER_E2E_SHARED_CRDS), and like it, CI=true fails without them.
+const settings = readControlPlaneSettings();
+const SHARED = settings.sharedCrdDir;
 const shared = existsSync(SHARED);
-if (!shared) console.log(`# skipping the real-CRD tests: ${SHARED.pathname} does not exist`);
 
 describe(
   'CRD schema: the real CRDs in ../shared/crds',
-  { skip: shared ? false : `${SHARED.pathname} does not exist` },
+  { skip: shared || settings.ci ? false : `${SHARED} does not exist` },
   () => {
+    if (!shared) {
+      test('the upstream CRDs are present', () =>
+        assert.fail(`${SHARED} does not exist (set HOOKKEEPER_E2E_SHARED_CRDS)`));
+      return;
+    }
     const read = (f: string): { file: string; text: string } => ({
       file: f,
-      text: readFileSync(new URL(f, SHARED), 'utf8'),
+      text: readFileSync(join(SHARED, f), 'utf8'),
     });
-    const crds = shared
-      ? CrdSet.parse([
-          read('0000_10_machine-api_01_machines-Default.crd.yaml'),
-          read('0000_10_machine-api_01_machinesets-Default.crd.yaml'),
-          read('cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml'),
-        ])
-      : undefined;
+    const crds = CrdSet.parse([
+      read('0000_10_machine-api_01_machines-Default.crd.yaml'),
+      read('0000_10_machine-api_01_machinesets-Default.crd.yaml'),
+      read('cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml'),
+    ]);
     const MACHINE = { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' };
 
     test('a Machine as the API server stores it is valid (status ignored, providerSpec.value preserved)', () => {
-      assert.deepEqual(crds?.validate(MACHINE, machine({ preDrain: [ETCD] })), []);
+      assert.deepEqual(crds.validate(MACHINE, machine({ preDrain: [ETCD] })), []);
     });
 
     test('openshift/api lifecycle hooks: duplicate names, short owners, a misspelt field', () => {
       const m = machine({ preDrain: [ETCD, { name: 'EtcdQuorumOperator', owner: 'me' }] });
       (m['spec'] as Record<string, unknown>)['lifecycleHook'] = {};
       assert.deepEqual(
-        crds?.validate(MACHINE, m).map((f) => f.message),
+        crds.validate(MACHINE, m).map((f) => f.message),
         [
           'strict decoding error: unknown field "spec.lifecycleHook"',
           'spec.lifecycleHooks.preDrain[1].owner: Invalid value: "me": spec.lifecycleHooks.preDrain[1].owner in body should be at least 3 chars long',
@@ -292,7 +298,7 @@ describe(
         spec: { clusterName: 'c', bootstrap: { dataSecretName: 's' } },
       };
       assert.deepEqual(
-        crds?.validate({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Machine' }, capi).map((f) => f.message),
+        crds.validate({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Machine' }, capi).map((f) => f.message),
         ['spec.infrastructureRef: Required value'],
       );
     });

@@ -71,23 +71,34 @@ interface RuleCommon<Id extends string> {
   judgesFinalizerRemovals?: boolean;
   /** One line for the README's rule table and the CLI's help. */
   summary: string;
-  /**
-   * What the validate function reads of an admission UPDATE (for the policy given). Every rule that validates at
-   * admission declares it (test/registry.test.ts); the proof that it is all is test/deploy/webhook-conditions.test.ts.
-   */
-  updateReads?: (policy: Policy) => UpdateReads;
 }
 
 /**
  * Where the validate function runs (ReviewInput.source; a mutate function runs wherever a mutation is made), and
  * what the rule becomes as a native admission policy (src/native compiles it): CEL validations or mutations, or
  * `webhookOnly` with what native mode does instead. A rule that runs at admission (its sources start with
- * 'admission', or it mutates) must declare its native form: without one it does not compile.
+ * 'admission', or it mutates) must declare its native form, and one that validates at admission what it reads of
+ * an UPDATE: without them it does not compile.
  */
 type Placement<Mutate> =
-  | { sources: readonly ['admission', ...Exclude<Source, 'admission'>[]]; native: NativeForm; mutate?: Mutate }
-  | { sources: readonly Exclude<Source, 'admission'>[]; native: NativeForm; mutate: Mutate }
-  | { sources: readonly Exclude<Source, 'admission'>[]; native?: undefined; mutate?: undefined };
+  | {
+      sources: readonly ['admission', ...Exclude<Source, 'admission'>[]];
+      native: NativeForm;
+      mutate?: Mutate;
+      /**
+       * What the validate function reads of an admission UPDATE (for the policy given), from which the webhook's
+       * and the native policies' changes-what-rules-read condition is derived; without it the module does not
+       * compile. The proof that it is all is test/deploy/webhook-conditions.test.ts.
+       */
+      updateReads: (policy: Policy) => UpdateReads;
+    }
+  | { sources: readonly Exclude<Source, 'admission'>[]; native: NativeForm; mutate: Mutate; updateReads?: undefined }
+  | {
+      sources: readonly Exclude<Source, 'admission'>[];
+      native?: undefined;
+      mutate?: undefined;
+      updateReads?: undefined;
+    };
 
 /** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */
 export interface CarrierMutate {
