@@ -4,7 +4,7 @@
 // divided by the requests answered: microseconds of CPU per request, side by side.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createWorkerReview, statusUpdateReview } from '../test/fixtures/hardening-machine.js';
+import { createMasterReview, createWorkerReview } from '../test/fixtures/hardening-machine.js';
 import { round } from './measure.js';
 import { startProcess, type ServerKind, type Tls } from './servers.js';
 import { runWrk } from './wrk.js';
@@ -134,7 +134,7 @@ async function profileOne(
   return { requests, ...selfTimes(join(profDir, file), window[0], window[1]) };
 }
 
-/** Figure 2's targeted bodies: each webhook's commonest request (a status update; a worker Machine's CREATE). */
+/** Figure 2's bodies: each webhook's commonest request once the conditions apply (worker CREATE; control-plane CREATE). */
 export async function profileFigure(
   o: ProfileOptions,
   tls: Tls,
@@ -142,8 +142,8 @@ export async function profileFigure(
   dir: string,
 ): Promise<ProfileFigure[]> {
   const bodies = { validate: join(dir, 'profile-validate.json'), mutate: join(dir, 'profile-mutate.json') };
-  writeFileSync(bodies.validate, JSON.stringify(statusUpdateReview()));
-  writeFileSync(bodies.mutate, JSON.stringify(createWorkerReview()));
+  writeFileSync(bodies.validate, JSON.stringify(createWorkerReview()));
+  writeFileSync(bodies.mutate, JSON.stringify(createMasterReview()));
   const out: ProfileFigure[] = [];
   for (const webhook of ['validate', 'mutate'] as const) {
     const floor = await profileOne('floor', `/${webhook}`, bodies[webhook], o, tls, floorFile, dir);
