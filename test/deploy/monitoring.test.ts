@@ -18,6 +18,7 @@ import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { startServer } from '../../src/server/serve.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../helpers/helm.js';
+import { readDoc } from '../helpers/docs.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 import {
   APISERVER_METRICS,
@@ -84,7 +85,7 @@ test('every alert has a severity, a summary and a description naming the stage a
   }
 });
 
-test("every metric the rules and the dashboard use is on a running hookkeeper's /metrics or the API server's", async (t) => {
+test("every metric the rules and the dashboard use is on a running hookkeeper's /metrics or the API server's, and each of hookkeeper's is documented", async (t) => {
   // serve's composition: the server's registry, with the background audit's metrics on it (serve --audit-interval).
   const pki = await makePki();
   t.after(() => rm(pki.dir, { recursive: true, force: true }));
@@ -134,6 +135,12 @@ test("every metric the rules and the dashboard use is on a running hookkeeper's 
   const apiserver = new Set<string>(APISERVER_METRICS);
   const used = [...ruleExpressions(), ...dashboardExpressions().map((d) => d.expr)].flatMap(metricNames);
   assert.ok(used.length > 10, used.join(', '));
+  // Every series hookkeeper exports is in docs/operations.md's tables (the Node.js process metrics as a family).
+  const operations = readDoc('docs/operations.md');
+  const undocumented = [...types.keys()].filter(
+    (n) => !/^hookkeeper_(process|nodejs)_/.test(n) && !operations.includes(`\`${n}`),
+  );
+  assert.deepEqual(undocumented, [], 'metrics missing from docs/operations.md');
   for (const name of new Set(used)) {
     const f = family(name, histograms);
     if (f.startsWith('apiserver_')) assert.ok(apiserver.has(f), `${name}: not in APISERVER_METRICS`);
