@@ -5,7 +5,9 @@ import type { Policy } from '../core/policy.js';
 import type { Lister } from '../kube/types.js';
 import type { Logger } from '../log.js';
 import type { ServiceAccountExists } from './findings.js';
-import { createAuditMetrics, type AuditMetrics } from './metrics.js';
+import { ownerLabel } from '../core/owner-label.js';
+import type { OwnerGrants } from '../kube/owner-grants.js';
+import { createAuditMetrics, type AuditMetrics, type OwnerLabel } from './metrics.js';
 import type { AuditReport } from './report.js';
 import { runAudit } from './run.js';
 
@@ -17,7 +19,8 @@ export interface AuditLoop {
 
 export function startAuditLoop(options: {
   intervalMs: number;
-  run: () => Promise<AuditReport>;
+  /** A run's report, and how its owners become label values. */
+  run: () => Promise<{ report: AuditReport; ownerLabel: OwnerLabel }>;
   metrics: AuditMetrics;
   logger: Logger;
 }): AuditLoop {
@@ -28,8 +31,8 @@ export function startAuditLoop(options: {
 
   const once = async (): Promise<void> => {
     try {
-      const report = await run();
-      metrics.record(report);
+      const { report, ownerLabel } = await run();
+      metrics.record(report, ownerLabel);
       logger.info(
         {
           objects: report.summary.objects,
@@ -77,14 +80,22 @@ export function startBackgroundAudit(options: {
     intervalMs: options.intervalMs,
     metrics: createAuditMetrics(options.registry),
     logger: options.logger,
-    run: () =>
-      runAudit({
+    run: async () => {
+      const policy = options.policy();
+      let grants: OwnerGrants | undefined;
+      const report = await runAudit({
         lister,
-        policy: options.policy(),
+        policy,
         now: () => new Date(),
         stuckAfterMs,
         ...(serviceAccountExists ? { serviceAccountExists } : {}),
         ownerGrants: true,
-      }),
+        onOwnerGrants: (listed) => (grants = listed),
+      });
+      // The owners this run's policy and RBAC grants name keep their name (src/core/owner-label.ts).
+      const label: OwnerLabel = (owner, namespace) =>
+        ownerLabel(policy, owner, grants?.protectedIn(owner, namespace) ?? false);
+      return { report, ownerLabel: label };
+    },
   });
 }

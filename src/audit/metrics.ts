@@ -2,14 +2,19 @@
 // can fire on a stuck deletion or a new violation without anyone running `hookkeeper audit`.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { VALIDATING } from '../core/registry.js';
-import type { AuditReport } from './report.js';
+import { blockingStage } from '../core/rules/stuck-deletion.js';
+import type { Stage } from '../core/types.js';
+import type { AuditFinding, AuditReport } from './report.js';
 
 /** The rules the audit runs (src/core/registry.ts): each gets a series, so "no violations" is 0, not absent. */
 const AUDITED_RULES = VALIDATING.audit.map((r) => r.id);
 
+/** A hook owner as a label value, bounded as src/core/owner-label.ts says, in the object's namespace. */
+export type OwnerLabel = (owner: string, namespace: string | undefined) => string;
+
 export interface AuditMetrics {
   /** Replaces every gauge with the values of a finished run. */
-  record(report: AuditReport): void;
+  record(report: AuditReport, ownerLabel: OwnerLabel): void;
   /** A run that could not finish: the gauges keep the last good run's values. */
   failed(): void;
 }
@@ -24,6 +29,18 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
   const stuck = new Gauge({
     name: 'hookkeeper_stuck_deletions',
     help: 'Objects deleting for longer than the stuck-after threshold with lifecycle hooks still present, at the last audit.',
+    registers: [registry],
+  });
+  const stuckBy = new Gauge({
+    name: 'hookkeeper_stuck_deletion_machines',
+    help: 'Machines deleting for longer than the stuck-after threshold, at the last audit, by the stage they wait at (the first with hooks) and the owner of a hook there (a Machine counts once per owner; "other" when neither the policy nor the RBAC grants name it).',
+    labelNames: ['stage', 'owner'],
+    registers: [registry],
+  });
+  const stuckSince = new Gauge({
+    name: 'hookkeeper_stuck_deletion_oldest_timestamp_seconds',
+    help: 'The earliest deletionTimestamp among the Machines of hookkeeper_stuck_deletion_machines with the same labels, as a Unix timestamp.',
+    labelNames: ['stage', 'owner'],
     registers: [registry],
   });
   const objects = new Gauge({
@@ -42,12 +59,19 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
     registers: [registry],
   });
   return {
-    record(report) {
+    record(report, ownerLabel) {
       const counts = new Map<string, number>(AUDITED_RULES.map((r) => [r, 0]));
       for (const f of report.findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
       violations.reset();
       for (const [rule, n] of counts) violations.set({ rule }, n);
       stuck.set(report.summary.stuckDeletions);
+      stuckBy.reset();
+      stuckSince.reset();
+      for (const s of stuckSeries(report.findings, ownerLabel)) {
+        const labels = { stage: s.stage, owner: s.owner };
+        stuckBy.set(labels, s.machines);
+        stuckSince.set(labels, s.oldestMs / 1000);
+      }
       objects.set(report.summary.objects);
       lastRun.set(Date.parse(report.finishedAt) / 1000);
     },
@@ -55,4 +79,38 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
       failures.inc();
     },
   };
+}
+
+interface StuckSeries {
+  stage: Stage;
+  owner: string;
+  machines: number;
+  oldestMs: number;
+}
+
+/** The stuck-deletion findings (one per hook) grouped by Machine, each counted at the stage it waits at. */
+function stuckSeries(findings: readonly AuditFinding[], ownerLabel: OwnerLabel): StuckSeries[] {
+  const byMachine = new Map<string, AuditFinding[]>();
+  for (const f of findings) {
+    if (f.rule !== 'stuck-deletion' || !f.hook) continue;
+    const key = JSON.stringify([f.object.apiVersion, f.object.kind, f.object.namespace, f.object.name]);
+    byMachine.set(key, [...(byMachine.get(key) ?? []), f]);
+  }
+  const series = new Map<string, StuckSeries>();
+  for (const hooks of byMachine.values()) {
+    const stage = blockingStage(hooks.map((f) => f.hook?.stage).filter((s) => s !== undefined));
+    const since = Date.parse(hooks[0]?.deletionTimestamp ?? '');
+    if (stage === undefined || Number.isNaN(since)) continue;
+    const owners = new Set(
+      hooks.filter((f) => f.hook?.stage === stage).map((f) => ownerLabel(f.hook?.owner ?? '', f.object.namespace)),
+    );
+    for (const owner of owners) {
+      const key = JSON.stringify([stage, owner]);
+      const s = series.get(key) ?? { stage, owner, machines: 0, oldestMs: since };
+      s.machines++;
+      s.oldestMs = Math.min(s.oldestMs, since);
+      series.set(key, s);
+    }
+  }
+  return [...series.values()];
 }

@@ -11,6 +11,7 @@ import type { Policy } from '../core/policy.js';
 import type { KubeObject, ReviewContext, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { carrierResources, type KindResource } from '../core/resources.js';
+import type { OwnerGrants } from '../kube/owner-grants.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import { CLUSTER_STATE } from '../core/registry.js';
 import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
@@ -48,6 +49,8 @@ export interface AuditDeps {
    * and the notes list each audited owner with who may act for it. Without it, no owner is judged unprotected.
    */
   ownerGrants?: boolean;
+  /** Called with the grants listed for `ownerGrants` (not when RBAC could not be listed). */
+  onOwnerGrants?: (grants: OwnerGrants) => void;
   onProgress?: (p: AuditProgress) => void;
   /** Only this namespace; absent: all namespaces. */
   namespace?: string;
@@ -149,6 +152,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   let passCount = 0;
   const stuck = new Set<string>();
   const grants = deps.ownerGrants ? await listOwnerGrants(deps.lister, notes, deps.namespace) : undefined;
+  if (grants) deps.onOwnerGrants?.(grants);
   const seenOwners: SeenOwners = new Map();
 
   // Every resource's first page is asked for at once: the kinds a cluster lacks answer 404, and small lists arrive,

@@ -135,6 +135,8 @@ export interface Notice {
   audit: { key: string; value: string };
   /** A hook removal nothing verified, and its owner: counted in hookkeeper_unverified_hook_removals_total. */
   unverifiedOwner?: string;
+  /** A hook removal (or owner change) by break-glass, and its owner: counted in hookkeeper_break_glass_hook_removals_total. */
+  breakGlassOwner?: string;
   /** The removed hook and its path in the old object, for a notice about one (validate reports where it was). */
   hook?: HookRef;
   path?: string;

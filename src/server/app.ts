@@ -8,6 +8,7 @@ import { handle, type Webhook } from '../admission/handle.js';
 import { envelopeCheck, parseAdmissionReview } from '../admission/parse.js';
 import { toAdmissionReview } from '../admission/response.js';
 import { carrierFor } from '../core/carriers.js';
+import { ownerLabel } from '../core/owner-label.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, ReviewContext, ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -42,16 +43,6 @@ function kindLabel(policy: Policy, gvk: GroupVersionKind): string {
   return policy.children.some((r) => r.match.kinds.some((k) => k.group === gvk.group && k.kind === gvk.kind))
     ? gvk.kind
     : 'other';
-}
-
-/**
- * The unverified-removals metric's owner label: an owner the policy names (registry, reserved or default hooks) or
- * an RBAC grant names, the empty owner (kcp-cleanup) as itself, else "other": owners come from the request.
- */
-function ownerLabel(policy: Policy, context: ReviewContext | undefined, owner: string): string {
-  if (owner === '' || Object.hasOwn(policy.owners, owner) || context?.ownership?.granted.has(owner)) return owner;
-  const named = (h: { owner: string }): boolean => h.owner === owner;
-  return policy.reservedHooks.some(named) || policy.defaultHooks.some((r) => named(r.hook)) ? owner : 'other';
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -207,9 +198,12 @@ export function createApp(deps: AppDeps): RequestListener {
         if (denials.length + warnings.length > 0) rules = [...new Set([...denials, ...warnings].map((v) => v.rule))];
         for (const v of denials) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'deny' });
         for (const v of warnings) deps.metrics.violations.inc({ rule: v.rule, enforcement: 'warn' });
-        for (const n of outcome.decision.notices)
-          if (n.unverifiedOwner !== undefined)
-            deps.metrics.unverifiedRemovals.inc({ owner: ownerLabel(policy, context, n.unverifiedOwner) });
+        // Owner labels bounded as src/core/owner-label.ts says: the owner comes from the request.
+        const owner = (o: string): string => ownerLabel(policy, o, context?.ownership?.granted.has(o) ?? false);
+        for (const n of outcome.decision.notices) {
+          if (n.unverifiedOwner !== undefined) deps.metrics.unverifiedRemovals.inc({ owner: owner(n.unverifiedOwner) });
+          if (n.breakGlassOwner !== undefined) deps.metrics.breakGlassRemovals.inc({ owner: owner(n.breakGlassOwner) });
+        }
         if (deps.logger.isLevelEnabled('debug')) {
           // The answer names a few violations (src/admission/limits.ts); the log keeps every one.
           log().debug(

@@ -6,6 +6,7 @@ import { startAuditLoop, startBackgroundAudit } from '../../src/audit/background
 import { createAuditMetrics } from '../../src/audit/metrics.js';
 import type { AuditReport } from '../../src/audit/report.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import type { KubeObject } from '../../src/core/types.js';
 import { RULES } from '../../src/core/registry.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
 import { silentLogger } from '../../src/log.js';
@@ -66,6 +67,108 @@ describe('audit metrics', () => {
     }
   });
 
+  test('stuck deletions by the stage they wait at and owner: owners nothing names are "other"', async () => {
+    const STORAGE = { name: 'storage.example.com/Migrate', owner: 'team/storage' };
+    const STRANGER = { name: 'Stranger', owner: 'example.com/stranger' };
+    const BACKUP = { name: 'Backup', owner: 'team/backup' };
+    const binding = (role: string, user: string): KubeObject => ({
+      metadata: { name: role },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'User', name: user }],
+    });
+    const pages: Record<string, KubeObject[]> = {
+      'machines.machine.openshift.io': [
+        // Waits at preDrain (the etcd hook): its preTerminate hook does not hold it yet.
+        machine({ name: 'm0', preDrain: [ETCD], preTerminate: [STRANGER], deletionTimestamp: '2026-01-01T02:00:00Z' }),
+        machine({ name: 'm1', preDrain: [ETCD], deletionTimestamp: '2026-01-01T01:00:00Z' }),
+        // Drained: waits at preTerminate, on an owner an RBAC grant names and on one nothing names.
+        machine({ name: 'm2', preTerminate: [STORAGE, STRANGER], deletionTimestamp: '2026-01-01T03:00:00Z' }),
+        machine({ name: 'm3', preTerminate: [BACKUP], deletionTimestamp: '2026-01-01T04:00:00Z' }),
+        // Not stuck: deleting for less than the threshold.
+        machine({ name: 'm4', preDrain: [ETCD], deletionTimestamp: new Date().toISOString() }),
+      ],
+      'clusterroles.rbac.authorization.k8s.io': [
+        {
+          metadata: { name: 'storage-owner' },
+          rules: [
+            {
+              apiGroups: ['hookkeeper.io'],
+              resources: ['hookowners'],
+              verbs: ['remove'],
+              resourceNames: ['team/storage'],
+            },
+          ],
+        },
+      ],
+      'clusterrolebindings.rbac.authorization.k8s.io': [binding('storage-owner', 'bob')],
+    };
+    const metrics = createMetrics();
+    const loop = startBackgroundAudit({
+      intervalMs: 60_000,
+      stuckAfterMs: 3_600_000,
+      policy: () => DEFAULT_POLICY,
+      lister: {
+        async *list(r) {
+          const name = resourceName(r);
+          if (name.startsWith('machines.') && name !== 'machines.machine.openshift.io') throw new CrdNotInstalled(r);
+          yield pages[name] ?? [];
+        },
+      },
+      registry: metrics.registry,
+      logger: silentLogger(),
+    });
+    try {
+      await eventually(async () =>
+        metricLines(await metrics.registry.metrics(), 'hookkeeper_stuck_deletions').includes(
+          'hookkeeper_stuck_deletions 4',
+        ),
+      );
+      const text = await metrics.registry.metrics();
+      const at = (iso: string): number => Date.parse(iso) / 1000;
+      assert.deepEqual(metricLines(text, 'hookkeeper_stuck_deletion_machines').sort(), [
+        'hookkeeper_stuck_deletion_machines{stage="preDrain",owner="clusteroperator/etcd"} 2',
+        'hookkeeper_stuck_deletion_machines{stage="preTerminate",owner="other"} 2',
+        'hookkeeper_stuck_deletion_machines{stage="preTerminate",owner="team/storage"} 1',
+      ]);
+      assert.deepEqual(metricLines(text, 'hookkeeper_stuck_deletion_oldest_timestamp_seconds').sort(), [
+        `hookkeeper_stuck_deletion_oldest_timestamp_seconds{stage="preDrain",owner="clusteroperator/etcd"} ${at('2026-01-01T01:00:00Z')}`,
+        `hookkeeper_stuck_deletion_oldest_timestamp_seconds{stage="preTerminate",owner="other"} ${at('2026-01-01T03:00:00Z')}`,
+        `hookkeeper_stuck_deletion_oldest_timestamp_seconds{stage="preTerminate",owner="team/storage"} ${at('2026-01-01T03:00:00Z')}`,
+      ]);
+    } finally {
+      loop.stop();
+      await loop.settled();
+    }
+  });
+
+  test("a run without stuck deletions clears the last run's series", () => {
+    const registry = createMetrics().registry;
+    const metrics = createAuditMetrics(registry);
+    const finding = {
+      rule: 'stuck-deletion',
+      result: 'fail',
+      object: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', namespace: 'ns', name: 'm0' },
+      message: '',
+      hook: { stage: 'preDrain', name: ETCD.name, owner: ETCD.owner },
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+      deletingForSeconds: 7200,
+    } as const;
+    const report = (findings: AuditReport['findings']): AuditReport =>
+      ({
+        findings,
+        summary: { objects: 1, stuckDeletions: findings.length },
+        finishedAt: '2026-01-01T02:00:00Z',
+      }) as unknown as AuditReport;
+    metrics.record(report([finding]), (owner) => owner);
+    return registry.metrics().then(async (text) => {
+      assert.deepEqual(metricLines(text, 'hookkeeper_stuck_deletion_machines'), [
+        'hookkeeper_stuck_deletion_machines{stage="preDrain",owner="clusteroperator/etcd"} 1',
+      ]);
+      metrics.record(report([]), (owner) => owner);
+      assert.deepEqual(metricLines(await registry.metrics(), 'hookkeeper_stuck_deletion_machines'), []);
+    });
+  });
+
   test('runs repeat every interval without overlapping; failures are counted and keep the last good values', async () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     try {
@@ -87,7 +190,7 @@ describe('audit metrics', () => {
           runs++;
           await new Promise<void>((resolve) => (finish = resolve));
           if (runs > 1) throw new Error('API server gone');
-          return report;
+          return { report, ownerLabel: (owner: string) => owner };
         },
       });
       const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -139,10 +242,9 @@ describe('audit metrics', () => {
         run: () => {
           runs++;
           return Promise.resolve({
-            findings: [],
-            summary: {},
-            finishedAt: '2026-11-21T12:00:00Z',
-          } as unknown as AuditReport);
+            report: { findings: [], summary: {}, finishedAt: '2026-11-21T12:00:00Z' } as unknown as AuditReport,
+            ownerLabel: (owner: string) => owner,
+          });
         },
       });
       mock.timers.tick(1);

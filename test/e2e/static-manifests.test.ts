@@ -14,6 +14,7 @@ import { renderNativePolicies } from '../../src/native/render.js';
 import { manifestDirHash } from '../../src/deploy/static-files.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../testing/control-plane/machines.js';
 import { cli } from '../helpers/cli.js';
+import { APISERVER_METRICS } from '../helpers/monitoring.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { ownCrdSet, type CrdSet } from '../../testing/control-plane/crds.js';
 import { rawRequest, type RawResponse } from '../../testing/control-plane/http.js';
@@ -75,6 +76,14 @@ function api(plane: ControlPlane, as: IdentityName) {
       ...(contentType ? { contentType } : {}),
       timeoutMs: 30_000,
     });
+}
+
+/** The API server metrics hookkeeper's shipped alerts and dashboard use: each family on this API server's /metrics. */
+async function monitoredMetricsServed(plane: ControlPlane): Promise<void> {
+  const res = await api(plane, 'admin')('GET', '/metrics');
+  assert.equal(res.status, 200);
+  const missing = APISERVER_METRICS.filter((m) => !res.body.includes(`\n# TYPE ${m} `));
+  assert.deepEqual(missing, [], 'webhook-config/components/monitoring uses metrics this API server does not have');
 }
 
 const master = (name: string): KubeObject => openshiftMachine({ name, role: 'master' });
@@ -371,6 +380,11 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
     assert.equal(validating?.matchesPolicy, false);
     assert.ok((validating?.failedReloads ?? 0) > 0);
   });
+
+  // After the tests above: policies evaluated, files reloaded and refused, so every series has been observed.
+  test("the API server metrics of hookkeeper's alerts and dashboard are on its /metrics", async () => {
+    await monitoredMetricsServed(plane);
+  });
 });
 
 describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAdmissionControlConfig', () => {
@@ -415,5 +429,7 @@ describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAd
         ['MutatingAdmissionPolicy', true],
       ],
     );
+    // Policies evaluated and the files loaded: the metrics of hookkeeper's alerts and dashboard are there on 1.36 too.
+    await monitoredMetricsServed(plane);
   });
 });

@@ -365,6 +365,33 @@ test('unverified hook removals are counted by owner, the label bounded to owners
   assert.doesNotMatch(text, /owner="bob-/);
 });
 
+test('break-glass removals are counted by owner, bounded as unverified removals are', async () => {
+  const { listener, metrics } = app({
+    gatherContext: () =>
+      Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {}, grantsKnown: true } }),
+  });
+  const review = admissionReview({
+    uid: 'u-bg',
+    operation: 'UPDATE',
+    object: machine({ preDrain: [], resourceVersion: '48300' }),
+    oldObject: machine({
+      preDrain: [ETCD, { name: 'Granted', owner: 'team/granted' }, { name: 'Stranger', owner: 'bob-1' }],
+    }),
+    user: USERS.admin,
+  });
+  const res = await request(listener).post('/validate').send(review).expect(200);
+  assert.equal(res.body.response.allowed, true);
+  const text = await metrics.registry.metrics();
+  assert.deepEqual(
+    text.split('\n').filter((l) => l.startsWith('hookkeeper_break_glass_hook_removals_total{')),
+    [
+      'hookkeeper_break_glass_hook_removals_total{owner="clusteroperator/etcd"} 1',
+      'hookkeeper_break_glass_hook_removals_total{owner="team/granted"} 1',
+      'hookkeeper_break_glass_hook_removals_total{owner="other"} 1',
+    ],
+  );
+});
+
 describe('context gathered by the transport', () => {
   const podCreate = admissionReview({
     uid: 'c0ffee00-0000-4000-8000-000000000007',

@@ -1,12 +1,21 @@
 // Rule stuck-deletion (audit): a Machine deleting for longer than the audit's threshold while hooks still hold
 // it. The audit reads the clock and passes how long the object has been deleting as a fact.
-import { wellFormed } from '../carriers.js';
+import { STAGES, wellFormed } from '../carriers.js';
 import { formatDuration } from '../duration.js';
 import { metadata, quote } from '../guards.js';
-import type { Violation } from '../types.js';
+import type { Stage, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 
 import { breakGlassText } from '../messages/ownership.js';
+
+/**
+ * The stage a deletion held by hooks at `stages` waits at: pre-drain hooks hold the drain, pre-terminate hooks only
+ * what follows it, so the first stage (in STAGES order) that still has a hook.
+ */
+export function blockingStage(stages: Iterable<Stage>): Stage | undefined {
+  const present = new Set(stages);
+  return STAGES.find((s) => present.has(s));
+}
 
 /** One violation per hook still present on a live carrier deleting for longer than the threshold. */
 export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) => {
