@@ -26,6 +26,19 @@ export interface AuditFinding {
   /** stuck-deletion: when deletion was requested and how long ago, at the audit's start. */
   deletionTimestamp?: string;
   deletingForSeconds?: number;
+  /**
+   * A copy of a migrated Machine (either API, in its migration namespace): the API whose copy is authoritative, or
+   * status.authoritativeAPI as stored when it names none (Migrating without spec.authoritativeAPI).
+   */
+  authoritativeAPI?: string;
+}
+
+/** A Machine API Machine whose status names an authoritative API (src/core/migration.ts). */
+export interface MigratedMachine {
+  name: string;
+  status: string;
+  spec?: string;
+  authoritative?: 'MachineAPI' | 'ClusterAPI';
 }
 
 export interface ResourceStatus {
@@ -62,6 +75,8 @@ export interface AuditReport {
   };
   /** Objects without findings; recorded only when asked (PolicyReports list them as `pass`). */
   passed?: AuditObjectRef[];
+  /** Machines under the Machine API to Cluster API migration, and which copy is authoritative (also one of `notes`). */
+  migration?: MigratedMachine[];
   /** The static admission manifests the answering API server reports (also one of `notes`). */
   staticAdmission?: StaticAdmissionStatus;
 }

@@ -24,6 +24,7 @@ import {
   type SeenOwners,
 } from './owner-grants.js';
 import type { AuditFinding, AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
+import { migrationRecorder } from './migration.js';
 
 /** Stored objects are judged as if created by nobody in particular: rules about who removes a hook have no request to judge. */
 export const AUDIT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-audit', groups: [] });
@@ -154,6 +155,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const grants = deps.ownerGrants ? await listOwnerGrants(deps.lister, notes, deps.namespace) : undefined;
   if (grants) deps.onOwnerGrants?.(grants);
   const seenOwners: SeenOwners = new Map();
+  const migration = migrationRecorder(deps.policy);
 
   // Every resource's first page is asked for at once: the kinds a cluster lacks answer 404, and small lists arrive,
   // while the first resource is audited, instead of one round trip after another at the end. A lister holds at most
@@ -180,6 +182,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
             status.objects++;
             total++;
             const ref = refOf(obj, r);
+            migration.see(obj, ref);
             const input: ReviewInput = {
               operation: 'CREATE',
               kind,
@@ -232,6 +235,9 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     );
   }
   if (grants) notes.push(...ownerListing(grants, seenOwners), wildcardListing(grants, seenOwners));
+  migration.annotate(findings);
+  notes.push(...migration.notes());
+  const migrated = migration.machines();
   const staticAdmission = deps.apiServerMetrics
     ? staticAdmissionStatus(await deps.apiServerMetrics(), deps.policy)
     : undefined;
@@ -255,6 +261,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       orphanedHooks: findings.filter((f) => f.rule === 'orphaned-owner').length,
     },
     ...(deps.recordPasses ? { passed } : {}),
+    ...(migrated.length > 0 ? { migration: migrated } : {}),
     ...(staticAdmission ? { staticAdmission } : {}),
   };
 }

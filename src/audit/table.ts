@@ -14,14 +14,18 @@ function table(rows: string[][]): string[] {
 }
 
 function findingRows(findings: readonly AuditFinding[]): string[] {
+  // The migration's column only where a finding concerns a copy of a migrated Machine.
+  const migrated = findings.some((f) => f.authoritativeAPI !== undefined);
+  const authoritative = (f: AuditFinding): string[] => (migrated ? [f.authoritativeAPI ?? ''] : []);
   return table([
-    ['RESULT', 'RULE', 'KIND', 'NAMESPACE', 'NAME', 'PATH', 'MESSAGE'],
+    ['RESULT', 'RULE', 'KIND', 'NAMESPACE', 'NAME', ...(migrated ? ['AUTHORITATIVE'] : []), 'PATH', 'MESSAGE'],
     ...findings.map((f) => [
       f.result,
       f.rule,
       f.object.kind,
       f.object.namespace ?? '',
       f.object.name,
+      ...authoritative(f),
       f.path ?? '',
       f.message,
     ]),
@@ -32,6 +36,7 @@ function findingLines(findings: readonly AuditFinding[]): string[] {
   return findings.flatMap((f) => [
     `${f.result} ${f.rule} ${objectLabel(f.object)}${f.path ? ` ${f.path}` : ''}: ${f.message}`,
     ...(f.fix ? [`  fix: ${f.fix}`] : []),
+    ...(f.authoritativeAPI ? [`  authoritative: ${f.authoritativeAPI}`] : []),
   ]);
 }
 

@@ -46,6 +46,14 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   children: [],
   // Far above real use (a Machine carries a handful of hooks); native mode's CEL stays linear and in budget under it.
   maxHooksPerStage: 64,
+  migration: {
+    // openshift/cluster-capi-operator capi-operator-manifests/default/manifests.yaml: Deployment capi-controllers runs
+    // the machine-api-migration container (machine and machineset sync) as this service account, in this namespace.
+    synchronizers: [{ namespace: 'openshift-cluster-api', name: 'capi-controllers' }],
+    // The same file binds its admission policies to these two namespaces (one per copy of a Machine).
+    machineAPINamespace: 'openshift-machine-api',
+    clusterAPINamespace: 'openshift-cluster-api',
+  },
 });
 
 export function deepFreeze<T>(value: T): T {

@@ -34,6 +34,7 @@ interface PolicyFile {
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
   children?: ChildRuleFile[];
   maxHooksPerStage?: number;
+  migration?: Partial<Policy['migration']>;
 }
 
 /**
@@ -255,5 +256,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
         : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE', 'UPDATE'] })),
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
     maxHooksPerStage: raw.maxHooksPerStage ?? d.maxHooksPerStage,
+    // Field by field: a file naming only its own synchronizer keeps OpenShift's namespaces.
+    migration: { ...d.migration, ...raw.migration },
   });
 }

@@ -53,6 +53,16 @@ const objectSelector = {
   },
 } as const;
 
+const serviceAccounts = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['namespace', 'name'],
+    properties: { namespace: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1 } },
+  },
+} as const;
+
 const parentAction = { enum: ['deny', 'warn', 'allow'] } as const;
 
 /** A children rule; the loader checks what a schema cannot say (templates, key syntax, owner registry). */
@@ -123,15 +133,7 @@ export const POLICY_SCHEMA = {
         properties: {
           users: stringList,
           groups: stringList,
-          serviceAccounts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['namespace', 'name'],
-              properties: { namespace: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1 } },
-            },
-          },
+          serviceAccounts,
         },
       },
     },
@@ -160,5 +162,14 @@ export const POLICY_SCHEMA = {
     },
     children: { type: 'array', items: childRule },
     maxHooksPerStage: { type: 'integer', minimum: 1, maximum: MAX_HOOKS_PER_STAGE_LIMIT },
+    migration: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        synchronizers: serviceAccounts,
+        machineAPINamespace: { type: 'string', minLength: 1 },
+        clusterAPINamespace: { type: 'string', minLength: 1 },
+      },
+    },
   },
 } as const;

@@ -117,6 +117,20 @@ export interface Policy {
    * must stay inside the API server's cost budget for every object the policy admits.
    */
   maxHooksPerStage: number;
+  migration: Migration;
+}
+
+/**
+ * OpenShift's Machine API to Cluster API migration: each Machine exists twice, the same name in two namespaces, and a
+ * synchronization controller mirrors the authoritative copy's hooks onto the other (src/core/migration.ts).
+ */
+export interface Migration {
+  /** The synchronization controller's identities: their hook removals on the non-authoritative copy are mirrors. */
+  synchronizers: readonly ServiceAccountRef[];
+  /** Where the machine.openshift.io copies live. */
+  machineAPINamespace: string;
+  /** Where the cluster.x-k8s.io copies live. */
+  clusterAPINamespace: string;
 }
 
 /** The largest maxHooksPerStage a policy may set: CEL over 1,000 hooks a stage stays within the API server's budget. */

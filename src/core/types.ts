@@ -39,7 +39,16 @@ export interface ReviewContext {
    * Absent: RBAC was not consulted (validate, or a webhook without a cluster), so only the policy's registry counts.
    */
   ownership?: Ownership;
+  /**
+   * The other copy of a migrated Machine (src/core/migration.ts), looked up only for a synchronizer's hook removal.
+   * Absent: not looked up, so no removal counts as a mirror.
+   */
+  twin?: TwinFact;
 }
+
+/** The twin copy as the transport found it: the object, or why not (a failed lookup verifies nothing). */
+export type TwinFact =
+  { found: true; object: KubeObject } | { found: false; reason: 'NotFound' | 'Timeout' | 'Error'; message: string };
 
 export type OwnerAccess = 'allowed' | 'wildcard' | 'denied' | 'unknown';
 

@@ -1,27 +1,35 @@
-// What serve gathers before one review: the parents its child rules name and the hook-owner facts, in parallel under
-// the one lookup budget each client enforces. Synchronous (no promise) when no parent is needed and no owner is asked.
+// What serve gathers before one review: the parents its child rules name, the hook-owner facts and, for the
+// migration's synchronizer, a Machine's twin, in parallel under the one lookup budget each client enforces.
+// Synchronous (no promise) when no parent or twin is needed and no owner is asked.
 import { carrierFor } from '../core/carriers.js';
 import type { ReviewContext, ReviewInput } from '../core/types.js';
 import type { OwnerContext } from './owner-context.js';
 import type { ParentContext } from './parent-context.js';
+import type { TwinContext } from './twin-context.js';
 
 export type ContextGatherer = (input: ReviewInput) => ReviewContext | Promise<ReviewContext> | undefined;
+
+type Part = ReviewContext | Promise<ReviewContext | undefined> | undefined;
 
 export function reviewContextGatherer(
   parents: Pick<ParentContext, 'gather'>,
   owners: Pick<OwnerContext, 'gather'>,
+  twins?: Pick<TwinContext, 'gather'>,
 ): ContextGatherer {
   return (input) => {
-    const parentFacts = parents.gather(input);
     // Only objects that carry hooks have owners to judge.
     const ownerFacts = carrierFor(input.kind) ? owners.gather(input) : undefined;
-    if (!(ownerFacts instanceof Promise)) {
-      if (!parentFacts) return ownerFacts ? { ownership: ownerFacts } : undefined;
-      return ownerFacts ? parentFacts.then((c) => ({ ...c, ownership: ownerFacts })) : parentFacts;
-    }
-    return Promise.all([parentFacts, ownerFacts]).then(([c, ownership]) => ({
-      ...(c ?? {}),
-      ...(ownership ? { ownership } : {}),
-    }));
+    const ownership: Part =
+      ownerFacts instanceof Promise
+        ? ownerFacts.then((o) => (o ? { ownership: o } : undefined))
+        : ownerFacts && { ownership: ownerFacts };
+    const parts: Part[] = [parents.gather(input), ownership, twins?.gather(input)];
+    const combine = (found: ReadonlyArray<ReviewContext | undefined>): ReviewContext | undefined => {
+      const present = found.filter((c): c is ReviewContext => c !== undefined);
+      return present.length === 0 ? undefined : present.reduce<ReviewContext>((all, c) => ({ ...all, ...c }), {});
+    };
+    const pending = parts.filter((p): p is Promise<ReviewContext | undefined> => p instanceof Promise);
+    if (pending.length === 0) return combine(parts as Array<ReviewContext | undefined>);
+    return Promise.all(parts.map((p) => Promise.resolve(p))).then((found) => combine(found) ?? {});
   };
 }

@@ -5,7 +5,8 @@
 import { celCarrier } from '../core/cel/carrier.js';
 import { CARRIERS, carrierFor, wellFormed } from '../core/carriers.js';
 import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
-import type { Policy } from '../core/policy.js';
+import { mirroredRemovals } from '../core/migration.js';
+import { serviceAccountUsername, type Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import { changesWhatRulesRead } from '../core/update-reads.js';
 import type { ReviewInput, RuleId } from '../core/types.js';
@@ -98,6 +99,16 @@ function namesAHookTwice(input: ReviewInput): boolean {
   return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
 }
 
+/** An UPDATE in which the webhook allows a synchronizer's removal as a mirror of the authoritative twin's. */
+function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
+  return (input) => {
+    const mirrored = mirroredRemovals(policy, input);
+    const carrier = carrierFor(input.kind);
+    if (!mirrored || !carrier) return false;
+    return changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks).some(mirrored);
+  };
+}
+
 /** An UPDATE removing or re-owning a hook whose denial CEL cannot word as the webhook does (the kubectl grant). */
 function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
   // As grantVariables (src/core/cel/owner-messages.ts) decides where it can build the grant command.
@@ -179,6 +190,14 @@ export function divergences(policy: Policy): Divergence[] {
       text: 'the denial suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)',
       wordsDiffer: grantUnworded(policy),
     });
+    if (policy.migration.synchronizers.length > 0) {
+      const who = policy.migration.synchronizers.map(serviceAccountUsername).join(', ');
+      out.push({
+        rule: 'owner-only-removal',
+        text: `CEL cannot look up the other copy of a migrated Machine, so native mode cannot tell that the synchronizer's (${who}) removal of a hook from the non-authoritative copy mirrors the owner's removal on the authoritative one: it judges it as any other identity's removal (refused for a protected owner, unverifiedRemoval's outcome for an unprotected one) where the webhook allows it; run the webhook during a migration`,
+        verdictDiffers: mirrorsARemoval(policy),
+      });
+    }
     if (policy.strictOwners) {
       out.push({
         rule: 'owner-only-removal',

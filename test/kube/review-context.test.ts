@@ -71,6 +71,16 @@ describe('reviewContextGatherer', () => {
     });
     assert.deepEqual(await gatherer(Promise.resolve(PARENTS), Promise.resolve(undefined)).g(MACHINE), PARENTS);
   });
+
+  test("a migrated Machine's twin joins the other facts", async () => {
+    const twin = { found: true, object: { kind: 'Machine' } } as const;
+    const g = reviewContextGatherer(
+      { gather: () => undefined },
+      { gather: () => OWNERSHIP },
+      { gather: () => Promise.resolve({ twin }) },
+    );
+    assert.deepEqual(await g(MACHINE), { ownership: OWNERSHIP, twin });
+  });
 });
 
 describe('clusterSource', () => {

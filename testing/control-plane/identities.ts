@@ -16,6 +16,7 @@ export const IDENTITY_NAMES = [
   'hookkeeper',
   'virtController',
   'pgo',
+  'capiSync',
 ] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
@@ -49,6 +50,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   // The controllers the child-resource examples register as finalizer removers.
   virtController: serviceAccount('kubevirt', 'kubevirt-controller'),
   pgo: serviceAccount('postgres-operator', 'pgo'),
+  // The Machine API to Cluster API migration's synchronizer, as the default policy names it (policy.migration).
+  capiSync: serviceAccount('openshift-cluster-api', 'capi-controllers'),
 };
 
 export function makeIdentities(): Record<IdentityName, Identity> {
@@ -168,6 +171,7 @@ export function rbacObjects(identities: Record<IdentityName, Identity>): {
         user(identities.alice),
         user(identities.bob),
         saSubject(identities.etcdOperator),
+        saSubject(identities.capiSync),
       ]),
       binding('hookkeeper-e2e:machine-controller', [saSubject(identities.machineApi)]),
       binding('hookkeeper-e2e:child-editor', [user(identities.alice)]),

@@ -14,6 +14,7 @@ import { createParentContext, type ParentContext } from '../../kube/parent-conte
 import { clusterSource, describeSource, noClusterMessage, requireClusterSource } from '../../kube/kubeconfig-source.js';
 import type { Logger } from '../../log.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
+import { createTwinContext } from '../../kube/twin-context.js';
 import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
 import { collect, duration, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
 import { policyFile } from '../policy.js';
@@ -213,7 +214,13 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       ownersToCheck: (input) => (policyInForce ? ownersToCheck(policyInForce, input) : []),
     });
     owners = ownerContext;
-    const gatherContext = reviewContextGatherer(context, ownerContext);
+    const twinContext = createTwinContext({
+      loadKubeConfig,
+      ...budget,
+      logger: logger.child({ component: 'migration' }),
+      policy: () => policyInForce,
+    });
+    const gatherContext = reviewContextGatherer(context, ownerContext, twinContext);
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');

@@ -51,7 +51,7 @@ export interface UpdateReads {
 }
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
-export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership';
+export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership' | 'twin';
 
 interface RuleCommon<Id extends string> {
   id: Id;

@@ -29,6 +29,7 @@ import {
   wildcardReason,
   wildcardWarning,
 } from '../messages/ownership.js';
+import { mirroredRemovals } from '../migration.js';
 import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeOwnerOnlyRemoval } from '../cel/owner-only-removal.js';
@@ -39,14 +40,18 @@ export const AUDIT_KEY_REMOVAL = 'hook-removal';
 /** A removal of an unprotected owner's hook, allowed under unverifiedRemoval: warn. */
 export const AUDIT_KEY_UNVERIFIED = 'unverified-hook-removal';
 
+/** A synchronizer's removal of a hook already gone from the authoritative copy of a migrated Machine. */
+export const AUDIT_KEY_MIRROR = 'hook-mirror-removal';
+
 /** A removal allowed by wildcard RBAC rights alone, under wildcardGrants: warn. */
 export const AUDIT_KEY_WILDCARD = 'wildcard-hook-removal';
 
 /**
- * Who allowed a removal: the policy's registry, a grant naming the owner, break-glass, wildcard RBAC rights
+ * Who allowed a removal: the policy's registry, the migration's synchronizer carrying over an owner's removal from
+ * the authoritative copy (src/core/migration.ts), a grant naming the owner, break-glass, wildcard RBAC rights
  * (wildcardGrants: warn), or nothing (unverifiedRemoval: warn).
  */
-export type RemovalRoute = 'registry' | 'rbac' | 'break-glass' | 'wildcard' | 'unverified';
+export type RemovalRoute = 'registry' | 'mirror' | 'rbac' | 'break-glass' | 'wildcard' | 'unverified';
 
 function trace(key: string, change: HookChange, user: UserInfo, route: RemovalRoute): Notice['audit'] {
   const { old, now } = change;
@@ -128,11 +133,17 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const user = input.userInfo;
   const ownership = input.context?.ownership;
   const breakGlass = breakGlassText(policy);
+  const mirrored = mirroredRemovals(policy, input);
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
     if (ids && actsFor(user, ids)) {
       notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'registry') });
+      continue;
+    }
+    // The owner already removed it on the authoritative copy: this is that removal, carried over.
+    if (mirrored?.(change)) {
+      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_MIRROR, change, user, 'mirror') });
       continue;
     }
     if (isBreakGlass(user, policy)) {
@@ -215,7 +226,7 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   selects: 'carriers',
   // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds.
   updateReads: () => ({ parts: ['hooks'] }),
-  facts: ['ownership'],
+  facts: ['ownership', 'twin'],
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",
   validate: ownerOnlyRemoval,

@@ -5,10 +5,13 @@ import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
 import { CARRIERS, STAGES, type HookCarrier } from '../../../src/core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
 import { RULES } from '../../../src/core/registry.js';
-import type { Enforcement, KubeObject, ReviewInput, Stage } from '../../../src/core/types.js';
+import type { Enforcement, KubeObject, ReviewInput, Stage, TwinFact } from '../../../src/core/types.js';
 import type { AuthzQuestion } from '../evaluator/cel.js';
 
 export const ETCD_SA = 'system:serviceaccount:openshift-etcd-operator:etcd-operator';
+
+/** The migration's synchronizer as the embedded default names it (policy.migration.synchronizers). */
+export const SYNC_SA = 'system:serviceaccount:openshift-cluster-api:capi-controllers';
 
 /** Owners of every kind: registered (by service account, user, group), granted through RBAC, unprotected, empty. */
 export const OWNERS = {
@@ -36,6 +39,7 @@ export const IDENTITIES = [
   { username: 'root', groups: ['system:authenticated'] },
   { username: 'alice', groups: ['system:authenticated'] },
   { username: 'Mallory.Upper', groups: ['system:authenticated'] },
+  { username: SYNC_SA, groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-cluster-api'] },
 ] as const;
 
 /** The cluster's RBAC in this test: carol holds a named grant, root holds wildcard rights (cluster-admin). */
@@ -106,6 +110,8 @@ export const policyDocument = fc
     breakGlassUser: fc.boolean(),
     maxHooksPerStage: fc.constantFrom(2, 3, 64),
     extraDefaultHooks: fc.subarray(['capi-machine', 'openshift-machineset', 'openshift-update'] as const),
+    // The embedded default's synchronizer, or none (the migration's mirror route off).
+    synchronizer: fc.boolean(),
   })
   .map((k) => ({
     apiVersion: 'hookkeeper.io/v1alpha1',
@@ -115,6 +121,7 @@ export const policyDocument = fc
     unverifiedRemoval: k.unverifiedRemoval,
     wildcardGrants: k.wildcardGrants,
     maxHooksPerStage: k.maxHooksPerStage,
+    ...(k.synchronizer ? {} : { migration: { synchronizers: [] } }),
     reservedHooks: [{ name: 'EtcdQuorumOperator', owner: OWNERS.etcd }],
     owners: {
       [OWNERS.etcd]: { serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }] },
@@ -235,6 +242,45 @@ function objectOf(
   return object;
 }
 
+const isMachineAPIMachine = (c: HookCarrier): boolean => c.group === 'machine.openshift.io' && c.kind === 'Machine';
+
+/** spec.authoritativeAPI and status.authoritativeAPI as a TechPreview Machine API Machine carries them. */
+function authoritativeAPI(object: KubeObject, api: { status: string | undefined; spec: string | undefined }): void {
+  if (api.spec !== undefined) setPath(object, ['spec', 'authoritativeAPI'], api.spec);
+  if (api.status !== undefined) setPath(object, ['status', 'authoritativeAPI'], api.status);
+}
+
+/**
+ * The other copy of a Machine as the webhook's transport would find it (src/kube/twin-context.ts): with the stored
+ * hooks, the new ones (the removal already made there) or none; or a failed lookup. Other kinds have no twin.
+ */
+function twinOf(
+  carrier: HookCarrier,
+  kind: string,
+  hooks: readonly RawHook[],
+  api: { status: string | undefined; spec: string | undefined },
+): TwinFact | undefined {
+  if (carrier.kind !== 'Machine' || kind === 'absent') return undefined;
+  if (kind === 'failed') return { found: false, reason: 'Timeout', message: 'no answer within 1500 ms' };
+  const other = CARRIERS.find((o) => o.kind === 'Machine' && o.group !== carrier.group) as HookCarrier;
+  const opts = { bareKey: false, deleting: false, finalizers: false };
+  const namespace = isMachineAPIMachine(other) ? 'openshift-machine-api' : 'openshift-cluster-api';
+  const object = objectOf(other, KINDS[other.id]?.version ?? 'v1beta1', namespace, hooks, {}, opts);
+  if (isMachineAPIMachine(other)) authoritativeAPI(object, api);
+  return { found: true, object };
+}
+
+/** The synchronizer's UPDATE of one copy of a migrated Machine, in that copy's namespace. */
+function migrationCase(side: 'MachineAPI' | 'ClusterAPI') {
+  const group = side === 'MachineAPI' ? 'machine.openshift.io' : 'cluster.x-k8s.io';
+  return {
+    carrier: CARRIERS.find((o) => o.kind === 'Machine' && o.group === group) as HookCarrier,
+    namespace: side === 'MachineAPI' ? 'openshift-machine-api' : 'openshift-cluster-api',
+    user: IDENTITIES.find((u) => u.username === SYNC_SA) as (typeof IDENTITIES)[number],
+    operation: 'UPDATE' as const,
+  };
+}
+
 /** A review and the identity's RBAC, from which the test builds both engines' inputs. */
 export interface Case {
   policy: number;
@@ -250,7 +296,7 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
       policy: fc.nat({ max: policies - 1 }),
       carrier: fc.constantFrom(...CARRIERS.filter((c) => KINDS[c.id] !== undefined)),
       v2: fc.boolean(),
-      namespace: fc.constantFrom('openshift-machine-api', 'team-a', 'default'),
+      namespace: fc.constantFrom('openshift-machine-api', 'openshift-cluster-api', 'team-a', 'default'),
       role: fc.constantFrom('master', 'worker', 'arbiter', undefined),
       capiControlPlane: fc.boolean(),
       user: fc.constantFrom(...IDENTITIES),
@@ -264,7 +310,23 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
       // The Machine API CRDs' list-map key refuses a name twice in a stage: rare here, and declared where it matters.
       duplicates: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
       dryRun: fc.boolean(),
+      // The migration: the Machine API copy's authoritativeAPI (status, spec), and the twin the transport found.
+      authoritative: fc.constantFrom(undefined, 'MachineAPI', 'ClusterAPI', 'Migrating'),
+      specAuthoritative: fc.constantFrom(undefined, 'MachineAPI', 'ClusterAPI'),
+      twin: fc.constantFrom('absent', 'failed', 'stored', 'new', 'new', 'empty'),
+      // One review in four is the synchronizer's UPDATE of a Machine in its API's migration namespace.
+      migrating: fc.constantFrom<'no' | 'MachineAPI' | 'ClusterAPI'>(
+        'no',
+        'no',
+        'no',
+        'no',
+        'no',
+        'no',
+        'MachineAPI',
+        'ClusterAPI',
+      ),
     })
+    .map((c) => (c.migrating === 'no' ? c : { ...c, ...migrationCase(c.migrating) }))
     .chain((c) =>
       fc
         .tuple(
@@ -308,6 +370,10 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
                   finalizers: c.finalizers || deleting,
                 })
               : null;
+          const migration = { status: c.authoritative, spec: c.specAuthoritative };
+          for (const o of [object, oldObject]) if (o && isMachineAPIMachine(c.carrier)) authoritativeAPI(o, migration);
+          const twinHooks = c.twin === 'stored' ? stored : c.twin === 'new' ? hooks : [];
+          const twin = c.operation === 'UPDATE' ? twinOf(c.carrier, c.twin, twinHooks, migration) : undefined;
           return {
             policy: c.policy,
             input: {
@@ -319,6 +385,7 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
               oldObject,
               userInfo: { username: c.user.username, groups: [...c.user.groups] },
               dryRun: c.dryRun,
+              ...(twin ? { context: { twin } } : {}),
             },
           };
         }),

@@ -1,5 +1,5 @@
 // One review through both engines: the webhook (src/admission's handle, as `serve` runs it: mutate, then validate
-// the mutated object, with the RBAC facts the transport would gather) and the rendered native policies in process.
+// the mutated object, with the RBAC facts and the migration twin the transport would gather) and the rendered native policies in process.
 // They must agree on verdict, denial, warnings and the object after mutation, unless a declared divergence of
 // src/native/notes.ts covers the review.
 import { isDeepStrictEqual } from 'node:util';
@@ -47,7 +47,8 @@ function webhook(
     ? handle('mutate', policy, input).mutation
     : NOTHING;
   const mutated = mutation.mutated ? { ...input, object: mutation.mutated } : input;
-  const validated: ReviewInput = { ...mutated, context: { ownership: ownership(policy, mutated) } };
+  // The twin of a migrated Machine, if the case has one, as the transport gathers it beside the RBAC facts.
+  const validated: ReviewInput = { ...mutated, context: { ...input.context, ownership: ownership(policy, mutated) } };
   const sent =
     conditionHolds(NOT_FINISHING_DELETION.expression, validated) &&
     conditionHolds(validatingUpdateCondition(policy).expression, validated);

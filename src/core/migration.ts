@@ -1,0 +1,142 @@
+// OpenShift's Machine API to Cluster API migration: each Machine exists as machine.openshift.io (policy.migration's
+// machineAPINamespace) and cluster.x-k8s.io (clusterAPINamespace), the same name, and a synchronization controller
+// mirrors the authoritative copy onto the other: a preDrain {name, owner} is the annotation
+// "pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>: <owner>". When an owner removes its hook on the
+// authoritative copy, the synchronizer removes the mirror: that removal is the owner's, carried over, and is allowed
+// here only when the twin (looked up by the transport) shows the hook gone from the authoritative copy.
+import { CAPI_GROUP, hookAnnotationKey } from './capi.js';
+import { carrierFor, wellFormed, type Hook, type HookCarrier } from './carriers.js';
+import { dig } from './guards.js';
+import { changedHooks, type HookChange } from './ownership.js';
+import { serviceAccountUsername, type Policy } from './policy.js';
+import { KNOWN_RESOURCES } from './resources.js';
+import type { KubeObject, ReviewInput, TwinFact, UserInfo } from './types.js';
+
+export const MAPI_GROUP = 'machine.openshift.io';
+
+/** Which API's copy of a migrated Machine is authoritative. */
+export type MachineAPISide = 'MachineAPI' | 'ClusterAPI';
+
+/** status.authoritativeAPI's values (the TechPreview Machine CRD's enum). */
+const SIDES: readonly string[] = ['MachineAPI', 'ClusterAPI'];
+
+/** The copy a review is about, from its kind and namespace: a Machine in its API's migration namespace, else none. */
+export function migrationSide(
+  policy: Policy,
+  input: Pick<ReviewInput, 'kind' | 'namespace'>,
+): MachineAPISide | undefined {
+  const { group, kind } = input.kind;
+  if (kind !== 'Machine') return undefined;
+  if (group === MAPI_GROUP && input.namespace === policy.migration.machineAPINamespace) return 'MachineAPI';
+  if (group === CAPI_GROUP && input.namespace === policy.migration.clusterAPINamespace) return 'ClusterAPI';
+  return undefined;
+}
+
+export function isSynchronizer(policy: Policy, user: UserInfo): boolean {
+  return policy.migration.synchronizers.some((sa) => serviceAccountUsername(sa) === user.username);
+}
+
+/**
+ * The authoritative side a Machine API Machine names. status.authoritativeAPI is what the migration controller has
+ * settled; while it says Migrating, authority is being handed to the side spec.authoritativeAPI names (a cancelled
+ * migration names the side it returns to), so that side counts and the other is the one being mirrored onto. Absent
+ * or unknown values name no side: nothing is mirrored.
+ */
+export function authoritativeSide(machineAPIObject: KubeObject | null): MachineAPISide | undefined {
+  const status = dig(machineAPIObject, ['status', 'authoritativeAPI']);
+  const value = status === 'Migrating' ? dig(machineAPIObject, ['spec', 'authoritativeAPI']) : status;
+  return typeof value === 'string' && SIDES.includes(value) ? (value as MachineAPISide) : undefined;
+}
+
+/** The other copy's API resource, with its name and namespace: what the transport GETs. */
+export interface TwinRequest {
+  apiVersion: string;
+  kind: string;
+  resource: string;
+  namespaced: true;
+  namespace: string;
+  name: string;
+  /** "<apiVersion>/<kind>/<namespace>/<name>", for logs. */
+  key: string;
+}
+
+/**
+ * The twin to look up before this review, if any: only an UPDATE by a synchronizer that removes a hook of a Machine
+ * in one of the two migration namespaces. Everyone else's review costs no lookup.
+ */
+export function twinRequest(policy: Policy, input: ReviewInput): TwinRequest | undefined {
+  const side = migrationSide(policy, input);
+  if (side === undefined || input.operation !== 'UPDATE' || !input.name) return undefined;
+  if (!isSynchronizer(policy, input.userInfo)) return undefined;
+  const carrier = carrierFor(input.kind);
+  if (!carrier || input.object === null || input.oldObject === null) return undefined;
+  const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+  if (!changes.some((c) => c.now === undefined)) return undefined;
+  const group = side === 'MachineAPI' ? CAPI_GROUP : MAPI_GROUP;
+  const resource = KNOWN_RESOURCES.find((r) => r.group === group && r.kind === 'Machine');
+  if (!resource) return undefined;
+  const apiVersion = `${group}/${resource.version}`;
+  const namespace = side === 'MachineAPI' ? policy.migration.clusterAPINamespace : policy.migration.machineAPINamespace;
+  return {
+    apiVersion,
+    kind: 'Machine',
+    resource: resource.plural,
+    namespaced: true,
+    namespace,
+    name: input.name,
+    key: `${apiVersion}/Machine/${namespace}/${input.name}`,
+  };
+}
+
+/** A hook as the migration maps it: its Cluster API annotation key (a Machine API {name} becomes "<prefix>/<name>"). */
+const mirrorKey = (carrier: HookCarrier, h: Pick<Hook, 'stage' | 'name' | 'id'>): string =>
+  `${h.stage}\u0000${carrier.format === 'list' ? hookAnnotationKey(h.stage, h.name) : h.id}`;
+
+/**
+ * Whether a synchronizer's removals on this copy are mirrors, hook by hook: a predicate over the request's hook
+ * changes, or undefined when none can be (another user, another object, no twin found, this copy authoritative).
+ * A mirror removes a hook (never re-owns one) that the authoritative twin no longer has in that stage, under any owner.
+ */
+export function mirroredRemovals(policy: Policy, input: ReviewInput): ((change: HookChange) => boolean) | undefined {
+  const side = migrationSide(policy, input);
+  if (side === undefined || input.operation !== 'UPDATE' || !isSynchronizer(policy, input.userInfo)) return undefined;
+  const twin: TwinFact | undefined = input.context?.twin;
+  if (!twin?.found) return undefined;
+  const machineAPIObject = side === 'MachineAPI' ? input.oldObject : twin.object;
+  const authoritative = authoritativeSide(machineAPIObject);
+  if (authoritative === undefined || authoritative === side) return undefined;
+  const twinCarrier = carrierFor({
+    group: side === 'MachineAPI' ? CAPI_GROUP : MAPI_GROUP,
+    version: '',
+    kind: 'Machine',
+  });
+  if (!twinCarrier) return undefined;
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return undefined;
+  const onAuthoritative = new Set(
+    wellFormed(twinCarrier.read(twin.object).hooks).map((h) => mirrorKey(twinCarrier, h)),
+  );
+  return (change) => change.now === undefined && !onAuthoritative.has(mirrorKey(carrier, change.old));
+}
+
+/** A Machine API Machine's migration fields, as `audit` reports them; undefined when status names no API. */
+export interface MigrationState {
+  /** status.authoritativeAPI as stored: MachineAPI, ClusterAPI or Migrating. */
+  status: string;
+  /** spec.authoritativeAPI, where set: the side asked for. */
+  spec?: string;
+  /** The side hookkeeper treats as authoritative (authoritativeSide); absent when none is. */
+  authoritative?: MachineAPISide;
+}
+
+export function migrationState(machineAPIObject: KubeObject): MigrationState | undefined {
+  const status = dig(machineAPIObject, ['status', 'authoritativeAPI']);
+  if (typeof status !== 'string' || status === '') return undefined;
+  const spec = dig(machineAPIObject, ['spec', 'authoritativeAPI']);
+  const authoritative = authoritativeSide(machineAPIObject);
+  return {
+    status,
+    ...(typeof spec === 'string' ? { spec } : {}),
+    ...(authoritative ? { authoritative } : {}),
+  };
+}

@@ -1,0 +1,76 @@
+// What `hookkeeper serve` looks up for the Machine API to Cluster API migration (src/core/migration.ts): the other
+// copy of a Machine whose hook the synchronizer removes, one GET under the lookup budget. Nobody else's review,
+// and no other kind, costs a request; a lookup that fails or runs out of time verifies no mirror.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isRecord } from '../core/guards.js';
+import { twinRequest, type TwinRequest } from '../core/migration.js';
+import type { Policy } from '../core/policy.js';
+import type { ReviewContext, ReviewInput, TwinFact } from '../core/types.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { type ApiGet, describeFailure, objectPath } from './api-requests.js';
+import { RequestTimeout, startDeadline } from './deadline.js';
+import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
+
+export interface TwinContextOptions {
+  loadKubeConfig: () => KubeConfig | Promise<KubeConfig>;
+  /** The policy in force (hot reloads included): its synchronizers and namespaces. */
+  policy: () => Policy | undefined;
+  logger: Logger;
+  /** Defaults to DEFAULT_LOOKUP_BUDGET_MS. */
+  budgetMs?: number;
+  /** Defaults to a GET with the kubeconfig's credentials, loaded when first needed; tests pass a fake. */
+  get?: ApiGet;
+}
+
+export interface TwinContext {
+  /** The twin a review needs, or undefined at once when it needs none (every review but a synchronizer's removal). */
+  gather(input: ReviewInput): Promise<ReviewContext> | undefined;
+}
+
+export function createTwinContext(options: TwinContextOptions): TwinContext {
+  const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
+  let getter: Promise<ApiGet> | undefined;
+  const apiGet = (): Promise<ApiGet> =>
+    (getter ??= options.get
+      ? Promise.resolve(options.get)
+      : (async () => {
+          const [{ kubeGet }, kc] = await Promise.all([import('./api-requests.js'), options.loadKubeConfig()]);
+          return kubeGet(kc);
+        })());
+
+  async function lookup(req: TwinRequest): Promise<TwinFact> {
+    const path = objectPath(req);
+    // The race, not only the abort, bounds the wait: a GET that ignores its signal cannot hold the review.
+    const budget = startDeadline(budgetMs);
+    try {
+      const get = await budget.race(apiGet());
+      const res = await budget.race(get(path, budget.signal));
+      if (res.status === 404) return { found: false, reason: 'NotFound', message: describeFailure(path, res) };
+      if (res.status !== 200) return { found: false, reason: 'Error', message: describeFailure(path, res) };
+      if (!isRecord(res.body)) return { found: false, reason: 'Error', message: `GET ${path}: not an object` };
+      return { found: true, object: res.body };
+    } catch (err) {
+      if (err instanceof RequestTimeout) return { found: false, reason: 'Timeout', message: err.message };
+      return { found: false, reason: 'Error', message: `GET ${path}: ${describeError(err)}` };
+    } finally {
+      budget.end();
+    }
+  }
+
+  return {
+    gather(input) {
+      const policy = options.policy();
+      const req = policy && twinRequest(policy, input);
+      if (!req) return undefined;
+      return lookup(req).then((twin) => {
+        if (!twin.found)
+          options.logger.warn(
+            { twin: req.key, reason: twin.reason, message: twin.message },
+            'migration: twin lookup failed; the removal is judged as any non-owner removal',
+          );
+        return { twin };
+      });
+    },
+  };
+}
