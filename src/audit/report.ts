@@ -1,6 +1,7 @@
 // The result of an audit run (`hookkeeper audit --output json`): a stable, documented shape from which the
 // table, the PolicyReports and the metrics are made.
 import type { StaticAdmissionStatus } from './static-admission.js';
+import type { DeletionStanding, HookExplanation } from '../core/explain/model.js';
 import type { HookRef, RuleId } from '../core/types.js';
 
 /** Engine rules (src/core/registry.ts), stuck-deletion and orphaned-owner among them. */
@@ -26,6 +27,16 @@ export interface AuditFinding {
   /** stuck-deletion: when deletion was requested and how long ago, at the audit's start. */
   deletionTimestamp?: string;
   deletingForSeconds?: number;
+  /** stuck-deletion: the explanation `hookkeeper explain` gives of this hook (one model, src/core/explain). */
+  explanation?: FindingExplanation;
+}
+
+export interface FindingExplanation {
+  /** The step the deletion waits at, how that is known, and since when. */
+  waitingAt?: NonNullable<DeletionStanding['waitingAt']>;
+  hook: HookExplanation;
+  /** The command that explains the whole Machine, its Node and its owners' health included. */
+  explain: string;
 }
 
 export interface ResourceStatus {
