@@ -41,6 +41,12 @@ function hooks(object: KubeObject, f: ExplainFacts = facts(), policy: Policy = D
 const deleting = (o: Parameters<typeof machine>[0] = {}): KubeObject =>
   machine({ preDrain: [ETCD, STORAGE], deletionTimestamp: DELETED, ...o });
 
+const capiDeleting = (annotations: Record<string, string>): KubeObject => ({
+  apiVersion: 'cluster.x-k8s.io/v1beta2',
+  kind: 'Machine',
+  metadata: { name: 'cp-0', namespace: 'capi', deletionTimestamp: DELETED, annotations },
+});
+
 /** The command as a shell splits it, and its JSON patch applied (test ops checked) to the object. */
 function runCommand(command: string, object: KubeObject): { argv: string[]; patched: KubeObject } {
   assert.match(command, /^kubectl patch /);
@@ -197,20 +203,11 @@ describe('explain: the command removes exactly that hook', () => {
   });
 
   test('a Cluster API annotation: "/" escaped as ~1, the owner tested; an owner with a quote survives the shell', () => {
-    const object: KubeObject = {
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'Machine',
-      metadata: {
-        name: 'cp-0',
-        namespace: 'capi',
-        deletionTimestamp: DELETED,
-        annotations: {
-          'pre-drain.delete.hook.machine.cluster.x-k8s.io/backup': "team/o'brien",
-          'pre-drain.delete.hook.machine.cluster.x-k8s.io/other': 'team/x',
-          note: 'kept',
-        },
-      },
-    };
+    const object = capiDeleting({
+      'pre-drain.delete.hook.machine.cluster.x-k8s.io/backup': "team/o'brien",
+      'pre-drain.delete.hook.machine.cluster.x-k8s.io/other': 'team/x',
+      note: 'kept',
+    });
     const [backup] = hooks(object);
     assert.match(backup?.nextStep.command ?? '', /pre-drain\.delete\.hook\.machine\.cluster\.x-k8s\.io~1backup/);
     const { patched } = runCommand(backup?.nextStep.command ?? '', object);
@@ -221,17 +218,8 @@ describe('explain: the command removes exactly that hook', () => {
   });
 
   test('kcp-cleanup: no owner, KubeadmControlPlane named, the quorum warning; it waits for the preTerminate stage', () => {
-    const object: KubeObject = {
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'Machine',
-      metadata: {
-        name: 'cp-0',
-        namespace: 'capi',
-        deletionTimestamp: DELETED,
-        annotations: { 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup': '' },
-      },
-      status: { conditions: [{ type: 'Deleting', status: 'True', reason: 'WaitingForPreTerminateHook' }] },
-    };
+    const object = capiDeleting({ 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup': '' });
+    object['status'] = { conditions: [{ type: 'Deleting', status: 'True', reason: 'WaitingForPreTerminateHook' }] };
     const [kcp] = hooks(object);
     assert.equal(kcp?.holds, 'now');
     assert.equal(kcp?.protection.status, 'unprotected');

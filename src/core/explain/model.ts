@@ -10,12 +10,14 @@ export interface Unknown {
 
 /** One subject RBAC lets act for an owner, as the transport's grant index reports it (src/kube/owner-grants.ts). */
 export interface GrantSubjectFact {
+  /** User, Group or ServiceAccount, as in the binding. */
   kind: string;
   name: string;
+  /** A ServiceAccount's namespace. */
   namespace?: string;
   binding: { kind: string; name: string; namespace?: string };
   role: { kind: string; name: string; namespace?: string };
-  /** The role grants every owner (no resourceNames): wildcard rights, not ownership. */
+  /** The role has no resourceNames: it grants every owner (cluster-admin's wildcard, for one), not ownership. */
   allNames: boolean;
 }
 
