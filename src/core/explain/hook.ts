@@ -32,7 +32,8 @@ function subject(
   name: string,
   namespace?: string,
 ): Pick<Remover, 'kind' | 'name' | 'namespace' | 'exists'> {
-  const k = kind === 'User' || kind === 'Group' || kind === 'ServiceAccount' ? kind : 'User';
+  // RBAC subjects are User, Group or ServiceAccount (the API server refuses other kinds in a binding).
+  const k = kind === 'Group' || kind === 'ServiceAccount' ? kind : 'User';
   return {
     kind: k,
     name,
