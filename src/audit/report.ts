@@ -1,6 +1,7 @@
 // The result of an audit run (`hookkeeper audit --output json`): a stable, documented shape from which the
 // table, the PolicyReports and the metrics are made.
 import type { StaticAdmissionStatus } from './static-admission.js';
+import type { DeletionStanding, HookExplanation } from '../core/explain/model.js';
 import type { HookRef, RuleId } from '../core/types.js';
 
 /** Engine rules (src/core/registry.ts), stuck-deletion and orphaned-owner among them. */
@@ -31,6 +32,8 @@ export interface AuditFinding {
    * status.authoritativeAPI as stored when it names none (Migrating without spec.authoritativeAPI).
    */
   authoritativeAPI?: string;
+  /** stuck-deletion: the explanation `hookkeeper explain` gives of this hook (one model, src/core/explain). */
+  explanation?: FindingExplanation;
 }
 
 /** A Machine API Machine whose status names an authoritative API (src/core/migration.ts). */
@@ -39,6 +42,14 @@ export interface MigratedMachine {
   status: string;
   spec?: string;
   authoritative?: 'MachineAPI' | 'ClusterAPI';
+}
+
+export interface FindingExplanation {
+  /** The step the deletion waits at, how that is known, and since when. */
+  waitingAt?: NonNullable<DeletionStanding['waitingAt']>;
+  hook: HookExplanation;
+  /** The command that explains the whole Machine, its Node and its owners' health included. */
+  explain: string;
 }
 
 export interface ResourceStatus {

@@ -4,7 +4,7 @@
 // Only findings are kept, so memory stays flat in the number of objects.
 import type { MetricsText } from '../kube/metrics.js';
 import { staticAdmissionStatus } from './static-admission.js';
-import { CARRIERS, carrierFor, wellFormed, type HookCarrier } from '../core/carriers.js';
+import { CARRIERS, carrierFor, wellFormed, type Hook, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
@@ -14,6 +14,7 @@ import { carrierResources, type KindResource } from '../core/resources.js';
 import type { OwnerGrants } from '../kube/owner-grants.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import { CLUSTER_STATE } from '../core/registry.js';
+import { explainStuck } from './explain.js';
 import { deletionFact, serviceAccountFacts, type ServiceAccountExists } from './findings.js';
 import {
   auditOwnership,
@@ -194,13 +195,15 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
               dryRun: false,
               source: 'audit',
             };
+            let context: ReviewContext | undefined;
+            let hooks: Hook[] = [];
             if (carrier) {
               // The facts of the audit's own rules: the clock, and (most objects carry no hook: no lookup, and no
               // await that would yield once per object) the hook owners' service accounts.
-              const context: ReviewContext = {};
+              context = {};
               const deletion = deletionFact(obj, started.getTime(), deps.stuckAfterMs);
               if (deletion) context.deletion = deletion;
-              const hooks = accounts || grants ? wellFormed(carrier.read(obj).hooks) : [];
+              hooks = accounts || grants ? wellFormed(carrier.read(obj).hooks) : [];
               if (accounts && hooks.length > 0) context.serviceAccounts = await accounts(hooks);
               if (grants) {
                 context.ownership = auditOwnership(grants, hooks, ref.namespace);
@@ -210,7 +213,11 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
             }
             const decision = evaluate(deps.policy, input, { carriers });
             const found = auditFindings(decision.denials, decision.warnings, ref);
-            if (found.some((f) => f.rule === 'stuck-deletion')) stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
+            if (found.some((f) => f.rule === 'stuck-deletion')) {
+              stuck.add(`${name}/${ref.namespace ?? ''}/${ref.name}`);
+              const facts = { policy: deps.policy, grants, context: context ?? {}, nowMs: started.getTime() };
+              explainStuck(found, obj, hooks, facts);
+            }
             for (const f of found) findings.push(f);
             if (found.length === 0) {
               passCount++;

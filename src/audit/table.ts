@@ -32,12 +32,27 @@ function findingRows(findings: readonly AuditFinding[]): string[] {
   ]);
 }
 
+/** A stuck hook's explanation: who must act, and the command that explains the whole Machine. */
+function explanationLines(f: AuditFinding): string[] {
+  const x = f.explanation;
+  if (!x) return [];
+  const at = x.waitingAt ? ` (waits at ${x.waitingAt.step}, ${x.waitingAt.evidence.basis})` : '';
+  return [`  next: ${x.hook.nextStep.actor}${at}`, `  explain: ${x.explain}`];
+}
+
 function findingLines(findings: readonly AuditFinding[]): string[] {
   return findings.flatMap((f) => [
     `${f.result} ${f.rule} ${objectLabel(f.object)}${f.path ? ` ${f.path}` : ''}: ${f.message}`,
     ...(f.fix ? [`  fix: ${f.fix}`] : []),
     ...(f.authoritativeAPI ? [`  authoritative: ${f.authoritativeAPI}`] : []),
+    ...explanationLines(f),
   ]);
+}
+
+/** Under the table: each stuck Machine's explain command, once. */
+function explainCommands(findings: readonly AuditFinding[]): string[] {
+  const commands = [...new Set(findings.flatMap((f) => (f.explanation ? [f.explanation.explain] : [])))];
+  return commands.length > 0 ? ['stuck deletions, explained:', ...commands.map((c) => `  ${c}`), ''] : [];
 }
 
 export function summaryLines(report: AuditReport): string[] {
@@ -57,7 +72,7 @@ export function renderAudit(report: AuditReport, options: { tty: boolean }): str
     report.findings.length === 0
       ? []
       : options.tty
-        ? [...findingRows(report.findings), '']
+        ? [...findingRows(report.findings), '', ...explainCommands(report.findings)]
         : findingLines(report.findings);
   return `${[...body, ...summaryLines(report)].join('\n')}\n`;
 }

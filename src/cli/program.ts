@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { register as admissionPolicy } from './commands/admission-policy.js';
 import { register as audit } from './commands/audit.js';
 import { register as certs } from './commands/certs.js';
+import { register as explain } from './commands/explain.js';
 import { register as policy } from './commands/policy.js';
 import { register as review } from './commands/review.js';
 import { register as serve } from './commands/serve.js';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Register[] = [
   review,
   validate,
   audit,
+  explain,
   policy,
   policyTest,
   certs,

@@ -1,15 +1,16 @@
 // The embedded default policy: what hookkeeper enforces with no config file, and the base a file overrides.
 import type { Policy } from '../core/policy.js';
 import { defaultEnforcement } from '../core/registry.js';
+import { ETCD_OWNER } from '../core/explain/known-owners.js';
 
-export const ETCD_HOOK = Object.freeze({ name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' });
+export const ETCD_HOOK = Object.freeze({ name: 'EtcdQuorumOperator', owner: ETCD_OWNER });
 
 export const DEFAULT_POLICY: Policy = deepFreeze({
   // Each rule module declares its default (src/core/registry.ts).
   enforcement: defaultEnforcement(),
   reservedHooks: [ETCD_HOOK],
   owners: {
-    'clusteroperator/etcd': {
+    [ETCD_OWNER]: {
       users: [],
       groups: [],
       serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }],

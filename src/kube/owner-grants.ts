@@ -1,6 +1,7 @@
 // Which hook owners RBAC grants, from Roles, ClusterRoles and their bindings as they come and go: the data side of
 // rbac-index.ts (which feeds it from watches), kept free of I/O so every case is a table test. A grant is a rule
 // allowing verb `remove` on `hookowners` in `hookkeeper.io` (each possibly "*"); its resourceNames are the owners.
+import type { GrantSubjectFact } from '../core/explain/model.js';
 import { isRecord } from '../core/guards.js';
 import type { ResourceRef } from '../core/resources.js';
 
@@ -28,17 +29,13 @@ export const GRANT_COLLECTIONS: ReadonlyArray<
   { resource: rbac('rolebindings', true), binding: 'RoleBinding' },
 ];
 
-/** One subject that may act for an owner, and the RBAC objects that say so (for the audit's listing). */
-export interface OwnerGrantSubject {
-  /** User, Group or ServiceAccount, as in the binding. */
-  kind: string;
-  name: string;
-  /** A ServiceAccount's namespace. */
-  namespace?: string;
+/**
+ * One subject that may act for an owner, and the RBAC objects that say so (the audit's listing, explain's removers):
+ * the core's fact (src/core/explain/model.ts), with the kinds of role and binding narrowed.
+ */
+export interface OwnerGrantSubject extends GrantSubjectFact {
   binding: { kind: BindingKind; name: string; namespace?: string };
   role: { kind: RoleKind; name: string; namespace?: string };
-  /** The rule has no resourceNames: it grants every owner (cluster-admin's wildcard, for one). */
-  allNames: boolean;
 }
 
 interface RoleGrant {

@@ -241,12 +241,17 @@ describe('audit text output', () => {
       lines[3],
       'warn    hook-naming     Thing                           global    spec.x                           spec.x: warned',
     );
+    assert.deepEqual(lines.slice(5, 8), [
+      'stuck deletions, explained:',
+      '  hookkeeper explain machines.machine.openshift.io/master-0 -n openshift-machine-api',
+      '',
+    ]);
     assert.equal(
-      lines[5],
+      lines[8],
       'audited 4 objects (machines.machine.openshift.io: 4, machinesets.machine.openshift.io: not installed, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)',
     );
-    assert.equal(lines[6], '2 fail, 1 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
-    assert.match(lines[7] ?? '', /^note: machinesets\.machine\.openshift\.io\/v1beta1 is not served by this cluster/);
+    assert.equal(lines[9], '2 fail, 1 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
+    assert.match(lines[10] ?? '', /^note: machinesets\.machine\.openshift\.io\/v1beta1 is not served by this cluster/);
   });
 
   test('a pipe gets one line per finding, with its fix', async () => {
@@ -259,12 +264,17 @@ describe('audit text output', () => {
       lines[1] ?? '',
       /^ {2}fix: the deletion waits for "clusteroperator\/etcd" to remove hook "EtcdQuorumOperator"/,
     );
+    // The stuck hook's explanation (src/core/explain), as `hookkeeper explain` gives it.
+    assert.deepEqual(lines.slice(2, 4), [
+      '  next: the owner "clusteroperator/etcd", the OpenShift etcd operator (ClusterOperator etcd): it removes the hook once its work is done (waits at preDrain, derived)',
+      '  explain: hookkeeper explain machines.machine.openshift.io/master-0 -n openshift-machine-api',
+    ]);
     assert.match(
-      lines[2] ?? '',
+      lines[4] ?? '',
       /^fail default-hooks Machine openshift-machine-api\/master-1 spec\.lifecycleHooks\.preDrain: spec\.lifecycleHooks\.preDrain: Required value/,
     );
     assert.match(
-      lines[3] ?? '',
+      lines[5] ?? '',
       /^ {2}fix: add \{name: EtcdQuorumOperator, owner: clusteroperator\/etcd\} to spec\.lifecycleHooks\.preDrain/,
     );
   });

@@ -387,6 +387,26 @@ describe('runAudit: hook-owner grants (ownerGrants)', () => {
     );
   });
 
+  test("a stuck Machine's findings carry the explanation `hookkeeper explain` gives: stage, protection, who may act", async () => {
+    const stuck = machine({ name: 'master-0', preDrain: [ETCD, STORAGE], deletionTimestamp: deleting(90) });
+    const report = await runAudit(
+      deps(fakeLister({ ...rbacPages(), 'machines.machine.openshift.io': [[stuck]] }), { ownerGrants: true }),
+    );
+    const found = report.findings.filter((f) => f.rule === 'stuck-deletion');
+    assert.equal(found.length, 2);
+    const [etcd, storage] = found.map((f) => f.explanation);
+    assert.equal(etcd?.waitingAt?.step, 'preDrain');
+    assert.equal(etcd?.waitingAt?.evidence.basis, 'derived');
+    assert.equal(etcd?.explain, 'hookkeeper explain machines.machine.openshift.io/master-0 -n openshift-machine-api');
+    assert.deepEqual(etcd?.hook.protection.by, ['registry']);
+    assert.deepEqual(storage?.hook.protection.by, ['rbac']);
+    assert.deepEqual(
+      storage?.hook.removers.map((r) => `${r.via} ${r.kind} ${r.name}`),
+      ['rbac User bob', 'break-glass Group system:masters'],
+    );
+    assert.match(storage?.hook.nextStep.command ?? '', /^kubectl patch machines\.machine\.openshift\.io\/master-0 /);
+  });
+
   test('the identities holding wildcard rights over hook owners are listed by name, with the binding and role', async () => {
     const pages = rbacPages();
     pages['roles.rbac.authorization.k8s.io'] = [

@@ -36,11 +36,16 @@ describe('hookkeeper audit', () => {
       /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
     );
     assert.match(lines[1] ?? '', /^ {2}fix: the deletion waits for "clusteroperator\/etcd"/);
+    assert.match(lines[2] ?? '', /^ {2}next: the owner "clusteroperator\/etcd"/);
     assert.equal(
-      lines[2],
+      lines[3],
+      '  explain: hookkeeper explain machines.machine.openshift.io/master-0 -n openshift-machine-api',
+    );
+    assert.equal(
+      lines[4],
       'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)',
     );
-    assert.equal(lines[3], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
+    assert.equal(lines[5], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
     assert.equal(r.stderr, '', 'no progress indicator when stderr is not a terminal');
     assert.ok(fake.api.requests.includes('/apis/machine.openshift.io/v1beta1/machines?limit=500'));
   });

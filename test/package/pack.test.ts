@@ -49,6 +49,7 @@ test('the tarball holds what the CLI runs on, and no tests, sources or chart', (
     'LICENSE',
     'README.md',
     'bin/hookkeeper.js',
+    'bin/kubectl-hookkeeper',
     'dist/cli/main.js',
     'dist/version.js',
     // `webhook-config render` reads the base's webhook configurations.
@@ -95,6 +96,9 @@ test('npm install -g of the tarball, outside the repository, gives a hookkeeper 
   const run = (args: string[]): SpawnSyncReturns<string> =>
     spawnSync(hookkeeper, args, { cwd: repo, encoding: 'utf8' });
   assert.equal(run(['--version']).stdout, `${version}\n`);
+  // The kubectl plugin (kubectl finds kubectl-hookkeeper on PATH) is the same CLI.
+  const plugin = spawnSync(join(prefix, 'bin', 'kubectl-hookkeeper'), ['version'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(plugin.stdout, `hookkeeper ${version}\n`, plugin.stderr);
   for (const c of CI_CASES) {
     const r = run(c.args('.'));
     assert.equal(r.status, c.code, `${c.name}:\n${r.stdout}${r.stderr}`);

@@ -1,0 +1,117 @@
+// `hookkeeper explain` offline (-f: a saved Machine, a must-gather list) with injected streams: the text a person
+// reads, -o json against its schema, -o yaml, picking one Machine among several, and every usage error's exit code.
+// The live path (a real API server, the kubectl plugin) is in test/e2e/explain.test.ts.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe, test } from 'node:test';
+import { Ajv } from 'ajv';
+import YAML from 'yaml';
+import type { MachineExplanation } from '../../src/core/explain/model.js';
+import { MACHINE_EXPLANATION_SCHEMA } from '../../src/explain/schema.js';
+import { cli } from '../helpers/cli.js';
+
+const CAPI = 'test/fixtures/explain/capi-deleting.yaml';
+const DUMP = 'test/fixtures/explain/mapi-dump.yaml';
+const validate = new Ajv({ strict: true, allErrors: true }).compile(MACHINE_EXPLANATION_SCHEMA);
+
+function valid(x: unknown): MachineExplanation {
+  assert.ok(validate(x), JSON.stringify(validate.errors, null, 2));
+  return x as MachineExplanation;
+}
+
+describe('hookkeeper explain -f', () => {
+  test('a Cluster API Machine: where it waits and since when, each hook, the command; exit 0', async () => {
+    const r = await cli(['explain', '-f', CAPI]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.deepEqual(lines.slice(0, 9), [
+      'Machine machines.cluster.x-k8s.io/cp-0 -n capi-system (cluster.x-k8s.io/v1beta2, from a file)',
+      'deleting since 2026-11-28T10:00:00Z; waits at preDrain (condition) since 2026-11-28T10:00:05Z; 1 hook(s) hold it, owner(s) "team/storage" must act',
+      '',
+      'Deletion:',
+      '  deleting since 2026-11-28T10:00:00Z',
+      '  waits at: preDrain (condition: status.conditions[type=Deleting] reason WaitingForPreDrainHook: Waiting for pre-drain hooks to succeed (hooks: volume-backup))',
+      '  waiting since 2026-11-28T10:00:05Z (field: status.deletion.waitForPreDrainHookStartTime)',
+      '  status.deletion.waitForPreDrainHookStartTime: 2026-11-28T10:00:05Z',
+      '  condition status.conditions[type=Deleting]: True WaitingForPreDrainHook: Waiting for pre-drain hooks to succeed (hooks: volume-backup)',
+    ]);
+    assert.ok(lines.includes('Node: cp-0-node: unknown (offline (-f): not read from a cluster)'));
+    assert.ok(lines.includes('  preDrain hook "volume-backup" owned by "team/storage": holds the deletion now'));
+    assert.ok(
+      lines.includes(
+        `      kubectl patch machines.cluster.x-k8s.io/cp-0 -n capi-system --type=json -p '[{"op":"test","path":"/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1volume-backup","value":"team/storage"},{"op":"remove","path":"/metadata/annotations/pre-drain.delete.hook.machine.cluster.x-k8s.io~1volume-backup"}]'`,
+      ),
+      r.stdout,
+    );
+    assert.ok(
+      lines.includes('  preTerminate hook "kcp-cleanup" owned by (no owner): will hold the deletion at its stage'),
+    );
+    assert.equal(r.stderr, '');
+  });
+
+  test('-o json follows the published schema; -o yaml is the same value', async () => {
+    const json = valid(JSON.parse((await cli(['explain', '-f', CAPI, '-o', 'json'])).stdout));
+    assert.equal(json.source, 'file');
+    assert.equal(validate({ ...json, extra: true }), false, 'the schema is closed: a field added must be added to it');
+    assert.equal(json.deletion.waitingAt?.sinceEvidence?.basis, 'field');
+    const yaml = await cli(['explain', '-o', 'yaml', '-f', CAPI]);
+    assert.equal(yaml.code, 0);
+    assert.deepEqual(YAML.parse(yaml.stdout), json);
+    for (const name of ['master-0', 'worker-0'])
+      valid(JSON.parse((await cli(['explain', 'machine', name, '-f', DUMP, '-o', 'json'])).stdout));
+  });
+
+  test('a must-gather list: picked by name (TYPE NAME and TYPE/NAME), by namespace, from stdin', async () => {
+    const byName = await cli(['explain', 'machine', 'master-0', '-f', DUMP]);
+    assert.equal(byName.code, 0, byName.stderr);
+    assert.match(byName.stdout, /^Machine machines\.machine\.openshift\.io\/master-0 -n openshift-machine-api/);
+    assert.match(byName.stdout, /WARNING: removing this hook on two control-plane Machines can lose etcd quorum/);
+    const slash = await cli(['explain', 'machines.machine.openshift.io/worker-0', '-f', DUMP]);
+    assert.match(slash.stdout, /Authoritative API: spec ClusterAPI, status ClusterAPI/);
+    const stdin = await cli(['explain', 'machine/master-0', '-n', 'openshift-machine-api', '-f', '-'], {
+      stdin: await readFile(DUMP, 'utf8'),
+    });
+    assert.equal(stdin.code, 0, stdin.stderr);
+  });
+
+  test('several Machines match, or none: exit 2 naming what there is', async () => {
+    const several = await cli(['explain', '-f', DUMP]);
+    assert.equal(several.code, 2);
+    assert.match(
+      several.stderr,
+      /^hookkeeper explain: 2 Machines match: name one \(and -n NAMESPACE\) of machines\.machine\.openshift\.io\/master-0 -n openshift-machine-api \(test\/fixtures\/explain\/mapi-dump\.yaml\), machines\.machine\.openshift\.io\/worker-0/,
+    );
+    const none = await cli(['explain', 'machines.cluster.x-k8s.io/master-0', '-f', DUMP]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no Machine "master-0" among the 2 in the files/);
+    const wrongNs = await cli(['explain', 'machine', 'master-0', '-n', 'elsewhere', '-f', DUMP]);
+    assert.match(wrongNs.stderr, /no Machine "master-0" in namespace elsewhere among the 2 in the files/);
+  });
+
+  test('usage errors exit 2 with one line: another kind, two Machines, -f with --kubeconfig, a bad -o, no name live', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['explain', 'pod', 'x', '-f', DUMP], /explains Machines only, not "pod"/],
+      [['explain', 'machine', 'a', 'b', '-f', DUMP], /one Machine at a time/],
+      [['explain', 'machine/a', 'b', '-f', DUMP], /one Machine at a time/],
+      [
+        ['explain', 'machine', 'a', '-f', DUMP, '--kubeconfig', 'x'],
+        /-f reads the Machine offline: it cannot go with --kubeconfig/,
+      ],
+      [['explain', 'machine', 'a', '-f', DUMP, '-o', 'wide'], /--output must be one of text, json, yaml, got "wide"/],
+      [['explain', 'machine'], /which Machine\? give machine NAME/],
+      [['explain', '-f', 'test/fixtures/explain/absent.yaml'], /absent\.yaml/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message, args.join(' '));
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  test('no cluster configured: the live path says where it looked (exit 2)', async () => {
+    const r = await cli(['explain', 'machine', 'master-0'], { env: { HOME: '/nonexistent' } });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^hookkeeper explain: no kubeconfig: no --kubeconfig, KUBECONFIG is not set/);
+  });
+});
