@@ -31,6 +31,7 @@ import {
   policyWarnings,
   removeNativePolicies,
   withHooks,
+  withPreTerminate,
   type Installed,
 } from './native-setup.js';
 import { ALICE_REMOVAL_DENIAL } from './owner-only-removal.js';
@@ -218,10 +219,10 @@ export const nativeCelScenarios: Scenario = (env) => {
     test('single owner, reserved names and ratcheting: the stored violation warns, a new one is denied', async () => {
       const e = env();
       const stored = await e.machines('admin').get(NAMESPACE, 'ratchet');
-      const relabeled = structuredClone(stored);
-      (relabeled['metadata'] as { labels: Record<string, string> }).labels['touched'] = 'yes';
-      const kept = await e.machines('admin').replace(NAMESPACE, relabeled);
-      const verdict = engine(e, 'admin', OPENSHIFT, relabeled, stored);
+      // An update of its hooks is reviewed (one of only its labels is not), so the stored violation is named.
+      const touched = withPreTerminate(stored, [{ name: 'Touched', owner: 'team/native-storage' }]);
+      const kept = await e.machines('admin').replace(NAMESPACE, touched);
+      const verdict = engine(e, 'admin', OPENSHIFT, touched, stored);
       assert.equal(verdict.allowed, true);
       assert.deepEqual(
         policyWarnings(kept.warnings),
@@ -322,9 +323,8 @@ export const nativeCelScenarios: Scenario = (env) => {
       assert.ok(JSON.stringify(big).length > 500_000);
       await api.create(NAMESPACE, big);
       const stored = await api.get(NAMESPACE, 'big');
-      const relabeled = structuredClone(stored);
-      (relabeled['metadata'] as { labels: Record<string, string> }).labels['touched'] = 'yes';
-      await api.replace(NAMESPACE, relabeled, { dryRun: true });
+      // Big before and after: one unprotected hook less (an update of only labels is not reviewed at all).
+      await api.replace(NAMESPACE, withPreTerminate(stored, hooks.slice(0, -1)), { dryRun: true });
       const emptied = structuredClone(stored);
       (emptied['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks = {};
       const warned = await e.machines('alice').replace(NAMESPACE, emptied, { dryRun: true });

@@ -73,6 +73,17 @@ export const POLICY = parsePolicy(
 );
 
 /** What the API server says after its "... denied request: " prefix. */
+/** A copy of a stored Machine API Machine with its preTerminate hooks replaced. */
+export function withPreTerminate(
+  stored: Record<string, unknown>,
+  hooks: Array<{ name: string; owner: string }>,
+): Record<string, unknown> {
+  const copy = structuredClone(stored);
+  const spec = copy['spec'] as { lifecycleHooks?: Record<string, unknown> };
+  spec.lifecycleHooks = { ...spec.lifecycleHooks, preTerminate: hooks };
+  return copy;
+}
+
 export function policyMessage(r: Rejection): string {
   const m = /ValidatingAdmissionPolicy '[^']+' with binding '[^']+' denied request: (.*)$/s.exec(r.message);
   assert.ok(m, `not a ValidatingAdmissionPolicy denial: ${r.message}`);
@@ -271,11 +282,11 @@ export async function installNativePolicies(e: E2EEnv): Promise<Installed> {
       const stored = await e.machines('admin').get(NAMESPACE, 'ratchet');
       const emptied = structuredClone(stored);
       (emptied['spec'] as { lifecycleHooks: Record<string, unknown> }).lifecycleHooks = {};
-      const relabeled = structuredClone(stored);
-      (relabeled['metadata'] as { labels: Record<string, string> }).labels['probe'] = 'yes';
+      // Only an update of what a rule reads is reviewed: add a hook beside the stored violation.
+      const touched = withPreTerminate(stored, [{ name: 'Probe', owner: 'team/native-storage' }]);
       const [glass, ratchet] = await Promise.all([
         e.machines('admin').replace(NAMESPACE, emptied, { dryRun: true }),
-        e.machines('admin').replace(NAMESPACE, relabeled, { dryRun: true }),
+        e.machines('admin').replace(NAMESPACE, touched, { dryRun: true }),
       ]);
       return glass.warnings.some((w) => w.includes('break-glass:')) && ratchet.warnings.length > 0 ? true : undefined;
     },
