@@ -1,7 +1,8 @@
 // Figure 5: Machine write latency through a real kube-apiserver with no admission, with the hookkeeper webhook, with a
 // bare floor webhook under the same registration, with hookkeeper's native admission policies as API objects and as
-// static manifests, and with a native floor (the least any policy costs), in turns in the same run, for four kinds of request: an UPDATE touching no hook (the
-// common write), an UPDATE removing a hook by its owner, a worker CREATE and a control-plane CREATE.
+// static manifests, and with a native floor (the least any policy costs), in turns in the same run, for four kinds of
+// request: an UPDATE touching no hook (the common write), an UPDATE removing a hook by its owner, a worker CREATE and a
+// control-plane CREATE.
 import { caBundle } from '../src/certs/pki.js';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';

@@ -1,8 +1,9 @@
 // Static admission manifests (`admission-policy render --static`) loaded by a real kube-apiserver from its disk:
 // Kubernetes 1.37 (on by default) and 1.36 (behind its feature gate). The Machine groups run in static mode too
-// (test/e2e/harness/admission-modes.ts); this file holds what only static manifests promise. No webhook runs here and every hookkeeper
-// policy comes from files: protection from the first request, against a cluster-admin who is not break-glass, with
-// break-glass warned and audited, a changed file reloaded and a broken one refused while the last good set stays.
+// (test/e2e/harness/admission-modes.ts); this file holds what only static manifests promise. No webhook runs here and
+// every hookkeeper policy comes from files: protection from the first request, against a cluster-admin who is not
+// break-glass, with break-glass warned and audited, a changed file reloaded and a broken one refused while the last
+// good set stays.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -56,7 +56,7 @@ export interface ControlPlane {
 export interface ControlPlaneOptions {
   settings: ControlPlaneSettings;
   crds: CrdSet;
-  /** Another Kubernetes release than the main line's (an exact tag, e.g. v1.36.5): built and cached by the same script. */
+  /** Another release than the main line's (an exact tag, e.g. v1.36.5): built and cached by the same script. */
   k8sVersion?: string;
   /** More kube-apiserver flags (feature gates, an admission configuration file). */
   apiserverArgs?: readonly string[];

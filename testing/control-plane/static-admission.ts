@@ -123,9 +123,10 @@ export function expectedHashes(files: readonly StaticText[]): Record<StaticPlugi
 }
 
 /**
- * Puts a set of static files (render's plugin files, other files ignored; none: empty directories) in force on a plane started with
- * staticAdmission: each file written whole (a temporary file, then a rename) or removed, then the API server's metrics
- * polled until both plugins report the set's hash. A reload the API server refuses ends the wait with an error.
+ * Puts a set of static files (render's plugin files, other files ignored; none: empty directories) in force on a plane
+ * started with staticAdmission: each file written whole (a temporary file, then a rename) or removed, then the API
+ * server's metrics polled until both plugins report the set's hash. A reload the API server refuses ends the wait with
+ * an error.
  */
 export async function applyStaticSet(
   plane: ControlPlane,

@@ -337,7 +337,7 @@ async function waitForNative(
   log(plane, `native admission policies enforced after ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
-/** Whether switchMode last left a static set in force on the plane (the next switch empties it, unless it writes another). */
+/** The planes switchMode last left with a static set in force: the next switch empties it, unless it writes another. */
 const staticInForce = new WeakSet<ControlPlane>();
 
 /**

@@ -1,9 +1,9 @@
-// Big Machines through the real API server, in every admission mode: one with 1,000 hooks and one at the size limit
-// of what the API server can store (found before any admission is registered), created, stripped of every hook by
-// their owner and by break-glass, and one hook removed by an ordinary user: each decided as the rules say, never
-// refused for CEL cost (per-expression or per-evaluation budget) or any other failure to evaluate. The suite's policy
-// bounds hooks per stage (hook-count), so this group runs under one that turns the bound off: what every object the
-// API server can store costs, whatever a policy lets in. Not in static mode: see SAME_CEL.
+// Big Machines through the real API server, in every admission mode but static (SAME_CEL): one with 1,000 hooks and
+// one at the size limit of what the API server can store (found before any admission is registered), created,
+// stripped of every hook by their owner and by break-glass, and one hook removed by an ordinary user: each decided as
+// the rules say, never refused for CEL cost (per-expression or per-evaluation budget) or any other failure to
+// evaluate. The suite's policy bounds hooks per stage (hook-count), so this group runs under one that turns the bound
+// off: what every object the API server can store costs, whatever a policy lets in.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
