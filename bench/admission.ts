@@ -1,7 +1,8 @@
 // Figure 5: Machine write latency through a real kube-apiserver with no admission, with the hookkeeper webhook, with a
-// bare floor webhook under the same registration, with hookkeeper's native admission policies and with a native floor
-// (the least any policy costs), in turns in the same run, for four kinds of request: an UPDATE touching no hook (the
-// common write), an UPDATE removing a hook by its owner, a worker CREATE and a control-plane CREATE.
+// bare floor webhook under the same registration, with hookkeeper's native admission policies as API objects and as
+// static manifests, and with a native floor (the least any policy costs), in turns in the same run, for four kinds of
+// request: an UPDATE touching no hook (the common write), an UPDATE removing a hook by its owner, a worker CREATE and a
+// control-plane CREATE.
 import { caBundle } from '../src/certs/pki.js';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';
@@ -13,14 +14,15 @@ import type { Api } from './api.js';
 import { Api as ApiClient, inParallel, MACHINES, named } from './api.js';
 import { round } from './measure.js';
 import { currentLoad } from './machine.js';
-import { installNative, nativeFloor, removeNative, type NativePolicies } from './native.js';
+import { applyStaticSet } from '../testing/control-plane/static-admission.js';
+import { installNative, nativeFloor, removeNative, type NativePolicies, type StaticSet } from './native.js';
 import { manifest } from './validate-cli.js';
 
 const CONFIG_NAME = 'hookkeeper-e2e'; // the name registerWebhooks gives both configurations
 const FLOOR_NAME = 'bench-floor';
 const ETCD_HOOK = 'EtcdQuorumOperator';
 
-export const VARIANTS = ['none', 'hookkeeper', 'floor', 'native', 'nativeFloor'] as const;
+export const VARIANTS = ['none', 'hookkeeper', 'floor', 'native', 'static', 'nativeFloor'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** In the order a round sends them: creates first, then updates of the control-plane Machines just created. */
@@ -191,12 +193,14 @@ export async function admissionFigure(
     api: Api;
     hookkeeper: Hookkeeper;
     native: NativePolicies;
+    /** The same policy as static manifests, for a plane started with staticAdmission. */
+    staticSet: StaticSet;
     floor: { url: string; caPem: string };
   },
   options: { samples: number; rounds: number },
   log: (line: string) => void,
 ): Promise<AdmissionFigure> {
-  const { plane, api, hookkeeper, native, floor } = deps;
+  const { plane, api, hookkeeper, native, staticSet, floor } = deps;
   const owner = new ApiClient(plane, 'etcdOperator');
   const nativeFloorPolicies = nativeFloor(native);
   const load = { start: currentLoad(), end: 0 };
@@ -205,6 +209,11 @@ export async function admissionFigure(
     native: async () => {
       await installNative(api, native);
       await waitFor(api, 'the API server to enforce the native policies', true);
+    },
+    // Loaded once the API server reports the files' hashes; the probes confirm it enforces them.
+    static: async () => {
+      await applyStaticSet(plane, staticSet.files);
+      await waitFor(api, 'the API server to enforce the static manifests', true);
     },
     hookkeeper: async () => {
       await registerWebhooks(plane, hookkeeper);
@@ -225,6 +234,10 @@ export async function admissionFigure(
     native: async () => {
       await removeNative(api, native);
       await waitFor(api, 'the API server to stop enforcing the native policies', false);
+    },
+    static: async () => {
+      await applyStaticSet(plane, []);
+      await waitFor(api, 'the API server to stop enforcing the static manifests', false);
     },
     hookkeeper: async () => {
       await unregisterWebhooks(api, CONFIG_NAME);
@@ -279,6 +292,7 @@ export async function admissionFigure(
     nativeNotes: native.notes,
     commands: [
       `# native policies: ${native.command} | kubectl create -f - (in apply order; deleted in reverse after each round)`,
+      `# static manifests: ${staticSet.command}, its two plugin files written into the directory kube-apiserver was started with (--admission-control-config-file), in force once /metrics reports their hash; removed after each round`,
       '# native floor: one ValidatingAdmissionPolicy whose one validation is `true` and one MutatingAdmissionPolicy whose matchCondition is `false`, each bound to Machines (bench/native.ts nativeFloor)',
     ],
   };

@@ -13,7 +13,7 @@ import { readControlPlaneSettings } from '../testing/control-plane/settings.js';
 import { admissionFigure, type AdmissionFigure } from './admission.js';
 import { Api, inParallel, MACHINES, named } from './api.js';
 import { median, round } from './measure.js';
-import { assertServed, renderNative } from './native.js';
+import { assertServed, renderNative, renderStatic } from './native.js';
 import { prepareTls, REPO, startProcess, transpileFloor } from './servers.js';
 import { timed } from './validate-cli.js';
 
@@ -80,7 +80,12 @@ export async function clusterFigures(
   log: (line: string) => void,
 ): Promise<{ admission?: AdmissionFigure; audit?: AuditFigure }> {
   const settings = readControlPlaneSettings();
-  const plane = await startControlPlane({ settings, crds: ownCrdSet(settings.repoRoot) });
+  // Static manifests (figure 5) need the API server started with their directory, empty until that variant's rounds.
+  const plane = await startControlPlane({
+    settings,
+    crds: ownCrdSet(settings.repoRoot),
+    staticAdmission: options.admission,
+  });
   const api = new Api(plane);
   try {
     let admission: AdmissionFigure | undefined;
@@ -90,12 +95,20 @@ export async function clusterFigures(
       const hookkeeper = await startHookkeeper(plane, { built: true });
       const native = await renderNative(api);
       await assertServed(api, native);
+      const staticSet = await renderStatic(native, join(dir, 'static'));
       for (const note of native.notes) log(`admission: native policies: note: ${note}`);
       const tls = await prepareTls(dir);
       const floor = await startProcess({ kind: 'floor' }, tls, transpileFloor(dir), dir);
       try {
         admission = await admissionFigure(
-          { plane, api, hookkeeper, native, floor: { url: `https://127.0.0.1:${floor.port}`, caPem: tls.caPem } },
+          {
+            plane,
+            api,
+            hookkeeper,
+            native,
+            staticSet,
+            floor: { url: `https://127.0.0.1:${floor.port}`, caPem: tls.caPem },
+          },
           options,
           log,
         );

@@ -1,9 +1,13 @@
-// The native variant of figure 5: the policy hookkeeper serves, compiled by the built CLI's `admission-policy render`
-// for the API server's own version, created in the API server as `kubectl apply -f -` would, and removed again.
+// The native and static variants of figure 5: the policy hookkeeper serves, compiled by the built CLI's
+// `admission-policy render` for the API server's own version, created in the API server as `kubectl apply -f -`
+// would, and removed again; or written by `render --static` and copied into the API server's static directory.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/core/types.js';
+import { STATIC_DIRS, STATIC_FILE } from '../src/native/static-layout.js';
 import { apiVersionsFor } from '../src/native/version.js';
+import type { StaticText } from '../testing/control-plane/static-admission.js';
 import type { Api } from './api.js';
 import { REPO } from './servers.js';
 
@@ -20,17 +24,21 @@ const describe = (o: KubeObject): string => {
   return `${String(o['kind'])} ${meta?.namespace ? `${meta.namespace}/` : ''}${meta?.name ?? '?'}`;
 };
 
-/** `hookkeeper admission-policy render -o json --k8s-version V` (the embedded default policy, as the bench's webhook serves). */
-export async function renderNative(api: Api): Promise<NativePolicies> {
-  const { gitVersion } = await api.get<{ gitVersion: string }>('/version');
-  const args = [join(REPO, 'dist', 'cli', 'main.js'), 'admission-policy', 'render', '-o', 'json', '--k8s-version'];
-  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    execFile(process.execPath, [...args, gitVersion], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err)
-        reject(new Error(`admission-policy render --k8s-version ${gitVersion} failed: ${stderr || err.message}`));
+/** The built CLI's `admission-policy render ARGS` (the embedded default policy, as the bench's webhook serves). */
+function render(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
+  const cli = [join(REPO, 'dist', 'cli', 'main.js'), 'admission-policy', 'render'];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...cli, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`admission-policy render ${args.join(' ')} failed: ${stderr || err.message}`));
       else resolve({ stdout, stderr });
     });
   });
+}
+
+/** `hookkeeper admission-policy render -o json --k8s-version V`. */
+export async function renderNative(api: Api): Promise<NativePolicies> {
+  const { gitVersion } = await api.get<{ gitVersion: string }>('/version');
+  const { stdout, stderr } = await render(['-o', 'json', '--k8s-version', gitVersion]);
   const list = JSON.parse(stdout) as { apiVersion?: string; kind?: string; items?: KubeObject[] };
   if (list.kind !== 'List' || !Array.isArray(list.items) || list.items.length === 0)
     throw new Error(`admission-policy render printed no v1 List of objects: ${stdout.slice(0, 300)}`);
@@ -45,8 +53,33 @@ export async function renderNative(api: Api): Promise<NativePolicies> {
   };
 }
 
+export interface StaticSet {
+  /** The plugins' files as render wrote them. */
+  files: StaticText[];
+  command: string;
+}
+
+/**
+ * `hookkeeper admission-policy render --static OUT --k8s-version V --webhook-name hookkeeper-e2e` (self-protection
+ * over the webhook configurations the bench registers; it matches no Machine request), read back from OUT.
+ */
+export async function renderStatic(native: NativePolicies, out: string): Promise<StaticSet> {
+  const args = ['--static', out, '--k8s-version', native.k8sVersion, '--webhook-name', 'hookkeeper-e2e'];
+  await render(args);
+  const files = await Promise.all(
+    Object.values(STATIC_DIRS).map(async (dir) => {
+      const path = `${dir}/${STATIC_FILE}`;
+      return { path, text: await readFile(join(out, dir, STATIC_FILE), 'utf8') };
+    }),
+  );
+  return {
+    files,
+    command: `node dist/cli/main.js admission-policy render ${args.join(' ').replace(out, '$TMP/static')}`,
+  };
+}
+
 const HINT =
-  'native admission policies need kube-apiserver 1.36 or newer here (HOOKKEEPER_E2E_BIN_DIR or HOOKKEEPER_K8S_VERSION)';
+  'native admission policies and static manifests need kube-apiserver 1.36 or newer here (HOOKKEEPER_E2E_BIN_DIR or HOOKKEEPER_K8S_VERSION)';
 
 /** Fails before anything is measured when the API server does not serve every kind render printed. */
 export async function assertServed(api: Api, native: NativePolicies): Promise<void> {

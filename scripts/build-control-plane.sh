@@ -15,7 +15,7 @@
 # graph is not bent by the apiserver's. Both are checked with --version before
 # the cache directory is published atomically.
 #
-# Usage: scripts/build-control-plane.sh        -> prints e.g. ~/.cache/hookkeeper-e2e/k8s-v1.36.5-etcd-v3.6.8
+# Usage: scripts/build-control-plane.sh        -> prints e.g. ~/.cache/hookkeeper-e2e/k8s-v1.37.2-etcd-v3.7.0
 #
 # Stdout carries ONLY the absolute bin directory (one line); progress goes to
 # stderr. A cached build that answers --version returns at once (no Go needed).
@@ -31,8 +31,8 @@ set -o errtrace
 
 # Pinned pair. ETCD_VERSION_PINNED must equal what k/k's go.mod requires; a cold
 # build checks that, so a K8S bump without an etcd bump fails loudly.
-readonly K8S_VERSION_PINNED=v1.36.5
-readonly ETCD_VERSION_PINNED=v3.6.8
+readonly K8S_VERSION_PINNED=v1.37.2
+readonly ETCD_VERSION_PINNED=v3.7.0
 
 # Keep stdout for the final answer only: everything else goes to stderr.
 exec 3>&1 1>&2
@@ -113,7 +113,7 @@ fi
 command -v go >/dev/null || die "'go' not found in PATH (a Go toolchain is needed for the first build)"
 log "building kube-apiserver ${K8S_VERSION} and etcd ${ETCD_VERSION} with $(go version)"
 log "GOPROXY=$(go env GOPROXY) GOSUMDB=$(go env GOSUMDB) GOMODCACHE=$(go env GOMODCACHE)"
-log "the first build takes ~8 minutes on 2 cores (plus downloads)"
+log "the first build takes ~11 minutes on 2 cores (plus downloads)"
 START=$SECONDS
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/hookkeeper-control-plane.XXXXXX")"  # helper modules

@@ -81,40 +81,40 @@ export function staticManifests(policy: Policy, options: StaticOptions): StaticR
       "self-protection: the policy names no break-glass identity, so hookkeeper's API objects can be changed or deleted only after the static files change",
     );
   }
-  const dir = (sub: string) => `${options.root.replace(/\/+$/, '')}/${sub}`;
   return {
     files: [
       { path: `${STATIC_DIRS.validating}/${STATIC_FILE}`, documents: validating },
       { path: `${STATIC_DIRS.mutating}/${STATIC_FILE}`, documents: mutating },
-      {
-        path: ADMISSION_CONFIGURATION_FILE,
-        documents: [
-          {
-            apiVersion: CONFIG_V1,
-            kind: 'AdmissionConfiguration',
-            plugins: [
-              {
-                name: 'ValidatingAdmissionPolicy',
-                configuration: {
-                  apiVersion: CONFIG_V1,
-                  kind: 'ValidatingAdmissionPolicyConfiguration',
-                  staticManifestsDir: dir(STATIC_DIRS.validating),
-                },
-              },
-              {
-                name: 'MutatingAdmissionPolicy',
-                configuration: {
-                  apiVersion: CONFIG_V1,
-                  kind: 'MutatingAdmissionPolicyConfiguration',
-                  staticManifestsDir: dir(STATIC_DIRS.mutating),
-                },
-              },
-            ],
-          },
-        ],
-      },
+      { path: ADMISSION_CONFIGURATION_FILE, documents: [admissionConfiguration(options.root)] },
     ],
     notes,
+  };
+}
+
+/** The AdmissionConfiguration that points each admission policy plugin at its directory under root. */
+export function admissionConfiguration(root: string): object {
+  const dir = (sub: string) => `${root.replace(/\/+$/, '')}/${sub}`;
+  return {
+    apiVersion: CONFIG_V1,
+    kind: 'AdmissionConfiguration',
+    plugins: [
+      {
+        name: 'ValidatingAdmissionPolicy',
+        configuration: {
+          apiVersion: CONFIG_V1,
+          kind: 'ValidatingAdmissionPolicyConfiguration',
+          staticManifestsDir: dir(STATIC_DIRS.validating),
+        },
+      },
+      {
+        name: 'MutatingAdmissionPolicy',
+        configuration: {
+          apiVersion: CONFIG_V1,
+          kind: 'MutatingAdmissionPolicyConfiguration',
+          staticManifestsDir: dir(STATIC_DIRS.mutating),
+        },
+      },
+    ],
   };
 }
 

@@ -1,7 +1,9 @@
 // Static admission manifests (`admission-policy render --static`) loaded by a real kube-apiserver from its disk:
-// Kubernetes 1.37 (on by default) and 1.36 (behind its feature gate). No webhook runs here and every hookkeeper
-// policy comes from files: protection from the first request, against a cluster-admin who is not break-glass, with
-// break-glass warned and audited, a changed file reloaded and a broken one refused while the last good set stays.
+// Kubernetes 1.37 (on by default) and 1.36 (behind its feature gate). The Machine groups run in static mode too
+// (test/e2e/harness/admission-modes.ts); this file holds what only static manifests promise. No webhook runs here and
+// every hookkeeper policy comes from files: protection from the first request, against a cluster-admin who is not
+// break-glass, with break-glass warned and audited, a changed file reloaded and a broken one refused while the last
+// good set stays.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,14 +30,13 @@ import {
 } from '../../testing/control-plane/kube.js';
 import { pollUntil } from '../../testing/control-plane/processes.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
+import { staticMetrics, type StaticMetrics } from '../../testing/control-plane/static-admission.js';
+import { MAIN_K8S_VERSION, PREVIOUS_K8S_VERSION } from '../../testing/control-plane/versions.js';
 
 const settings = readControlPlaneSettings();
-/** The newest 1.37 the Go module proxy serves, built and cached like the suite's 1.36 (scripts/build-control-plane.sh). */
-export const STATIC_K8S_VERSION = 'v1.37.2';
 const WEBHOOK_CONFIGURATION = 'hookkeeper-e2e';
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-const METRIC = 'apiserver_manifest_admission_config_controller';
 
 const crdSet = (): CrdSet => {
   const own = ownCrdSet(settings.repoRoot);
@@ -130,26 +131,8 @@ function stageHooks(machine: KubeObject): unknown {
   return (machine['spec'] as { lifecycleHooks?: { preDrain?: unknown } } | undefined)?.lifecycleHooks?.preDrain;
 }
 
-async function metrics(plane: ControlPlane): Promise<string[]> {
-  const res = await api(plane, 'admin')('GET', '/metrics');
-  assert.equal(res.status, 200);
-  return res.body.split('\n').filter((l) => l.startsWith(METRIC));
-}
-
-function reloads(lines: readonly string[], status: 'success' | 'failure'): number {
-  const line = lines.find(
-    (l) =>
-      l.startsWith(`${METRIC}_automatic_reloads_total{`) &&
-      l.includes('plugin="ValidatingAdmissionPolicy"') &&
-      l.includes(`status="${status}"`),
-  );
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
-
-function loadedHash(lines: readonly string[], plugin: string): string | undefined {
-  const line = lines.find((l) => l.startsWith(`${METRIC}_last_config_info{`) && l.includes(`plugin="${plugin}"`));
-  return line ? /[{,]hash="([^"]+)"/.exec(line)?.[1] : undefined;
-}
+const reloads = (m: StaticMetrics, status: 'success' | 'failure'): number =>
+  m.reloads.ValidatingAdmissionPolicy[status];
 
 /** The API server's audit events for a request URI's object, with their annotations. */
 async function auditAnnotations(plane: ControlPlane, verb: string, uriPart: string): Promise<Record<string, string>[]> {
@@ -164,7 +147,7 @@ async function auditAnnotations(plane: ControlPlane, verb: string, uriPart: stri
     .map((e) => e.annotations ?? {});
 }
 
-describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, () => {
+describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () => {
   let dir: string;
   let plane: ControlPlane;
   const apiObjects = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: '1.37' }).objects as unknown as {
@@ -185,7 +168,7 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
     plane = await startControlPlane({
       settings,
       crds: crdSet(),
-      k8sVersion: STATIC_K8S_VERSION,
+      k8sVersion: MAIN_K8S_VERSION,
       apiserverArgs: [`--admission-control-config-file=${join(dir, 'admission-configuration.yaml')}`],
     });
   });
@@ -344,7 +327,7 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
       assert.equal(res.status, 200, res.body);
     }
     await machines('admin').create(MACHINE_NAMESPACE, master('static-master-3'));
-    const before = await metrics(plane);
+    const before = await staticMetrics(plane);
     await renderStatic(dir, '1.37', policyFile);
     const expected = manifestDirHash([
       { name: 'hookkeeper.yaml', content: await readFile(join(dir, 'validating-policies', 'hookkeeper.yaml')) },
@@ -357,18 +340,18 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
         return undefined;
       }
     });
-    const reloaded = await metrics(plane);
-    assert.equal(loadedHash(reloaded, 'ValidatingAdmissionPolicy'), expected, 'the metric names the set in force');
+    const reloaded = await staticMetrics(plane);
+    assert.equal(reloaded.hash.ValidatingAdmissionPolicy, expected, 'the metric names the set in force');
     assert.ok(reloads(reloaded, 'success') > reloads(before, 'success'));
 
     // Broken: a policy without the suffix. The API server keeps what it had.
     const file = join(dir, 'validating-policies', 'hookkeeper.yaml');
     await writeFile(file, (await readFile(file, 'utf8')).replaceAll('.static.k8s.io', ''));
     await pollUntil('the broken file refused', 150_000, async () =>
-      reloads(await metrics(plane), 'failure') > reloads(reloaded, 'failure') ? true : undefined,
+      reloads(await staticMetrics(plane), 'failure') > reloads(reloaded, 'failure') ? true : undefined,
     );
-    const after = await metrics(plane);
-    assert.equal(loadedHash(after, 'ValidatingAdmissionPolicy'), expected, 'still the last good set');
+    const after = await staticMetrics(plane);
+    assert.equal(after.hash.ValidatingAdmissionPolicy, expected, 'still the last good set');
     await machines('alice').patch(MACHINE_NAMESPACE, 'static-master-3', removeEtcdHook, { dryRun: true });
     const refusal = await rejected(() => machines('bob').patch(MACHINE_NAMESPACE, 'static-master-3', removeEtcdHook));
     assert.equal(refusal.by, 'policy', refusal.message);
@@ -387,7 +370,7 @@ describe(`static admission manifests on kube-apiserver ${STATIC_K8S_VERSION}`, (
   });
 });
 
-describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAdmissionControlConfig', () => {
+describe(`static admission manifests on kube-apiserver ${PREVIOUS_K8S_VERSION} with ManifestBasedAdmissionControlConfig`, () => {
   let plane: ControlPlane;
   before(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookkeeper-e2e-static-136-'));
@@ -395,6 +378,7 @@ describe('static admission manifests on kube-apiserver 1.36 with ManifestBasedAd
     plane = await startControlPlane({
       settings,
       crds: { ...crdSet(), name: 'test CRDs 1.36 static' },
+      k8sVersion: PREVIOUS_K8S_VERSION,
       apiserverArgs: [
         '--feature-gates=ManifestBasedAdmissionControlConfig=true',
         `--admission-control-config-file=${join(dir, 'admission-configuration.yaml')}`,

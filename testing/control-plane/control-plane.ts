@@ -25,6 +25,7 @@ import {
 import { mentionsPortInUse, PortInUse, withFreePorts } from './ports.js';
 import { forgetDir, GiveUp, pollUntil, removeIfAborted, spawnManaged, tail, type ManagedProcess } from './processes.js';
 import type { ControlPlaneSettings } from './settings.js';
+import { prepareStaticAdmission } from './static-admission.js';
 
 export interface ControlPlane {
   label: string;
@@ -35,6 +36,8 @@ export interface ControlPlane {
   server: string;
   /** PEM CA of the API server's serving certificate. */
   caPem: string;
+  /** The directory of static admission manifests kube-apiserver watches, when started with staticAdmission. */
+  staticAdmissionRoot?: string;
   /** The API server's audit log (JSON lines): Machine writes at Metadata level, their audit annotations included. */
   auditLog: string;
   identities: Record<IdentityName, Identity>;
@@ -53,10 +56,15 @@ export interface ControlPlane {
 export interface ControlPlaneOptions {
   settings: ControlPlaneSettings;
   crds: CrdSet;
-  /** Another Kubernetes release than the suite's (an exact tag, e.g. v1.37.2): built and cached by the same script. */
+  /** Another release than the main line's (an exact tag, e.g. v1.36.5): built and cached by the same script. */
   k8sVersion?: string;
   /** More kube-apiserver flags (feature gates, an admission configuration file). */
   apiserverArgs?: readonly string[];
+  /**
+   * Start kube-apiserver with static admission manifests from staticAdmissionRoot, empty until applyStaticSet writes a
+   * set (static-admission.ts): the gate is added on 1.36; an older release is refused.
+   */
+  staticAdmission?: boolean;
 }
 
 /**
@@ -96,7 +104,7 @@ function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
-/** scripts/build-control-plane.sh prints the bin dir; on a cold machine it compiles for ~8 minutes first. */
+/** scripts/build-control-plane.sh prints the bin dir; on a cold machine it compiles for ~11 minutes first. */
 async function binDir(settings: ControlPlaneSettings, k8sVersion?: string): Promise<string> {
   if (settings.binDir && k8sVersion === undefined) return settings.binDir;
   const script = join(settings.repoRoot, 'scripts', 'build-control-plane.sh');
@@ -200,6 +208,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const identities = makeIdentities();
     await writeFile(join(dir, 'tokens.csv'), tokensCsv(identities), { mode: 0o600 });
     await writeFile(join(dir, 'audit-policy.json'), JSON.stringify(AUDIT_POLICY));
+    const staticRoot = options.staticAdmission ? join(dir, 'static-admission') : undefined;
+    const staticArgs = staticRoot ? await prepareStaticAdmission(staticRoot, join(bin, 'kube-apiserver')) : [];
 
     const fsyncFlag = await etcdSupportsNoFsync(join(bin, 'etcd'));
     const etcdPort = await withFreePorts(2, async ([client = 0, peer = 0]) => {
@@ -269,6 +279,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           `--audit-log-path=${join(dir, 'audit.log')}`,
           '--audit-log-format=json',
           '--v=1',
+          ...staticArgs,
           ...(options.apiserverArgs ?? []),
         ],
         { logFile: join(dir, 'kube-apiserver.log'), cwd: dir },
@@ -306,6 +317,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       server,
       caPem,
       auditLog: join(dir, 'audit.log'),
+      ...(staticRoot ? { staticAdmissionRoot: staticRoot } : {}),
       identities,
       kubeConfig: (name) => configs[name],
       kubeConfigFile: (name) => writeKubeConfig(join(dir, `kubeconfig-${name}.json`), configs[name]),

@@ -1,6 +1,7 @@
-// The three ways hookkeeper's Machine rules reach the API server, switched on one control plane: the webhooks
-// (today's registration), the native admission policies alone (no webhook configuration registered at all), or both
-// (native policies as the fail-closed backstop, the webhooks at failurePolicy Ignore).
+// The four ways hookkeeper's Machine rules reach the API server, switched on one control plane: the webhooks
+// (today's registration), the native admission policies alone (no webhook configuration registered at all), both
+// (native policies as the fail-closed backstop, the webhooks at failurePolicy Ignore), or static (the same policies as
+// static manifests the API server loads from its disk, nothing else).
 import assert from 'node:assert/strict';
 import { caBundle } from '../../../src/certs/pki.js';
 import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
@@ -9,6 +10,7 @@ import type { KubeObject } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
 import type { Divergence } from '../../../src/native/notes.js';
 import { renderNativePolicies } from '../../../src/native/render.js';
+import { staticManifests } from '../../../src/native/static.js';
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
 import {
   capiMachine,
@@ -21,9 +23,19 @@ import { waitForEnforcement, type Hookkeeper } from '../../../testing/control-pl
 import { rawRequest } from '../../../testing/control-plane/http.js';
 import { CAPI_MACHINES, OPENSHIFT_MACHINES, rejected, ResourceClient } from '../../../testing/control-plane/kube.js';
 import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { applyStaticSet, staticText } from '../../../testing/control-plane/static-admission.js';
 
-export const ADMISSION_MODES = ['webhook', 'native', 'both'] as const;
+/**
+ * In the order a suite runs them. Static is not last: the groups after the modes switch away from the last mode and
+ * back, and a static set costs a reload each way (about 35 s on two shared cores, where both mode costs a few).
+ */
+export const ADMISSION_MODES = ['webhook', 'native', 'static', 'both'] as const;
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];
+
+/** Whether hookkeeper's webhooks are registered in a mode (and so add their words to the policies'). */
+export function webhookRuns(mode: AdmissionMode): boolean {
+  return mode === 'webhook' || mode === 'both';
+}
 
 /** The name the suite registers its webhook configurations under (the API server quotes the webhooks' own names). */
 export const WEBHOOK_CONFIGURATION = 'hookkeeper-e2e';
@@ -31,6 +43,8 @@ const ADMISSIONREGISTRATION = '/apis/admissionregistration.k8s.io/v1';
 const WEBHOOK_KINDS = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'] as const;
 
 export interface NativePolicies {
+  /** The policy they are of (static mode renders its files from it). */
+  policy: Policy;
   /** What `renderNativePolicies(policy, { k8sVersion })` returned for the suite's policy and this API server. */
   objects: KubeObject[];
   notes: string[];
@@ -68,7 +82,7 @@ async function getJson<T>(plane: ControlPlane, path: string): Promise<T> {
 export async function renderForPlane(plane: ControlPlane, policy: Policy = DEFAULT_POLICY): Promise<NativePolicies> {
   const { gitVersion } = await getJson<{ gitVersion: string }>(plane, '/version');
   const { objects, notes, divergences } = renderNativePolicies(policy, { k8sVersion: gitVersion });
-  return { objects, notes, divergences, k8sVersion: gitVersion };
+  return { policy, objects, notes, divergences, k8sVersion: gitVersion };
 }
 
 interface ApiResource {
@@ -327,12 +341,29 @@ async function waitForNative(
   log(plane, `native admission policies enforced after ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
+/** The planes switchMode last left with a static set in force: the next switch empties it, unless it writes another. */
+const staticInForce = new WeakSet<ControlPlane>();
+
+/**
+ * The policy's static manifests for this plane: render --static's plugin files, with self-protection over the suite's
+ * webhook configuration name (the harness admin is break-glass).
+ */
+function staticFiles(plane: ControlPlane, native: NativePolicies) {
+  const { files } = staticManifests(native.policy, {
+    k8sVersion: native.k8sVersion,
+    root: plane.staticAdmissionRoot ?? '/',
+    selfProtection: { webhookConfigurations: [WEBHOOK_CONFIGURATION] },
+  });
+  return files.map(staticText);
+}
+
 /**
  * Puts the plane into `mode` from whatever it was in: everything of the other modes removed first (the webhook
- * configurations, and the native objects this function applied last, of whichever policy), then this mode's objects
- * created, then waited for until the API server enforces them. `hookkeeper` and `native` are one policy's: the
- * suite's, or another policy's (a hookkeeper started with it, and renderForPlane(plane, policy)). `hookkeeper` runs in
- * webhook and both modes and is stopped in native mode, so nothing can answer a webhook call there.
+ * configurations, the native objects this function applied last, of whichever policy, and a static set unless another
+ * replaces it), then this mode's objects created or files written, then waited for until the API server enforces
+ * them. `hookkeeper` and `native` are one policy's: the suite's, or another policy's (a hookkeeper started with it,
+ * and renderForPlane(plane, policy)). `hookkeeper` runs in webhook and both modes and is stopped in native and static
+ * mode, so nothing can answer a webhook call there.
  */
 export async function switchMode(
   plane: ControlPlane,
@@ -341,25 +372,35 @@ export async function switchMode(
   mode: AdmissionMode,
 ): Promise<void> {
   const t = Date.now();
+  const webhookless = !webhookRuns(mode);
   await removeWebhooks(plane);
   await deleteObjects(plane, union(applied.get(plane) ?? [], native.objects));
   applied.delete(plane);
-  if (mode === 'native') {
+  if (staticInForce.has(plane) && mode !== 'static') {
+    await applyStaticSet(plane, []);
+    staticInForce.delete(plane);
+  }
+  if (webhookless) {
     if (hookkeeper.running()) await hookkeeper.stop();
   } else if (!hookkeeper.running()) {
     await hookkeeper.start();
   }
-  if (mode !== 'native') {
+  if (!webhookless) {
     await registerWebhooksWith(plane, hookkeeper, mode === 'both' ? 'Ignore' : undefined);
     // The webhooks first, alone, so that the probe proves they answer (the policies would refuse it first).
     await waitForEnforcement(plane);
   }
-  if (mode !== 'webhook') {
+  if (mode === 'static') {
+    // In force once the API server reports the files' hashes; the probes below then confirm what they enforce.
+    staticInForce.add(plane);
+    await applyStaticSet(plane, staticFiles(plane, native));
+    await waitForNative(plane, native.objects, true);
+  } else if (mode !== 'webhook') {
     applied.set(plane, native.objects);
     await applyObjects(plane, native.objects);
     await waitForNative(plane, native.objects, mode === 'native');
   }
-  if (mode === 'native') {
+  if (webhookless) {
     const left = await webhookConfigurations(plane);
     assert.deepEqual(left, { validatingwebhookconfigurations: [], mutatingwebhookconfigurations: [] });
   }

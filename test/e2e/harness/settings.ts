@@ -3,7 +3,7 @@ import { readControlPlaneSettings, type ControlPlaneSettings } from '../../../te
 import { ADMISSION_MODES, type AdmissionMode } from './admission-modes.js';
 
 export interface E2ESettings extends ControlPlaneSettings {
-  /** The admission modes the Machine groups run in (all three unless narrowed, e.g. to iterate on one). */
+  /** The admission modes the Machine groups run in (all four unless narrowed, e.g. to iterate on one). */
   modes: readonly AdmissionMode[];
 }
 

@@ -1,6 +1,6 @@
 // defineSuite(): one control plane + hookkeeper per CRD set, shared by every scenario group in a describe block; the
-// Machine groups run once per admission mode (webhook, native policies only, both), switched on the same plane; torn
-// down after the last test, with the processes' log tails printed for any failure.
+// Machine groups run once per admission mode (webhook, native policies only, both, static manifests), switched on the
+// same plane; torn down after the last test, with the processes' log tails printed for any failure.
 import { after, afterEach, before, describe } from 'node:test';
 import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from './admission-modes.js';
 import { startControlPlane, type ControlPlane } from '../../../testing/control-plane/control-plane.js';
@@ -19,7 +19,7 @@ import type { E2ESettings } from './settings.js';
 export interface E2EEnv {
   crds: CrdSet;
   plane: ControlPlane;
-  /** Stopped in native mode (nothing answers a webhook call there); running otherwise. */
+  /** Stopped in native and static mode (nothing answers a webhook call there); running otherwise. */
   hookkeeper: Hookkeeper;
   /** The suite's policy rendered as native admission policies for this API server. */
   native: NativePolicies;
@@ -35,7 +35,9 @@ export interface E2EEnv {
 export type Scenario = (env: () => E2EEnv) => void;
 
 export interface SuitePlan {
-  /** The admission modes, in order; the first should be webhook, where the webhook-only groups run. */
+  /** Another Kubernetes release than the main line's (an exact tag): built and cached like it. */
+  k8sVersion?: string;
+  /** The admission modes, in order; the webhook-only groups run in webhook mode, when it is among them. */
   modes: readonly AdmissionMode[];
   /** Groups whose decisions must not depend on the mode: run once in every mode, on a plane reset in between. */
   perMode: readonly Scenario[];
@@ -54,7 +56,13 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, plan: SuitePlan
     let reported = false;
 
     before(async () => {
-      plane = await startControlPlane({ settings, crds });
+      // The static directory is configured only when static mode runs: an empty one costs nothing in the other modes.
+      plane = await startControlPlane({
+        settings,
+        crds,
+        ...(plan.k8sVersion ? { k8sVersion: plan.k8sVersion } : {}),
+        staticAdmission: plan.modes.includes('static'),
+      });
       try {
         const hookkeeper: Hookkeeper = await startHookkeeper(plane);
         const native: NativePolicies = await renderForPlane(plane);
@@ -112,7 +120,7 @@ export function defineSuite(settings: E2ESettings, crds: CrdSet, plan: SuitePlan
           }
         });
         for (const scenario of plan.perMode) scenario(getEnv);
-        if (i === 0) for (const scenario of plan.webhookOnly) scenario(getEnv);
+        if (mode === 'webhook') for (const scenario of plan.webhookOnly) scenario(getEnv);
       });
     });
     for (const scenario of plan.afterModes ?? []) scenario(getEnv);

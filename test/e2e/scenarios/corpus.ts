@@ -16,6 +16,7 @@ import jsonpatch from 'fast-json-patch';
 import YAML from 'yaml';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { covering, noteText } from '../../../src/native/notes.js';
+import { STATIC_SUFFIX } from '../../../src/native/static-layout.js';
 import type { ObjectResult, ValidateReport } from '../../../src/validate/report.js';
 import { CORPUS_FILE, MACHINE_GROUPS } from '../../../scripts/record-corpus.js';
 import type { RecordedReview } from '../../fixtures/corpus-recorder.js';
@@ -392,10 +393,15 @@ export function reviewOf(env: E2EEnv, c: CorpusCase): ReviewInput {
   };
 }
 
-/** The rules a rendered ValidatingAdmissionPolicy enforces, from its validations' fallback messages. */
+/**
+ * The rules a rendered ValidatingAdmissionPolicy enforces, from its validations' fallback messages; a static
+ * manifest's name is the rendered one with the static suffix.
+ */
 export function rulesOfPolicy(objects: readonly KubeObject[], name: string): string[] {
+  const rendered = name.endsWith(STATIC_SUFFIX) ? name.slice(0, -STATIC_SUFFIX.length) : name;
   const policy = objects.find(
-    (o) => o['kind'] === 'ValidatingAdmissionPolicy' && (o['metadata'] as { name?: string } | undefined)?.name === name,
+    (o) =>
+      o['kind'] === 'ValidatingAdmissionPolicy' && (o['metadata'] as { name?: string } | undefined)?.name === rendered,
   );
   const validations = (policy?.['spec'] as { validations?: Array<{ message?: string }> } | undefined)?.validations;
   return [...new Set((validations ?? []).flatMap((v) => /^hookkeeper ([a-z-]+):/.exec(v.message ?? '')?.[1] ?? []))];
@@ -403,7 +409,7 @@ export function rulesOfPolicy(objects: readonly KubeObject[], name: string): str
 
 /** After every mode: one test per case, the modes and validate compared. */
 export const corpusComparison: Scenario = (env) => {
-  describe('the differential corpus: webhook, native, both and hookkeeper validate agree', () => {
+  describe('the differential corpus: every admission mode and hookkeeper validate agree', () => {
     test('cases: replayed and skipped', (t) => {
       const { cases, recorded, unserved } = corpusOrFail();
       const skipped = cases.filter((c) => c.skip);

@@ -31,9 +31,9 @@ export function removeHook(obj: KubeObject, stage: Stage, name: string): PatchOp
 
 /**
  * A refusal by hookkeeper's Machine rules, as the mode in force words it. `violations` are the webhook's, in order.
- * Webhook mode: our webhook, all of them joined with "; " after its prefix. Native and both: a hookkeeper
- * ValidatingAdmissionPolicy (validating policies run before any webhook), with one of them: the API server reports
- * the first failed validation only.
+ * Webhook mode: our webhook, all of them joined with "; " after its prefix. Native, both and static: a hookkeeper
+ * ValidatingAdmissionPolicy (validating policies run before any webhook; a static one's name ends in .static.k8s.io),
+ * with one of them: the API server reports the first failed validation only.
  */
 export function assertOurDenial(
   env: E2EEnv,

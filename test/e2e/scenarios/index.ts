@@ -45,7 +45,8 @@ export interface ScenarioOptions {
 export function scenarios(options: ScenarioOptions): SuitePlan {
   return {
     modes: options.modes,
-    // Every decision in these must come out the same through the webhook, the native policies, or both.
+    // Every decision in these must come out the same through the webhook, the native policies, both, or the static
+    // manifests.
     perMode: [
       identityScenarios,
       defaultHookScenarios,
