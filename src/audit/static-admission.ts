@@ -36,10 +36,12 @@ export function staticAdmissionStatus(metrics: MetricsText, policy: Policy): Sta
   const lines = metrics.text.split('\n').filter((l) => l.startsWith(METRIC));
   const expected = expectedHashes(policy);
   const plugins: StaticPluginStatus[] = [];
+  const empty: Plugin[] = [];
   let apiServer: string | undefined;
   for (const plugin of Object.keys(PLUGINS) as Plugin[]) {
     const info = lines.find((l) => l.startsWith(`${METRIC}_last_config_info{`) && label(l, 'plugin') === plugin);
     const hash = info ? label(info, 'hash') : undefined;
+    if (info && hash === '') empty.push(plugin);
     if (!info || !hash) continue;
     apiServer ??= label(info, 'apiserver_id_hash');
     const failures = lines.find(
@@ -55,12 +57,15 @@ export function staticAdmissionStatus(metrics: MetricsText, policy: Policy): Sta
       failedReloads: failures ? Number(failures.trim().split(/\s+/).at(-1)) || 0 : 0,
     });
   }
-  return { readable: true, ...(apiServer ? { apiServer } : {}), plugins, note: describe(plugins) };
+  return { readable: true, ...(apiServer ? { apiServer } : {}), plugins, note: describe(plugins, empty) };
 }
 
-function describe(plugins: readonly StaticPluginStatus[]): string {
+function describe(plugins: readonly StaticPluginStatus[], empty: readonly Plugin[]): string {
   if (plugins.length === 0) {
-    return 'static admission manifests: the API server that answered reports none (no staticManifestsDir configured, or a Kubernetes before 1.36)';
+    // An empty hash is a set with no manifests in it; no metric at all, no manifest-based admission in that server.
+    return empty.length > 0
+      ? `static admission manifests: the API server that answered reports none in force (an empty set for ${empty.join(' and ')})`
+      : 'static admission manifests: the API server that answered reports none (no metric: a Kubernetes before 1.36, or manifest-based admission not configured)';
   }
   const parts = plugins.map((p) => {
     const whose = p.matchesPolicy

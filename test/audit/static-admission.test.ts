@@ -65,7 +65,15 @@ describe('audit: static admission manifests from the API server metrics', () => 
   test('none configured, and metrics the caller may not read', () => {
     const none = staticAdmissionStatus({ text: 'apiserver_request_total{code="200"} 5\n' }, DEFAULT_POLICY);
     assert.deepEqual(none.plugins, []);
-    assert.match(none.note, /reports none/);
+    assert.match(none.note, /reports none \(no metric/);
+    const emptied = staticAdmissionStatus(
+      {
+        text: 'apiserver_manifest_admission_config_controller_last_config_info{apiserver_id_hash="sha256:1",hash="",plugin="ValidatingAdmissionPolicy"} 1\n',
+      },
+      DEFAULT_POLICY,
+    );
+    assert.deepEqual(emptied.plugins, []);
+    assert.match(emptied.note, /reports none in force \(an empty set for ValidatingAdmissionPolicy\)/);
     const denied = staticAdmissionStatus({ unreadable: 'the caller may not get /metrics' }, DEFAULT_POLICY);
     assert.equal(denied.readable, false);
     assert.match(denied.note, /not checked \(the caller may not get \/metrics\)/);
