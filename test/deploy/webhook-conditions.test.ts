@@ -99,6 +99,7 @@ class Proof {
   readonly mutating: (vars: MatchVariables) => boolean;
   readonly selector;
   skippedUpdates = 0;
+  skippedCreates = 0;
   unsentCreates = 0;
   constructor(
     readonly name: string,
@@ -122,8 +123,14 @@ class Proof {
       // An error fails the request under failurePolicy Fail: that would change a verdict.
       return `${where}: the validating condition failed: ${(e as Error).message}`;
     }
-    if (input.operation !== 'UPDATE' && !sent) return `${where}: a ${input.operation} was skipped`;
-    if (!sent) {
+    if (input.operation === 'CREATE' && !sent) {
+      this.skippedCreates++;
+      const got = validate(this.policy, input);
+      if (!got.allowed) return `${where}: skipped, but the webhook denies it: ${got.status?.message ?? ''}`;
+      if ((got.patch?.length ?? 0) > 0 || got.warnings.length > 0 || Object.keys(got.auditAnnotations).length > 0)
+        return `${where}: skipped, but the webhook says something of it: ${JSON.stringify(got)}`;
+    } else if (input.operation !== 'UPDATE' && !sent) return `${where}: a ${input.operation} was skipped`;
+    else if (!sent) {
       this.skippedUpdates++;
       const got = validate(this.policy, input);
       const stored = validate(this.policy, { ...input, object: input.oldObject });
@@ -242,6 +249,7 @@ describe('the derived webhook conditions change no verdict and no patch', () => 
       assert.deepEqual(failures.slice(0, 10), [], `${failures.length} failures`);
       // Not vacuous: the common writes are skipped, and some CREATE is not sent to /mutate.
       assert.ok(proof.skippedUpdates > 100, `only ${proof.skippedUpdates} updates skipped`);
+      assert.ok(proof.skippedCreates > 10, `only ${proof.skippedCreates} creates skipped`);
       assert.ok(proof.unsentCreates > 10, `only ${proof.unsentCreates} creates not sent to /mutate`);
     });
   }

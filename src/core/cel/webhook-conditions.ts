@@ -122,8 +122,55 @@ function readsOf(
   return out;
 }
 
+/** The carrier holds a hook (or something other than what its schema allows, for the webhook to judge). */
+function carriesHook(carrier: HookCarrier): string {
+  const path = `object.${carrier.root.join('.')}`;
+  if (carrier.format === 'list') {
+    const stage = (s: string): string =>
+      `(has(${path}.${s}) && (type(${path}.${s}) != list || size(${path}.${s}) > 0))`;
+    return `(${present('object', carrier.root)} && (type(${path}) != map || ${STAGES.map(stage).join(' || ')}))`;
+  }
+  const isHook = STAGES.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
+  return `(${present('object', carrier.root)} && (type(${path}) != map || ${path}.exists(k, ${isHook})))`;
+}
+
+/** More than one controller reference (the API server refuses it too), or references it cannot count. */
+const SECOND_CONTROLLER =
+  '(has(object.metadata.ownerReferences) && (type(object.metadata.ownerReferences) != list || ' +
+  'object.metadata.ownerReferences.filter(r, type(r) != map || (has(r.controller) && r.controller == true)).size() > 1))';
+
 /**
- * The validating webhook's condition for a policy: CREATE, DELETE and every kind it does not know are sent; an UPDATE
+ * What one carrier's CREATE is sent for: what its rules (on for the policy) read of a CREATE, or always when one
+ * does not say. Undefined: always.
+ */
+function createSends(carrier: HookCarrier, policy: Policy | undefined): string | undefined {
+  const parts = new Set<string>();
+  for (const rule of VALIDATING.admission) {
+    if (rule.selects !== 'carriers' || (policy && policy.enforcement[rule.id] === 'off')) continue;
+    const reads = rule.createReads?.();
+    if (!reads) return undefined;
+    for (const p of reads.parts) parts.add(p);
+  }
+  const terms = [...parts].map((p) => (p === 'hooks' ? carriesHook(carrier) : SECOND_CONTROLLER));
+  return terms.length === 0 ? 'false' : terms.join(' || ');
+}
+
+/**
+ * The CREATEs the validating webhook is sent: of a hook carrier, only one carrying what a rule reads of a CREATE (a
+ * hook, a second controller reference), so a worker Machine without hooks never waits on hookkeeper; every CREATE
+ * of any other kind. Such a CREATE gets nothing from the webhook but an allow (test/deploy/webhook-conditions.test.ts).
+ */
+function validatingCreateCondition(policy: Policy | undefined): string {
+  const terms = [`!(${CARRIERS.map((c) => kindCel(c)).join(' || ')})`];
+  for (const c of CARRIERS) {
+    const sends = createSends(c, policy);
+    terms.push(sends === undefined ? kindCel(c) : `(${kindCel(c)} && (${sends}))`);
+  }
+  return terms.join(' || ');
+}
+
+/**
+ * The validating webhook's condition for a policy: a CREATE as validatingCreateCondition says; DELETE and every kind it does not know are sent; an UPDATE
  * of a hook carrier or a child kind is sent when it changes what a rule (on for the policy) reads of that kind. Such
  * an UPDATE gets what a write of the stored object back unchanged gets: allowed, with the warnings about what was
  * stored (a ratcheted violation, a missing default hook under `warn`), which are lost
@@ -168,7 +215,8 @@ export function validatingUpdateCondition(policy?: Policy, missingDefaultHookDen
     if (k.parts.has('hooks')) terms.push(`(${kindCel(k.kind)} && !${same('hooks', k.carrier) ?? 'true'})`);
   return {
     name: UPDATE_CONDITION_NAME,
-    expression: `request.operation != 'UPDATE' || oldObject == null || ${terms.join(' || ')}`,
+    // A conditional, not ||: CEL's || does not stop at an error on its right (oldObject is null on CREATE).
+    expression: `request.operation == 'CREATE' ? (${validatingCreateCondition(policy)}) : (request.operation != 'UPDATE' || oldObject == null || ${terms.join(' || ')})`,
   };
 }
 

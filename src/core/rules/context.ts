@@ -50,6 +50,14 @@ export interface UpdateReads {
   storedDenialHolds?: (input: ReviewInput) => boolean;
 }
 
+/**
+ * What a CREATE must carry for the rule to say anything of it: any hook of its carrier ('hooks'), more than one
+ * controller reference ('controllers'); none for a rule that judges only UPDATEs.
+ */
+export interface CreateReads {
+  parts: ReadonlyArray<'hooks' | 'controllers'>;
+}
+
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
 export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership' | 'twin';
 
@@ -91,13 +99,22 @@ type Placement<Mutate> =
        * compile. The proof that it is all is test/deploy/webhook-conditions.test.ts.
        */
       updateReads: (policy: Policy) => UpdateReads;
+      /** What it reads of a CREATE (test/deploy/webhook-conditions.test.ts proves it); without it, every CREATE. */
+      createReads?: () => CreateReads;
     }
-  | { sources: readonly Exclude<Source, 'admission'>[]; native: NativeForm; mutate: Mutate; updateReads?: undefined }
+  | {
+      sources: readonly Exclude<Source, 'admission'>[];
+      native: NativeForm;
+      mutate: Mutate;
+      updateReads?: undefined;
+      createReads?: undefined;
+    }
   | {
       sources: readonly Exclude<Source, 'admission'>[];
       native?: undefined;
       mutate?: undefined;
       updateReads?: undefined;
+      createReads?: undefined;
     };
 
 /** A rule about lifecycle hooks: runs for the kinds of src/core/carriers.ts, on an object (not on DELETE). */

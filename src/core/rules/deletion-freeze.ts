@@ -41,6 +41,7 @@ export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   updateReads: () => ({ parts: ['hooks', 'deletionTimestamp'] }),
+  createReads: () => ({ parts: [] }),
   facts: [],
   summary: 'a deleting Machine may lose hooks but not gain or change them',
   validate: deletionFreeze,

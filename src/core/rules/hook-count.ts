@@ -25,6 +25,7 @@ export const hookCountRule: CarrierRuleModule<'hook-count'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   updateReads: () => ({ parts: ['hooks'] }),
+  createReads: () => ({ parts: ['hooks'] }),
   facts: [],
   summary:
     'at most maxHooksPerStage hooks per stage (default 64), so native mode stays inside its CEL cost budget; an object stored over it may lose hooks, not gain any',

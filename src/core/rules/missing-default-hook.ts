@@ -36,6 +36,7 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
   },
   native: { validating: nativeMissingDefaultHook },
   updateReads: missingDefaultHookReads,
+  createReads: () => ({ parts: [] }),
 };
 
 /**

@@ -144,6 +144,7 @@ export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   updateReads: () => ({ parts: ['hooks'] }),
+  createReads: () => ({ parts: ['hooks'] }),
   facts: [],
   summary:
     "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",

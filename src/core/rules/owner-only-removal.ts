@@ -226,6 +226,7 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   selects: 'carriers',
   // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds.
   updateReads: () => ({ parts: ['hooks'] }),
+  createReads: () => ({ parts: [] }),
   facts: ['ownership', 'twin'],
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",

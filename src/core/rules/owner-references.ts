@@ -39,6 +39,7 @@ export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   updateReads: () => ({ parts: ['ownerReferences'] }),
+  createReads: () => ({ parts: ['controllers'] }),
   facts: [],
   summary: 'at most one ownerReference is a controller',
   validate: ownerReferences,

@@ -85,6 +85,7 @@ export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   updateReads: () => ({ parts: ['hooks'] }),
+  createReads: () => ({ parts: ['hooks'] }),
   facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,

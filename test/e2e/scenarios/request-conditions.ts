@@ -1,11 +1,12 @@
 // Which requests the API server sends hookkeeper (src/core/cel/webhook-conditions.ts, as webhook-config/base registers
-// them): hookkeeper's own request counter on /metrics shows that a label update and a worker CREATE never reach it,
-// and that a hook removal and a control-plane CREATE do.
+// them): hookkeeper's own request counter on /metrics shows that a label update and a worker CREATE without hooks
+// never reach it, and that a hook removal, a CREATE carrying a hook and a control-plane CREATE do.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import type { Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
 import { rawRequest } from '../../../testing/control-plane/http.js';
+import { rejected } from '../../../testing/control-plane/kube.js';
 import type { Scenario } from '../harness/suite.js';
 import { hooksOf, removeHook } from './helpers.js';
 
@@ -61,22 +62,39 @@ export const requestConditionScenarios: Scenario = (env) => {
       assert.equal(await requests(e.hookkeeper, 'mutate', 'UPDATE'), before.mutate);
     });
 
-    test("a worker Machine's CREATE does not reach /mutate; a control-plane Machine's does", async () => {
+    test("a worker Machine's CREATE without hooks reaches neither webhook; one with a hook reaches /validate, a control-plane Machine's both", async () => {
       const e = env();
       const machines = e.machines('machineApi');
-      const before = await requests(e.hookkeeper, 'mutate', 'CREATE');
+      const count = async (): Promise<{ validate: number; mutate: number }> => ({
+        validate: await requests(e.hookkeeper, 'validate', 'CREATE'),
+        mutate: await requests(e.hookkeeper, 'mutate', 'CREATE'),
+      });
+      const before = await count();
       const { object: worker } = await machines.create(
         MACHINE_NAMESPACE,
         openshiftMachine({ name: 'conditions-worker-0', role: 'worker' }),
       );
       assert.deepEqual(hooksOf(worker, 'preDrain'), []);
-      assert.equal(await requests(e.hookkeeper, 'mutate', 'CREATE'), before);
+      assert.deepEqual(await count(), before);
+      // A hook is what the validating rules read of a CREATE: this one is sent, and judged (a reserved name).
+      const refused = await rejected(() =>
+        machines.create(
+          MACHINE_NAMESPACE,
+          openshiftMachine({
+            name: 'conditions-worker-1',
+            role: 'worker',
+            preDrain: [{ name: ETCD_HOOK.name, owner: 'someone/else' }],
+          }),
+        ),
+      );
+      assert.match(refused.message, /reserved for owner/);
+      assert.deepEqual(await count(), { ...before, validate: before.validate + 1 });
       const { object: master } = await machines.create(
         MACHINE_NAMESPACE,
         openshiftMachine({ name: 'conditions-cp-1', role: 'master' }),
       );
       assert.deepEqual(hooksOf(master, 'preDrain'), [ETCD_HOOK]);
-      assert.equal(await requests(e.hookkeeper, 'mutate', 'CREATE'), before + 1);
+      assert.deepEqual(await count(), { validate: before.validate + 2, mutate: before.mutate + 1 });
     });
   });
 };
