@@ -6,7 +6,9 @@ import { parse } from 'yaml';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
+  CREATE_CONDITION_NAME,
   UPDATE_CONDITION_NAME,
+  validatingCreateCondition,
   validatingUpdateCondition,
 } from '../core/cel/webhook-conditions.js';
 import type { KindRef, Policy } from '../core/policy.js';
@@ -98,6 +100,8 @@ function derive(webhook: Webhook, which: 'validating' | 'mutating', policy: Poli
   if (which === 'validating') {
     const at = conditions.findIndex((c) => c.name === UPDATE_CONDITION_NAME);
     if (at >= 0) conditions[at] = validatingUpdateCondition(policy);
+    const create = conditions.findIndex((c) => c.name === CREATE_CONDITION_NAME);
+    if (create >= 0) conditions[create] = validatingCreateCondition(policy);
     return;
   }
   webhook['matchConditions'] = [mutatingWebhookCondition(policy)];

@@ -11,6 +11,7 @@ import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
+  validatingCreateCondition,
   validatingUpdateCondition,
 } from '../../src/core/cel/webhook-conditions.js';
 
@@ -155,7 +156,7 @@ test("the mutating webhook's matchCondition follows the policy given, the embedd
   assert.match(JSON.stringify(own), /capi-system/);
 });
 
-test("the validating webhook's UPDATE condition and the mutating webhook's objectSelector follow the policy given", () => {
+test("the validating webhook's UPDATE and CREATE conditions and the mutating webhook's objectSelector follow the policy given", () => {
   const url = 'https://127.0.0.1:1';
   const machines = [
     { group: 'machine.openshift.io', kind: 'Machine' },
@@ -167,7 +168,10 @@ test("the validating webhook's UPDATE condition and the mutating webhook's objec
   ];
   const base = renderWebhookConfigurations({ caBundle: bundle, url });
   assert.deepEqual(parts(base), [
-    [[{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)], undefined],
+    [
+      [{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)],
+      [validatingCreateCondition(DEFAULT_POLICY)],
+    ],
     mutatingObjectSelector(DEFAULT_POLICY, machines),
   ]);
   const rule = DEFAULT_POLICY.defaultHooks[0];
@@ -176,9 +180,19 @@ test("the validating webhook's UPDATE condition and the mutating webhook's objec
   const policy = { ...DEFAULT_POLICY, defaultHooks: [{ ...rule, match: { ...rule.match, labelSelector: selector } }] };
   const own = renderWebhookConfigurations({ caBundle: bundle, url, policy });
   assert.deepEqual(parts(own), [
-    [[{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(policy)], undefined],
+    [[{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(policy)], [validatingCreateCondition(policy)]],
     selector,
   ]);
+  // A rule turned off reads nothing: without owner-references, a CREATE's controller references are not looked at.
+  const noRefs = {
+    ...DEFAULT_POLICY,
+    enforcement: { ...DEFAULT_POLICY.enforcement, 'owner-references': 'off' as const },
+  };
+  const creates = renderWebhookConfigurations({ caBundle: bundle, url, policy: noRefs })[0]?.webhooks[1]?.[
+    'matchConditions'
+  ] as Array<{ expression: string }>;
+  assert.match(validatingCreateCondition(DEFAULT_POLICY).expression, /ownerReferences/);
+  assert.doesNotMatch(creates[0]?.expression ?? 'ownerReferences', /ownerReferences/);
   assert.match(JSON.stringify(own[0]), /example\.com\/protected/);
   // Two rules selecting by different labels: no one objectSelector says both.
   const two = { ...policy, defaultHooks: [...policy.defaultHooks, rule] };

@@ -17,6 +17,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
+  validatingCreateCondition,
   validatingUpdateCondition,
 } from '../../src/core/cel/webhook-conditions.js';
 import type { Policy } from '../../src/core/policy.js';
@@ -96,6 +97,7 @@ function within(a: AdmissionResult, b: AdmissionResult): boolean {
 
 class Proof {
   readonly validating: (vars: MatchVariables) => boolean;
+  readonly validatingCreate: (vars: MatchVariables) => boolean;
   readonly mutating: (vars: MatchVariables) => boolean;
   readonly selector;
   skippedUpdates = 0;
@@ -106,6 +108,8 @@ class Proof {
     readonly policy: Policy,
   ) {
     this.validating = celCondition('validating', validatingUpdateCondition(policy).expression);
+    // The CREATE webhook (machine-creates) carries its own condition; the UPDATE webhook never sees a CREATE.
+    this.validatingCreate = celCondition('validating CREATE', validatingCreateCondition(policy).expression);
     this.mutating = celCondition('mutating', mutatingWebhookCondition(policy).expression);
     this.selector = mutatingObjectSelector(policy, MACHINES);
   }
@@ -118,7 +122,7 @@ class Proof {
     const where = `${this.name}: ${c.source} (${input.operation} ${input.kind.group}/${input.kind.kind})`;
     let sent: boolean;
     try {
-      sent = this.validating(vars);
+      sent = input.operation === 'CREATE' ? this.validatingCreate(vars) : this.validating(vars);
     } catch (e) {
       // An error fails the request under failurePolicy Fail: that would change a verdict.
       return `${where}: the validating condition failed: ${(e as Error).message}`;

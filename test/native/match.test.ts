@@ -12,6 +12,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
+  validatingCreateCondition,
   validatingUpdateCondition,
 } from '../../src/core/cel/webhook-conditions.js';
 
@@ -40,13 +41,16 @@ describe('the not-finishing-deletion matchCondition', () => {
     const withCondition = config.webhooks.filter((w) => w.matchConditions !== undefined);
     assert.deepEqual(
       withCondition.map((w) => [w.name, w.matchConditions]),
-      [['machines.hookkeeper.io', [{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)]]],
+      [
+        ['machines.hookkeeper.io', [{ ...NOT_FINISHING_DELETION }, validatingUpdateCondition(DEFAULT_POLICY)]],
+        ['machine-creates.hookkeeper.io', [validatingCreateCondition(DEFAULT_POLICY)]],
+      ],
     );
   });
 
   test("the Helm chart's template carries the same expression", () => {
     const text = read('charts/hookkeeper/templates/validating-webhook-configuration.yaml');
-    assert.equal(text.match(/matchConditions:/g)?.length, 1);
+    assert.equal(text.match(/matchConditions:/g)?.length, 2);
     assert.deepEqual(chartCondition(text), { ...NOT_FINISHING_DELETION });
   });
 
@@ -69,14 +73,27 @@ describe("the validating webhook's changes-what-rules-read matchCondition", () =
     const text = read('charts/hookkeeper/templates/validating-webhook-configuration.yaml');
     const at = text.indexOf('- name: changes-what-rules-read');
     assert.ok(at >= 0, 'the chart declares no changes-what-rules-read matchCondition');
-    const expressions = [...text.slice(at).matchAll(/^ *expression: (.*)$/gm)].map(
-      (m) => (parse(`e: ${m[1] ?? ''}`) as { e: string }).e,
-    );
+    const expressions = [...text.slice(at).matchAll(/^ *expression: (.*)$/gm)]
+      .slice(0, 3)
+      .map((m) => (parse(`e: ${m[1] ?? ''}`) as { e: string }).e);
     assert.deepEqual(expressions, [
       validatingUpdateCondition(undefined, true).expression,
       validatingUpdateCondition().expression,
       validatingUpdateCondition(DEFAULT_POLICY).expression,
     ]);
+  });
+});
+
+describe("the validating webhook's carries-what-rules-read matchCondition", () => {
+  test("the Helm chart carries the policy-free one on the CREATE webhook, which is also the default policy's", () => {
+    const text = read('charts/hookkeeper/templates/validating-webhook-configuration.yaml');
+    const at = text.indexOf('- name: carries-what-rules-read');
+    assert.ok(at >= 0, 'the chart declares no carries-what-rules-read matchCondition');
+    assert.ok(at > text.indexOf('- name: machine-creates.hookkeeper.io'), 'not on the CREATE webhook');
+    const [line] = /^ *expression: (.*)$/m.exec(text.slice(at)) ?? [];
+    const expression = (parse(line?.trim() ?? '') as { expression: string }).expression;
+    assert.equal(expression, validatingCreateCondition().expression);
+    assert.equal(expression, validatingCreateCondition(DEFAULT_POLICY).expression);
   });
 });
 

@@ -1,5 +1,6 @@
-// Which requests reach the webhooks, derived from the rules: the validating webhook's matchCondition skips an UPDATE
-// that changes nothing a rule reads of its kind (each rule's updateReads), and the mutating webhook's objectSelector
+// Which requests reach the webhooks, derived from the rules: the validating webhook's matchConditions skip an UPDATE
+// that changes nothing a rule reads of its kind (each rule's updateReads) and a CREATE that carries nothing a rule
+// reads (createReads), and the mutating webhook's objectSelector
 // and matchCondition send only what a mutating rule selects. `hookkeeper webhook-config render`, webhook-config/base
 // and the Helm chart carry these expressions (test/native/match.test.ts holds them to this file).
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
@@ -21,6 +22,9 @@ export interface MatchCondition {
 
 /** matchCondition name of the UPDATEs the validating webhook is sent. */
 export const UPDATE_CONDITION_NAME = 'changes-what-rules-read';
+
+/** matchCondition name of the CREATEs the validating webhook is sent. */
+export const CREATE_CONDITION_NAME = 'carries-what-rules-read';
 
 /** matchCondition name of the requests a default hook (or a child's reference) may be added on. */
 export const DEFAULT_HOOK_CONDITION_NAME = 'create-or-newly-selected';
@@ -156,21 +160,22 @@ function createSends(carrier: HookCarrier, policy: Policy | undefined): string |
 }
 
 /**
- * The CREATEs the validating webhook is sent: of a hook carrier, only one carrying what a rule reads of a CREATE (a
- * hook, a second controller reference), so a worker Machine without hooks never waits on hookkeeper; every CREATE
- * of any other kind. Such a CREATE gets nothing from the webhook but an allow (test/deploy/webhook-conditions.test.ts).
+ * The validating webhook's condition for CREATEs (its `machine-creates` entry): a hook carrier's CREATE is sent only
+ * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference), so a
+ * worker Machine without hooks never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets
+ * nothing from the webhook but an allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts.
  */
-function validatingCreateCondition(policy: Policy | undefined): string {
+export function validatingCreateCondition(policy?: Policy): MatchCondition {
   const terms = [`!(${CARRIERS.map((c) => kindCel(c)).join(' || ')})`];
   for (const c of CARRIERS) {
     const sends = createSends(c, policy);
     terms.push(sends === undefined ? kindCel(c) : `(${kindCel(c)} && (${sends}))`);
   }
-  return terms.join(' || ');
+  return { name: CREATE_CONDITION_NAME, expression: `request.operation != 'CREATE' || ${terms.join(' || ')}` };
 }
 
 /**
- * The validating webhook's condition for a policy: a CREATE as validatingCreateCondition says; DELETE and every kind it does not know are sent; an UPDATE
+ * The validating webhook's condition for a policy: CREATE, DELETE and every kind it does not know are sent; an UPDATE
  * of a hook carrier or a child kind is sent when it changes what a rule (on for the policy) reads of that kind. Such
  * an UPDATE gets what a write of the stored object back unchanged gets: allowed, with the warnings about what was
  * stored (a ratcheted violation, a missing default hook under `warn`), which are lost
@@ -215,8 +220,7 @@ export function validatingUpdateCondition(policy?: Policy, missingDefaultHookDen
     if (k.parts.has('hooks')) terms.push(`(${kindCel(k.kind)} && !${same('hooks', k.carrier) ?? 'true'})`);
   return {
     name: UPDATE_CONDITION_NAME,
-    // A conditional, not ||: CEL's || does not stop at an error on its right (oldObject is null on CREATE).
-    expression: `request.operation == 'CREATE' ? (${validatingCreateCondition(policy)}) : (request.operation != 'UPDATE' || oldObject == null || ${terms.join(' || ')})`,
+    expression: `request.operation != 'UPDATE' || oldObject == null || ${terms.join(' || ')}`,
   };
 }
 
