@@ -28,8 +28,16 @@ const CONFIG_NAME = 'hookkeeper-e2e-faults';
 const PROBE_HOOK = { name: 'FaultProbe', owner: 'e2e/fault-probe' };
 const INJECTED = 'injected fault: parent lookup crashed';
 
-function marked(name: string, value: 'ok' | 'fail'): KubeObject {
-  const machine = openshiftMachine({ name, role: 'worker' });
+function marked(
+  name: string,
+  value: 'ok' | 'fail',
+  preTerminate?: ReadonlyArray<{ name: string; owner: string }>,
+): KubeObject {
+  const machine = openshiftMachine({
+    name,
+    role: 'worker',
+    ...(preTerminate ? { preTerminate: [...preTerminate] } : {}),
+  });
   (metadataOf(machine)['labels'] as Record<string, string>)[MARKER] = value;
   return machine;
 }
@@ -196,8 +204,13 @@ export const faultScenarios: Scenario = (env) => {
         validate: await counted(fault().metrics, 'validate', 'CREATE', 'error'),
       };
       const machines = e.machines('machineApi');
-      const { object: created, warnings } = await machines.create(MACHINE_NAMESPACE, marked('fault-create', 'fail'));
-      assert.deepEqual(hooksOf(created, 'preDrain'), []);
+      // A hook of its own, so the validating CREATE webhook is sent it (a CREATE without hooks is not).
+      const own = { name: 'example.com/Keep', owner: 'team/keep' };
+      const { object: created, warnings } = await machines.create(
+        MACHINE_NAMESPACE,
+        marked('fault-create', 'fail', [own]),
+      );
+      assert.deepEqual([hooksOf(created, 'preDrain'), hooksOf(created, 'preTerminate')], [[], [own]]);
       assert.deepEqual(warnings, []);
       assert.deepEqual(hooksOf(await machines.get(MACHINE_NAMESPACE, 'fault-create'), 'preDrain'), []);
       // Both webhooks were called and both faulted: the API server ignored a failure, not a missing webhook.
