@@ -4,6 +4,7 @@
 // request: an UPDATE touching no hook (the common write), an UPDATE removing a hook by its owner, a worker CREATE and a
 // control-plane CREATE.
 import { caBundle } from '../src/certs/pki.js';
+import { join } from 'node:path';
 import type { KubeObject } from '../src/core/types.js';
 import { renderWebhookConfigurations } from '../src/deploy/render.js';
 import type { ControlPlane } from '../testing/control-plane/control-plane.js';
@@ -15,6 +16,7 @@ import { Api as ApiClient, inParallel, MACHINES, named } from './api.js';
 import { round } from './measure.js';
 import { currentLoad } from './machine.js';
 import { applyStaticSet } from '../testing/control-plane/static-admission.js';
+import { profileWhile, type ApiserverProfile } from './apiserver-profile.js';
 import { installNative, nativeFloor, removeNative, type NativePolicies, type StaticSet } from './native.js';
 import { manifest } from './validate-cli.js';
 
@@ -50,8 +52,13 @@ export interface AdmissionFigure {
   load: { start: number; end: number };
   /** render's notes: what the native policies do differently from the webhook. */
   nativeNotes: string[];
+  /** The API server's CPU in admission per write, profiled with each policy variant in force. */
+  profiles: Array<{ variant: Variant } & ApiserverProfile>;
   commands: string[];
 }
+
+/** The variants whose cost is inside the API server's own process, and the webhook's dispatch for comparison. */
+export const PROFILED: readonly Variant[] = ['hookkeeper', 'native', 'static', 'nativeFloor'];
 
 function controlPlaneMachine(i: number, prefix: string): KubeObject {
   const m = manifest(0);
@@ -197,7 +204,7 @@ export async function admissionFigure(
     staticSet: StaticSet;
     floor: { url: string; caPem: string };
   },
-  options: { samples: number; rounds: number },
+  options: { samples: number; rounds: number; profileSeconds: number; profileDir: string },
   log: (line: string) => void,
 ): Promise<AdmissionFigure> {
   const { plane, api, hookkeeper, native, staticSet, floor } = deps;
@@ -211,9 +218,11 @@ export async function admissionFigure(
       await waitFor(api, 'the API server to enforce the native policies', true);
     },
     // Loaded once the API server reports the files' hashes; the probes confirm it enforces them.
+    // The directory's events can start a reload after the hash is reported (its CEL compiled again): let it finish.
     static: async () => {
       await applyStaticSet(plane, staticSet.files);
       await waitFor(api, 'the API server to enforce the static manifests', true);
+      await settle();
     },
     hookkeeper: async () => {
       await registerWebhooks(plane, hookkeeper);
@@ -257,6 +266,7 @@ export async function admissionFigure(
   if ((await enforcement(api)).validating)
     throw new Error('something refuses the probe before any variant is installed');
   const rounds: Array<{ variant: Variant; samples: Record<RequestKind, number[]> }> = [];
+  const profiles: AdmissionFigure['profiles'] = [];
   try {
     await latencyRound(api, owner, 'bench-warm', options.samples); // connections, caches, the API server's own warm-up
     for (let r = 0; r < options.rounds; r++) {
@@ -269,6 +279,31 @@ export async function admissionFigure(
           `admission: round ${r + 1} ${variant}: p99 ${REQUESTS.map((k) => `${k} ${round(percentile(samples[k], 0.99), 1)} ms`).join(', ')}`,
         );
       }
+    }
+    // After the timed rounds, so profiling never slows a measured write: the same writes, in batches, for as long as
+    // the profile runs.
+    for (const variant of PROFILED) {
+      await install[variant]();
+      let batch = 0;
+      const profile = await profileWhile(
+        plane,
+        options.profileSeconds,
+        join(options.profileDir, `kube-apiserver-${variant}.pb.gz`),
+        async (stop) => {
+          let writes = 0;
+          while (!stop()) {
+            const n = 10;
+            await latencyRound(api, owner, `bench-prof-${variant.toLowerCase()}-${batch++}`, n);
+            writes += n * REQUESTS.length;
+          }
+          return writes;
+        },
+      );
+      await uninstall[variant]();
+      profiles.push({ variant, ...profile });
+      log(
+        `admission: profile ${variant}: ${profile.admissionCpuMsPerWrite} ms admission CPU per write of ${profile.totalCpuMsPerWrite} ms (${profile.writes} writes)`,
+      );
     }
   } finally {
     owner.close();
@@ -290,9 +325,11 @@ export async function admissionFigure(
     requests: Object.fromEntries(REQUESTS.map((k) => [k, latencyStat(all(k))])) as Record<RequestKind, LatencyStat>,
     load,
     nativeNotes: native.notes,
+    profiles,
     commands: [
       `# native policies: ${native.command} | kubectl create -f - (in apply order; deleted in reverse after each round)`,
       `# static manifests: ${staticSet.command}, its two plugin files written into the directory kube-apiserver was started with (--admission-control-config-file), in force once /metrics reports their hash; removed after each round`,
+      `# profiles: GET /debug/pprof/profile?seconds=${options.profileSeconds} on kube-apiserver while the same writes run in batches of 10 of each kind, per variant after the timed rounds; go tool pprof -top -cum -unit=ms -nodecount=100000 -focus='k8s.io/apiserver/pkg/admission/plugin/(policy|webhook)' -ignore='admission/plugin/policy/manifest' FILE`,
       '# native floor: one ValidatingAdmissionPolicy whose one validation is `true` and one MutatingAdmissionPolicy whose matchCondition is `false`, each bound to Machines (bench/native.ts nativeFloor)',
     ],
   };

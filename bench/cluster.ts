@@ -1,6 +1,7 @@
 // Figures 4 and 5, through a real kube-apiserver + etcd started by the control-plane harness (testing/control-plane):
 // `hookkeeper audit` against a bare paginated list, and (bench/admission.ts) what admission adds to Machine writes.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -72,6 +73,8 @@ export async function clusterFigures(
     audit: boolean;
     samples: number;
     rounds: number;
+    /** How long kube-apiserver is CPU-profiled per policy variant. */
+    profileSeconds: number;
     objects: number;
     smaller: number;
     repeats: number;
@@ -109,7 +112,7 @@ export async function clusterFigures(
             staticSet,
             floor: { url: `https://127.0.0.1:${floor.port}`, caPem: tls.caPem },
           },
-          options,
+          { ...options, profileDir: mkdtempSync(join(tmpdir(), 'hookkeeper-bench-pprof-')) },
           log,
         );
       } finally {

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { createMasterReview, createWorkerReview } from '../test/fixtures/hardening-machine.js';
+import { createMasterReview, createWorkerReview, WORKER_TEMPLATE_HOOK } from '../test/fixtures/hardening-machine.js';
 import { median, round } from './measure.js';
 import { startProcess, type RunningProcess, type ServerSpec, type Tls } from './servers.js';
 import { runWrk, type WrkRun } from './wrk.js';
@@ -203,7 +203,7 @@ export async function httpFigure(
   const servers = [floor, webhook, warn, tsx];
   try {
     const bodies: Record<CaseId, string> = {
-      validate: JSON.stringify(createWorkerReview()),
+      validate: JSON.stringify(createWorkerReview(undefined, [WORKER_TEMPLATE_HOOK])),
       mutate: JSON.stringify(createMasterReview()),
     };
     for (const [id, body] of Object.entries(bodies)) writeFileSync(join(dir, `${id}.json`), body);
@@ -217,7 +217,7 @@ export async function httpFigure(
       {
         id: 'validate',
         webhook: 'validate',
-        title: '/validate, worker Machine CREATE by the MachineSet controller (allowed)',
+        title: '/validate, worker Machine CREATE by the MachineSet controller, its template carrying a hook (allowed)',
         body: bodies.validate,
         bodyFile: join(dir, 'validate.json'),
         expect: 'allowed',

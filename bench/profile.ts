@@ -4,7 +4,7 @@
 // divided by the requests answered: microseconds of CPU per request, side by side.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMasterReview, createWorkerReview } from '../test/fixtures/hardening-machine.js';
+import { createMasterReview, createWorkerReview, WORKER_TEMPLATE_HOOK } from '../test/fixtures/hardening-machine.js';
 import { round } from './measure.js';
 import { startProcess, type ServerKind, type Tls } from './servers.js';
 import { runWrk } from './wrk.js';
@@ -134,7 +134,7 @@ async function profileOne(
   return { requests, ...selfTimes(join(profDir, file), window[0], window[1]) };
 }
 
-/** Figure 2's bodies: each webhook's commonest request once the conditions apply (worker CREATE; control-plane CREATE). */
+/** Figure 2's bodies: each webhook's commonest request once the conditions apply (a worker CREATE carrying its template's hook; a control-plane CREATE). */
 export async function profileFigure(
   o: ProfileOptions,
   tls: Tls,
@@ -142,7 +142,7 @@ export async function profileFigure(
   dir: string,
 ): Promise<ProfileFigure[]> {
   const bodies = { validate: join(dir, 'profile-validate.json'), mutate: join(dir, 'profile-mutate.json') };
-  writeFileSync(bodies.validate, JSON.stringify(createWorkerReview()));
+  writeFileSync(bodies.validate, JSON.stringify(createWorkerReview(undefined, [WORKER_TEMPLATE_HOOK])));
   writeFileSync(bodies.mutate, JSON.stringify(createMasterReview()));
   const out: ProfileFigure[] = [];
   for (const webhook of ['validate', 'mutate'] as const) {

@@ -265,8 +265,33 @@ function admissionSection(a: AdmissionFigure): string {
     `default policy, the same policies as the static manifests \`render --static\` writes (loaded by the API server from ` +
     `the directory it was started with), and the native floor, in turns; each is installed, seen enforced, measured and removed before ` +
     `the next. Load average (1 min) ${a.load.start} at the start, ${a.load.end} at the end. p99 per round (ms, in the ` +
-    `order of the table): ${a.rounds.map((r) => `${r.variant} ${REQUESTS.map((k) => r.p99[k]).join('/')}`).join('; ')}.\n\n${notes}\n`
+    `order of the table): ${a.rounds.map((r) => `${r.variant} ${REQUESTS.map((k) => r.p99[k]).join('/')}`).join('; ')}.\n\n${profilesPart(a)}${notes}\n`
   );
+}
+
+/** Where the time inside kube-apiserver goes: its CPU in the admission plugins per write, per variant. */
+function profilesPart(a: AdmissionFigure): string {
+  if (a.profiles.length === 0) return '';
+  const rows = a.profiles.map((p) => [
+    VARIANT_LABEL[p.variant],
+    p.writes,
+    p.admissionCpuMsPerWrite,
+    p.totalCpuMsPerWrite,
+    p.top
+      .slice(0, 4)
+      .map((t) => `${t.fn.replace(/^k8s\.io\/apiserver\/pkg\/admission\/plugin\//, '')} ${t.cumMsPerWrite}`)
+      .join('; '),
+  ]);
+  return `kube-apiserver's CPU profile with each variant in force (the same writes, after the timed rounds):\n\n${table(
+    [
+      'admission',
+      'writes',
+      'admission CPU ms/write',
+      'API server CPU ms/write',
+      'heaviest admission functions (cum ms/write)',
+    ],
+    rows,
+  )}\n\n`;
 }
 
 function startupSection(rows: StartupRow[]): string {
@@ -282,7 +307,7 @@ function profileSection(figures: ProfileFigure[]): string {
     const total = (key: 'floorUs' | 'webhookUs'): number =>
       Math.round(f.rows.reduce((n, row) => n + row[key], 0) * 10) / 10;
     parts.push(
-      `**/${f.webhook}${f.webhook === 'mutate' ? ', control-plane Machine CREATE' : ', worker Machine CREATE'}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`,
+      `**/${f.webhook}${f.webhook === 'mutate' ? ', control-plane Machine CREATE' : ', worker Machine CREATE with a hook'}** (${f.requests.floor} floor and ${f.requests.webhook} webhook requests profiled)`,
       '',
       table(
         ['component (self time)', 'floor µs', 'webhook µs', 'difference µs'],

@@ -151,8 +151,8 @@ async function main(): Promise<void> {
           admission: wantedAdmission,
           audit: wantedAudit,
           ...(quick
-            ? { samples: 20, rounds: 1, objects: 600, smaller: 200, repeats: 1 }
-            : { samples: 500, rounds: 3, objects: 10_000, smaller: 2_000, repeats: 5 }),
+            ? { samples: 20, rounds: 1, profileSeconds: 2, objects: 600, smaller: 200, repeats: 1 }
+            : { samples: 500, rounds: 3, profileSeconds: 10, objects: 10_000, smaller: 2_000, repeats: 5 }),
         },
         dir,
         log,
