@@ -7,7 +7,7 @@ import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { CARRIERS, STAGES, type HookCarrier } from '../carriers.js';
 import type { KindRef, LabelSelector, Policy } from '../policy.js';
 import { VALIDATING } from '../registry.js';
-import type { ObjectPart } from '../rules/context.js';
+import type { CreateReads, ObjectPart } from '../rules/context.js';
 import { newlySelectedCel } from './default-hooks.js';
 import { kindAndNamespaceCel, labelSelectorCel } from './selector.js';
 import { cel, celString } from './text.js';
@@ -57,15 +57,17 @@ function sameLabel(key: string): string {
   return `(${has('object')} == ${has('oldObject')} && (!${has('object')} || object.metadata.labels[${str(key)}] == oldObject.metadata.labels[${str(key)}]))`;
 }
 
+/** An annotation key `k` that names a Cluster API hook (it starts with a stage's prefix). */
+const IS_HOOK_KEY = STAGES.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
+
 /**
  * Cluster API hooks: the annotations whose keys start with a hook prefix, with their values, the same on both sides;
  * other annotations may change. Annotations that are no map count as changed.
  */
 function sameHookAnnotations(root: readonly string[]): string {
   const path = root.join('.');
-  const isHook = STAGES.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
   const within = (a: string, b: string): string =>
-    `(!${present(a, root)} || (type(${a}.${path}) == map && ${a}.${path}.all(k, !(${isHook}) || ` +
+    `(!${present(a, root)} || (type(${a}.${path}) == map && ${a}.${path}.all(k, !(${IS_HOOK_KEY}) || ` +
     `(${present(b, root)} && type(${b}.${path}) == map && k in ${b}.${path} && ${b}.${path}[k] == ${a}.${path}[k]))))`;
   return `(${within('object', 'oldObject')} && ${within('oldObject', 'object')})`;
 }
@@ -134,8 +136,7 @@ function carriesHook(carrier: HookCarrier): string {
       `(has(${path}.${s}) && (type(${path}.${s}) != list || size(${path}.${s}) > 0))`;
     return `(${present('object', carrier.root)} && (type(${path}) != map || ${STAGES.map(stage).join(' || ')}))`;
   }
-  const isHook = STAGES.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
-  return `(${present('object', carrier.root)} && (type(${path}) != map || ${path}.exists(k, ${isHook})))`;
+  return `(${present('object', carrier.root)} && (type(${path}) != map || ${path}.exists(k, ${IS_HOOK_KEY})))`;
 }
 
 /** More than one controller reference (the API server refuses it too), or references it cannot count. */
@@ -144,19 +145,18 @@ const SECOND_CONTROLLER =
   'object.metadata.ownerReferences.filter(r, type(r) != map || (has(r.controller) && r.controller == true)).size() > 1))';
 
 /**
- * What one carrier's CREATE is sent for: what its rules (on for the policy) read of a CREATE, or always when one
- * does not say. Undefined: always.
+ * What the carrier rules (on for the policy) read of a CREATE, the same for every carrier; undefined when one does
+ * not say, and every CREATE is sent.
  */
-function createSends(carrier: HookCarrier, policy: Policy | undefined): string | undefined {
-  const parts = new Set<string>();
+function createParts(policy: Policy | undefined): Set<CreateReads['parts'][number]> | undefined {
+  const parts = new Set<CreateReads['parts'][number]>();
   for (const rule of VALIDATING.admission) {
     if (rule.selects !== 'carriers' || (policy && policy.enforcement[rule.id] === 'off')) continue;
     const reads = rule.createReads?.();
     if (!reads) return undefined;
     for (const p of reads.parts) parts.add(p);
   }
-  const terms = [...parts].map((p) => (p === 'hooks' ? carriesHook(carrier) : SECOND_CONTROLLER));
-  return terms.length === 0 ? 'false' : terms.join(' || ');
+  return parts;
 }
 
 /**
@@ -166,11 +166,13 @@ function createSends(carrier: HookCarrier, policy: Policy | undefined): string |
  * nothing from the webhook but an allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts.
  */
 export function validatingCreateCondition(policy?: Policy): MatchCondition {
-  const terms = [`!(${CARRIERS.map((c) => kindCel(c)).join(' || ')})`];
-  for (const c of CARRIERS) {
-    const sends = createSends(c, policy);
-    terms.push(sends === undefined ? kindCel(c) : `(${kindCel(c)} && (${sends}))`);
-  }
+  const parts = createParts(policy);
+  const sends = (c: HookCarrier): string => {
+    if (parts === undefined) return kindCel(c);
+    const carried = [...parts].map((p) => (p === 'hooks' ? carriesHook(c) : SECOND_CONTROLLER));
+    return `(${kindCel(c)} && (${carried.length === 0 ? 'false' : carried.join(' || ')}))`;
+  };
+  const terms = [`!(${CARRIERS.map((c) => kindCel(c)).join(' || ')})`, ...CARRIERS.map(sends)];
   return { name: CREATE_CONDITION_NAME, expression: `request.operation != 'CREATE' || ${terms.join(' || ')}` };
 }
 
