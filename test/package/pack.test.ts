@@ -27,7 +27,7 @@ let packed: string[];
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'hookkeeper-pack-'));
-  // `prepare` builds dist/ first, as it does for every pack.
+  // prepack builds dist/ first, and drops `prepare` from the packed manifest (scripts/pack-manifest.js).
   const res = npm(['pack', '--json', '--pack-destination', work], root);
   assert.equal(res.status, 0, `npm pack:\n${res.stderr}`);
   const [info] = JSON.parse(res.stdout.slice(res.stdout.indexOf('['))) as {
@@ -72,6 +72,17 @@ test('the tarball holds what the CLI runs on, and no tests, sources or chart', (
   );
 });
 
+test('the packed manifest has no install script for npm to warn about, and the checkout keeps its own', () => {
+  const read = spawnSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' });
+  assert.equal(read.status, 0, read.stderr);
+  const scripts = (JSON.parse(read.stdout) as { scripts: Record<string, string> }).scripts;
+  for (const event of ['preinstall', 'install', 'postinstall', 'prepare'])
+    assert.equal(scripts[event], undefined, `the tarball's package.json runs ${event}`);
+  const own = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+  assert.ok(own['prepare'], "postpack puts the checkout's prepare back");
+});
+
 test('npm install -g of the tarball, outside the repository, gives a hookkeeper that gates CI', (t) => {
   const prefix = join(work, 'prefix');
   const install = (mode: '--offline' | '--prefer-offline'): SpawnSyncReturns<string> =>
@@ -87,6 +98,7 @@ test('npm install -g of the tarball, outside the repository, gives a hookkeeper 
     return;
   }
   assert.equal(res.status, 0, `npm install -g ${tarball}:\n${res.stderr}`);
+  assert.doesNotMatch(res.stderr, /install-scripts/, 'npm warns of an install script');
   const hookkeeper = join(prefix, 'bin', 'hookkeeper');
 
   // A user's repository: nothing of hookkeeper's, not even a package.json.
