@@ -30,6 +30,11 @@ export interface InputFile {
    * lack is no deletion (--old-ref's files outside the given paths). What cannot be read here is noted, not fatal.
    */
   searchOnly?: boolean;
+  /**
+   * Found by walking a directory, not named: a file there that holds no Kubernetes object (package.json, a
+   * kustomization) is another tool's, skipped with a note; a named file or stdin is meant as manifests.
+   */
+  walked?: boolean;
 }
 
 export function isManifestName(name: string): boolean {
@@ -47,7 +52,12 @@ export function displayPath(abs: string, cwd: string): string {
  * in .gitignore; a directory is matched with and without its trailing "/", so `charts` and `charts/**` both skip it.
  */
 export function isExcluded(rel: string, exclude: readonly string[], isDir = false): boolean {
-  return exclude.some(
+  return excludedBy(rel, exclude, isDir) !== undefined;
+}
+
+/** The first --exclude pattern that leaves `rel` out (as isExcluded matches), if any. */
+function excludedBy(rel: string, exclude: readonly string[], isDir: boolean): string | undefined {
+  return exclude.find(
     (glob) => minimatch(rel, glob, { matchBase: true }) || (isDir && minimatch(`${rel}/`, glob, { matchBase: true })),
   );
 }
@@ -60,6 +70,8 @@ export function chartNote(dir: string): string {
 /** What a walk found: manifest files, plus what it could not read (exit 2) and what it skipped on purpose. */
 export interface Expanded {
   paths: string[];
+  /** The paths found by walking a directory (InputFile.walked). */
+  walked: Set<string>;
   problems: Problem[];
   notes: string[];
 }
@@ -83,6 +95,8 @@ interface Walk {
   out: Expanded;
   /** Real paths of the directories being walked, to catch a symbolic link back to one of them. */
   ancestors: Set<string>;
+  /** The --exclude patterns that left something out, so that one that matched nothing can be named. */
+  used: Set<string>;
 }
 
 async function walk(dir: string, w: Walk): Promise<void> {
@@ -106,7 +120,11 @@ async function walk(dir: string, w: Walk): Promise<void> {
     const path = join(dir, e.name);
     const rel = relative(w.top, path).split(sep).join('/');
     // A link is matched before it is followed: an excluded loop is not read, so not reported.
-    if (w.exclude.length > 0 && isExcluded(rel, w.exclude, e.isDirectory() || e.isSymbolicLink())) continue;
+    const by = w.exclude.length > 0 ? excludedBy(rel, w.exclude, e.isDirectory() || e.isSymbolicLink()) : undefined;
+    if (by !== undefined) {
+      w.used.add(by);
+      continue;
+    }
     let isDir = e.isDirectory();
     if (e.isSymbolicLink()) {
       try {
@@ -128,7 +146,10 @@ async function walk(dir: string, w: Walk): Promise<void> {
         continue;
       }
       await walk(path, w);
-    } else if (isManifestName(e.name)) w.out.paths.push(path);
+    } else if (isManifestName(e.name)) {
+      w.out.paths.push(path);
+      w.out.walked.add(path);
+    }
   }
   w.ancestors.delete(real);
 }
@@ -142,7 +163,9 @@ export async function expandPaths(
   cwd: string,
   exclude: readonly string[] = [],
 ): Promise<Expanded> {
-  const out: Expanded = { paths: [], problems: [], notes: [] };
+  const out: Expanded = { paths: [], walked: new Set(), problems: [], notes: [] };
+  const used = new Set<string>();
+  let walkedAny = false;
   for (const p of paths) {
     if (p === STDIN) {
       out.paths.push(STDIN);
@@ -150,13 +173,21 @@ export async function expandPaths(
     }
     const abs = resolve(cwd, p);
     try {
-      if ((await stat(abs)).isDirectory()) await walk(abs, { top: abs, cwd, exclude, out, ancestors: new Set() });
-      else out.paths.push(abs);
+      if ((await stat(abs)).isDirectory()) {
+        walkedAny = true;
+        await walk(abs, { top: abs, cwd, exclude, out, ancestors: new Set(), used });
+      } else out.paths.push(abs);
     } catch (err) {
       out.problems.push(cannotRead(p, err));
     }
   }
+  // A named file is read whatever --exclude says, so a pattern is judged only against the directories walked.
+  if (walkedAny)
+    for (const glob of exclude.filter((g) => !used.has(g)))
+      out.notes.push(`--exclude ${JSON.stringify(glob)} matched nothing in the directories given`);
   out.paths = [...new Set(out.paths)];
+  // A file named as well as walked is named: meant as manifests.
+  for (const p of paths) if (p !== STDIN) out.walked.delete(resolve(cwd, p));
   return out;
 }
 
@@ -205,7 +236,8 @@ export async function readInputs(
   for (const f of found.paths) {
     const file = f === STDIN ? STDIN_NAME : displayPath(f, options.cwd);
     try {
-      files.push({ file, text: f === STDIN ? await options.readStdin() : await readFile(f, file) });
+      const text = f === STDIN ? await options.readStdin() : await readFile(f, file);
+      files.push({ file, text, ...(found.walked.has(f) ? { walked: true } : {}) });
     } catch (err) {
       if (err instanceof AppError) found.problems.push(...err.problems);
       else found.problems.push(cannotRead(file, err));

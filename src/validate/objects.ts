@@ -58,6 +58,29 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * kustomize's own configuration (a Kustomization, a Component, a builtin generator's or transformer's config): read
+ * by `kubectl apply -k` and `kustomize build`, never sent to the API server.
+ */
+export function isKustomizeConfig(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const apiVersion = value['apiVersion'];
+  return (
+    typeof apiVersion === 'string' && (apiVersion.startsWith('kustomize.config.k8s.io/') || apiVersion === 'builtin')
+  );
+}
+
+/**
+ * A document that is no attempt at a Kubernetes object: not a mapping, or a mapping with none of apiVersion, kind and
+ * metadata (package.json, renovate.json, a values file, a kustomization.yaml without apiVersion), or kustomize's own
+ * configuration. One with any of the three is a manifest, broken or not.
+ */
+export function isOtherToolsDocument(value: unknown): boolean {
+  if (!isRecord(value)) return true;
+  if (isKustomizeConfig(value)) return true;
+  return !('apiVersion' in value) && !('kind' in value) && !('metadata' in value);
+}
+
 /** Turns one file's documents into subjects; what is not a Kubernetes object becomes a Problem (exit 2). */
 export function subjectsOf(file: string, docs: readonly YamlDocument[], problems: Problem[]): Subject[] {
   const out: Subject[] = [];
@@ -79,6 +102,8 @@ export function subjectsOf(file: string, docs: readonly YamlDocument[], problems
       });
       continue;
     }
+    // Never an object of the cluster's, wherever it is found (kubectl apply -k reads it; kustomize build drops it).
+    if (isKustomizeConfig(value)) continue;
     const kind = str(value['kind']);
     if (value['apiVersion'] === 'admission.k8s.io/v1' && kind === 'AdmissionReview') {
       const parsed = parseAdmissionReview(value);

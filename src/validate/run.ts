@@ -10,7 +10,7 @@ import type { CrdSet } from './crd.js';
 import { parseManifests } from './documents.js';
 import type { InputFile } from './inputs.js';
 import { duplicate, identityKey, OldIndex, undecidedWithoutNamespace, withNamespace } from './identity.js';
-import { subjectsOf, type Keys, type Manifest, type Origin, type Subject } from './objects.js';
+import { isOtherToolsDocument, subjectsOf, type Keys, type Manifest, type Origin, type Subject } from './objects.js';
 import { findingSide } from './sides.js';
 import {
   describeObject,
@@ -43,15 +43,31 @@ export interface ValidateOptions {
 type Place = Pick<Finding, 'line' | 'old'>;
 type Locate = (v: Pick<Violation, 'path' | 'hook'>, keys: Keys) => Place;
 
-/** One file's subjects; what cannot be read is added to `problems` (exit 2) rather than thrown. */
-function fileSubjects(f: InputFile, problems: Problem[]): Subject[] {
+/**
+ * One file's subjects; what cannot be read is added to `problems` (exit 2) rather than thrown. A file found by
+ * walking a directory whose every document is another tool's (isOtherToolsDocument) is added to `skipped` instead.
+ */
+function fileSubjects(f: InputFile, problems: Problem[], skipped: string[]): Subject[] {
   try {
-    return subjectsOf(f.file, parseManifests(f.text, f.file), problems);
+    const docs = parseManifests(f.text, f.file);
+    if (f.walked && docs.length > 0 && docs.every((d) => isOtherToolsDocument(d.value))) {
+      skipped.push(f.file);
+      return [];
+    }
+    return subjectsOf(f.file, docs, problems);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     problems.push(...(err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }]));
     return [];
   }
+}
+
+/** The note for the walked files that held no Kubernetes object: counted, the first few named. */
+function skippedNote(files: readonly string[]): string {
+  const shown = files.slice(0, 5).join(', ');
+  const more = files.length > 5 ? ` and ${files.length - 5} more` : '';
+  const n = files.length === 1 ? '1 file holds' : `${files.length} files hold`;
+  return `${n} no Kubernetes object and ${files.length === 1 ? 'was' : 'were'} skipped (another tool's YAML or JSON, or kustomize's configuration): ${shown}${more}`;
 }
 
 /** The old manifests could not all be read: every verdict may depend on them, so the run stops (with the new ones' problems too). */
@@ -334,8 +350,9 @@ export function validateInputs(
   const seen = { withoutRbac: false };
   // File by file, so a file's parsed documents are garbage once reviewed: holding every document of a large run
   // at once makes garbage collection cost more than the rules (BENCHMARKS.md).
+  const skipped: string[] = [];
   for (const f of files) {
-    const subjects = fileSubjects(f, problems);
+    const subjects = fileSubjects(f, problems, skipped);
     // An unreadable old input is fatal (every verdict could depend on it); an unreadable new one is reported beside
     // the results of the others, so one bad file in a repository hides nothing else.
     if (oldProblems.length > 0) continue;
@@ -364,6 +381,7 @@ export function validateInputs(
     notes.push(
       `not searched for old versions, as they are not YAML: ${oldIndex.unsearched.join(', ')} (an object whose old version is there is judged as a CREATE)`,
     );
+  if (skipped.length > 0) notes.push(skippedNote(skipped));
   const deleted = deletions.map((old) => reviewDeletion(old, options));
   notes.push(...(options.crds?.notes ?? []));
   if (seen.withoutRbac) notes.push(rbacNote(options.policy));

@@ -55,19 +55,58 @@ describe('validate: what a repository holds besides manifests', () => {
   });
 
   test('--exclude GLOB (repeatable): relative to the directory given; a name without "/" at any depth', async () => {
-    // Without it, kustomization.yaml and a values file are documents that are no Kubernetes objects: exit 2.
-    const without = await cli(['validate', 'repo'], { cwd: dir });
-    assert.equal(without.code, 2, without.stdout + without.stderr);
-    assert.match(without.stderr, /repo\/kustomize\/kustomization\.yaml:1: document 1 is not a Kubernetes object/);
     const excluded = await cli(['validate', 'repo', '--exclude', 'kustomize/**', '--exclude', 'values-*.yaml'], {
       cwd: dir,
     });
     assert.equal(excluded.code, 0, excluded.stdout + excluded.stderr);
-    // A pattern is matched inside the directory given, not against the path from the working directory.
+    assert.doesNotMatch(excluded.stdout, /skipped|matched nothing/);
+    // A pattern is matched inside the directory given, not against the path from the working directory: one that
+    // leaves nothing out says so.
     const wrongBase = await cli(['validate', 'repo', '--exclude', 'repo/kustomize/**', '--exclude', 'values-*.yaml'], {
       cwd: dir,
     });
-    assert.equal(wrongBase.code, 2, wrongBase.stdout + wrongBase.stderr);
+    assert.equal(wrongBase.code, 0, wrongBase.stdout + wrongBase.stderr);
+    assert.match(
+      wrongBase.stdout,
+      /^note: --exclude "repo\/kustomize\/\*\*" matched nothing in the directories given$/m,
+    );
+    assert.doesNotMatch(wrongBase.stdout, /--exclude "values-\*\.yaml" matched nothing/);
+  });
+
+  test("a walked file of another tool's (package.json, a kustomization, values) is skipped with one counted note", async () => {
+    const other = join(dir, 'other');
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({ name: 'gitops', private: true, scripts: { test: 'true' } }),
+      'renovate.json': JSON.stringify({ extends: ['config:recommended'] }),
+      '.pre-commit-config.yaml': 'repos: []\n',
+      'kustomization.yaml': 'resources:\n  - manifests/cp.yaml\n',
+      'overlay/kustomization.yaml':
+        'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../manifests\n',
+      'values.yaml': 'replicas: 3\n',
+      'list.yaml': '- a\n- b\n',
+      'manifests/cp.yaml': yaml(machine({ name: 'master-0', preDrain: [ETCD] })),
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(join(other, path, '..'), { recursive: true });
+      await writeFile(join(other, path), text);
+    }
+    const r = await cli(['validate', '.'], { cwd: other });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^1 object: 1 allowed, 0 denied, 0 warnings$/m);
+    assert.match(
+      r.stdout,
+      /^note: 6 files hold no Kubernetes object and were skipped \(another tool's YAML or JSON, or kustomize's configuration\): kustomization\.yaml, list\.yaml, overlay\/kustomization\.yaml, package\.json, renovate\.json and 1 more$/m,
+    );
+
+    // Something that tries to be an object is judged, broken or not: a manifest with a typo in "kind" stays an error,
+    // and so does a file named on the command line.
+    await writeFile(join(other, 'broken.yaml'), 'apiVersion: machine.openshift.io/v1beta1\nKind: Machine\n');
+    const broken = await cli(['validate', '.'], { cwd: other });
+    assert.equal(broken.code, 2, broken.stdout + broken.stderr);
+    assert.match(broken.stderr, /broken\.yaml:1: document 1 is not a Kubernetes object: kind missing/);
+    const named = await cli(['validate', 'values.yaml'], { cwd: other });
+    assert.equal(named.code, 2, named.stdout + named.stderr);
+    assert.match(named.stderr, /values\.yaml:1: document 1 is not a Kubernetes object: apiVersion and kind missing/);
   });
 
   test('a symbolic link loop is named, and reported beside every other result (exit 2)', async () => {

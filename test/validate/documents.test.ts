@@ -334,6 +334,19 @@ describe('subjectsOf', () => {
     assert.equal(s.input.userInfo.username, 'alice');
   });
 
+  test("kustomize's own configuration is never an object for the cluster: skipped, not a problem", () => {
+    const { subjects, problems } = parse(
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n---\n' +
+        'apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\n---\n' +
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      subjects.map((s) => (s.type === 'manifest' ? s.gvk.kind : s.type)),
+      ['ConfigMap'],
+    );
+  });
+
   test('what is not a Kubernetes object is a problem with file and line', () => {
     const { problems } = parse(
       'just a string\n---\nfoo: bar\n---\napiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest: {}\n',
