@@ -97,6 +97,14 @@ interface Walk {
   ancestors: Set<string>;
   /** The --exclude patterns that left something out, so that one that matched nothing can be named. */
   used: Set<string>;
+  /** The real path of `top`: a symbolic link is followed only to somewhere below it. */
+  topReal: string;
+}
+
+/** Whether `path` is `dir` or below it (both real paths). */
+function within(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 async function walk(dir: string, w: Walk): Promise<void> {
@@ -126,13 +134,26 @@ async function walk(dir: string, w: Walk): Promise<void> {
       continue;
     }
     let isDir = e.isDirectory();
+    let isFile = e.isFile();
     if (e.isSymbolicLink()) {
+      let target: string;
       try {
-        isDir = (await stat(path)).isDirectory();
+        const st = await stat(path);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+        target = await realpath(path);
       } catch (err) {
         // A loop is named whatever its name; a dangling link only where a manifest was meant (not a README).
         if (errno(err) !== 'ENOENT' || isManifestName(e.name))
           w.out.problems.push(cannotRead(displayPath(path, w.cwd), err));
+        continue;
+      }
+      // A checkout's link may point anywhere on the machine that runs the gate: only into the directory given.
+      if (!within(w.topReal, target)) {
+        if (isDir || isManifestName(e.name))
+          w.out.notes.push(
+            `${displayPath(path, w.cwd)}: a symbolic link that leads out of ${displayPath(w.top, w.cwd)}, not read`,
+          );
         continue;
       }
     }
@@ -146,6 +167,9 @@ async function walk(dir: string, w: Walk): Promise<void> {
         continue;
       }
       await walk(path, w);
+    } else if (isManifestName(e.name) && !isFile) {
+      // Opening a FIFO waits for a writer that never comes; a device or a socket is no manifest either.
+      w.out.problems.push({ file: displayPath(path, w.cwd), message: 'cannot read: not a regular file (not opened)' });
     } else if (isManifestName(e.name)) {
       w.out.paths.push(path);
       w.out.walked.add(path);
@@ -175,7 +199,8 @@ export async function expandPaths(
     try {
       if ((await stat(abs)).isDirectory()) {
         walkedAny = true;
-        await walk(abs, { top: abs, cwd, exclude, out, ancestors: new Set(), used });
+        const topReal = await realpath(abs).catch(() => abs);
+        await walk(abs, { top: abs, cwd, exclude, out, ancestors: new Set(), used, topReal });
       } else out.paths.push(abs);
     } catch (err) {
       out.problems.push(cannotRead(p, err));

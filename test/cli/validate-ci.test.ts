@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
@@ -107,6 +108,56 @@ describe('validate: what a repository holds besides manifests', () => {
     const named = await cli(['validate', 'values.yaml'], { cwd: other });
     assert.equal(named.code, 2, named.stdout + named.stderr);
     assert.match(named.stderr, /values\.yaml:1: document 1 is not a Kubernetes object: apiVersion and kind missing/);
+  });
+
+  test('a symbolic link out of the directory given is not followed, and a FIFO is never opened', async () => {
+    const outside = join(dir, 'outside');
+    const inside = join(dir, 'checkout');
+    await mkdir(outside, { recursive: true });
+    await mkdir(join(inside, 'manifests'), { recursive: true });
+    await writeFile(join(outside, 'secret.yaml'), yaml(machine({ name: 'outside-0', preDrain: [ETCD] })));
+    await writeFile(join(inside, 'manifests', 'cp.yaml'), yaml(machine({ name: 'master-0', preDrain: [ETCD] })));
+    await symlink('../../outside/secret.yaml', join(inside, 'manifests', 'link.yaml'));
+    await symlink('../outside', join(inside, 'linkdir'));
+    // A link that stays inside is followed as before.
+    await symlink('manifests/cp.yaml', join(inside, 'alias.yaml'));
+    const linked = await cli(['validate', 'checkout', '-o', 'json'], { cwd: dir });
+    const report = JSON.parse(linked.stdout) as ValidateReport;
+    assert.deepEqual(report.results.map((r) => r.file).sort(), ['checkout/alias.yaml', 'checkout/manifests/cp.yaml']);
+    assert.deepEqual(report.notes.filter((n) => n.includes('leads out')).sort(), [
+      'checkout/linkdir: a symbolic link that leads out of checkout, not read',
+      'checkout/manifests/link.yaml: a symbolic link that leads out of checkout, not read',
+    ]);
+
+    const fifo = join(inside, 'manifests', 'pipe.yaml');
+    const made = spawnSync('mkfifo', [fifo]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const r = await cli(['validate', 'checkout'], { cwd: dir });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /^ {2}checkout\/manifests\/pipe\.yaml: cannot read: not a regular file \(not opened\)$/m);
+    assert.match(r.stdout, /^2 objects: 2 allowed/m);
+  });
+
+  test('-o github: nothing a pull request names can forge a workflow command, on either stream', async () => {
+    const hostile = join(dir, 'hostile');
+    await mkdir(hostile, { recursive: true });
+    // A file name that, printed raw, ends a line and starts a workflow command of its own.
+    await writeFile(join(hostile, 'x\n::add-mask::leak\n  ::error file=y::forged ##[error]old.yaml'), 'kind: [\n');
+    await writeFile(join(hostile, 'cp.yaml'), yaml(machine({ name: 'master-0', preDrain: [ETCD] })));
+    const r = await cli(['validate', 'hostile', '-o', 'github'], { cwd: dir });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    const ours = /^::(error|warning|notice) (file=[^,:]*,)?(line=\d+,)?title=[^:]*::/;
+    for (const [stream, text] of [
+      ['stdout', r.stdout],
+      ['stderr', r.stderr],
+    ] as const)
+      for (const line of text.split('\n')) {
+        // A line the runner takes for a command is one of ours, whole (the legacy `##[` form only outside them).
+        if (line.trimStart().startsWith('::')) assert.match(line, ours, `${stream}: ${JSON.stringify(line)}`);
+        else assert.doesNotMatch(line, /##\[/, `${stream}: ${JSON.stringify(line)}`);
+      }
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^hookkeeper validate: cannot validate an input: .*add-mask/);
   });
 
   test('a symbolic link loop is named, and reported beside every other result (exit 2)', async () => {

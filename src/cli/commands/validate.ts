@@ -191,10 +191,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
     if (report.problems.length > 0) {
       const n = report.problems.length;
       const head = `cannot validate ${n === 1 ? 'an input' : `${n} inputs`}: unreadable, not Kubernetes objects, or defined twice; the others are reported`;
-      write(
-        io.stderr,
-        `hookkeeper validate: ${describeError(new AppError('INPUT_INVALID', head, { problems: report.problems }))}`,
-      );
+      write(io.stderr, await errorText(new AppError('INPUT_INVALID', head, { problems: report.problems }), output));
     }
     return exitCode(report, failOn);
   } catch (err) {
@@ -203,9 +200,20 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       const render = await VALIDATE_FORMATS[output].load();
       write(io.stdout, render(failedReport(userInfo, err), { showPatches: false }));
     }
-    write(io.stderr, `hookkeeper validate: ${describeError(err)}`);
+    write(io.stderr, await errorText(err, output));
     return exitCodeFor(err);
   }
+}
+
+/**
+ * What goes to stderr about an error. Under `-o github` the runner reads stderr for workflow commands too, and file
+ * and object names come from the pull request: one line, its data escaped as a command's message is.
+ */
+async function errorText(err: unknown, output: ValidateFormat | undefined): Promise<string> {
+  const text = `hookkeeper validate: ${describeError(err)}`;
+  if (output !== 'github') return text;
+  const { escapeData } = await import('../../validate/github.js');
+  return `${escapeData(text.trimEnd()).replace(/##\[/g, '#%23[')}\n`;
 }
 
 /** A --crd file, or every .yaml, .yml and .json file under a --crd directory (a CRD bundle), in name order. */
