@@ -14,7 +14,7 @@ interface Envelope {
     namespace?: string;
     name?: string;
     operation: Operation;
-    userInfo: { username?: string; uid?: string; groups?: string[] };
+    userInfo: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[] | null> };
     object?: Record<string, unknown> | null;
     oldObject?: Record<string, unknown> | null;
     dryRun?: boolean;
@@ -90,11 +90,17 @@ export function parseAdmissionReview(body: unknown): ParseResult {
           username: req.userInfo.username ?? '',
           ...(req.userInfo.uid === undefined ? {} : { uid: req.userInfo.uid }),
           groups: req.userInfo.groups ?? [],
+          ...(req.userInfo.extra === undefined ? {} : { extra: extraOf(req.userInfo.extra) }),
         },
         dryRun: req.dryRun === true,
       },
     },
   };
+}
+
+/** userInfo.extra as a plain map of lists (a null value is an empty list); own keys only, `__proto__` included. */
+function extraOf(extra: Record<string, string[] | null>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v ?? []]));
 }
 
 /**

@@ -29,6 +29,11 @@ export const ADMISSION_REVIEW_SCHEMA = {
             username: { type: 'string' },
             uid: { type: 'string' },
             groups: { type: 'array', items: { type: 'string' } },
+            // map[string][]string (authentication/v1 UserInfo.Extra); a nil value marshals as null.
+            extra: {
+              type: 'object',
+              additionalProperties: { type: ['array', 'null'], items: { type: 'string' } },
+            },
           },
         },
         object: { type: ['object', 'null'] },

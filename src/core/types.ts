@@ -13,6 +13,11 @@ export interface UserInfo {
   username: string;
   uid?: string;
   groups: readonly string[];
+  /**
+   * What the authenticator added (OpenShift: a token's scopes; a credential id): no rule reads it, but an authorizer
+   * may, so the webhook's SubjectAccessReviews carry it as the API server's own authorization would.
+   */
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A Kubernetes object as JSON: nothing about it is trusted, so rules read it through guards. */

@@ -50,6 +50,8 @@ export function ownerFactsGatherer(options: OwnerFactsOptions): OwnerFactsGather
       user: input.userInfo.username,
       groups: input.userInfo.groups,
       ...(input.userInfo.uid ? { uid: input.userInfo.uid } : {}),
+      // The authorizers see what the API server's own would: a scoped token is asked about as scoped.
+      ...(input.userInfo.extra ? { extra: input.userInfo.extra } : {}),
     };
     return options.reviewer.review(subject, asked, namespace).then((access) => ({ granted, access, grantsKnown }));
   };

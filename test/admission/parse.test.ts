@@ -22,6 +22,25 @@ test('a real UPDATE review becomes the engine input', () => {
   assert.equal(r.review.input.namespace, 'openshift-machine-api');
 });
 
+test("userInfo's uid and extra are kept as sent: the SubjectAccessReview asks about that exact requester", () => {
+  // OpenShift puts a scoped token's scopes in extra; a nil value (Go's nil ExtraValue) arrives as null.
+  const extra = { 'scopes.authorization.openshift.io': ['user:info', 'user:check-access'], empty: [], nil: null };
+  const r = parseAdmissionReview(
+    admissionReview({ operation: 'UPDATE', object: machine(), oldObject: machine(), user: { ...USERS.alice, extra } }),
+  );
+  assert.ok(r.ok);
+  assert.deepEqual(r.review.input.userInfo, {
+    username: 'alice',
+    uid: 'u-3',
+    groups: ['system:authenticated'],
+    extra: { 'scopes.authorization.openshift.io': ['user:info', 'user:check-access'], empty: [], nil: [] },
+  });
+  // No extra sent, none invented.
+  const plain = parseAdmissionReview(admissionReview({ operation: 'UPDATE', object: machine(), oldObject: machine() }));
+  assert.ok(plain.ok);
+  assert.equal('extra' in plain.review.input.userInfo, false);
+});
+
 test('DELETE carries oldObject and a null object', () => {
   const r = parseAdmissionReview(admissionReview({ operation: 'DELETE', object: null, oldObject: machine() }));
   assert.ok(r.ok);
@@ -71,6 +90,40 @@ const bad: Array<[string, unknown, string[]]> = [
       return b;
     })(),
     ['request.object must be object,null'],
+  ],
+  ...(
+    [
+      ['userInfo.extra that is not a map', 'scoped', ['request.userInfo.extra must be object']],
+      [
+        'a userInfo.extra value that is not a list',
+        { scopes: 'user:info' },
+        ['request.userInfo.extra.scopes must be array,null'],
+      ],
+      [
+        'a userInfo.extra item that is not a string',
+        { scopes: ['user:info', 7] },
+        ['request.userInfo.extra.scopes.1 must be string'],
+      ],
+    ] as const
+  ).map(([title, extra, problems]): [string, unknown, string[]] => [
+    title,
+    admissionReview({
+      operation: 'UPDATE',
+      object: machine(),
+      oldObject: machine(),
+      user: { ...USERS.alice, extra: extra as never },
+    }),
+    [...problems],
+  ]),
+  [
+    'a userInfo.uid that is not a string',
+    admissionReview({
+      operation: 'UPDATE',
+      object: machine(),
+      oldObject: machine(),
+      user: { ...USERS.alice, uid: 7 as never },
+    }),
+    ['request.userInfo.uid must be string'],
   ],
 ];
 for (const [title, body, problems] of bad) {

@@ -83,6 +83,29 @@ describe('hookkeeper review', () => {
     assert.match(r.stderr, /stdin line 3: invalid AdmissionReview.*request/);
   });
 
+  test('a review as the API server sends it, userInfo.extra included, is answered; a malformed extra is reported', async () => {
+    // Offline, RBAC is not asked: extra changes no verdict here, but it is checked as the webhook checks it.
+    const scoped = (extra: unknown) =>
+      JSON.stringify(
+        admissionReview({
+          uid: 'uid-scoped',
+          operation: 'UPDATE',
+          object: machine({ preDrain: [] }),
+          oldObject: machine({ preDrain: [ETCD] }),
+          user: { ...USERS.alice, extra: extra as Record<string, unknown> },
+        }),
+      );
+    const r = await cli(['review', '--validate'], {
+      stdin: `${scoped({ 'scopes.authorization.openshift.io': ['user:full'] })}\n${scoped({ scopes: 'user:full' })}\n`,
+    });
+    assert.equal(r.code, 2);
+    const [first, ...rest] = r.stdout.trim().split('\n');
+    assert.deepEqual(rest, []);
+    assert.equal(JSON.parse(first ?? '').response.allowed, false);
+    assert.match(r.stderr, /stdin line 2: invalid AdmissionReview/);
+    assert.match(r.stderr, /request\.userInfo\.extra\.scopes must be array,null/);
+  });
+
   test('manifests instead of AdmissionReviews: one line per input suggesting validate, exit 2', async () => {
     const yaml = 'apiVersion: machine.openshift.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\nspec: {}\n';
     for (const stdin of [yaml, `---\n${yaml}`, `# a manifest\n${yaml}`]) {

@@ -2,9 +2,12 @@
 // and the object's hooks' owners), and SubjectAccessReview answers for the asked ones only.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parseAdmissionReview } from '../../src/admission/parse.js';
 import type { ReviewInput } from '../../src/core/types.js';
-import type { Access, AccessSubject } from '../../src/kube/subject-access-review.js';
+import { createAccessReviewer, type Access, type AccessSubject } from '../../src/kube/subject-access-review.js';
 import { ownerFactsGatherer } from '../../src/kube/owner-facts.js';
+import { silentLogger } from '../../src/log.js';
+import { admissionReview } from '../fixtures/openshift.js';
 
 const machine = (namespace: string, hooks: Array<{ name: string; owner: unknown }>) => ({
   apiVersion: 'machine.openshift.io/v1beta1',
@@ -116,5 +119,65 @@ describe('owner facts for a review', () => {
     const quiet = setup([], {}, false).gather(input());
     assert.ok(!(quiet instanceof Promise));
     assert.equal(quiet.grantsKnown, false);
+  });
+
+  test("the SubjectAccessReview sent carries the AdmissionReview's userInfo as the API server sent it", async () => {
+    // What the API server's own authorizer would be given for this requester: user, groups, uid and extra. A scoped
+    // token (OpenShift puts its scopes in extra) must be asked about as scoped, never as its user's full grants.
+    // As JSON text: `__proto__` must be an own key, as JSON.parse makes it (an object literal would set a prototype).
+    const extraJson =
+      '{"scopes.authorization.openshift.io":["user:info","user:check-access"],' +
+      '"authentication.kubernetes.io/credential-id":["JTI=1234"],"__proto__":["an own key"]}';
+    const user = {
+      username: 'bob',
+      uid: 'u-bob',
+      groups: ['dev', 'system:authenticated'],
+      extra: JSON.parse(extraJson),
+    };
+    const body = JSON.parse(
+      JSON.stringify(
+        admissionReview({
+          operation: 'UPDATE',
+          object: machine('ns1', []),
+          oldObject: machine('ns1', [{ name: 'a/Detach', owner: 'team/storage' }]),
+          user,
+        }),
+      ),
+    ) as unknown;
+    const parsed = parseAdmissionReview(body);
+    assert.ok(parsed.ok);
+    const sent: unknown[] = [];
+    const reviewer = createAccessReviewer({
+      logger: silentLogger(),
+      post: (_path, sar) => {
+        sent.push(JSON.parse(JSON.stringify(sar)));
+        return Promise.resolve({ status: 201, body: { status: { allowed: false } } });
+      },
+    });
+    const gather = ownerFactsGatherer({
+      index: { protectedIn: () => true, ready: () => true },
+      reviewer,
+      ownersToCheck: () => ['team/storage'],
+    });
+    assert.deepEqual((await gather(parsed.review.input)).access, { 'team/storage': 'denied' });
+    assert.deepEqual(sent, [
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: 'bob',
+          groups: ['dev', 'system:authenticated'],
+          uid: 'u-bob',
+          extra: JSON.parse(extraJson),
+          resourceAttributes: {
+            group: 'hookkeeper.io',
+            resource: 'hookowners',
+            verb: 'remove',
+            name: 'team/storage',
+            namespace: 'ns1',
+          },
+        },
+      },
+    ]);
   });
 });

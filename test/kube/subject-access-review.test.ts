@@ -15,10 +15,19 @@ interface Posted {
   path: string;
   method: string;
   auth: string;
-  body: { spec: { user: string; groups: string[]; uid?: string; resourceAttributes: Record<string, string> } };
+  body: {
+    spec: {
+      user: string;
+      groups: string[];
+      uid?: string;
+      extra?: Record<string, string[]>;
+      resourceAttributes: Record<string, string>;
+    };
+  };
 }
 
 const bob = { user: 'bob', groups: ['system:authenticated'] };
+const SCOPES = 'scopes.authorization.openshift.io';
 
 /** Lets promise callbacks run (mock timers fire inside tick()). */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -68,7 +77,10 @@ describe('SubjectAccessReview client against a fake API server', () => {
           res.writeHead(201).end('{"status": {"allowed": "yes"}}');
           return;
         }
+        // An authorizer in front of RBAC that refuses hook owners to scoped tokens (OpenShift's scopes live in extra).
+        const scoped = SCOPES in (body.spec.extra ?? {});
         const allowed =
+          !scoped &&
           body.spec.user === 'bob' &&
           name === 'team/storage' &&
           attrs['verb'] === 'remove' &&
@@ -187,6 +199,29 @@ describe('SubjectAccessReview client against a fake API server', () => {
       clock += 3_000; // now the allow has expired too
       await reviewer.review(bob, ['team/storage'], 'ns1');
       assert.equal(posted.length, 2);
+    } finally {
+      reviewer.close();
+    }
+  });
+
+  test('the cache keys on uid and extra too: an unscoped answer is never reused for a scoped requester', async () => {
+    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    try {
+      const scoped = (...scopes: string[]) => ({ ...bob, extra: { [SCOPES]: scopes } });
+      assert.deepEqual(await reviewer.review(bob, ['team/storage'], 'ns1'), { 'team/storage': 'allowed' });
+      assert.deepEqual(await reviewer.review(scoped('user:info'), ['team/storage'], 'ns1'), {
+        'team/storage': 'denied',
+      });
+      assert.equal(posted.length, 2);
+      // Other scopes, another extra key, another uid: other questions. The same scoped requester again: the cache.
+      await reviewer.review(scoped('user:check-access'), ['team/storage'], 'ns1');
+      await reviewer.review({ ...bob, extra: { 'example.com/other': ['x'] } }, ['team/storage'], 'ns1');
+      await reviewer.review({ ...scoped('user:info'), uid: 'u-2' }, ['team/storage'], 'ns1');
+      assert.equal(posted.length, 5);
+      assert.deepEqual(await reviewer.review(scoped('user:info'), ['team/storage'], 'ns1'), {
+        'team/storage': 'denied',
+      });
+      assert.equal(posted.length, 5);
     } finally {
       reviewer.close();
     }

@@ -61,6 +61,11 @@ export interface ControlPlaneOptions {
   /** More kube-apiserver flags (feature gates, an admission configuration file). */
   apiserverArgs?: readonly string[];
   /**
+   * An AuthorizationConfiguration (apiserver.config.k8s.io/v1) for --authorization-config, in place of
+   * --authorization-mode=RBAC (the two flags exclude each other): e.g. a webhook authorizer in front of RBAC.
+   */
+  authorizationConfig?: Record<string, unknown>;
+  /**
    * Start kube-apiserver with static admission manifests from staticAdmissionRoot, empty until applyStaticSet writes a
    * set (static-admission.ts): the gate is added on 1.36; an older release is refused.
    */
@@ -208,6 +213,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const identities = makeIdentities();
     await writeFile(join(dir, 'tokens.csv'), tokensCsv(identities), { mode: 0o600 });
     await writeFile(join(dir, 'audit-policy.json'), JSON.stringify(AUDIT_POLICY));
+    const authorization = options.authorizationConfig
+      ? `--authorization-config=${join(dir, 'authorization-config.json')}`
+      : '--authorization-mode=RBAC';
+    if (options.authorizationConfig)
+      await writeFile(join(dir, 'authorization-config.json'), JSON.stringify(options.authorizationConfig));
     const staticRoot = options.staticAdmission ? join(dir, 'static-admission') : undefined;
     const staticArgs = staticRoot ? await prepareStaticAdmission(staticRoot, join(bin, 'kube-apiserver')) : [];
 
@@ -264,7 +274,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
           `--cert-dir=${dir}`,
           `--token-auth-file=${join(dir, 'tokens.csv')}`,
-          '--authorization-mode=RBAC',
+          authorization,
           '--service-account-issuer=https://kubernetes.default.svc',
           `--service-account-key-file=${join(dir, 'sa.pub')}`,
           `--service-account-signing-key-file=${join(dir, 'sa.key')}`,

@@ -18,6 +18,8 @@ export interface RawRequest {
   /** Of the JSON body; default application/json (a JSON patch or server-side apply names its own). */
   contentType?: string;
   timeoutMs?: number;
+  /** More request headers (e.g. Impersonate-User). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export function rawRequest(req: RawRequest): Promise<RawResponse> {
@@ -32,6 +34,7 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
         ...(url.protocol === 'https:' ? { ca: req.ca, rejectUnauthorized: true } : {}),
         headers: {
           accept: 'application/json',
+          ...req.headers,
           ...(req.token ? { authorization: `Bearer ${req.token}` } : {}),
           ...(payload === undefined
             ? {}
