@@ -173,6 +173,50 @@ function fromChunk(chunk: Chunk, value: unknown, index: number): YamlDocument {
 }
 
 /**
+ * Refuses a merge key (`<<`) that sets a key its mapping set explicitly before it. go-yaml, which kubectl reads
+ * manifests with, applies a mapping's entries in order, so the merged value wins (go.yaml.in/yaml/v2 decode.go,
+ * `mapping`); the YAML merge rules both parsers here follow keep the explicit one. Judging the explicit value would
+ * pass what the cluster receives differently, so the document is an input error. A key set after `<<` wins in both.
+ */
+function checkMergeOrder(chunk: Chunk, file: string): void {
+  const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = yamlPackage();
+  const lines = new LineCounter();
+  const doc = parseDocument(chunk.text, { lineCounter: lines, merge: false, uniqueKeys: false });
+  // What does not parse is reported by the parsers, with their own words.
+  if (doc.errors.length > 0) return;
+  const keyOf = (node: unknown): string | undefined => (isScalar(node) ? String(node.value) : undefined);
+  const keysOf = (node: unknown): string[] => {
+    const target = isAlias(node) ? node.resolve(doc) : node;
+    if (isMap(target)) return target.items.flatMap((p) => keyOf(p.key) ?? []);
+    if (isSeq(target)) return target.items.flatMap((item) => keysOf(item));
+    return [];
+  };
+  const lineOf = (node: unknown): number => {
+    const range = (node as { range?: [number, number, number] | null }).range;
+    return range ? lines.linePos(range[0]).line + chunk.firstLine - 1 : chunk.firstLine;
+  };
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        const key = keyOf(pair.key);
+        if (key !== '<<') {
+          if (key !== undefined && !seen.has(key)) seen.set(key, lineOf(pair.key));
+          continue;
+        }
+        const clash = keysOf(pair.value).find((k) => seen.has(k));
+        if (clash === undefined) continue;
+        const line = lineOf(pair.key);
+        const message =
+          `the merge key "<<" sets ${JSON.stringify(clash)}, which line ${seen.get(clash)} set before it: kubectl ` +
+          'sends the merged value (the later one), YAML merge rules keep the first; set the key once, or put "<<" first';
+        throw new AppError('INPUT_INVALID', `${file}:${line}: ${message}`, { problems: [{ file, line, message }] });
+      }
+    },
+  });
+}
+
+/**
  * Parses a (possibly multi-document) YAML or JSON text. Empty documents are dropped; `index` counts the rest
  * from 0. Throws AppError INPUT_INVALID naming file and line, worded as src/config/yaml.ts words it.
  */
@@ -180,11 +224,13 @@ export function parseManifests(text: string, file: string): YamlDocument[] {
   const docs: YamlDocument[] = [];
   // Most files have no "*" at all: one indexOf spares the alias pattern a pass over each document.
   const mayAlias = text.includes('*');
+  const mayMerge = text.includes('<<');
   const chunks = splitDocuments(text);
   // Sizes first, so that no parser (nor the fallback below, which parses the whole text) sees a runaway document.
   let document = 0;
   for (const chunk of chunks)
     if (firstContent(chunk.text, 0, chunk.text.length) !== -1) checkSize(chunk, ++document, file);
+  if (mayMerge) for (const chunk of chunks) if (chunk.text.includes('<<')) checkMergeOrder(chunk, file);
   for (const chunk of chunks) {
     let value: unknown;
     try {

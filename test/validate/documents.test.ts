@@ -155,6 +155,27 @@ describe('parseManifests', () => {
     assert.deepEqual(inline?.value, { other: { x: 1, z: 2, y: 3 } });
   });
 
+  test('a merge key after an explicit key it sets is refused: kubectl would send the merged value', () => {
+    // The issue's shape: the hooks stated, then emptied by a merge that kubectl applies last.
+    const text =
+      'apiVersion: machine.openshift.io/v1beta1\nkind: Machine\nmetadata: {name: m, namespace: ns}\nspec:\n' +
+      '  lifecycleHooks:\n    preDrain: [{name: EtcdQuorumOperator, owner: clusteroperator/etcd}]\n' +
+      '  <<: {lifecycleHooks: {}}\n';
+    const refused = (line: number, set: number) => (e: unknown) =>
+      e instanceof AppError &&
+      e.code === 'INPUT_INVALID' &&
+      e.problems[0]?.line === line &&
+      new RegExp(`the merge key "<<" sets "lifecycleHooks", which line ${set} set before it`).test(e.message);
+    assert.throws(() => parseManifests(`---\n${text}`, 'm.yaml'), refused(8, 6), 'inline');
+    const listed = text.replace('<<: {lifecycleHooks: {}}', '<<: [{x: 1}, {lifecycleHooks: {}}]');
+    assert.throws(() => parseManifests(`---\n${listed}`, 'm.yaml'), refused(8, 6), 'in a list');
+    const aliased = `x-empty: &empty {lifecycleHooks: {}}\n${text.replace('<<: {lifecycleHooks: {}}', '<<: *empty')}`;
+    assert.throws(() => parseManifests(`---\n${aliased}`, 'm.yaml'), refused(9, 7), 'through an alias');
+    // A key after "<<" overrides it in both readings: no conflict.
+    const [after] = parseManifests('spec:\n  <<: {lifecycleHooks: {}}\n  lifecycleHooks: {preDrain: []}\n', 'a.yaml');
+    assert.deepEqual(after?.value, { spec: { lifecycleHooks: { preDrain: [] } } });
+  });
+
   test('a document or line larger than the API server accepts (3 MiB) is refused with file and line', () => {
     const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${Array.from({ length: 4096 }, (_, i) => `  k${i}: ${'x'.repeat(1024)}`).join('\n')}\n`;
     assert.throws(
