@@ -19,6 +19,24 @@ export function write(stream: Writable, text: string): void {
 }
 
 /**
+ * Characters that let printed object data move the cursor, recolour or rewrite a terminal's lines, or reorder what a
+ * reader sees: C0 controls but tab and newline, DEL, C1 controls (CSI included), the line and paragraph separators
+ * and the bidirectional controls.
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/** Text for a person: each unprintable character shown as its escape (`\u001b`), so it can neither act nor hide. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** write() for text meant for a person (text formats, stderr): object data in it is printed, never obeyed. */
+export function writeText(stream: Writable, text: string): void {
+  write(stream, printable(text));
+}
+
+/**
  * Objects as `kubectl apply -f -` reads them: a v1 List (json), or a multi-document YAML stream with no folded lines
  * (a caBundle or a CEL expression stays one line). yaml is loaded here, by the commands that print, not at start-up.
  */

@@ -15,7 +15,7 @@ import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { describeError } from '../errors.js';
 import { readVersion } from '../version.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from './io.js';
+import { ExitCode, exitCodeFor, writeText, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
 
@@ -55,7 +55,7 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
   try {
     version = readVersion();
   } catch (err) {
-    write(io.stderr, `hookkeeper: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper: ${describeError(err)}`);
     return exitCodeFor(err);
   }
   const program = buildProgram(
@@ -72,11 +72,11 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
       // --help and --version end with exit code 0; every other parse failure is a usage error.
       return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
-    write(io.stderr, `hookkeeper: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper: ${describeError(err)}`);
     return exitCodeFor(err);
   }
   if (code === undefined) {
-    write(io.stderr, program.helpInformation());
+    writeText(io.stderr, program.helpInformation());
     return ExitCode.Usage;
   }
   return code;

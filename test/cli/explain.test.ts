@@ -20,6 +20,22 @@ function valid(x: unknown): MachineExplanation {
 }
 
 describe('hookkeeper explain -f', () => {
+  test("object data is printed, never obeyed: a field's terminal escapes and bidi controls are shown escaped", async () => {
+    const fixture = await readFile(CAPI, 'utf8');
+    // A node name that clears the line and rewrites it, and a condition message that reverses what follows.
+    const hostile = fixture
+      .replace('nodeRef: {name: cp-0-node}', 'nodeRef: {name: "cp-0-node\\e[2K\\rall clear"}')
+      .replace('(hooks: volume-backup)', '(hooks: volume-backup)\\u202e\\u009b31m');
+    assert.notEqual(hostile, fixture);
+    const r = await cli(['explain', '-f', '-'], { stdin: hostile });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /[\u001b\r\u009b\u202e]/);
+    assert.match(r.stdout, /cp-0-node\\u001b\[2K\\u000dall clear/);
+    // -o json carries the data as it is (JSON escapes it), for programs.
+    const json = JSON.parse((await cli(['explain', '-f', '-', '-o', 'json'], { stdin: hostile })).stdout) as unknown;
+    assert.match(JSON.stringify(json), /cp-0-node\\u001b\[2K\\rall clear/);
+  });
+
   test('a Cluster API Machine: where it waits and since when, each hook, the command; exit 0', async () => {
     const r = await cli(['explain', '-f', CAPI]);
     assert.equal(r.code, 0, r.stderr);

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { kubernetesVersion } from '../flags.js';
 import { cliPolicy } from '../policy.js';
-import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
+import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { DEFAULT_STATIC_ROOT } from '../../native/static-layout.js';
 
@@ -78,10 +78,10 @@ async function render(flags: RenderFlags, outputGiven: boolean, io: CliIO): Prom
     const { renderNativePolicies } = await import('../../native/render.js');
     const { objects, notes } = renderNativePolicies(policy, { k8sVersion });
     write(io.stdout, await manifestText(objects, flags.output));
-    for (const note of notes) write(io.stderr, `note: ${note}`);
+    for (const note of notes) writeText(io.stderr, `note: ${note}`);
     return ExitCode.Ok;
   } catch (err) {
-    write(io.stderr, `hookkeeper admission-policy render: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper admission-policy render: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }
@@ -123,6 +123,6 @@ async function renderStatic(
     const hash = file.path.includes('/') ? manifestDirHash([{ name: basename(target), content }]) : undefined;
     write(io.stdout, `wrote ${target} (${count}${hash ? `; directory hash ${hash}` : ''})`);
   }
-  for (const note of notes) write(io.stderr, `note: ${note}`);
+  for (const note of notes) writeText(io.stderr, `note: ${note}`);
   return ExitCode.Ok;
 }

@@ -7,7 +7,7 @@ import { AUDIT_FORMATS } from '../../audit/formats.js';
 import type { AuditProgress } from '../../audit/run.js';
 import { AppError, describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
@@ -110,11 +110,11 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
       apiServerMetrics: apiServerMetrics(cluster),
     });
     if (onProgress) io.stderr.write('\r\u001b[K');
-    write(io.stdout, render(report, { tty: io.isTTY }));
+    (output === 'text' ? writeText : write)(io.stdout, render(report, { tty: io.isTTY }));
     return report.summary.fail > 0 ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
     if (onProgress) io.stderr.write('\r\u001b[K');
-    write(io.stderr, `hookkeeper audit: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper audit: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

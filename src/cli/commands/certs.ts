@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
-import { ExitCode, exitCodeFor, write } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { collect, wholeNumber } from '../flags.js';
 
@@ -71,10 +71,10 @@ async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
           '  the caBundle for the webhook configurations is on stdout (base64 of ca.crt)',
         ]
       : [`the serving certificate in ${out} is valid until ${until} and fits: nothing written`];
-    write(io.stderr, lines.join('\n'));
+    writeText(io.stderr, lines.join('\n'));
     return ExitCode.Ok;
   } catch (err) {
-    write(io.stderr, `hookkeeper certs: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper certs: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

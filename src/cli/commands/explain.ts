@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { readBounded } from '../../validate/inputs.js';
 import { collect } from '../flags.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { cliPolicy } from '../policy.js';
 
 interface ExplainFlags {
@@ -99,10 +99,10 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
     }
     if (output === 'json') write(io.stdout, JSON.stringify(explanation, null, 2));
     else if (output === 'yaml') write(io.stdout, (await import('yaml')).stringify(explanation, { lineWidth: 0 }));
-    else write(io.stdout, (await import('../../explain/text.js')).renderText(explanation));
+    else writeText(io.stdout, (await import('../../explain/text.js')).renderText(explanation));
     return ExitCode.Ok;
   } catch (err) {
-    write(io.stderr, `hookkeeper explain: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper explain: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError, type Problem } from '../../errors.js';
-import { ExitCode, exitCodeFor, write } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { collect } from '../flags.js';
 
@@ -36,15 +36,15 @@ interface Checked {
 
 async function checkAll(files: readonly string[], flags: CheckFlags, io: CliIO): Promise<number> {
   if (flags.output !== 'text' && flags.output !== 'json') {
-    write(io.stderr, `hookkeeper policy check: --output must be text or json, got "${flags.output}"`);
+    writeText(io.stderr, `hookkeeper policy check: --output must be text or json, got "${flags.output}"`);
     return ExitCode.Usage;
   }
   if (files.length === 0) {
-    write(io.stderr, 'hookkeeper policy check: give a policy file (a path, -f FILE, or - for stdin)');
+    writeText(io.stderr, 'hookkeeper policy check: give a policy file (a path, -f FILE, or - for stdin)');
     return ExitCode.Usage;
   }
   if (files.filter((f) => f === '-').length > 1) {
-    write(io.stderr, 'hookkeeper policy check: stdin (-) may be given once');
+    writeText(io.stderr, 'hookkeeper policy check: stdin (-) may be given once');
     return ExitCode.Usage;
   }
   const results: Checked[] = [];
@@ -58,11 +58,11 @@ async function checkAll(files: readonly string[], flags: CheckFlags, io: CliIO):
   } else {
     for (const { file, problems } of results) {
       if (problems.length === 0) {
-        write(io.stdout, `${file}: valid`);
+        writeText(io.stdout, `${file}: valid`);
         continue;
       }
-      for (const p of problems) write(io.stdout, problemLine(p, file));
-      write(io.stdout, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+      for (const p of problems) writeText(io.stdout, problemLine(p, file));
+      writeText(io.stdout, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
     }
   }
   return results.every((r) => r.valid) ? ExitCode.Ok : ExitCode.Usage;
@@ -78,7 +78,7 @@ async function check(file: string, io: CliIO): Promise<Checked | number> {
     await loadPolicyFile(name, (f) => (file === '-' ? readStream(io.stdin) : readFile(resolve(io.cwd, f))));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'CONFIG_INVALID') {
-      write(io.stderr, `hookkeeper policy check: ${describeError(err)}`);
+      writeText(io.stderr, `hookkeeper policy check: ${describeError(err)}`);
       return exitCodeFor(err);
     }
     problems = err.problems.length > 0 ? err.problems : [{ file: name, message: err.message }];

@@ -7,7 +7,7 @@ import { collect } from '../flags.js';
 import type { Webhook } from '../../admission/handle.js';
 import { isRecord } from '../../core/guards.js';
 import { AppError, describeError } from '../../errors.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { readLines, type Lines } from '../../lines.js';
 import { cliPolicy } from '../policy.js';
 import { MAX_BODY_BYTES } from '../../server/body.js';
@@ -137,7 +137,7 @@ export function answerDocuments(
         why = `cannot evaluate: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
       }
     }
-    write(io.stderr, `hookkeeper review: ${source} line ${doc.line}: ${why}`);
+    writeText(io.stderr, `hookkeeper review: ${source} line ${doc.line}: ${why}`);
     code = ExitCode.Usage;
   }
   return code;
@@ -198,7 +198,7 @@ async function review(files: readonly string[], flags: ReviewFlags, io: CliIO): 
     }
     return code;
   } catch (err) {
-    write(io.stderr, `hookkeeper review: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper review: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

@@ -15,7 +15,7 @@ import { clusterSource, describeSource, noClusterMessage, requireClusterSource }
 import type { Logger } from '../../log.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
 import { createTwinContext } from '../../kube/twin-context.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, writeText, type CliIO } from '../io.js';
 import { collect, duration, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
 import { policyFile } from '../policy.js';
 
@@ -128,7 +128,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     portNumber('--port', flags.port);
     policyFile(flags.config, io);
   } catch (err) {
-    write(io.stderr, `hookkeeper serve: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper serve: ${describeError(err)}`);
     return exitCodeFor(err);
   }
   const stop = stopSignal();
@@ -290,7 +290,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     // Started, then failed (the background audit cannot reach the cluster): close, or the listener keeps us alive.
     await running?.shutdown();
     logger.error({ problems: describeError(err) }, 'cannot start');
-    write(io.stderr, `hookkeeper serve: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper serve: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

@@ -6,7 +6,7 @@ import { describeError } from '../../errors.js';
 import { formatNames, isFormat } from '../../format.js';
 import { TEST_FORMATS } from '../../policy-test/formats.js';
 import type { PolicyCache } from '../../policy-test/load.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 
 interface TestFlags {
   output: string;
@@ -33,7 +33,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function runTests(paths: readonly string[], flags: TestFlags, io: CliIO): Promise<number> {
   if (!isFormat(TEST_FORMATS, flags.output)) {
-    write(io.stderr, `hookkeeper test: --output must be one of ${FORMATS.join(', ')}, got "${flags.output}"`);
+    writeText(io.stderr, `hookkeeper test: --output must be one of ${FORMATS.join(', ')}, got "${flags.output}"`);
     return ExitCode.Usage;
   }
   try {
@@ -49,11 +49,11 @@ async function runTests(paths: readonly string[], flags: TestFlags, io: CliIO): 
     for (const file of files) results.push(runFile(await loadTestFile(file, io.cwd, policies)));
     const report = summarize(results);
     const render = await TEST_FORMATS[flags.output].load();
-    write(io.stdout, render(report));
+    (flags.output === 'text' ? writeText : write)(io.stdout, render(report));
     if (report.summary.errors > 0) return ExitCode.Usage;
     return report.summary.failed > 0 ? ExitCode.Violations : ExitCode.Ok;
   } catch (err) {
-    write(io.stderr, `hookkeeper test: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper test: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }

@@ -8,7 +8,7 @@ import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { VALIDATE_FORMATS, type ValidateFormat } from '../../validate/formats.js';
 import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER, failedReport, type ValidateReport } from '../../validate/report.js';
-import { ExitCode, exitCodeFor, write, type CliIO } from '../io.js';
+import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { collect } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
@@ -187,11 +187,11 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
         { problems: read.notes.map((message) => ({ message })) },
       );
     const render = await VALIDATE_FORMATS[output].load();
-    write(io.stdout, render(report, { showPatches: flags.showPatches === true }));
+    (output === 'text' ? writeText : write)(io.stdout, render(report, { showPatches: flags.showPatches === true }));
     if (report.problems.length > 0) {
       const n = report.problems.length;
       const head = `cannot validate ${n === 1 ? 'an input' : `${n} inputs`}: unreadable, not Kubernetes objects, or defined twice; the others are reported`;
-      write(io.stderr, await errorText(new AppError('INPUT_INVALID', head, { problems: report.problems }), output));
+      writeText(io.stderr, await errorText(new AppError('INPUT_INVALID', head, { problems: report.problems }), output));
     }
     return exitCode(report, failOn);
   } catch (err) {
@@ -200,7 +200,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       const render = await VALIDATE_FORMATS[output].load();
       write(io.stdout, render(failedReport(userInfo, err), { showPatches: false }));
     }
-    write(io.stderr, await errorText(err, output));
+    writeText(io.stderr, await errorText(err, output));
     return exitCodeFor(err);
   }
 }

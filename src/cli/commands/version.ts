@@ -1,6 +1,6 @@
 // `hookkeeper version`, as kubectl has it, beside `--version`: the version of this build, in text or JSON.
 import type { Command } from 'commander';
-import { ExitCode, write, type CliIO } from '../io.js';
+import { ExitCode, write, writeText, type CliIO } from '../io.js';
 
 export function registerVersion(version: string) {
   return (program: Command, io: CliIO, done: (code: number) => void): void => {
@@ -10,7 +10,7 @@ export function registerVersion(version: string) {
       .option('-o, --output <format>', 'text or json', 'text')
       .action((flags: { output: string }) => {
         if (flags.output !== 'text' && flags.output !== 'json') {
-          write(io.stderr, `hookkeeper version: --output must be text or json, got "${flags.output}"`);
+          writeText(io.stderr, `hookkeeper version: --output must be text or json, got "${flags.output}"`);
           done(ExitCode.Usage);
           return;
         }

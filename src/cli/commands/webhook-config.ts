@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import type { RenderOptions } from '../../deploy/render.js';
-import { ExitCode, exitCodeFor, manifestText, write } from '../io.js';
+import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { wholeNumber } from '../flags.js';
 import { cliPolicy } from '../policy.js';
@@ -88,7 +88,7 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
     );
     return ExitCode.Ok;
   } catch (err) {
-    write(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
+    writeText(io.stderr, `hookkeeper webhook-config render: ${describeError(err)}`);
     return exitCodeFor(err);
   }
 }
