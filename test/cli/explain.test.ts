@@ -29,6 +29,7 @@ describe('hookkeeper explain -f', () => {
     assert.notEqual(hostile, fixture);
     const r = await cli(['explain', '-f', '-'], { stdin: hostile });
     assert.equal(r.code, 0, r.stderr);
+    // eslint-disable-next-line no-control-regex -- the characters the output must not carry
     assert.doesNotMatch(r.stdout, /[\u001b\r\u009b\u202e]/);
     assert.match(r.stdout, /cp-0-node\\u001b\[2K\\u000dall clear/);
     // -o json carries the data as it is (JSON escapes it), for programs.
