@@ -113,8 +113,9 @@ export interface Policy {
   defaultHooks: readonly DefaultHookRule[];
   children: readonly ChildRule[];
   /**
-   * At most this many hooks in one stage (rule hook-count): the Machine CRDs set no maxItems, and native mode's CEL
-   * must stay inside the API server's cost budget for every object the policy admits.
+   * At most this many hooks in one stage whose owner the policy does not name (rule hook-count; namedOwners below):
+   * the Machine CRDs set no maxItems, and native mode's CEL must stay inside the API server's cost budget for every
+   * object the policy admits. The named owners' hooks have a bound of their own (POLICY_OWNER_HOOKS_PER_STAGE).
    */
   maxHooksPerStage: number;
   migration: Migration;
@@ -135,6 +136,25 @@ export interface Migration {
 
 /** The largest maxHooksPerStage a policy may set: CEL over 1,000 hooks a stage stays within the API server's budget. */
 export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
+
+/**
+ * The hooks a stage may hold of owners the policy names, fixed: what others add can never crowd them out, and a stage
+ * holds at most MAX_HOOKS_PER_STAGE_LIMIT + this many hooks, the size the e2e cost proof fills (cel-cost.ts).
+ */
+export const POLICY_OWNER_HOOKS_PER_STAGE = 64;
+
+/**
+ * The owners the policy itself names: registered in `owners`, owning a reserved hook or a default hook. Facts both
+ * engines have (an RBAC grant is not: native mode sees only the requester's rights), so both count alike.
+ */
+export function namedOwners(policy: Policy): ReadonlySet<string> {
+  const out = new Set<string>(Object.keys(policy.owners));
+  for (const h of policy.reservedHooks) out.add(h.owner);
+  for (const d of policy.defaultHooks) out.add(d.hook.owner);
+  // An empty owner (kubeadm's kcp-cleanup) names nobody: its hooks are others'.
+  out.delete('');
+  return out;
+}
 
 export function serviceAccountUsername(sa: ServiceAccountRef): string {
   return `system:serviceaccount:${sa.namespace}:${sa.name}`;

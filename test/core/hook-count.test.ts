@@ -4,20 +4,24 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { parsePolicy } from '../../src/config/load.js';
-import { evaluate } from '../../src/core/engine.js';
+import { evaluate, mutate } from '../../src/core/engine.js';
+import { POLICY_OWNER_HOOKS_PER_STAGE } from '../../src/core/policy.js';
 import { AppError } from '../../src/errors.js';
 import { capiInput, capiMachine } from '../fixtures/capi.js';
-import { machine, USERS, type HookSpec } from '../fixtures/openshift.js';
+import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
+import type { UserInfo } from '../../src/core/types.js';
 
-const hooks = (n: number, prefix = 'hook-'): HookSpec[] =>
-  Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, owner: 'team-a' }));
+const hooks = (n: number, prefix = 'hook-', owner = 'team-a'): HookSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, owner }));
 const worker = (preDrain: HookSpec[], preTerminate: HookSpec[] = []) =>
   machine({ role: 'worker', preDrain, preTerminate });
 const create = (obj: Record<string, unknown>) =>
   reviewInput({ operation: 'CREATE', object: obj, user: USERS.machineApi });
-const update = (obj: Record<string, unknown>, oldObject: Record<string, unknown>) =>
-  reviewInput({ operation: 'UPDATE', object: obj, oldObject, user: USERS.machineApi });
+const update = (obj: Record<string, unknown>, oldObject: Record<string, unknown>, user: UserInfo = USERS.machineApi) =>
+  reviewInput({ operation: 'UPDATE', object: obj, oldObject, user });
+const othersMessage = (path: string, n: number, max = 64) =>
+  `${path}: Too many: ${n}: must have at most ${max} items (policy maxHooksPerStage; hooks of owners the policy names are not counted)`;
 const rules = (violations: ReadonlyArray<{ rule: string }>) => violations.map((v) => v.rule);
 
 describe('hook-count', () => {
@@ -27,13 +31,7 @@ describe('hook-count', () => {
     const d = evaluate(DEFAULT_POLICY, create(worker(hooks(65))));
     assert.deepEqual(
       d.denials.map((v) => [v.rule, v.path, v.message]),
-      [
-        [
-          'hook-count',
-          'spec.lifecycleHooks.preDrain',
-          'spec.lifecycleHooks.preDrain: Too many: 65: must have at most 64 items (policy maxHooksPerStage)',
-        ],
-      ],
+      [['hook-count', 'spec.lifecycleHooks.preDrain', othersMessage('spec.lifecycleHooks.preDrain', 65)]],
     );
   });
 
@@ -98,5 +96,86 @@ describe('hook-count', () => {
           JSON.stringify((err as AppError & { problems: unknown }).problems).includes('"path":"maxHooksPerStage"'),
         bad,
       );
+  });
+});
+
+describe('hook-count: the bound is on what others add, never on the hooks of owners the policy names', () => {
+  test('the etcd operator re-adds its hook to a preDrain of 64 unprotected hooks: allowed (issue 34)', () => {
+    const before = machine({ preDrain: hooks(64) });
+    const after = machine({ preDrain: [...hooks(64), { ...ETCD }] });
+    const d = evaluate(DEFAULT_POLICY, update(after, before, USERS.etcdOperator));
+    assert.deepEqual([d.allowed, rules(d.denials), rules(d.warnings)], [true, [], []]);
+  });
+
+  test('a control-plane CREATE with 64 unprotected hooks gets the etcd hook and is allowed; a 65th is refused', () => {
+    const input = create(machine({ role: 'master', preDrain: hooks(64) }));
+    const m = mutate(DEFAULT_POLICY, input);
+    assert.ok(m.mutated, 'the default hook is added');
+    const d = evaluate(DEFAULT_POLICY, { ...input, object: m.mutated });
+    assert.deepEqual([d.allowed, rules(d.denials)], [true, []]);
+    const over = create(machine({ role: 'master', preDrain: hooks(65) }));
+    const refused = evaluate(DEFAULT_POLICY, { ...over, object: mutate(DEFAULT_POLICY, over).mutated });
+    assert.deepEqual(
+      refused.denials.map((v) => v.message),
+      [othersMessage('spec.lifecycleHooks.preDrain', 65)],
+    );
+  });
+
+  test("owners the policy names: registered, a reserved hook's, a default hook's; an RBAC grant alone is not", () => {
+    const policy = parsePolicy(
+      [
+        'apiVersion: hookkeeper.io/v1alpha1',
+        'kind: Policy',
+        'maxHooksPerStage: 2',
+        'owners: {team/registered: {users: [bob]}}',
+        'reservedHooks: [{name: Reserved, owner: team/reserved}]',
+        'defaultHooks:',
+        '  - {name: d, match: {kinds: [{group: machine.openshift.io, kind: Machine}]}, stage: preTerminate, hook: {name: Drain, owner: team/default}}',
+      ].join('\n'),
+      'p.yaml',
+    );
+    const named = ['team/registered', 'team/reserved', 'team/default', 'clusteroperator/etcd'].flatMap((o, i) =>
+      hooks(3, `n${i}-`, o),
+    );
+    // Nine hooks of the three named owners and two of team-a pass; clusteroperator/etcd is not named here: its count.
+    assert.deepEqual(rules(evaluate(policy, create(worker([...named.slice(0, 9), ...hooks(2)]))).denials), []);
+    const d = evaluate(policy, create(worker(named)));
+    assert.deepEqual(
+      d.denials.map((v) => v.message),
+      [othersMessage('spec.lifecycleHooks.preDrain', 3, 2)],
+    );
+    const granted = { ownership: { granted: new Set(['team-a']), access: {}, grantsKnown: true } };
+    // team-a is granted through RBAC, which native mode cannot see: its hooks count as others' in both engines.
+    assert.deepEqual(rules(evaluate(policy, { ...create(worker(hooks(3))), context: granted }).denials), [
+      'hook-count',
+    ]);
+  });
+
+  test(`hooks of owners the policy names have a fixed bound of ${POLICY_OWNER_HOOKS_PER_STAGE} a stage, ratcheted alike`, () => {
+    assert.equal(POLICY_OWNER_HOOKS_PER_STAGE, 64);
+    const etcd = (n: number) => hooks(n, 'etcd-', ETCD.owner);
+    assert.equal(evaluate(DEFAULT_POLICY, create(worker([...etcd(64), ...hooks(64)]))).allowed, true);
+    const d = evaluate(DEFAULT_POLICY, create(worker([...etcd(65), ...hooks(64)])));
+    assert.deepEqual(
+      d.denials.map((v) => v.message),
+      [
+        'spec.lifecycleHooks.preDrain: Too many: 65: must have at most 64 items (hooks of owners the policy names: owners, reservedHooks, defaultHooks)',
+      ],
+    );
+    // Stored over it: the owner may remove or keep (warned), not add.
+    const kept = evaluate(DEFAULT_POLICY, update(worker(etcd(66)), worker(etcd(66)), USERS.etcdOperator));
+    assert.deepEqual([kept.allowed, rules(kept.warnings)], [true, ['hook-count']]);
+    const grown = evaluate(DEFAULT_POLICY, update(worker(etcd(67)), worker(etcd(66)), USERS.etcdOperator));
+    assert.deepEqual(rules(grown.denials), ['hook-count']);
+  });
+
+  test('each count ratchets on its own: others shrinking while the policy owners add is allowed', () => {
+    const before = worker([...hooks(70)]);
+    const after = worker([...hooks(69), { ...ETCD }]);
+    const d = evaluate(DEFAULT_POLICY, update(after, before, USERS.etcdOperator));
+    assert.deepEqual([d.allowed, rules(d.warnings)], [true, ['hook-count']]);
+    // An unprotected hook swapped for another at the bound keeps the count; one more of them does not.
+    const swap = evaluate(DEFAULT_POLICY, update(worker([...hooks(69), { name: 'swapped', owner: 'team-b' }]), before));
+    assert.equal(swap.allowed, true);
   });
 });

@@ -2,16 +2,26 @@
 // one at the size limit of what the API server can store (found before any admission is registered), created,
 // stripped of every hook by their owner and by break-glass, and one hook removed by an ordinary user: each decided as
 // the rules say, never refused for CEL cost (per-expression or per-evaluation budget) or any other failure to
-// evaluate. The suite's policy bounds hooks per stage (hook-count), so this group runs under one that turns the bound
-// off: what every object the API server can store costs, whatever a policy lets in.
+// evaluate. The suite's policy bounds hooks per stage (hook-count), so these run under one that turns the bound off:
+// what every object the API server can store costs, whatever a policy lets in. Then, under the most the policy schema
+// allows (maxHooksPerStage 1000), a Machine filled to hook-count's bounds in both stages (1,000 hooks of owners the
+// policy does not name and 64 of one it names, each), one more of either refused by the rule, every hook removed;
+// and the largest storable Machine refused by hook-count's words, not for cost (issue 34).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ETCD_HOOK, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
 import { parsePolicy } from '../../../src/config/load.js';
+import { MAX_HOOKS_PER_STAGE_LIMIT, POLICY_OWNER_HOOKS_PER_STAGE } from '../../../src/core/policy.js';
 import { renderForPlane, switchMode, type AdmissionMode } from '../harness/admission-modes.js';
 import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
-import { OPENSHIFT_MACHINES, rejected, toRejection, type PatchOp } from '../../../testing/control-plane/kube.js';
+import {
+  CREATE_DENIAL_PREFIX,
+  OPENSHIFT_MACHINES,
+  rejected,
+  toRejection,
+  type PatchOp,
+} from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf } from './helpers.js';
 
@@ -20,9 +30,9 @@ const NAMESPACE = 'e2e-cel-cost';
 const COST_OR_ERROR =
   /cost limit exceeded|cost budget|exceeded the cost|CEL|expression|failed calling webhook|Internal error/i;
 
-/** The CRD's longest hook name (256 characters, matching its pattern), made distinct by its index. */
-function longName(i: number): string {
-  const id = `h${String(i).padStart(5, '0')}`;
+/** The CRD's longest hook name (256 characters, matching its pattern), made distinct by its index (and letter). */
+function longName(i: number, letter = 'h'): string {
+  const id = `${letter}${String(i).padStart(5, '0')}`;
   return id + 'x'.repeat(256 - id.length);
 }
 
@@ -127,6 +137,23 @@ const BIG: readonly BigCase[] = [
 
 /** The embedded default policy with hook-count off: no bound on hooks per stage. */
 const UNBOUNDED = 'apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nenforcement:\n  hook-count: "off"\n';
+/** The embedded default policy at the most hooks per stage its schema allows. */
+const BOUNDED = `apiVersion: hookkeeper.io/v1alpha1\nkind: Policy\nmaxHooksPerStage: ${MAX_HOOKS_PER_STAGE_LIMIT}\n`;
+
+/** n hooks of 256-character names, each of its own owner that the policy does not name. */
+const unprotected = (n: number, letter: string): Hook[] =>
+  Array.from({ length: n }, (_, i) => ({ name: longName(i, letter), owner: `team-${i}.example.com/unprotected` }));
+/** n hooks of 256-character names of the registered etcd owner. */
+const named = (n: number, letter: string): Hook[] => ownedHooks(n, (i) => longName(i, letter));
+/** Name letters: a stage's unprotected hooks, its named ones, one more of either (names are unique in a stage). */
+const STAGE_LETTERS = { preDrain: 'd', preTerminate: 't' } as const;
+const NAMED_LETTERS = { preDrain: 'n', preTerminate: 'm' } as const;
+const EXTRA = { preDrain: 'e', preTerminate: 'f' } as const;
+
+const tooMany = (stage: string, n: number, max: number, which: string): string =>
+  `spec.lifecycleHooks.${stage}: Too many: ${n}: must have at most ${max} items (${which})`;
+const OTHERS = 'policy maxHooksPerStage; hooks of owners the policy names are not counted';
+const NAMED = 'hooks of owners the policy names: owners, reservedHooks, defaultHooks';
 
 /**
  * Static mode loads native mode's policies into the same admission plugins, from disk: the same CEL under the same
@@ -137,8 +164,8 @@ const SAME_CEL: ReadonlySet<AdmissionMode> = new Set(['static']);
 const SAME_CEL_REASON = 'static mode runs the native policies through the same plugins: native mode proves their cost';
 
 export const celCostScenarios: Scenario = (env) => {
-  describe('CEL cost: big Machines through the API server (hook-count off)', () => {
-    let unbounded: Hookkeeper | undefined;
+  describe('CEL cost: big Machines through the API server', () => {
+    const servers: Hookkeeper[] = [];
     /** Each test, skipped in the modes whose CEL is another's. */
     const costTest = (title: string, fn: () => Promise<void>): void => {
       test(title, async (t) => {
@@ -146,86 +173,199 @@ export const celCostScenarios: Scenario = (env) => {
         await fn();
       });
     };
-
-    before(async () => {
-      const e = env();
-      if (SAME_CEL.has(e.mode)) return;
-      unbounded = await startHookkeeper(e.plane, { config: UNBOUNDED, name: 'hookkeeper-unbounded' });
-      const native = await renderForPlane(e.plane, parsePolicy(UNBOUNDED, 'unbounded.yaml'));
-      await switchMode(e.plane, unbounded, native, e.mode);
-    });
+    /** Switches to hookkeeper and native policies of `config`, for the tests of one describe. */
+    const under = (config: string, name: string): void => {
+      before(async () => {
+        const e = env();
+        if (SAME_CEL.has(e.mode)) return;
+        const server = await startHookkeeper(e.plane, { config, name });
+        servers.push(server);
+        const native = await renderForPlane(e.plane, parsePolicy(config, `${name}.yaml`));
+        await switchMode(e.plane, server, native, e.mode);
+      });
+    };
 
     after(async () => {
       // Back to the suite's own policy and mode for whatever runs next.
       const e = env();
       if (SAME_CEL.has(e.mode)) return;
       await switchMode(e.plane, e.hookkeeper, e.native, e.mode);
-      if (unbounded?.running()) await unbounded.stop();
+      for (const server of servers) if (server.running()) await server.stop();
     });
 
-    BIG.forEach((big, i) => {
-      const name = (what: string) => `cost-${i}-${what}`;
-      const create = async (e: E2EEnv, what: string): Promise<Hook[]> => {
-        const hooks = big.hooks();
-        const { object, warnings } = await allowed(`create ${name(what)}`, () =>
-          e
-            .machines('machineApi')
-            .create(NAMESPACE, openshiftMachine({ name: name(what), namespace: NAMESPACE, preDrain: hooks })),
-        );
-        noCostTrouble('create', warnings);
-        assert.equal(hooksOf(object, 'preDrain').length, hooks.length);
-        return hooks;
-      };
+    describe('hook-count off', () => {
+      under(UNBOUNDED, 'hookkeeper-unbounded');
+      unboundedTests(env, costTest);
+    });
 
-      costTest(`${big.title}: CREATE allowed, every hook stored`, async () => {
-        await create(env(), 'create');
-      });
-
-      costTest(`${big.title}: UPDATE by the owner removing every hook: allowed, no warning`, async () => {
-        const e = env();
-        const hooks = await create(e, 'owner');
-        const { object, warnings } = await allowed('the owner removing every hook', () =>
-          e.machines('etcdOperator').patch(NAMESPACE, name('owner'), clearStage(hooks.length)),
-        );
-        assert.deepEqual(hooksOf(object, 'preDrain'), []);
-        assert.deepEqual(warnings, []);
-      });
-
-      costTest(`${big.title}: UPDATE by break-glass removing every hook: allowed, warned`, async () => {
-        const e = env();
-        const hooks = await create(e, 'break-glass');
-        const { object, warnings } = await allowed('break-glass removing every hook', () =>
-          e.machines('admin').patch(NAMESPACE, name('break-glass'), clearStage(hooks.length)),
-        );
-        assert.deepEqual(hooksOf(object, 'preDrain'), []);
-        assert.ok(warnings.length > 0, 'break-glass is warned');
-        noCostTrouble('break-glass', warnings);
-        // The API server relays a few warnings and sums up the rest ("and 993 more warnings").
-        for (const w of warnings)
-          assert.match(w, /break-glass: e2e-admin may remove preDrain hook |^and \d+ more warnings$/);
-      });
-
-      costTest(`${big.title}: UPDATE by an ordinary user removing the last hook: denied by the rule`, async () => {
-        const e = env();
-        const hooks = await create(e, 'alice');
-        const last = hooks[hooks.length - 1] as Hook;
-        const refusal = await rejected(() =>
-          e.machines('alice').patch(NAMESPACE, name('alice'), [
-            { op: 'test', path: `/spec/lifecycleHooks/preDrain/${hooks.length - 1}/name`, value: last.name },
-            { op: 'remove', path: `/spec/lifecycleHooks/preDrain/${hooks.length - 1}` },
-          ]),
-        );
-        noCostTrouble('denial', [refusal.message, ...refusal.warnings]);
-        assertOurDenial(e, refusal, [
-          `spec.lifecycleHooks.preDrain[${hooks.length - 1}]: Forbidden: "alice" may not remove preDrain hook ` +
-            `"${last.name}" owned by "clusteroperator/etcd"; only its owner may: ` +
-            'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
-            'to let "alice" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove ' +
-            '--resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create ' +
-            'clusterrolebinding hookowner-clusteroperator-etcd-alice --clusterrole=hookowner-clusteroperator-etcd ' +
-            '--user=alice',
-        ]);
-      });
+    describe(`hook-count at the most the policy schema allows (maxHooksPerStage ${MAX_HOOKS_PER_STAGE_LIMIT})`, () => {
+      under(BOUNDED, 'hookkeeper-bounded');
+      boundedTests(env, costTest);
     });
   });
 };
+
+type CostTest = (title: string, fn: () => Promise<void>) => void;
+
+function unboundedTests(env: () => E2EEnv, costTest: CostTest): void {
+  BIG.forEach((big, i) => {
+    const name = (what: string) => `cost-${i}-${what}`;
+    const create = async (e: E2EEnv, what: string): Promise<Hook[]> => {
+      const hooks = big.hooks();
+      const { object, warnings } = await allowed(`create ${name(what)}`, () =>
+        e
+          .machines('machineApi')
+          .create(NAMESPACE, openshiftMachine({ name: name(what), namespace: NAMESPACE, preDrain: hooks })),
+      );
+      noCostTrouble('create', warnings);
+      assert.equal(hooksOf(object, 'preDrain').length, hooks.length);
+      return hooks;
+    };
+
+    costTest(`${big.title}: CREATE allowed, every hook stored`, async () => {
+      await create(env(), 'create');
+    });
+
+    costTest(`${big.title}: UPDATE by the owner removing every hook: allowed, no warning`, async () => {
+      const e = env();
+      const hooks = await create(e, 'owner');
+      const { object, warnings } = await allowed('the owner removing every hook', () =>
+        e.machines('etcdOperator').patch(NAMESPACE, name('owner'), clearStage(hooks.length)),
+      );
+      assert.deepEqual(hooksOf(object, 'preDrain'), []);
+      assert.deepEqual(warnings, []);
+    });
+
+    costTest(`${big.title}: UPDATE by break-glass removing every hook: allowed, warned`, async () => {
+      const e = env();
+      const hooks = await create(e, 'break-glass');
+      const { object, warnings } = await allowed('break-glass removing every hook', () =>
+        e.machines('admin').patch(NAMESPACE, name('break-glass'), clearStage(hooks.length)),
+      );
+      assert.deepEqual(hooksOf(object, 'preDrain'), []);
+      assert.ok(warnings.length > 0, 'break-glass is warned');
+      noCostTrouble('break-glass', warnings);
+      // The API server relays a few warnings and sums up the rest ("and 993 more warnings").
+      for (const w of warnings)
+        assert.match(w, /break-glass: e2e-admin may remove preDrain hook |^and \d+ more warnings$/);
+    });
+
+    costTest(`${big.title}: UPDATE by an ordinary user removing the last hook: denied by the rule`, async () => {
+      const e = env();
+      const hooks = await create(e, 'alice');
+      const last = hooks[hooks.length - 1] as Hook;
+      const refusal = await rejected(() =>
+        e.machines('alice').patch(NAMESPACE, name('alice'), [
+          { op: 'test', path: `/spec/lifecycleHooks/preDrain/${hooks.length - 1}/name`, value: last.name },
+          { op: 'remove', path: `/spec/lifecycleHooks/preDrain/${hooks.length - 1}` },
+        ]),
+      );
+      noCostTrouble('denial', [refusal.message, ...refusal.warnings]);
+      assertOurDenial(e, refusal, [
+        `spec.lifecycleHooks.preDrain[${hooks.length - 1}]: Forbidden: "alice" may not remove preDrain hook ` +
+          `"${last.name}" owned by "clusteroperator/etcd"; only its owner may: ` +
+          'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+          'to let "alice" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove ' +
+          '--resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create ' +
+          'clusterrolebinding hookowner-clusteroperator-etcd-alice --clusterrole=hookowner-clusteroperator-etcd ' +
+          '--user=alice',
+      ]);
+    });
+  });
+}
+
+/** JSON patch ops appending hooks to a stage. */
+const append = (stage: string, hooks: readonly Hook[]): PatchOp[] =>
+  hooks.map((value) => ({ op: 'add', path: `/spec/lifecycleHooks/${stage}/-`, value }));
+
+function boundedTests(env: () => E2EEnv, costTest: CostTest): void {
+  const max = MAX_HOOKS_PER_STAGE_LIMIT;
+  const ceiling = POLICY_OWNER_HOOKS_PER_STAGE;
+
+  costTest(
+    `filled to the bounds (${max} unprotected and ${ceiling} named hooks a stage): stored, one more of either refused by the rule, every hook removed`,
+    async () => {
+      const e = env();
+      const name = 'cost-bounds';
+      const created = await allowed('create at the bound of unprotected hooks', () =>
+        e.machines('machineApi').create(
+          NAMESPACE,
+          openshiftMachine({
+            name,
+            namespace: NAMESPACE,
+            preDrain: unprotected(max, STAGE_LETTERS.preDrain),
+            preTerminate: unprotected(max, STAGE_LETTERS.preTerminate),
+          }),
+        ),
+      );
+      noCostTrouble('create', created.warnings);
+      // The owner adds its own hooks (as only it may once squatting is refused): the bound of others does not count them.
+      const operator = e.machines('etcdOperator');
+      const full = await allowed('the owner filling its bound', () =>
+        operator.patch(NAMESPACE, name, [
+          ...append('preDrain', named(ceiling, NAMED_LETTERS.preDrain)),
+          ...append('preTerminate', named(ceiling, NAMED_LETTERS.preTerminate)),
+        ]),
+      );
+      noCostTrouble('fill', full.warnings);
+      for (const stage of ['preDrain', 'preTerminate'] as const)
+        assert.equal(hooksOf(full.object, stage).length, max + ceiling, stage);
+
+      const otherOver = await rejected(() =>
+        e.machines('alice').patch(NAMESPACE, name, append('preDrain', unprotected(1, EXTRA.preDrain))),
+      );
+      noCostTrouble('one more unprotected', [otherOver.message, ...otherOver.warnings]);
+      assertOurDenial(e, otherOver, [tooMany('preDrain', max + 1, max, OTHERS)]);
+      const namedOver = await rejected(() =>
+        operator.patch(NAMESPACE, name, append('preTerminate', named(1, EXTRA.preTerminate))),
+      );
+      noCostTrouble('one more named', [namedOver.message, ...namedOver.warnings]);
+      assertOurDenial(e, namedOver, [tooMany('preTerminate', ceiling + 1, ceiling, NAMED)]);
+
+      // An ordinary user removes every unprotected hook of both stages (warned: nothing verifies it), then the owner its.
+      const guard = (stage: string): PatchOp => ({
+        op: 'test',
+        path: `/spec/lifecycleHooks/${stage}/${max + ceiling - 1}/owner`,
+        value: ETCD_HOOK.owner,
+      });
+      const kept = await allowed('an ordinary user removing every unprotected hook', () =>
+        e.machines('alice').patch(NAMESPACE, name, [
+          guard('preDrain'),
+          guard('preTerminate'),
+          { op: 'replace', path: '/spec/lifecycleHooks/preDrain', value: named(ceiling, NAMED_LETTERS.preDrain) },
+          {
+            op: 'replace',
+            path: '/spec/lifecycleHooks/preTerminate',
+            value: named(ceiling, NAMED_LETTERS.preTerminate),
+          },
+        ]),
+      );
+      assert.ok(kept.warnings.length > 0, 'unverified removals are warned');
+      noCostTrouble('unverified removals', kept.warnings);
+      const emptied = await allowed('the owner removing its hooks', () =>
+        operator.patch(NAMESPACE, name, [
+          { op: 'replace', path: '/spec/lifecycleHooks/preDrain', value: [] },
+          { op: 'replace', path: '/spec/lifecycleHooks/preTerminate', value: [] },
+        ]),
+      );
+      assert.deepEqual([hooksOf(emptied.object, 'preDrain'), hooksOf(emptied.object, 'preTerminate')], [[], []]);
+      assert.deepEqual(emptied.warnings, []);
+    },
+  );
+
+  costTest('the largest storable Machine, of unprotected hooks, is refused by the rule, not for cost', async () => {
+    const e = env();
+    if (!sizes) throw new Error('the size limit was not found (see the suite before hook)');
+    const n = sizes.maxHooks;
+    const refusal = await rejected(() =>
+      e
+        .machines('machineApi')
+        .create(
+          NAMESPACE,
+          openshiftMachine({ name: 'cost-over-bound', namespace: NAMESPACE, preDrain: unprotected(n, 'h') }),
+        ),
+    );
+    noCostTrouble('refusal', [refusal.message, ...refusal.warnings]);
+    assertOurDenial(e, refusal, [tooMany('preDrain', n, max, OTHERS)], CREATE_DENIAL_PREFIX);
+  });
+}

@@ -66,7 +66,7 @@ export const POLICY = parsePolicy(
     '    operations: [CREATE]',
     '    stage: preTerminate',
     '    hook: {name: StorageGuard, owner: team/native-storage}',
-    // The most hooks per stage a policy may allow: the big Machines below are what native mode admits at most.
+    // The most hooks per stage a policy may allow of owners it does not name (64 more of owners it names).
     'maxHooksPerStage: 1000',
   ].join('\n'),
   'native-cel.yaml',
