@@ -43,14 +43,19 @@ export function logLevel(source: string, value: string): string {
  * A Kubernetes version ("1.31", "v1.31.4"). OpenShift 4.N ships Kubernetes 1.(N+13) (4.18 is based on 1.31, as each
  * OpenShift release's notes state), and its version is easily given by mistake: it is named, not taken.
  */
-export function kubernetesVersion(flag: string, value: string): string {
+export function kubernetesVersion(flag: string, value: string, minMinor?: number): string {
   const m = /^v?4\.(\d+)(?:\.\d+)?$/.exec(value.trim());
   if (m) {
     const minor = Number(m[1]);
-    throw new AppError(
-      'USAGE',
-      `${flag} ${value} looks like an OpenShift version: OpenShift 4.${minor} ships Kubernetes 1.${minor + 13}; give that (${flag} 1.${minor + 13})`,
-    );
+    const k8s = minor + 13;
+    const named = `${flag} ${value} looks like an OpenShift version: OpenShift 4.${minor} ships Kubernetes 1.${k8s}`;
+    // Suggest only what the command then accepts.
+    if (minMinor !== undefined && k8s < minMinor)
+      throw new AppError(
+        'USAGE',
+        `${named}, older than the 1.${minMinor} this needs (OpenShift 4.${minMinor - 13}); run the webhook instead`,
+      );
+    throw new AppError('USAGE', `${named}; give that (${flag} 1.${k8s})`);
   }
   return value;
 }

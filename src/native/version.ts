@@ -12,6 +12,10 @@ export interface ApiVersions {
 }
 
 export const DEFAULT_K8S_VERSION = '1.36';
+/** Static admission manifests load without a feature gate from this version (src/native/static.ts). */
+export const DEFAULT_STATIC_K8S_VERSION = '1.37';
+/** The oldest minor native policies run on (Kubernetes 1.<minor>). */
+export const NATIVE_MIN_MINOR = 34;
 const VERSION_RE = /^v?(\d+)\.(\d+)(?:\.\d+)?$/;
 
 export function apiVersionsFor(k8sVersion: string): ApiVersions {
@@ -20,10 +24,10 @@ export function apiVersionsFor(k8sVersion: string): ApiVersions {
     throw new AppError('USAGE', `--k8s-version must look like 1.36 or v1.36.5, got ${JSON.stringify(k8sVersion)}`);
   }
   const [major, minor] = [Number(m[1]), Number(m[2])];
-  if (major !== 1 || minor < 34) {
+  if (major !== 1 || minor < NATIVE_MIN_MINOR) {
     throw new AppError(
       'USAGE',
-      `native admission policies need Kubernetes 1.34 or newer (MutatingAdmissionPolicy, and the CEL two-variable comprehensions and library versions the policies use); got ${k8sVersion}: run the webhook instead`,
+      `native admission policies need Kubernetes 1.${NATIVE_MIN_MINOR} or newer (MutatingAdmissionPolicy, and the CEL two-variable comprehensions and library versions the policies use); got ${k8sVersion}: run the webhook instead`,
     );
   }
   if (minor >= 36) {

@@ -9,11 +9,12 @@ import { cliPolicy } from '../policy.js';
 import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { DEFAULT_STATIC_ROOT } from '../../native/static-layout.js';
+import { DEFAULT_K8S_VERSION, DEFAULT_STATIC_K8S_VERSION, NATIVE_MIN_MINOR } from '../../native/version.js';
 
 interface RenderFlags {
   config?: string;
   output: string;
-  k8sVersion: string;
+  k8sVersion?: string;
   static?: string;
   staticRoot: string;
   selfProtection: boolean;
@@ -35,8 +36,7 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
     .option('-o, --output <format>', 'yaml (multi-document) or json (a v1 List)', 'yaml')
     .option(
       '--k8s-version <version>',
-      'the cluster version: 1.36+ gets MutatingAdmissionPolicy v1, 1.34-1.35 v1beta1 (behind a feature gate); older is refused',
-      '1.36',
+      `the cluster version: 1.36+ gets MutatingAdmissionPolicy v1, 1.34-1.35 v1beta1 (behind a feature gate); older is refused (default: ${DEFAULT_K8S_VERSION}; with --static ${DEFAULT_STATIC_K8S_VERSION}, the first that loads static manifests without a feature gate)`,
     )
     .option(
       '--static <dir>',
@@ -66,7 +66,8 @@ async function render(flags: RenderFlags, outputGiven: boolean, io: CliIO): Prom
   try {
     if (flags.output !== 'yaml' && flags.output !== 'json')
       throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
-    const k8sVersion = kubernetesVersion('--k8s-version', flags.k8sVersion);
+    const version = flags.k8sVersion ?? (flags.static === undefined ? DEFAULT_K8S_VERSION : DEFAULT_STATIC_K8S_VERSION);
+    const k8sVersion = kubernetesVersion('--k8s-version', version, NATIVE_MIN_MINOR);
     if (flags.static === undefined) {
       const given = ['--static-root', '--no-self-protection', '--webhook-name'].filter((f) => used(f, flags));
       if (given.length > 0) throw new AppError('USAGE', `${given.join(', ')} only applies with --static DIR`);
