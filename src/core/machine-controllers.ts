@@ -58,6 +58,9 @@ export function releasesMachine(
   return isDeleting(object) && before.length > 0 && after.length === 0;
 }
 
+/** The audit's stuck-deletion fix, after its advice: the finalizers are no way round. */
+export const FINALIZERS_HELD_FIX = 'removing its finalizers instead is refused to all but its controller';
+
 /**
  * What `explain` and the audit say of a deleting Machine that carries hooks: its finalizers are held for its
  * controller (rule controller-finalizer), so removing them is no way round the hooks; undefined when that rule is off.

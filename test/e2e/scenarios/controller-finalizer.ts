@@ -56,8 +56,9 @@ async function deleting(e: E2EEnv, kind: 'openshift' | 'capi', name: string, hoo
     name,
     namespace: CAPI_NAMESPACE,
     ...(hooks ? { annotations: { [PRE_TERMINATE]: ETCD_HOOK.owner } } : {}),
+    finalizers: [CAPI_FINALIZER],
   });
-  await machines.create(CAPI_NAMESPACE, { ...body, metadata: { ...metadataOf(body), finalizers: [CAPI_FINALIZER] } });
+  await machines.create(CAPI_NAMESPACE, body);
   await machines.delete(CAPI_NAMESPACE, name);
 }
 
