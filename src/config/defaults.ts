@@ -55,6 +55,19 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     machineAPINamespace: 'openshift-machine-api',
     clusterAPINamespace: 'openshift-cluster-api',
   },
+  machineControllers: {
+    // openshift/machine-api-operator pkg/operator/sync.go: Deployment machine-api-controllers (the machine controller)
+    // runs as this service account (install/0000_30_machine-api-operator_09_rbac.yaml creates it).
+    'machine.openshift.io': [{ namespace: 'openshift-machine-api', name: 'machine-api-controllers' }],
+    'cluster.x-k8s.io': [
+      // kubernetes-sigs/cluster-api core/config/manager/manager.yaml runs as "manager", which
+      // core/config/default/kustomization.yaml prefixes capi- and puts in capi-system (clusterctl's install).
+      { namespace: 'capi-system', name: 'capi-manager' },
+      // openshift/cluster-api openshift/capi-operator-manifests/default/manifests.yaml: Deployment
+      // capi-controller-manager in openshift-cluster-api runs as capi-manager.
+      { namespace: 'openshift-cluster-api', name: 'capi-manager' },
+    ],
+  },
 });
 
 export function deepFreeze<T>(value: T): T {

@@ -35,6 +35,7 @@ interface PolicyFile {
   children?: ChildRuleFile[];
   maxHooksPerStage?: number;
   migration?: Partial<Policy['migration']>;
+  machineControllers?: Partial<Policy['machineControllers']>;
 }
 
 /**
@@ -258,5 +259,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     maxHooksPerStage: raw.maxHooksPerStage ?? d.maxHooksPerStage,
     // Field by field: a file naming only its own synchronizer keeps OpenShift's namespaces.
     migration: { ...d.migration, ...raw.migration },
+    // Group by group: a file naming only its Cluster API controllers keeps the Machine API's.
+    machineControllers: { ...d.machineControllers, ...raw.machineControllers },
   });
 }

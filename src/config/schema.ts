@@ -1,6 +1,11 @@
 // JSON schema of the policy file (apiVersion hookkeeper.io/v1alpha1, kind Policy). Every field is optional:
 // what a file leaves out comes from the embedded default (src/config/defaults.ts).
-import { MAX_HOOKS_PER_STAGE_LIMIT, UNVERIFIED_REMOVAL_VALUES, WILDCARD_GRANTS_VALUES } from '../core/policy.js';
+import {
+  MACHINE_GROUPS,
+  MAX_HOOKS_PER_STAGE_LIMIT,
+  UNVERIFIED_REMOVAL_VALUES,
+  WILDCARD_GRANTS_VALUES,
+} from '../core/policy.js';
 import { RULE_IDS } from '../core/registry.js';
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true } as const;
@@ -170,6 +175,11 @@ export const POLICY_SCHEMA = {
         machineAPINamespace: { type: 'string', minLength: 1 },
         clusterAPINamespace: { type: 'string', minLength: 1 },
       },
+    },
+    machineControllers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(MACHINE_GROUPS.map((g) => [g, serviceAccounts])),
     },
   },
 } as const;

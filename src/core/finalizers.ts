@@ -1,22 +1,22 @@
-// machine-api-operator skips validation for an UPDATE that only removes all finalizers of a deleting Machine,
-// so a machine can always finish deleting, whatever state its hooks are in. hookkeeper does the same.
+// machine-api-operator skips validation for an UPDATE that only removes all finalizers of a deleting Machine, so a
+// machine can always finish deleting, whatever state its hooks are in. hookkeeper's rules do the same, but for
+// controller-finalizer: while hooks remain, only the Machine's controller may make that update.
 import { isDeleting, isRecord, metadata } from './guards.js';
 import type { KubeObject } from './types.js';
 
-const IGNORED_METADATA = ['finalizers', 'resourceVersion', 'managedFields', 'generation'];
-
-function withoutVolatile(obj: KubeObject): unknown {
-  const meta = { ...metadata(obj) };
-  for (const key of IGNORED_METADATA) delete meta[key];
-  const { status: _status, ...rest } = obj;
-  return { ...rest, metadata: meta };
-}
-
+/**
+ * A deleting object losing its last finalizer with its spec and annotations (where hooks live) unchanged: what the
+ * webhook's not-finishing-deletion condition leaves out (src/native/match.ts), so both engines skip the same updates
+ * for every rule but those that judge finalizer removals (controller-finalizer).
+ */
 export function isFinalizerOnlyRemoval(object: KubeObject | null, oldObject: KubeObject | null): boolean {
   if (!object || !oldObject || !isDeleting(object)) return false;
   const finalizers = metadata(object)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return false;
-  return deepEqual(withoutVolatile(object), withoutVolatile(oldObject));
+  return (
+    deepEqual(object['spec'], oldObject['spec']) &&
+    deepEqual(metadata(object)['annotations'], metadata(oldObject)['annotations'])
+  );
 }
 
 /**

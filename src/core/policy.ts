@@ -119,7 +119,18 @@ export interface Policy {
    */
   maxHooksPerStage: number;
   migration: Migration;
+  /**
+   * Per Machine API group, the service accounts its Machine controller runs as: while a Machine carries a hook, only
+   * they (or break-glass, audited) remove its controller's finalizer or a deleting Machine's last finalizer
+   * (src/core/machine-controllers.ts).
+   */
+  machineControllers: Readonly<Record<MachineGroup, readonly ServiceAccountRef[]>>;
 }
+
+/** The API groups whose Machines have a controller finalizer hookkeeper holds (src/core/machine-controllers.ts). */
+export type MachineGroup = 'machine.openshift.io' | 'cluster.x-k8s.io';
+
+export const MACHINE_GROUPS: readonly MachineGroup[] = ['machine.openshift.io', 'cluster.x-k8s.io'];
 
 /**
  * OpenShift's Machine API to Cluster API migration: each Machine exists twice, the same name in two namespaces, and a

@@ -7,6 +7,7 @@ import { childOwnerReferenceRule } from './rules/children-owner-reference.js';
 import { childParentRule } from './rules/children-parent.js';
 import { crdSchemaRule } from './rules/crd-schema.js';
 import { defaultHooksRule } from './rules/default-hooks.js';
+import { controllerFinalizerRule } from './rules/controller-finalizer.js';
 import { deletionFreezeRule } from './rules/deletion-freeze.js';
 import { hookCountRule } from './rules/hook-count.js';
 import { missingDefaultHookRule } from './rules/missing-default-hook.js';
@@ -27,6 +28,7 @@ export const RULES = [
   singleOwnerRule,
   ownerOnlyRemovalRule,
   deletionFreezeRule,
+  controllerFinalizerRule,
   ownerReferencesRule,
   defaultHooksRule,
   missingDefaultHookRule,

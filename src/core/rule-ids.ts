@@ -7,6 +7,7 @@ export const RULE_IDS = [
   'single-owner',
   'owner-only-removal',
   'deletion-freeze',
+  'controller-finalizer',
   'owner-references',
   'default-hooks',
   'missing-default-hook',

@@ -37,7 +37,7 @@ export function changesWhatRulesRead(policy: Policy, input: ReviewInput): boolea
   if (!carrier) return true;
   for (const rule of VALIDATING.admission) {
     if (policy.enforcement[rule.id] === 'off' || rule.selects !== 'carriers') continue;
-    const reads = rule.updateReads?.(policy);
+    const reads = rule.updateReads?.(policy, carrier);
     if (!reads) return true;
     if (reads.storedDenial !== undefined && (reads.storedDenialHolds?.(input) ?? true)) return true;
     for (const part of reads.parts) {

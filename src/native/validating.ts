@@ -8,7 +8,7 @@ import { CARRIERS, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import type { Enforcement, KubeObject } from '../core/types.js';
-import { LABELS, NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
+import { LABELS, NATIVE_NOT_FINISHING_DELETION, pluralOf, resourceRule } from './match.js';
 import type { ApiVersions } from './version.js';
 
 export type BindingGroup = 'deny' | 'warn' | 'break-glass';
@@ -28,7 +28,7 @@ export function bindingGroupOf(outcome: Outcome, enforcement: Enforcement): Bind
 
 interface Bucket {
   group: BindingGroup;
-  gate?: { name: string; expression: string; updateOnly: boolean; changesHooks: boolean };
+  gate?: { name: string; expression: string; updateOnly: boolean; changesHooks: boolean; finishingDeletion: boolean };
   variables: Map<string, string>;
   validations: Array<{ expression: string; messageExpression: string; message: string; reason: string }>;
   /** Every validation is about what the stored object already had (ratcheting): nothing to say on CREATE. */
@@ -142,6 +142,7 @@ export function validatingObjects(
                     ...v.gate.when,
                     updateOnly: v.gate.updateOnly ?? false,
                     changesHooks: v.gate.changesHooks ?? false,
+                    finishingDeletion: v.gate.finishingDeletion ?? false,
                   },
                 }
               : {}),
@@ -180,7 +181,11 @@ export function validatingObjects(
             matchPolicy: 'Equivalent',
             resourceRules: [resourceRule(carrier, plural, operationsOf(bucket))],
           },
-          matchConditions: [{ ...NOT_FINISHING_DELETION }, ...gates(view, bucket, update)],
+          // A policy that judges a deleting Machine's last finalizer removal is evaluated for it; the others are not.
+          matchConditions: [
+            ...(bucket.gate?.finishingDeletion === true ? [] : [{ ...NATIVE_NOT_FINISHING_DELETION }]),
+            ...gates(view, bucket, update),
+          ],
           variables: reachable(
             bucket.variables,
             bucket.validations.flatMap((v) => [v.expression, v.messageExpression]),

@@ -92,7 +92,7 @@ describe('audit --output policyreport', () => {
         'Machine openshift-machine-api/master-0 has been deleting for 3h (since 2026-11-21T09:00:00Z): preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd" is still there',
       properties: {
         path: 'spec.lifecycleHooks.preDrain[0]',
-        fix: 'the deletion waits for "clusteroperator/etcd" to remove hook "EtcdQuorumOperator": check that controller; if it is gone for good, remove the hook as a break-glass identity (break-glass: group system:masters)',
+        fix: 'the deletion waits for "clusteroperator/etcd" to remove hook "EtcdQuorumOperator": check that controller; if it is gone for good, remove the hook as a break-glass identity (break-glass: group system:masters); removing its finalizers instead is refused to all but its controller',
         hookStage: 'preDrain',
         hookName: 'EtcdQuorumOperator',
         hookOwner: 'clusteroperator/etcd',

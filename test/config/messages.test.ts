@@ -92,7 +92,7 @@ describe('policy messages', () => {
           line: 10,
           path: 'zzz',
           message:
-            'unknown key "zzz" (known keys: apiVersion, kind, enforcement, reservedHooks, owners, strictOwners, unverifiedRemoval, wildcardGrants, breakGlass, defaultHooks, children, maxHooksPerStage, migration)',
+            'unknown key "zzz" (known keys: apiVersion, kind, enforcement, reservedHooks, owners, strictOwners, unverifiedRemoval, wildcardGrants, breakGlass, defaultHooks, children, maxHooksPerStage, migration, machineControllers)',
         },
       ],
     );

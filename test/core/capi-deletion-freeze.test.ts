@@ -108,7 +108,7 @@ describe('deletion-freeze for Cluster API hook annotations', () => {
     );
   });
 
-  test('removing the last finalizer of a deleting Machine skips validation, whatever its hooks', () => {
+  test("the controller's removal of a deleting Machine's last finalizer skips validation, whatever its hooks", () => {
     const annotations = { [`${PRE_DRAIN}/EtcdQuorumOperator`]: 'clusteroperator/etcd' };
     const oldObject = capiMachine({ annotations, deletionTimestamp: DELETING });
     const object = capiMachine({ annotations, deletionTimestamp: DELETING, finalizers: [], resourceVersion: '190004' });

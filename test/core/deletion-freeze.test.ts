@@ -88,14 +88,17 @@ describe('deletion-freeze', () => {
     assert.equal(d.allowed, true);
   });
 
-  test('removing all finalizers of a deleting Machine skips validation, whatever its hooks', () => {
+  test('removing all finalizers of a deleting Machine skips every rule but controller-finalizer, whatever its hooks', () => {
     const old = machine({ preDrain: [ETCD], deletionTimestamp: DELETING });
     const next = machine({ preDrain: [ETCD], deletionTimestamp: DELETING, finalizers: [], resourceVersion: '50002' });
-    const d = evaluate(
-      DEFAULT_POLICY,
-      reviewInput({ operation: 'UPDATE', object: next, oldObject: old, user: USERS.alice }),
+    const as = (user: (typeof USERS)[keyof typeof USERS]) =>
+      evaluate(DEFAULT_POLICY, reviewInput({ operation: 'UPDATE', object: next, oldObject: old, user }));
+    const controller = as(USERS.machineApi);
+    assert.deepEqual([controller.allowed, controller.denials.length, controller.warnings.length], [true, 0, 0]);
+    assert.deepEqual(
+      as(USERS.alice).denials.map((v) => v.rule),
+      ['controller-finalizer'],
     );
-    assert.deepEqual([d.allowed, d.denials.length, d.warnings.length], [true, 0, 0]);
   });
 
   test('removing finalizers together with the etcd hook is still judged', () => {

@@ -17,6 +17,7 @@ export const IDENTITY_NAMES = [
   'virtController',
   'pgo',
   'capiSync',
+  'capiManager',
 ] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
@@ -52,6 +53,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   pgo: serviceAccount('postgres-operator', 'pgo'),
   // The Machine API to Cluster API migration's synchronizer, as the default policy names it (policy.migration).
   capiSync: serviceAccount('openshift-cluster-api', 'capi-controllers'),
+  // Cluster API's machine controller as clusterctl installs it (the default policy's machineControllers).
+  capiManager: serviceAccount('capi-system', 'capi-manager'),
 };
 
 export function makeIdentities(): Record<IdentityName, Identity> {
@@ -173,7 +176,10 @@ export function rbacObjects(identities: Record<IdentityName, Identity>): {
         saSubject(identities.etcdOperator),
         saSubject(identities.capiSync),
       ]),
-      binding('hookkeeper-e2e:machine-controller', [saSubject(identities.machineApi)]),
+      binding('hookkeeper-e2e:machine-controller', [
+        saSubject(identities.machineApi),
+        saSubject(identities.capiManager),
+      ]),
       binding('hookkeeper-e2e:child-editor', [user(identities.alice)]),
       binding('hookkeeper-e2e:child-controller', [saSubject(identities.virtController), saSubject(identities.pgo)]),
       binding('hookkeeper-e2e:postgrescluster-finalizers', [saSubject(identities.pgo)]),
@@ -214,6 +220,7 @@ export const RBAC_CHECKS: readonly AccessCheck[] = [
     resource: 'machines',
     namespace: 'openshift-machine-api',
   },
+  { identity: 'capiManager', verb: 'patch', group: 'cluster.x-k8s.io', resource: 'machines', namespace: 'capi-e2e' },
   { identity: 'alice', verb: 'patch', group: '', resource: 'pods' },
   { identity: 'virtController', verb: 'create', group: '', resource: 'pods' },
   {

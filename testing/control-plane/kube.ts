@@ -1,6 +1,12 @@
 // Client-side helpers for scenarios: typed custom-object calls that also return the response's Warning headers,
 // and a Rejection that says who refused a request (our webhook, the CRD schema, RBAC) and with what message.
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import type { KubeObject } from '../../src/core/types.js';
 
 export interface Resource {
@@ -107,6 +113,15 @@ export class ResourceClient {
       body: ops,
       ...dryRun(options),
     });
+    return { object: res.data as KubeObject, warnings: parseWarnings(res.headers['warning']) };
+  }
+
+  /** RFC 7386 merge patch, as `kubectl patch --type merge` sends it (`{"metadata":{"finalizers":null}}`). */
+  async mergePatch(namespace: string, name: string, body: object, options: WriteOptions = {}): Promise<Written> {
+    const res = await this.api.patchNamespacedCustomObjectWithHttpInfo(
+      { ...this.resource, namespace, name, body, ...dryRun(options) },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     return { object: res.data as KubeObject, warnings: parseWarnings(res.headers['warning']) };
   }
 

@@ -39,6 +39,11 @@ export interface NativeValidation {
     updateOnly?: boolean;
     /** `when` holds only when the hooks change, so the carrier's changes-what-rules-read condition adds nothing. */
     changesHooks?: boolean;
+    /**
+     * The rule judges a deleting object's finalizer-only last removal (judgesFinalizerRemovals): its policy is
+     * evaluated for it, where the others are not (not-finishing-deletion).
+     */
+    finishingDeletion?: boolean;
   };
 }
 

@@ -117,7 +117,7 @@ function readsOf(
   for (const rule of VALIDATING.admission) {
     if (policy.enforcement[rule.id] === 'off') continue;
     if (rule.selects === 'carriers' ? !carrier : rule.selects === 'children' ? !children : false) continue;
-    const reads = rule.updateReads?.(policy);
+    const reads = rule.updateReads?.(policy, carrier);
     // A rule that does not say what it reads is sent every UPDATE of its kinds.
     if (!reads) out.everything = true;
     for (const p of reads?.parts ?? []) add(p);

@@ -3,6 +3,7 @@
 import { carrierFor, wellFormed, type Hook, type HookCarrier } from '../carriers.js';
 import { formatDuration } from '../duration.js';
 import { dig, metadata, quote } from '../guards.js';
+import { heldFinalizersNote } from '../machine-controllers.js';
 import type { Policy } from '../policy.js';
 import type { KubeObject } from '../types.js';
 import { explainHook, type MachineTarget } from './hook.js';
@@ -117,6 +118,9 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
   };
   const explained = hooks.map((h) => explainHook(policy, facts, h, holdsOf(h, deletion.waitingAt?.step), target));
   const notes = [...deletion.notes];
+  // Removing the finalizers is no way round the hooks: say so where someone looks for one.
+  const held = deletion.deleting && hooks.length > 0 ? heldFinalizersNote(policy, carrier) : undefined;
+  if (held) notes.push(held);
   if (facts.source === 'file')
     notes.push('offline (-f): the Node, RBAC grants, service accounts and controller health are not known');
   return {

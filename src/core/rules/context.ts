@@ -42,8 +42,9 @@ export type ObjectPart = 'hooks' | 'ownerReferences' | 'finalizers' | 'deletionT
 export interface UpdateReads {
   parts: readonly ObjectPart[];
   /**
-   * A rule that judges what is stored rather than what changes can deny such an UPDATE under `deny`: CEL (over
-   * request and object) that holds for every UPDATE it might deny, which is then sent too.
+   * A rule that judges what is stored rather than what changes (or only some changes of a part, by some users) can deny
+   * such an UPDATE under `deny`: CEL (over request, object and, after the condition's own guard, oldObject) that holds
+   * for every UPDATE it might deny, which is then sent too.
    */
   storedDenial?: string;
   /** The same in TypeScript, beside it: what a request the condition leaves out loses (src/core/update-reads.ts). */
@@ -98,7 +99,7 @@ type Placement<Mutate> =
        * and the native policies' changes-what-rules-read condition is derived; without it the module does not
        * compile. The proof that it is all is test/deploy/webhook-conditions.test.ts.
        */
-      updateReads: (policy: Policy) => UpdateReads;
+      updateReads: (policy: Policy, carrier?: HookCarrier) => UpdateReads;
       /** What it reads of a CREATE (test/deploy/webhook-conditions.test.ts proves it); without it, every CREATE. */
       createReads?: () => CreateReads;
     }

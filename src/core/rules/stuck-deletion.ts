@@ -7,6 +7,7 @@ import type { Stage, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 
 import { breakGlassText } from '../messages/ownership.js';
+import { FINALIZERS_HELD_FIX, heldFinalizersNote } from '../machine-controllers.js';
 
 /**
  * The stage a deletion held by hooks at `stages` waits at: pre-drain hooks hold the drain, pre-terminate hooks only
@@ -26,11 +27,13 @@ export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) 
   if (!deletion || deletion.forMs <= deletion.stuckAfterMs) return { violations: [] };
   const age = deletion.forMs;
   const label = `${input.kind.kind} ${input.namespace ? `${input.namespace}/` : ''}${input.name ?? ''}`;
+  // Removing the finalizers is no way round the hook (controller-finalizer): said where someone looks for one.
+  const held = heldFinalizersNote(policy, carrier) === undefined ? '' : `; ${FINALIZERS_HELD_FIX}`;
   const violations: Violation[] = hooks.map((h) => ({
     rule: 'stuck-deletion',
     path: h.path,
     message: `${label} has been deleting for ${formatDuration(age)} (since ${since}): ${h.stage} hook ${quote(h.name)} owned by ${quote(h.owner)} is still there`,
-    fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as a break-glass identity (${breakGlassText(policy)})`,
+    fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as a break-glass identity (${breakGlassText(policy)})${held}`,
     hook: { stage: h.stage, name: h.name, owner: h.owner },
     deletion: { deletionTimestamp: since, deletingForSeconds: Math.floor(age / 1000) },
     key: `stuck:${h.stage}:${quote(h.name)}`,

@@ -237,6 +237,32 @@ const REMOVAL_PROBES = [
     }),
     removal: [{ op: 'remove', path: `/metadata/annotations/${ETCD_CAPI_ANNOTATION.replace('/', '~1')}` }],
   },
+  // controller-finalizer's policies load on their own too: alice taking the controller's finalizer off a Machine
+  // that carries the etcd hook.
+  {
+    what: 'Machine API finalizer',
+    policy: 'hookkeeper-openshift-machine-finalizers',
+    resource: OPENSHIFT_MACHINES,
+    stored: openshiftMachine({
+      name: 'probe-finalizer',
+      role: 'worker',
+      preDrain: [ETCD_HOOK],
+      finalizers: ['machine.machine.openshift.io'],
+    }),
+    removal: [{ op: 'remove', path: '/metadata/finalizers' }],
+  },
+  {
+    what: 'Cluster API finalizer',
+    policy: 'hookkeeper-capi-machine-finalizers',
+    resource: CAPI_MACHINES,
+    stored: capiMachine({
+      name: 'probe-finalizer-capi',
+      namespace: MACHINE_NAMESPACE,
+      annotations: { [ETCD_CAPI_ANNOTATION]: ETCD_HOOK.owner },
+      finalizers: ['machine.cluster.x-k8s.io'],
+    }),
+    removal: [{ op: 'remove', path: '/metadata/finalizers' }],
+  },
 ] as const;
 
 /** How long the mutating policy gets after the validating ones enforce (both load through the same informers). */

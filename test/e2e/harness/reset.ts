@@ -40,7 +40,8 @@ export async function removeMachines(env: E2EEnv): Promise<void> {
     const listed = await list(resource);
     for (const obj of listed.items) {
       const { name, namespace, finalizers } = meta(obj);
-      // Deleted first, then its finalizers taken off: the update a deleting Machine may always have.
+      // Deleted first, then its finalizers taken off, as break-glass (admin): a Machine still carrying hooks lets no
+      // one else (controller-finalizer).
       await api.deleteNamespacedCustomObject({ ...resource, namespace, name }).catch(() => undefined);
       if (finalizers && finalizers.length > 0)
         await api

@@ -1,5 +1,5 @@
-// A Machine marked for deletion: its hooks are frozen (machine-api-operator's rule and wording), but removing its
-// finalizers is always allowed so the deletion can finish.
+// A Machine marked for deletion: its hooks are frozen (machine-api-operator's rule and wording), but its controller
+// may always remove its finalizers so the deletion can finish (anyone else: controller-finalizer.ts).
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import {
@@ -49,7 +49,7 @@ export const deletionScenarios: Scenario = (env) => {
       assert.deepEqual(hooksOf(await env().machines('admin').get(MACHINE_NAMESPACE, NAME), 'preDrain'), [ETCD_HOOK]);
     });
 
-    test('removing all its finalizers is allowed (the etcd hook still in place), and the Machine goes', async () => {
+    test('its controller removing all its finalizers is allowed (the etcd hook still in place), and it goes', async () => {
       const machines = env().machines('machineApi');
       const { object } = await machines.patch(MACHINE_NAMESPACE, NAME, [
         { op: 'test', path: '/metadata/finalizers', value: [MACHINE_FINALIZER] },

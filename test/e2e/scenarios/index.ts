@@ -9,6 +9,7 @@ import { celCostScenarios, findSizeLimit } from './cel-cost.js';
 import { celShimScenarios } from './cel-shims.js';
 import { certRotationScenarios } from './cert-rotation.js';
 import { childrenScenarios } from './children.js';
+import { controllerFinalizerScenarios } from './controller-finalizer.js';
 import { corpusComparison, corpusScenarios, corpusSetup } from './corpus.js';
 import { defaultHookScenarios } from './default-hooks.js';
 import { deletionScenarios } from './deletion.js';
@@ -54,6 +55,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       namespaceScenarios,
       ownerOnlyRemovalScenarios,
       deletionScenarios,
+      controllerFinalizerScenarios,
       namingScenarios,
       dryRunScenarios,
       machineSetScenarios,

@@ -1,5 +1,6 @@
 // hookkeeper down: the API server applies each webhook's failurePolicy (UPDATE validation Fail, CREATE Ignore), but
-// never sends a deleting Machine's finalizer-only update (matchConditions), so it can still go;
+// never sends the Machine controller's finalizer-only update of a deleting Machine (matchConditions), so it can still
+// go (anyone else's waits, while the Machine carries a hook: controller-finalizer);
 // hookkeeper back: normal service. Runs last in its suite, and restarts hookkeeper whatever happens.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -64,8 +65,9 @@ export const outageScenarios: Scenario = (env) => {
       assert.equal((metadataOf(object)['labels'] as Record<string, string>)['e2e.hookkeeper.io/touched'], 'yes');
     });
 
-    test('a deleting Machine: its hooks cannot go with its finalizers, its finalizers alone can, and it goes', async () => {
-      // The matchCondition skips only a finalizer-only update; one that also removes a hook waits for hookkeeper.
+    test("a deleting Machine: its hooks cannot go with its finalizers, nor its finalizers by a Machine editor; its controller's removal goes", async () => {
+      // The matchConditions skip only the controller's finalizer-only update; one that also removes a hook, or
+      // anyone else's while a hook remains, waits for hookkeeper.
       const e = env();
       const machines = e.machines('machineApi');
       const deleting = await machines.get(MACHINE_NAMESPACE, DELETING);
@@ -80,6 +82,10 @@ export const outageScenarios: Scenario = (env) => {
       );
       assert.equal(refusal.by, 'webhook-unreachable', refusal.message);
       assert.deepEqual(hooksOf(await machines.get(MACHINE_NAMESPACE, DELETING), 'preDrain'), [ETCD_HOOK]);
+      const editor = await rejected(() =>
+        e.machines('alice').patch(MACHINE_NAMESPACE, DELETING, [{ op: 'remove', path: '/metadata/finalizers' }]),
+      );
+      assert.equal(editor.by, 'webhook-unreachable', editor.message);
       await machines.patch(MACHINE_NAMESPACE, DELETING, [
         { op: 'test', path: '/metadata/finalizers', value: [MACHINE_FINALIZER] },
         { op: 'remove', path: '/metadata/finalizers' },

@@ -40,6 +40,12 @@ export const IDENTITIES = [
   { username: 'alice', groups: ['system:authenticated'] },
   { username: 'Mallory.Upper', groups: ['system:authenticated'] },
   { username: SYNC_SA, groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-cluster-api'] },
+  // The Machine controllers of the default machineControllers: only they end a hook-carrying Machine's deletion.
+  {
+    username: 'system:serviceaccount:openshift-machine-api:machine-api-controllers',
+    groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-api'],
+  },
+  { username: 'system:serviceaccount:capi-system:capi-manager', groups: ['system:serviceaccounts'] },
 ] as const;
 
 /** The cluster's RBAC in this test: carol holds a named grant, root holds wildcard rights (cluster-admin). */
@@ -233,7 +239,8 @@ function objectOf(
       namespace,
       labels,
       ...(opts.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
-      ...(opts.finalizers ? { finalizers: ['machine.machine.openshift.io'] } : {}),
+      // The controller's finalizer of the carrier's API (controller-finalizer holds it on a Machine with hooks).
+      ...(opts.finalizers ? { finalizers: [`machine.${carrier.group}`] } : {}),
     },
     spec: { providerID: 'aws:///eu-1/i-1' },
   };
@@ -306,6 +313,8 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
       bareKey: fc.boolean(),
       deleting: fc.constantFrom(false, false, true),
       finalizers: fc.boolean(),
+      // The stored object had the finalizer the update removes (a live Machine's, or a deleting one's last).
+      storedFinalizers: fc.boolean(),
       relabel: fc.boolean(),
       // The Machine API CRDs' list-map key refuses a name twice in a stage: rare here, and declared where it matters.
       duplicates: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
@@ -367,7 +376,7 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
             c.operation === 'UPDATE'
               ? objectOf(c.carrier, version, c.namespace, stored, oldLabels, {
                   ...opts,
-                  finalizers: c.finalizers || deleting,
+                  finalizers: c.finalizers || deleting || c.storedFinalizers,
                 })
               : null;
           const migration = { status: c.authoritative, spec: c.specAuthoritative };
