@@ -368,6 +368,19 @@ describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () 
           'application/apply-patch+yaml',
         );
         assert.equal(applied.status, 200, applied.body);
+        // Kept hooks leave no hook-schema annotation in the CRD's audit events (4 replaces of the Machine CRD).
+        const events = await pollUntil('the audit events of the Machine CRD replaces', 30_000, async () => {
+          const found = await auditAnnotations(
+            plane,
+            'update',
+            'customresourcedefinitions/machines.machine.openshift.io',
+          );
+          return found.length >= 4 ? found : undefined;
+        });
+        assert.deepEqual(
+          events.flatMap((a) => Object.keys(a).filter((k) => k.endsWith('/hook-schema'))),
+          [],
+        );
       });
 
       test('a cluster-admin cannot remove spec.lifecycleHooks from the Machine schema, nor delete the CRD', async () => {
@@ -386,6 +399,20 @@ describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () 
         );
         const capi = await as('DELETE', `${CRDS}/machines.cluster.x-k8s.io`);
         assert.equal(capi.status, 403, capi.body);
+        await pollUntil('the audit event of the refused schema change', 30_000, async () => {
+          const events = await auditAnnotations(
+            plane,
+            'patch',
+            'customresourcedefinitions/machines.machine.openshift.io',
+          );
+          return events.some((a) =>
+            (a['hookkeeper-hook-schema.static.k8s.io/hook-schema'] ?? '').startsWith(
+              `${plane.identities.clusterAdmin.username} update customresourcedefinitions/machines.machine.openshift.io`,
+            ),
+          )
+            ? true
+            : undefined;
+        });
         const stored = await api(plane, 'admin')('GET', MACHINE_CRD);
         assert.ok(stored.body.includes('"lifecycleHooks"'), 'the schema still has the hooks');
       });
