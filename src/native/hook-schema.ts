@@ -113,3 +113,47 @@ export function hookSchemaCheck(crds: readonly HookCrd[] = hookCrds()): HookSche
     why,
   };
 }
+
+// The same judgement in TypeScript, for `hookkeeper audit`, which reads the CRDs as stored (held to the CEL above by
+// test/native/hook-schema.test.ts).
+type SchemaNode = Record<string, unknown>;
+const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
+const preservesNode = (n: SchemaNode) => n['x-kubernetes-preserve-unknown-fields'] === true;
+const typedNode = (n: SchemaNode, type: string) => ('type' in n ? n['type'] === type : preservesNode(n));
+function propNode(n: SchemaNode, key: string): SchemaNode | undefined {
+  const props = n['properties'];
+  return isNode(props) && isNode(props[key]) ? props[key] : undefined;
+}
+function keepsNode(n: SchemaNode, path: readonly string[], leaf: (n: SchemaNode) => boolean): boolean {
+  const [key, ...rest] = path;
+  if (key === undefined) return leaf(n);
+  const next = propNode(n, key);
+  return next ? keepsNode(next, rest, leaf) : preservesNode(n);
+}
+const entryNode = (n: SchemaNode) =>
+  typedNode(n, 'object') &&
+  ['name', 'owner'].every((f) => {
+    const p = propNode(n, f);
+    return p ? !('type' in p) || p['type'] === 'string' : preservesNode(n);
+  });
+const listNode = (n: SchemaNode) =>
+  typedNode(n, 'array') && (isNode(n['items']) ? entryNode(n['items']) : preservesNode(n));
+const hooksNode = (n: SchemaNode) =>
+  typedNode(n, 'object') &&
+  STAGES.every((s) => {
+    const p = propNode(n, s);
+    return p ? listNode(p) : preservesNode(n);
+  });
+
+/** The names of the CRD's versions whose schema does not keep the hooks at root. */
+export function versionsWithoutHooks(crd: unknown, root: readonly string[]): string[] {
+  const spec = isNode(crd) && isNode(crd['spec']) ? crd['spec'] : {};
+  if (spec['preserveUnknownFields'] === true) return [];
+  const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isNode) : [];
+  return versions
+    .filter((v) => {
+      const schema = isNode(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
+      return !(isNode(schema) && keepsNode(schema, root, hooksNode));
+    })
+    .map((v) => String(v['name']));
+}

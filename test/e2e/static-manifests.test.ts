@@ -417,7 +417,7 @@ describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () 
         assert.ok(stored.body.includes('"lifecycleHooks"'), 'the schema still has the hooks');
       });
 
-      test('break-glass may, warned and audited (dry run: the CRD stays)', async () => {
+      test('break-glass may, warned and audited; `hookkeeper audit` names a schema that lost the hooks', async () => {
         const as = api(plane, 'admin');
         const patch = await as('PATCH', `${MACHINE_CRD}?dryRun=All`, REMOVE_HOOKS, 'application/json-patch+json');
         assert.equal(patch.status, 200, patch.body);
@@ -453,6 +453,29 @@ describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () 
             : undefined;
         });
         assert.ok((await as('GET', MACHINE_CRD)).body.includes('"lifecycleHooks"'));
+
+        // For real on the MachineSet CRD (no later test writes MachineSets): `hookkeeper audit` names what was lost.
+        const strip = await as(
+          'PATCH',
+          `${CRDS}/machinesets.machine.openshift.io`,
+          [
+            {
+              op: 'remove',
+              path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/spec/properties/lifecycleHooks',
+            },
+          ],
+          'application/json-patch+json',
+        );
+        assert.equal(strip.status, 200, strip.body);
+        const report = await audit(plane);
+        assert.ok(
+          report.notes.some((n) =>
+            n.startsWith(
+              'hook schema: customresourcedefinitions/machinesets.machine.openshift.io version v1beta1 does not keep spec.template.spec.lifecycleHooks',
+            ),
+          ),
+          report.notes.join('\n'),
+        );
       });
     });
   });

@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
+import { versionKeeps, versionsWithoutHooks } from '../../src/native/hook-schema.js';
 import { staticManifests } from '../../src/native/static.js';
 import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE } from '../../src/native/static-layout.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
-import { admit, compilePolicies, type NativeVerdict } from './evaluator/admission.js';
+import { admit, compilePolicies, conditionHolds, type NativeVerdict } from './evaluator/admission.js';
 
 const policies = compilePolicies(
   (
@@ -146,32 +147,33 @@ describe('static self-protection of the CRDs that carry hooks', () => {
   const strict = changed(machine, (c) => delete root(c).properties?.['spec']?.['x-kubernetes-preserve-unknown-fields']);
   const hooksOf = (c: CrdShape) => at(root(c), 'spec', 'lifecycleHooks');
 
+  const cases: [string, (c: CrdShape) => void, RegExp][] = [
+    [
+      'lifecycleHooks removed',
+      (c) => delete at(root(c), 'spec').properties?.['lifecycleHooks'],
+      /spec\.lifecycleHooks/,
+    ],
+    ['preTerminate removed', (c) => delete hooksOf(c).properties?.['preTerminate'], /version v1beta1/],
+    ['lifecycleHooks retyped', (c) => (hooksOf(c).type = 'string'), /version v1beta1/],
+    ['preDrain retyped', (c) => (at(hooksOf(c), 'preDrain').type = 'object'), /version v1beta1/],
+    ['hook entries retyped', (c) => ((at(hooksOf(c), 'preDrain').items as Schema).type = 'string'), /v1beta1/],
+    ['owner removed', (c) => delete at(hooksOf(c), 'preDrain').items?.properties?.['owner'], /v1beta1/],
+    ['name retyped', (c) => (at(at(hooksOf(c), 'preTerminate').items as Schema, 'name').type = 'integer'), /v1beta1/],
+    [
+      'a new storage version without the hooks',
+      (c) => {
+        const [v] = c.spec.versions;
+        assert.ok(v);
+        v.storage = false;
+        const bare = structuredClone(v);
+        delete at(bare.schema.openAPIV3Schema, 'spec').properties?.['lifecycleHooks'];
+        c.spec.versions.push({ ...bare, name: 'v1', storage: true });
+      },
+      /version v1\b/,
+    ],
+  ];
+
   test('a schema change that removes or retypes a hook field is refused, naming the version; break-glass passes', () => {
-    const cases: [string, (c: CrdShape) => void, RegExp][] = [
-      [
-        'lifecycleHooks removed',
-        (c) => delete at(root(c), 'spec').properties?.['lifecycleHooks'],
-        /spec\.lifecycleHooks/,
-      ],
-      ['preTerminate removed', (c) => delete hooksOf(c).properties?.['preTerminate'], /version v1beta1/],
-      ['lifecycleHooks retyped', (c) => (hooksOf(c).type = 'string'), /version v1beta1/],
-      ['preDrain retyped', (c) => (at(hooksOf(c), 'preDrain').type = 'object'), /version v1beta1/],
-      ['hook entries retyped', (c) => ((at(hooksOf(c), 'preDrain').items as Schema).type = 'string'), /v1beta1/],
-      ['owner removed', (c) => delete at(hooksOf(c), 'preDrain').items?.properties?.['owner'], /v1beta1/],
-      ['name retyped', (c) => (at(at(hooksOf(c), 'preTerminate').items as Schema, 'name').type = 'integer'), /v1beta1/],
-      [
-        'a new storage version without the hooks',
-        (c) => {
-          const [v] = c.spec.versions;
-          assert.ok(v);
-          v.storage = false;
-          const bare = structuredClone(v);
-          delete at(bare.schema.openAPIV3Schema, 'spec').properties?.['lifecycleHooks'];
-          c.spec.versions.push({ ...bare, name: 'v1', storage: true });
-        },
-        /version v1\b/,
-      ],
-    ];
     for (const [what, fn, words] of cases) {
       const after = changed(strict, fn);
       const verdict = crdReview('UPDATE', strict, after, CLUSTER_ADMIN);
@@ -238,6 +240,44 @@ describe('static self-protection of the CRDs that carry hooks', () => {
         CLUSTER_ADMIN,
       ),
     );
+  });
+
+  test("the audit's TypeScript judgement agrees with the CEL, version by version", () => {
+    const variants: [KubeObject, readonly string[]][] = [
+      [machine, ['spec', 'lifecycleHooks']],
+      [strict, ['spec', 'lifecycleHooks']],
+      ...cases.map(([, fn]): [KubeObject, readonly string[]] => [changed(strict, fn), ['spec', 'lifecycleHooks']]),
+      [
+        changed(strict, (c) => {
+          at(root(c), 'spec')['x-kubernetes-preserve-unknown-fields'] = true;
+          delete at(root(c), 'spec').properties?.['lifecycleHooks'];
+        }),
+        ['spec', 'lifecycleHooks'],
+      ],
+      [testCrd('machine.openshift.io_machinesets.yaml'), ['spec', 'template', 'spec', 'lifecycleHooks']],
+      [
+        testCrd('machine.openshift.io_controlplanemachinesets.yaml'),
+        ['spec', 'template', 'machines_v1beta1_machine_openshift_io', 'spec', 'lifecycleHooks'],
+      ],
+    ];
+    let without = 0;
+    for (const [crd, path] of variants) {
+      const versions = (crd as unknown as CrdShape).spec.versions;
+      const input: ReviewInput = {
+        operation: 'CREATE',
+        kind: { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' },
+        object: crd,
+        oldObject: null,
+        userInfo: CLUSTER_ADMIN,
+        dryRun: false,
+      };
+      const byCel = versions
+        .filter((_, i) => !conditionHolds(versionKeeps('object', `object.spec.versions[${i}]`, path), input))
+        .map((v) => v.name);
+      assert.deepEqual(versionsWithoutHooks(crd, path), byCel);
+      without += byCel.length;
+    }
+    assert.equal(without, cases.length, 'each loss case has one version without the hooks');
   });
 
   const settings = readControlPlaneSettings();
