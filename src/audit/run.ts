@@ -4,6 +4,9 @@
 // Only findings are kept, so memory stays flat in the number of objects.
 import type { MetricsText } from '../kube/metrics.js';
 import { staticAdmissionStatus } from './static-admission.js';
+import { hookSchemaNotes } from './hook-schemas.js';
+import { hookCrds } from '../native/hook-schema.js';
+import type { CrdRead } from '../kube/crds.js';
 import { CARRIERS, carrierFor, wellFormed, type Hook, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
 import { metadata } from '../core/guards.js';
@@ -63,6 +66,8 @@ export interface AuditDeps {
   recordPasses?: boolean;
   /** The answering API server's metrics: which static admission manifests it runs. Absent: not looked at. */
   apiServerMetrics?: () => Promise<MetricsText>;
+  /** Reads a CRD, to check that the CRDs carrying hooks keep them in their schemas. Absent: not looked at. */
+  readCrd?: (name: string) => Promise<CrdRead>;
 }
 
 function refOf(obj: KubeObject, r: KindResource): AuditObjectRef {
@@ -249,6 +254,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     ? staticAdmissionStatus(await deps.apiServerMetrics(), deps.policy)
     : undefined;
   if (staticAdmission) notes.push(staticAdmission.note);
+  if (deps.readCrd) notes.push(...(await hookSchemaNotes(deps.readCrd, hookCrds(carriers))));
   return {
     apiVersion: 'hookkeeper.io/v1alpha1',
     kind: 'AuditReport',

@@ -9,6 +9,7 @@ import { breakGlassText } from '../core/messages/ownership.js';
 import { HOOKOWNERS } from '../core/ownership.js';
 import type { Policy } from '../core/policy.js';
 import type { KubeObject } from '../core/types.js';
+import { hookSchemaCheck } from './hook-schema.js';
 import { LABELS } from './match.js';
 import { renderNativePolicies } from './render.js';
 import {
@@ -73,7 +74,10 @@ export function staticManifests(policy: Policy, options: StaticOptions): StaticR
     (object.kind.startsWith('Mutating') ? mutating : validating).push(asStatic(object));
   }
   if (options.selfProtection !== false) {
-    validating.push(...selfProtection(policy, objects, options.selfProtection.webhookConfigurations));
+    validating.push(
+      ...selfProtection(policy, objects, options.selfProtection.webhookConfigurations),
+      ...hookSchemaProtection(policy),
+    );
   }
   const notes = [...(gateNote ? [gateNote] : []), ...render.notes];
   if (options.selfProtection !== false && policy.breakGlass.users.length + policy.breakGlass.groups.length === 0) {
@@ -215,7 +219,80 @@ function selfProtection(policy: Policy, apiObjects: readonly AdmissionObject[], 
       messageExpression: `'break-glass: ' + request.userInfo.username + ' may ' + ${what} + ', part of hookkeeper\\'s protection of lifecycle hooks; audited'`,
     },
   };
-  return [denied, breakGlass].flatMap((p) => {
+  return staticPolicyPairs(
+    [denied, breakGlass].map((p) => ({
+      ...p,
+      rules,
+      conditions: [{ name: 'hookkeeper-object', expression: isGuarded }],
+      variables: [],
+      audit: { key: 'self-protection', valueExpression: `request.userInfo.username + ' ' + ${what}` },
+    })),
+  );
+}
+
+/**
+ * The CRDs that carry hooks (hook-schema.ts): their DELETE, and an UPDATE that makes a version lose the hook fields,
+ * are refused to anyone but break-glass, who is allowed with a warning and an audit annotation.
+ */
+function hookSchemaProtection(policy: Policy): object[] {
+  const check = hookSchemaCheck();
+  const rules = [
+    {
+      apiGroups: ['apiextensions.k8s.io'],
+      apiVersions: ['*'],
+      resources: ['customresourcedefinitions'],
+      operations: ['UPDATE', 'DELETE'],
+    },
+  ];
+  const common = {
+    rules,
+    conditions: [{ name: 'hook-carrying-crd', expression: check.guarded }],
+    variables: check.variables,
+    audit: {
+      key: 'hook-schema',
+      // An empty value omits the annotation: only a refused or break-glass change is annotated.
+      valueExpression: `${check.keeps} ? '' : request.userInfo.username + ' ' + ${check.what}`,
+    },
+  };
+  return staticPolicyPairs([
+    {
+      ...common,
+      name: 'hookkeeper-hook-schema',
+      who: `!(${breakGlassUser(policy)})`,
+      actions: ['Deny'],
+      validation: {
+        expression: check.keeps,
+        messageExpression: `'hookkeeper self-protection: ' + ${check.what} + ' is refused: ' + (${check.why}) + '; only ' + ${celString(breakGlassText(policy))} + ' may'`,
+        reason: 'Forbidden',
+      },
+    },
+    {
+      ...common,
+      name: 'hookkeeper-hook-schema-break-glass',
+      who: breakGlassUser(policy),
+      actions: ['Warn', 'Audit'],
+      validation: {
+        expression: check.keeps,
+        messageExpression: `'break-glass: ' + request.userInfo.username + ' may ' + ${check.what} + ': ' + (${check.why}) + '; audited'`,
+      },
+    },
+  ]);
+}
+
+interface StaticPolicy {
+  name: string;
+  who: string;
+  actions: string[];
+  rules: object[];
+  conditions: { name: string; expression: string }[];
+  variables: { name: string; expression: string }[];
+  validation: object;
+  audit: { key: string; valueExpression: string };
+}
+
+/** Each policy under its static name, failing closed, bound with its actions. */
+function staticPolicyPairs(policies: readonly StaticPolicy[]): object[] {
+  return policies.flatMap((p) => {
     const name = staticName(p.name);
     return [
       {
@@ -224,13 +301,11 @@ function selfProtection(policy: Policy, apiObjects: readonly AdmissionObject[], 
         metadata: { name, labels: { ...LABELS } },
         spec: {
           failurePolicy: 'Fail',
-          matchConstraints: { matchPolicy: 'Equivalent', resourceRules: rules },
-          matchConditions: [
-            { name: 'hookkeeper-object', expression: isGuarded },
-            { name: 'who', expression: p.who },
-          ],
+          matchConstraints: { matchPolicy: 'Equivalent', resourceRules: p.rules },
+          matchConditions: [...p.conditions, { name: 'who', expression: p.who }],
+          ...(p.variables.length > 0 ? { variables: p.variables } : {}),
           validations: [p.validation],
-          auditAnnotations: [{ key: 'self-protection', valueExpression: `request.userInfo.username + ' ' + ${what}` }],
+          auditAnnotations: [p.audit],
         },
       },
       {

@@ -73,13 +73,14 @@ describe('hookkeeper audit', () => {
     assert.equal(one.code, 0);
     assert.equal((JSON.parse(one.stdout) as AuditReport).summary.objects, 1);
     // The hook carriers, and Roles and RoleBindings, of team-a only; ClusterRoles and their bindings are cluster-wide,
-    // and so are the API server's metrics (its static admission manifests).
+    // and so are the API server's metrics (its static admission manifests) and the CRDs whose schemas keep hooks.
     assert.ok(
       fake.api.requests.every(
         (p) =>
           p.includes('/namespaces/team-a/') ||
           /\/rbac.authorization.k8s.io\/v1\/clusterrole(binding)?s\?/.test(p) ||
-          p === '/metrics',
+          p === '/metrics' ||
+          p.startsWith('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/'),
       ),
       fake.api.requests.join('\n'),
     );

@@ -5,6 +5,7 @@
 // break-glass, with break-glass warned and audited, a changed file reloaded and a broken one refused while the last
 // good set stays.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../testing/co
 import { cli } from '../helpers/cli.js';
 import { APISERVER_METRICS } from '../helpers/monitoring.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
-import { ownCrdSet, type CrdSet } from '../../testing/control-plane/crds.js';
+import { ownCrdSet, readCrds, type CrdSet } from '../../testing/control-plane/crds.js';
 import { rawRequest, type RawResponse } from '../../testing/control-plane/http.js';
 import type { IdentityName } from '../../testing/control-plane/identities.js';
 import {
@@ -77,6 +78,32 @@ function api(plane: ControlPlane, as: IdentityName) {
       ...(contentType ? { contentType } : {}),
       timeoutMs: 30_000,
     });
+}
+
+/** Upstream's CRDs (../shared/crds, HOOKKEEPER_E2E_SHARED_CRDS): CI=true fails without them, elsewhere they are skipped. */
+const sharedCrds = {
+  present: existsSync(settings.sharedCrdDir),
+  skip: existsSync(settings.sharedCrdDir) || settings.ci ? false : `${settings.sharedCrdDir} does not exist`,
+};
+
+/**
+ * `kubectl replace` (and the cluster-version operator's update): the file's CRD over the stored one, at its
+ * resourceVersion, read again on a conflict (the CRD controllers write its status after each change).
+ */
+async function replaceCrd(plane: ControlPlane, as: IdentityName, file: string): Promise<RawResponse> {
+  const [crd] = await readCrds([file]);
+  assert.ok(crd?.metadata?.name, file);
+  const path = `${CRDS}/${crd.metadata.name}`;
+  for (let attempt = 1; ; attempt++) {
+    const stored = JSON.parse((await api(plane, 'admin')('GET', path)).body) as {
+      metadata: { resourceVersion: string };
+    };
+    const res = await api(plane, as)('PUT', path, {
+      ...crd,
+      metadata: { ...crd.metadata, resourceVersion: stored.metadata.resourceVersion },
+    });
+    if (res.status !== 409 || attempt === 5) return res;
+  }
 }
 
 /** The API server metrics hookkeeper's shipped alerts and dashboard use: each family on this API server's /metrics. */
@@ -302,6 +329,153 @@ describe(`static admission manifests on kube-apiserver ${MAIN_K8S_VERSION}`, () 
         )
           ? true
           : undefined;
+      });
+    });
+
+    // The CRDs that carry hooks: a schema without the hook fields prunes every stored hook at the next write, and a
+    // DELETE deletes every Machine. Upstream's CRDs replace the test ones here (the test Machine CRD preserves unknown
+    // fields under spec, where a removed lifecycleHooks would be kept), ending on the Default feature set.
+    describe('the CRDs that carry hooks', { skip: sharedCrds.skip }, () => {
+      const MACHINE_CRD = `${CRDS}/machines.machine.openshift.io`;
+      const REMOVE_HOOKS = [
+        { op: 'remove', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/lifecycleHooks' },
+      ];
+
+      test('the shipped CRDs applied over themselves and their newer versions pass, without a warning', async () => {
+        assert.ok(sharedCrds.present, `${settings.sharedCrdDir} does not exist (set HOOKKEEPER_E2E_SHARED_CRDS)`);
+        const steps = [
+          '0000_10_machine-api_01_machines-Default.crd.yaml',
+          '0000_10_machine-api_01_machines-Default.crd.yaml',
+          '0000_10_machine-api_01_machines-TechPreviewNoUpgrade.crd.yaml',
+          '0000_10_machine-api_01_machines-Default.crd.yaml',
+          '0000_10_machine-api_01_machinesets-Default.crd.yaml',
+          '0000_10_machine-api_01_machinesets-TechPreviewNoUpgrade.crd.yaml',
+          'cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml',
+          'cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml',
+          'cluster.x-k8s.io_machines.yaml',
+        ];
+        for (const file of steps) {
+          const res = await replaceCrd(plane, 'clusterAdmin', join(settings.sharedCrdDir, file));
+          assert.equal(res.status, 200, `${file}: ${res.body}`);
+          assert.deepEqual(parseWarnings(res.headers['warning'] as string | undefined), [], file);
+        }
+        // Server-side apply, as `kubectl apply --server-side` and operators do, of the CRD over itself.
+        const [crd] = await readCrds([join(settings.sharedCrdDir, steps[0] ?? '')]);
+        const applied = await api(plane, 'clusterAdmin')(
+          'PATCH',
+          `${MACHINE_CRD}?fieldManager=hookkeeper-e2e&force=true`,
+          crd,
+          'application/apply-patch+yaml',
+        );
+        assert.equal(applied.status, 200, applied.body);
+        // Kept hooks leave no hook-schema annotation in the CRD's audit events (4 replaces of the Machine CRD).
+        const events = await pollUntil('the audit events of the Machine CRD replaces', 30_000, async () => {
+          const found = await auditAnnotations(
+            plane,
+            'update',
+            'customresourcedefinitions/machines.machine.openshift.io',
+          );
+          return found.length >= 4 ? found : undefined;
+        });
+        assert.deepEqual(
+          events.flatMap((a) => Object.keys(a).filter((k) => k.endsWith('/hook-schema'))),
+          [],
+        );
+      });
+
+      test('a cluster-admin cannot remove spec.lifecycleHooks from the Machine schema, nor delete the CRD', async () => {
+        const as = api(plane, 'clusterAdmin');
+        const patch = await as('PATCH', MACHINE_CRD, REMOVE_HOOKS, 'application/json-patch+json');
+        assert.equal(patch.status, 403, patch.body);
+        assert.match(
+          patch.body,
+          /hookkeeper self-protection: update customresourcedefinitions\/machines\.machine\.openshift\.io is refused: its version v1beta1 would no longer keep spec\.lifecycleHooks/,
+        );
+        const del = await as('DELETE', MACHINE_CRD);
+        assert.equal(del.status, 403, del.body);
+        assert.match(
+          del.body,
+          /delete customresourcedefinitions\/machines\.machine\.openshift\.io is refused: deleting it deletes every Machine/,
+        );
+        const capi = await as('DELETE', `${CRDS}/machines.cluster.x-k8s.io`);
+        assert.equal(capi.status, 403, capi.body);
+        await pollUntil('the audit event of the refused schema change', 30_000, async () => {
+          const events = await auditAnnotations(
+            plane,
+            'patch',
+            'customresourcedefinitions/machines.machine.openshift.io',
+          );
+          return events.some((a) =>
+            (a['hookkeeper-hook-schema.static.k8s.io/hook-schema'] ?? '').startsWith(
+              `${plane.identities.clusterAdmin.username} update customresourcedefinitions/machines.machine.openshift.io`,
+            ),
+          )
+            ? true
+            : undefined;
+        });
+        const stored = await api(plane, 'admin')('GET', MACHINE_CRD);
+        assert.ok(stored.body.includes('"lifecycleHooks"'), 'the schema still has the hooks');
+      });
+
+      test('break-glass may, warned and audited; `hookkeeper audit` names a schema that lost the hooks', async () => {
+        const as = api(plane, 'admin');
+        const patch = await as('PATCH', `${MACHINE_CRD}?dryRun=All`, REMOVE_HOOKS, 'application/json-patch+json');
+        assert.equal(patch.status, 200, patch.body);
+        const del = await as('DELETE', `${MACHINE_CRD}?dryRun=All`);
+        assert.equal(del.status, 200, del.body);
+        for (const [verb, res] of [
+          ['update', patch],
+          ['delete', del],
+        ] as const) {
+          const warnings = warningTexts(parseWarnings(res.headers['warning'] as string | undefined));
+          assert.ok(
+            warnings.some((w) =>
+              w.startsWith(
+                `break-glass: e2e-admin may ${verb} customresourcedefinitions/machines.machine.openshift.io: `,
+              ),
+            ),
+            warnings.join('\n'),
+          );
+        }
+        await pollUntil('the audit event of the break-glass schema change', 30_000, async () => {
+          const events = await auditAnnotations(
+            plane,
+            'patch',
+            'customresourcedefinitions/machines.machine.openshift.io',
+          );
+          return events.some((a) =>
+            Object.entries(a).some(
+              ([k, v]) =>
+                k === 'hookkeeper-hook-schema-break-glass.static.k8s.io/hook-schema' && v.includes('e2e-admin'),
+            ),
+          )
+            ? true
+            : undefined;
+        });
+        assert.ok((await as('GET', MACHINE_CRD)).body.includes('"lifecycleHooks"'));
+
+        // For real on the MachineSet CRD (no later test writes MachineSets): `hookkeeper audit` names what was lost.
+        const strip = await as(
+          'PATCH',
+          `${CRDS}/machinesets.machine.openshift.io`,
+          [
+            {
+              op: 'remove',
+              path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/spec/properties/lifecycleHooks',
+            },
+          ],
+          'application/json-patch+json',
+        );
+        assert.equal(strip.status, 200, strip.body);
+        const report = await audit(plane);
+        assert.ok(
+          report.notes.some((n) =>
+            n.startsWith(
+              'hook schema: customresourcedefinitions/machinesets.machine.openshift.io version v1beta1 does not keep spec.template.spec.lifecycleHooks',
+            ),
+          ),
+          report.notes.join('\n'),
+        );
       });
     });
   });

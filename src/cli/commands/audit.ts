@@ -84,14 +84,21 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
     const format = AUDIT_FORMATS[output];
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);
-    const [{ connect, serviceAccountLookup }, { createLister }, { runAudit }, { apiServerMetrics }, render] =
-      await Promise.all([
-        import('../../kube/connect.js'),
-        import('../../kube/lister.js'),
-        import('../../audit/run.js'),
-        import('../../kube/metrics.js'),
-        format.load(),
-      ]);
+    const [
+      { connect, serviceAccountLookup },
+      { createLister },
+      { runAudit },
+      { apiServerMetrics },
+      { crdReader },
+      render,
+    ] = await Promise.all([
+      import('../../kube/connect.js'),
+      import('../../kube/lister.js'),
+      import('../../audit/run.js'),
+      import('../../kube/metrics.js'),
+      import('../../kube/crds.js'),
+      format.load(),
+    ]);
     const cluster = await connect({
       ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
       ...(flags.context ? { context: flags.context } : {}),
@@ -108,6 +115,7 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       recordPasses: format.recordsPasses,
       apiServerMetrics: apiServerMetrics(cluster),
+      readCrd: crdReader(cluster),
     });
     if (onProgress) io.stderr.write('\r\u001b[K');
     (output === 'text' ? writeText : write)(io.stdout, render(report, { tty: io.isTTY }));

@@ -208,8 +208,17 @@ function selects(selector: Selector | undefined, labels: Record<string, string>)
 const labelsOf = (o: KubeObject | null): Record<string, string> =>
   (o?.['metadata'] as { labels?: Record<string, string> } | undefined)?.labels ?? {};
 
+/** Kinds outside the carriers' table whose requests a static self-protection policy matches. */
+const OTHER_PLURALS: Record<string, string> = {
+  'apiextensions.k8s.io/CustomResourceDefinition': 'customresourcedefinitions',
+};
+
+const pluralOf = (input: ReviewInput): string | undefined =>
+  KNOWN_RESOURCES.find((r) => r.group === input.kind.group && r.kind === input.kind.kind)?.plural ??
+  OTHER_PLURALS[`${input.kind.group}/${input.kind.kind}`];
+
 function matches(p: Compiled, input: ReviewInput, object: KubeObject | null, namespaceLabels: Record<string, string>) {
-  const plural = KNOWN_RESOURCES.find((r) => r.group === input.kind.group && r.kind === input.kind.kind)?.plural;
+  const plural = pluralOf(input);
   const { resourceRules, namespaceSelector, objectSelector } = p.spec.matchConstraints;
   const any = (list: string[], value: string): boolean => list.includes('*') || list.includes(value);
   if (
@@ -253,12 +262,14 @@ function requestValues(input: ReviewInput, object: KubeObject | null, cluster: C
   const base: Record<string, unknown> = {
     input,
     object: toCel(object),
-    oldObject: input.operation === 'UPDATE' ? toCel(input.oldObject) : null,
+    // As the API server: the stored object on UPDATE and DELETE.
+    oldObject: input.operation === 'UPDATE' || input.operation === 'DELETE' ? toCel(input.oldObject) : null,
     request: toCel({
       operation: input.operation,
       namespace: input.namespace ?? '',
       name: input.name ?? '',
       kind: input.kind,
+      resource: { group: input.kind.group, version: input.kind.version, resource: pluralOf(input) ?? '' },
       userInfo: { username: input.userInfo.username, uid: input.userInfo.uid ?? '', groups: input.userInfo.groups },
       dryRun: input.dryRun,
     }),
