@@ -44,6 +44,14 @@ describe('default-hooks', () => {
     assert.deepEqual(m.patch, [{ op: 'add', path: '/spec/lifecycleHooks', value: { preDrain: [ETCD] } }]);
   });
 
+  test("two entries of the default hook's name: only the first is re-owned, as the CEL form's JSONPatch does", () => {
+    // Found by the differential fuzzer (a generated policy with single-owner off); the CRDs' list-map keys never
+    // store two, so only the engines' agreement is at stake.
+    const wrong = { name: ETCD.name, owner: 'ab' };
+    const m = mutate(DEFAULT_POLICY, create(machine({ role: 'arbiter', preDrain: [wrong, wrong] })));
+    assert.deepEqual(m.patch, [{ op: 'replace', path: '/spec/lifecycleHooks/preDrain/0/owner', value: ETCD.owner }]);
+  });
+
   test('no patch when the hook is present', () => {
     const m = mutate(DEFAULT_POLICY, create(machine({ role: 'master', preDrain: [ETCD] })));
     assert.deepEqual(m, { mutated: null, patch: [], changes: [] });

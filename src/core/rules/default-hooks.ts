@@ -51,7 +51,8 @@ export function applyDefaultHooks(
     const existing = stage.find((h) => h.id === id);
     if (existing && existing.owner === rule.hook.owner) continue;
 
-    const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h.id === id ? rule.hook.owner : h.owner }));
+    // Only the first entry of that name, as the CEL form's JSONPatch does (the CRDs' list-map keys never store two).
+    const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h === existing ? rule.hook.owner : h.owner }));
     if (!existing) next.push({ ...rule.hook, id });
     carrier.write(copy, rule.stage, next);
     changes.push(
