@@ -16,22 +16,12 @@ import { capiInput, capiMachine, CAPI_USERS, PRE_TERMINATE } from '../fixtures/c
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 import { conditionHolds } from '../native/evaluator/admission.js';
+import { CAPI_CONTROLLERS, held, MAPI_CONTROLLER } from '../fixtures/controller-finalizer.js';
 
 const DELETING = '2026-11-21T10:00:00Z';
 const MAPI = 'machine.machine.openshift.io';
 const CAPI = 'machine.cluster.x-k8s.io';
 type User = { username: string; uid?: string; groups: readonly string[] };
-
-function held(user: string, finalizer: string, controllers: string): string {
-  return (
-    `metadata.finalizers: Forbidden: ${user} may not remove finalizer ${finalizer} or a deleting machine's last ` +
-    `finalizer while the machine carries lifecycle hooks: only its controller (${controllers}) does, when its ` +
-    'deletion flow is done; break-glass: group system:masters'
-  );
-}
-const MAPI_CONTROLLER = 'system:serviceaccount:openshift-machine-api:machine-api-controllers';
-const CAPI_CONTROLLERS =
-  'system:serviceaccount:capi-system:capi-manager, system:serviceaccount:openshift-cluster-api:capi-manager';
 
 interface Case {
   hooks?: HookSpec[];

@@ -15,23 +15,12 @@ import { pollUntil } from '../../../testing/control-plane/processes.js';
 import { rejected, warningTexts, type ResourceClient } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, metadataOf } from './helpers.js';
+import { CAPI_CONTROLLERS, held, MAPI_CONTROLLER } from '../../fixtures/controller-finalizer.js';
 
 const CAPI_NAMESPACE = 'capi-e2e';
 const CAPI_FINALIZER = 'machine.cluster.x-k8s.io';
 const PRE_TERMINATE = `pre-terminate.delete.hook.machine.cluster.x-k8s.io/${ETCD_HOOK.name}`;
 const FINISH = { metadata: { finalizers: null } };
-
-function held(user: string, finalizer: string, controllers: string): string {
-  return (
-    `metadata.finalizers: Forbidden: ${user} may not remove finalizer ${finalizer} or a deleting machine's last ` +
-    `finalizer while the machine carries lifecycle hooks: only its controller (${controllers}) does, when its ` +
-    'deletion flow is done; break-glass: group system:masters'
-  );
-}
-
-const MAPI_CONTROLLER = 'system:serviceaccount:openshift-machine-api:machine-api-controllers';
-const CAPI_CONTROLLERS =
-  'system:serviceaccount:capi-system:capi-manager, system:serviceaccount:openshift-cluster-api:capi-manager';
 
 async function gone(machines: ResourceClient, namespace: string, name: string): Promise<void> {
   await pollUntil(`${name} to be gone`, 10_000, async () =>
