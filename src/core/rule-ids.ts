@@ -9,6 +9,7 @@ export const RULE_IDS = [
   'deletion-freeze',
   'owner-references',
   'default-hooks',
+  'default-hook-kept',
   'missing-default-hook',
   'capi-migration',
   'child-owner-reference',
