@@ -6,6 +6,7 @@ import { childFinalizerRule } from './rules/children-finalizer.js';
 import { childOwnerReferenceRule } from './rules/children-owner-reference.js';
 import { childParentRule } from './rules/children-parent.js';
 import { crdSchemaRule } from './rules/crd-schema.js';
+import { defaultHookKeptRule } from './rules/default-hook-kept.js';
 import { defaultHooksRule } from './rules/default-hooks.js';
 import { controllerFinalizerRule } from './rules/controller-finalizer.js';
 import { deletionFreezeRule } from './rules/deletion-freeze.js';
@@ -31,6 +32,7 @@ export const RULES = [
   controllerFinalizerRule,
   ownerReferencesRule,
   defaultHooksRule,
+  defaultHookKeptRule,
   missingDefaultHookRule,
   capiMigrationRule,
   childOwnerReferenceRule,

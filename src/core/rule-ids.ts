@@ -10,6 +10,7 @@ export const RULE_IDS = [
   'controller-finalizer',
   'owner-references',
   'default-hooks',
+  'default-hook-kept',
   'missing-default-hook',
   'capi-migration',
   'child-owner-reference',

@@ -63,8 +63,16 @@ describe('hookkeeper review', () => {
   });
 
   test('--validate and --mutate answer as one webhook', async () => {
+    // /validate alone is not mutated first: the control-plane Machine lacks the default hook /mutate would have added,
+    // which is what it sees when a later mutation removed it (default-hook-kept).
     const v = await cli(['review', '--validate'], { stdin: JSON.stringify(createMaster) });
-    assert.deepEqual(JSON.parse(v.stdout).response, { uid: 'uid-create', allowed: true });
+    assert.equal(v.code, 1);
+    const response = JSON.parse(v.stdout).response as { uid: string; allowed: boolean; status?: { message?: string } };
+    assert.deepEqual([response.uid, response.allowed], ['uid-create', false]);
+    assert.match(
+      response.status?.message ?? '',
+      /default hook "EtcdQuorumOperator" .* is missing at the end of mutating admission/,
+    );
     const m = await cli(['review', '--mutate'], { stdin: JSON.stringify(removeEtcd) });
     assert.equal(m.code, 0);
     assert.deepEqual(JSON.parse(m.stdout).response, { uid: 'uid-remove', allowed: true });

@@ -17,9 +17,13 @@ import {
 
 const policy = capiPolicy();
 
+/**
+ * /validate's denials, the object unmutated: a control-plane Machine here lacks the default hook the mutation would
+ * have added, which is default-hook-kept's to say (test/core/default-hook-kept.test.ts), not this rule's.
+ */
 function denials(obj: KubeObject): Array<[string, string]> {
   const out = handle('validate', policy, capiInput({ operation: 'CREATE', object: obj, user: CAPI_USERS.capi }));
-  return out.decision.denials.map((v) => [v.rule, v.message]);
+  return out.decision.denials.filter((v) => v.rule !== 'default-hook-kept').map((v) => [v.rule, v.message]);
 }
 
 describe('single-owner for Cluster API hook annotations', () => {

@@ -111,7 +111,7 @@ describe('owner-only-removal', () => {
   test('CREATE and templates are not removals', () => {
     const d = evaluate(
       DEFAULT_POLICY,
-      reviewInput({ operation: 'CREATE', object: machine({ preDrain: [] }), user: USERS.alice }),
+      reviewInput({ operation: 'CREATE', object: machine({ preDrain: [ETCD] }), user: USERS.alice }),
     );
     assert.equal(d.allowed, true);
   });

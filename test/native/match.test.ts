@@ -85,15 +85,20 @@ describe("the validating webhook's changes-what-rules-read matchCondition", () =
 });
 
 describe("the validating webhook's carries-what-rules-read matchCondition", () => {
-  test("the Helm chart carries the policy-free one on the CREATE webhook, which is also the default policy's", () => {
+  test("the Helm chart carries, on the CREATE webhook, the policy-free one for a policy with its own defaultHooks, else the default policy's", () => {
     const text = read('charts/hookkeeper/templates/validating-webhook-configuration.yaml');
     const at = text.indexOf('- name: carries-what-rules-read');
     assert.ok(at >= 0, 'the chart declares no carries-what-rules-read matchCondition');
     assert.ok(at > text.indexOf('- name: machine-creates.hookkeeper.io'), 'not on the CREATE webhook');
-    const [line] = /^ *expression: (.*)$/m.exec(text.slice(at)) ?? [];
-    const expression = (parse(line?.trim() ?? '') as { expression: string }).expression;
-    assert.equal(expression, validatingCreateCondition().expression);
-    assert.equal(expression, validatingCreateCondition(DEFAULT_POLICY).expression);
+    const expressions = [...text.slice(at).matchAll(/^ *expression: (.*)$/gm)].map(
+      (m) => (parse(`e: ${m[1] ?? ''}`) as { e: string }).e,
+    );
+    assert.deepEqual(expressions, [
+      validatingCreateCondition().expression,
+      validatingCreateCondition(DEFAULT_POLICY).expression,
+    ]);
+    // Only control-plane Machines (the default policy's selection) are sent beyond those carrying a hook.
+    assert.notEqual(expressions[0], expressions[1]);
   });
 });
 

@@ -9,7 +9,7 @@ import { labelSelectorCel } from './selector.js';
 import type { NativeContext, NativeValidating } from './types.js';
 
 /** True when `base` (object, oldObject) carries the rule's hook with its owner (read in place: no variable in a gate). */
-function carriesHook(rule: DefaultHookRule, carrier: HookCarrier, base: Cel): Cel {
+export function carriesHook(rule: DefaultHookRule, carrier: HookCarrier, base: Cel): Cel {
   const { name, owner } = rule.hook;
   if (carrier.format === 'annotations') {
     const at = select(base, carrier.root);

@@ -160,16 +160,47 @@ function createParts(policy: Policy | undefined): Set<CreateReads['parts'][numbe
 }
 
 /**
+ * The CREATEs of a carrier a default-hook rule selects (namespace, labels; the kind is tested beside it), or every
+ * CREATE of a live carrier without a policy (the chart given defaultHooks of its own cannot compile them).
+ */
+function selectedOnCreate(c: HookCarrier, policy: Policy | undefined): string | undefined {
+  if (!c.live) return undefined;
+  if (policy === undefined) return 'true';
+  if (policy.enforcement['default-hooks'] === 'off') return undefined;
+  const terms = policy.defaultHooks
+    .filter(
+      (r) => r.operations.includes('CREATE') && r.match.kinds.some((k) => k.group === c.group && k.kind === c.kind),
+    )
+    .map((r) => {
+      const namespaces = r.match.namespaces ?? [];
+      const labels = `(${labelSelectorCel(r.match.labelSelector, cel`object`)})`;
+      return namespaces.length > 0 ? `(request.namespace in [${namespaces.map(str).join(', ')}] && ${labels})` : labels;
+    });
+  return terms.length === 0 ? undefined : terms.join(' || ');
+}
+
+/**
  * The validating webhook's condition for CREATEs (its `machine-creates` entry): a hook carrier's CREATE is sent only
- * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference), so a
- * worker Machine without hooks never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets
- * nothing from the webhook but an allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts.
+ * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference) or a
+ * default-hook rule selects it (default-hook-kept checks the hook is still there), so a worker Machine without hooks
+ * never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets nothing from the webhook but an
+ * allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts, and every live carrier's
+ * CREATE may be selected.
  */
 export function validatingCreateCondition(policy?: Policy): MatchCondition {
   const parts = createParts(policy);
   const sends = (c: HookCarrier): string => {
     if (parts === undefined) return kindCel(c);
-    const carried = [...parts].map((p) => (p === 'hooks' ? carriesHook(c) : SECOND_CONTROLLER));
+    const carried: string[] = [];
+    for (const p of parts) {
+      if (p === 'hooks') carried.push(carriesHook(c));
+      else if (p === 'controllers') carried.push(SECOND_CONTROLLER);
+      else {
+        const selected = selectedOnCreate(c, policy);
+        if (selected === 'true') return kindCel(c);
+        if (selected !== undefined) carried.push(`(${selected})`);
+      }
+    }
     return `(${kindCel(c)} && (${carried.length === 0 ? 'false' : carried.join(' || ')}))`;
   };
   const terms = [`!(${CARRIERS.map((c) => kindCel(c)).join(' || ')})`, ...CARRIERS.map(sends)];

@@ -53,10 +53,11 @@ export interface UpdateReads {
 
 /**
  * What a CREATE must carry for the rule to say anything of it: any hook of its carrier ('hooks'), more than one
- * controller reference ('controllers'); none for a rule that judges only UPDATEs.
+ * controller reference ('controllers'), or what a default-hook rule of the policy selects ('selected': its kind,
+ * namespace and labels); none for a rule that judges only UPDATEs.
  */
 export interface CreateReads {
-  parts: ReadonlyArray<'hooks' | 'controllers'>;
+  parts: ReadonlyArray<'hooks' | 'controllers' | 'selected'>;
 }
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */

@@ -14,8 +14,9 @@ import { nativeDefaultHook } from '../cel/default-hooks.js';
  * on UPDATE only when the update makes it match (the stored object did not), so a hook its owner removed from a
  * Machine that matched all along is not put back, and never on a deleting object, where the deletion freeze
  * forbids new hooks (src/core/cel/default-hooks.ts says the same in CEL, for the webhook's matchCondition too).
+ * default-hook-kept checks, after every mutation, that such a request ends with the hook.
  */
-function selects(
+export function selects(
   rule: Policy['defaultHooks'][number],
   input: ReviewInput,
   carrier: HookCarrier,
@@ -89,6 +90,18 @@ export function missingDefaultHooks(
 /** The words for an object lacking a default-hook rule's hook (one source: the audit, admission's warning, CEL). */
 export function missingDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
   return missingMessage(carrier.stagePath(rule.stage), rule.hook.name, rule.hook.owner, rule.name);
+}
+
+/**
+ * The words for a request that ends admission without the hook a default-hook rule added on it (default-hook-kept):
+ * hookkeeper adds it, so only a later mutating plugin can have taken it away.
+ */
+export function strippedDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
+  const { name, owner } = rule.hook;
+  return required(
+    carrier.stagePath(rule.stage),
+    `default hook ${quote(name)} owned by ${quote(owner)} is missing at the end of mutating admission (policy rule ${quote(rule.name)}); a mutating webhook or admission policy removed it`,
+  ).message;
 }
 
 function missingMessage(path: string, name: string, owner: string, rule: string): string {

@@ -27,6 +27,7 @@ import { nativeKnobScenarios } from './native-knobs.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
+import { strippedDefaultHookScenarios } from './stripped-default-hook.js';
 import { requestConditionScenarios } from './request-conditions.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
@@ -51,6 +52,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
     perMode: [
       identityScenarios,
       defaultHookScenarios,
+      strippedDefaultHookScenarios,
       hookCountScenarios,
       namespaceScenarios,
       ownerOnlyRemovalScenarios,
