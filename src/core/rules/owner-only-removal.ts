@@ -224,9 +224,10 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
-  // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds.
+  // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds, a
+  // CREATE's included.
   updateReads: () => ({ parts: ['hooks'] }),
-  createReads: () => ({ parts: [] }),
+  createReads: (policy) => ({ parts: policy.strictOwners ? ['hooks'] : [] }),
   facts: ['ownership', 'twin'],
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",
