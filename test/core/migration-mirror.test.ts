@@ -253,3 +253,32 @@ describe('migration: what the transport looks up', () => {
     assert.equal(authoritativeSide(null), undefined);
   });
 });
+
+describe("the synchronizer's additions (squatting aside)", () => {
+  // The Machine API copy is not authoritative; the synchronizer copies the etcd hook the Cluster API copy carries.
+  const add = (twinHooks: Array<{ name: string; owner: string }>, user = SYNC) =>
+    evaluate(
+      DEFAULT_POLICY,
+      update(
+        mapiMachine([GUARD], 'ClusterAPI'),
+        mapiMachine([GUARD, ETCD], 'ClusterAPI'),
+        user,
+        found(capiMachine(twinHooks)),
+      ),
+    );
+
+  test('a mirror of a hook the authoritative copy carries, with that owner: allowed, audited as mirror', () => {
+    const d = add([GUARD, ETCD]);
+    assert.equal(d.allowed, true);
+    assert.deepEqual(
+      d.notices.map((n) => n.audit?.key),
+      ['hook-mirror-addition'],
+    );
+  });
+
+  test('not on the authoritative copy, under another owner there, or by anyone else: a squat, refused', () => {
+    assert.equal(add([GUARD]).allowed, false);
+    assert.equal(add([GUARD, { name: ETCD.name, owner: 'someone' }]).allowed, false);
+    assert.equal(add([GUARD, ETCD], USERS.alice).allowed, false);
+  });
+});
