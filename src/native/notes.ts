@@ -201,7 +201,7 @@ export function divergences(policy: Policy): Divergence[] {
   if (on('owner-only-removal')) {
     out.push({
       rule: 'owner-only-removal',
-      text: "native mode guards only owners the policy registers or reserves against squatting, as CEL sees no RBAC grant: a hook of an owner protected only by a grant of remove on hookowners.hookkeeper.io, added to an existing object or a template by someone RBAC does not let act for it, is allowed where the webhook refuses it; register such owners",
+      text: 'native mode guards only owners the policy registers or reserves against squatting, as CEL sees no RBAC grant: a hook of an owner protected only by a grant of remove on hookowners.hookkeeper.io, added to an existing object or a template by someone RBAC does not let act for it, is allowed where the webhook refuses it; register such owners',
       verdictDiffers: addsGrantedOnly(policy),
     });
     if (policy.unverifiedRemoval !== 'deny') {
