@@ -5,9 +5,9 @@
 // authoritative copy, the synchronizer removes the mirror: that removal is the owner's, carried over, and is allowed
 // here only when the twin (looked up by the transport) shows the hook gone from the authoritative copy.
 import { CAPI_GROUP, hookAnnotationKey } from './capi.js';
-import { carrierFor, wellFormed, type Hook, type HookCarrier } from './carriers.js';
+import { carrierFor, wellFormed, type Hook, type HookCarrier, type RawHook } from './carriers.js';
 import { dig } from './guards.js';
-import { changedHooks, type HookChange } from './ownership.js';
+import { addedHooks, changedHooks, type HookChange } from './ownership.js';
 import { serviceAccountUsername, type Policy } from './policy.js';
 import { KNOWN_RESOURCES } from './resources.js';
 import type { KubeObject, ReviewInput, TwinFact, UserInfo } from './types.js';
@@ -70,8 +70,10 @@ export function twinRequest(policy: Policy, input: ReviewInput): TwinRequest | u
   if (!isSynchronizer(policy, input.userInfo)) return undefined;
   const carrier = carrierFor(input.kind);
   if (!carrier || input.object === null || input.oldObject === null) return undefined;
-  const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
-  if (!changes.some((c) => c.now === undefined)) return undefined;
+  const [hooks, oldHooks] = [carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks];
+  // A removal, or an addition (not a re-owning): either may be a mirror of the authoritative copy.
+  const changes = changedHooks(hooks, oldHooks);
+  if (!changes.some((c) => c.now === undefined) && newHooks(hooks, oldHooks).length === 0) return undefined;
   const group = side === 'MachineAPI' ? CAPI_GROUP : MAPI_GROUP;
   const resource = KNOWN_RESOURCES.find((r) => r.group === group && r.kind === 'Machine');
   if (!resource) return undefined;
@@ -88,16 +90,18 @@ export function twinRequest(policy: Policy, input: ReviewInput): TwinRequest | u
   };
 }
 
+/** The hooks a request adds where the stored object had none of that identity: additions, not re-ownings. */
+function newHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): Hook[] {
+  const before = new Set(wellFormed(oldHooks).map((h) => `${h.stage}\u0000${h.id}`));
+  return addedHooks(hooks, oldHooks).filter((h) => !before.has(`${h.stage}\u0000${h.id}`));
+}
+
 /** A hook as the migration maps it: its Cluster API annotation key (a Machine API {name} becomes "<prefix>/<name>"). */
 const mirrorKey = (carrier: HookCarrier, h: Pick<Hook, 'stage' | 'name' | 'id'>): string =>
   `${h.stage}\u0000${carrier.format === 'list' ? hookAnnotationKey(h.stage, h.name) : h.id}`;
 
-/**
- * Whether a synchronizer's removals on this copy are mirrors, hook by hook: a predicate over the request's hook
- * changes, or undefined when none can be (another user, another object, no twin found, this copy authoritative).
- * A mirror removes a hook (never re-owns one) that the authoritative twin no longer has in that stage, under any owner.
- */
-export function mirroredRemovals(policy: Policy, input: ReviewInput): ((change: HookChange) => boolean) | undefined {
+/** The authoritative twin's hooks, keyed as the migration maps them, when this review is a synchronizer's mirror. */
+function authoritativeHooks(policy: Policy, input: ReviewInput): { carrier: HookCarrier; twin: Hook[] } | undefined {
   const side = migrationSide(policy, input);
   if (side === undefined || input.operation !== 'UPDATE' || !isSynchronizer(policy, input.userInfo)) return undefined;
   const twin: TwinFact | undefined = input.context?.twin;
@@ -110,13 +114,37 @@ export function mirroredRemovals(policy: Policy, input: ReviewInput): ((change: 
     version: '',
     kind: 'Machine',
   });
-  if (!twinCarrier) return undefined;
   const carrier = carrierFor(input.kind);
-  if (!carrier) return undefined;
-  const onAuthoritative = new Set(
-    wellFormed(twinCarrier.read(twin.object).hooks).map((h) => mirrorKey(twinCarrier, h)),
+  if (!twinCarrier || !carrier) return undefined;
+  const hooks = wellFormed(twinCarrier.read(twin.object).hooks);
+  return { carrier, twin: hooks.map((h) => ({ ...h, id: mirrorKey(twinCarrier, h) })) };
+}
+
+/**
+ * Whether a synchronizer's removals on this copy are mirrors, hook by hook: a predicate over the request's hook
+ * changes, or undefined when none can be (another user, another object, no twin found, this copy authoritative).
+ * A mirror removes a hook (never re-owns one) that the authoritative twin no longer has in that stage, under any owner.
+ */
+export function mirroredRemovals(policy: Policy, input: ReviewInput): ((change: HookChange) => boolean) | undefined {
+  const found = authoritativeHooks(policy, input);
+  if (!found) return undefined;
+  const onAuthoritative = new Set(found.twin.map((h) => h.id));
+  return (change) => change.now === undefined && !onAuthoritative.has(mirrorKey(found.carrier, change.old));
+}
+
+/**
+ * Whether a synchronizer's additions on this copy are mirrors, under the same conditions as its removals: a hook
+ * the authoritative twin has in that stage, with the same owner (the owner put it there, or its squat was judged).
+ */
+export function mirroredAdditions(policy: Policy, input: ReviewInput): ((hook: Hook) => boolean) | undefined {
+  const found = authoritativeHooks(policy, input);
+  if (!found) return undefined;
+  const onAuthoritative = new Set(found.twin.map((h) => `${h.id}\u0000${h.owner}`));
+  const added = new Set(
+    newHooks(found.carrier.read(input.object).hooks, found.carrier.read(input.oldObject).hooks).map((h) => h.path),
   );
-  return (change) => change.now === undefined && !onAuthoritative.has(mirrorKey(carrier, change.old));
+  // A mirror adds (never re-owns) a hook the twin has, with its owner.
+  return (hook) => added.has(hook.path) && onAuthoritative.has(`${mirrorKey(found.carrier, hook)}\u0000${hook.owner}`);
 }
 
 /** A Machine API Machine's migration fields, as `audit` reports them; undefined when status names no API. */

@@ -1,10 +1,11 @@
 // Hook ownership: who may act for a hook's owner (the policy's registry, an RBAC grant of remove on
 // hookowners.hookkeeper.io/<owner>, break-glass), which hooks a request removes, and the grant that would allow it.
-import { carrierFor, wellFormed, type Hook, type RawHook } from './carriers.js';
+import { carrierFor, wellFormed, type Hook, type HookCarrier, type RawHook } from './carriers.js';
+import { defaultHookSelects } from './default-hook-selection.js';
 import { ownValue } from './guards.js';
 import { actsFor, isBreakGlass } from './identity.js';
 import type { OwnerIdentities, Policy } from './policy.js';
-import type { Ownership, ReviewInput, UserInfo } from './types.js';
+import type { KubeObject, Ownership, ReviewInput, UserInfo } from './types.js';
 import { grantCommandMessage } from './messages/ownership.js';
 
 export { HOOKOWNERS } from './messages/ownership.js';
@@ -34,6 +35,20 @@ export function registeredIdentities(policy: Policy, owner: string): OwnerIdenti
 export function isProtected(policy: Policy, ownership: Ownership | undefined, owner: string): boolean {
   if (owner === '') return false;
   return registeredIdentities(policy, owner) !== undefined || (ownership?.granted.has(owner) ?? false);
+}
+
+/**
+ * An owner whose hooks only those who act for it may add (a Machine carrying one waits for that owner): a protected
+ * owner, or one a reserved hook names. `granted` is what the transport knows RBAC protects; without it, grants count
+ * as unknown and only the policy's owners are guarded (strictOwners refuses the others).
+ */
+export function guardsAdditions(policy: Policy, granted: ReadonlySet<string> | undefined, owner: string): boolean {
+  if (owner === '') return false;
+  return (
+    registeredIdentities(policy, owner) !== undefined ||
+    policy.reservedHooks.some((r) => r.owner === owner) ||
+    (granted?.has(owner) ?? false)
+  );
 }
 
 /**
@@ -96,21 +111,44 @@ export function ownersToCheck(
     ? input.context.ownership.granted
     : undefined,
 ): readonly string[] {
-  if (policy.enforcement['owner-only-removal'] === 'off' || input.operation !== 'UPDATE') return [];
-  if (input.object === null || input.oldObject === null) return [];
+  if (policy.enforcement['owner-only-removal'] === 'off' || input.object === null) return [];
   const carrier = carrierFor(input.kind);
-  if (!carrier?.live || isBreakGlass(input.userInfo, policy)) return [];
+  if (!carrier || isBreakGlass(input.userInfo, policy)) return [];
   const out = new Set<string>();
-  for (const { old } of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)) {
-    const owner = old.owner;
-    if (owner === '' || out.has(owner)) continue;
+  const ask = (owner: string): boolean => {
+    if (owner === '' || out.has(owner)) return false;
     const ids = registeredIdentities(policy, owner);
-    if (ids && actsFor(input.userInfo, ids)) continue;
-    if (!ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner)) continue;
-    out.add(owner);
-    if (out.size === MAX_OWNERS_CHECKED) break;
-  }
-  return [...out];
+    return !(ids && actsFor(input.userInfo, ids));
+  };
+  // Hooks added under a guarded owner's name (src/core/rules/owner-additions.ts says which are judged).
+  for (const h of judgedAdditions(policy, input, carrier))
+    if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);
+  if (input.operation === 'UPDATE' && input.oldObject !== null && carrier.live)
+    for (const { old } of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)) {
+      const owner = old.owner;
+      if (!ask(owner)) continue;
+      const ids = registeredIdentities(policy, owner);
+      if (!ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner)) continue;
+      out.add(owner);
+    }
+  return [...out].slice(0, MAX_OWNERS_CHECKED);
+}
+
+/**
+ * The hooks a request adds that the squatting check judges: on an UPDATE of any carrier, and on a template's CREATE
+ * (where a squat on the Machines it makes is arranged); never a Machine's CREATE, which its controller makes from a
+ * template already judged, and which the default hooks are added to. A hook a default-hook rule adds on this very
+ * request (a Machine newly selected) is the policy's own, not a squat.
+ */
+export function judgedAdditions(policy: Policy, input: ReviewInput, carrier: HookCarrier): Hook[] {
+  if (input.object === null) return [];
+  if (input.operation === 'CREATE' ? carrier.live : input.operation !== 'UPDATE') return [];
+  const added = addedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+  if (added.length === 0 || policy.enforcement['default-hooks'] === 'off') return added;
+  const own = policy.defaultHooks.filter((r) => defaultHookSelects(r, input, carrier, input.object as KubeObject));
+  return added.filter(
+    (h) => !own.some((r) => r.stage === h.stage && r.hook.name === h.name && r.hook.owner === h.owner),
+  );
 }
 
 /** A word as a POSIX shell reads it back unchanged: bare when it is plain, else single-quoted. */

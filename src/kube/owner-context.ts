@@ -14,8 +14,8 @@ import type { RbacIndex } from './rbac-index.js';
 export interface OwnerContextOptions {
   loadKubeConfig: () => KubeConfig | Promise<KubeConfig>;
   logger: Logger;
-  /** The core's: owners whose hooks a request removes or re-owns and whom the registry does not cover. */
-  ownersToCheck: (input: ReviewInput) => readonly string[];
+  /** The core's: owners whose hooks a request removes, re-owns or adds and whom the registry does not cover. */
+  ownersToCheck: (input: ReviewInput, granted?: ReadonlySet<string>) => readonly string[];
   /** For the SubjectAccessReviews of one review; defaults to the parent lookups' budget. */
   budgetMs?: number;
   syncGraceMs?: number;

@@ -17,8 +17,11 @@ export type OwnerFacts = Ownership;
 export interface OwnerFactsOptions {
   index: Pick<RbacIndex, 'protectedIn' | 'ready'>;
   reviewer: Pick<AccessReviewer, 'review'>;
-  /** The owners whose hooks this request removes or re-owns and whom the policy's registry does not cover. */
-  ownersToCheck: (input: ReviewInput) => readonly string[];
+  /**
+   * The owners whose hooks this request removes, re-owns or adds and whom the policy's registry does not cover;
+   * `granted`, when the index has listed, the owners it knows are protected (the core's ownersToCheck).
+   */
+  ownersToCheck: (input: ReviewInput, granted?: ReadonlySet<string>) => readonly string[];
 }
 
 /** Facts for one review: synchronous when nobody needs a SubjectAccessReview (most requests: no promise). */
@@ -41,10 +44,12 @@ function hookOwners(input: ReviewInput): string[] {
 export function ownerFactsGatherer(options: OwnerFactsOptions): OwnerFactsGatherer {
   return (input) => {
     const namespace = namespaceOf(input);
-    const asked = [...new Set(options.ownersToCheck(input))];
-    const owners = new Set([...asked, ...hookOwners(input)]);
-    const granted = new Set([...owners].filter((o) => o !== '' && options.index.protectedIn(o, namespace)));
+    // The core asks only about the object's hooks' owners: whether each is protected is known first.
+    const looked = new Set(hookOwners(input));
+    const granted = new Set([...looked].filter((o) => o !== '' && options.index.protectedIn(o, namespace)));
     const grantsKnown = options.index.ready();
+    const asked = [...new Set(options.ownersToCheck(input, grantsKnown ? granted : undefined))];
+    for (const o of asked) if (!looked.has(o) && o !== '' && options.index.protectedIn(o, namespace)) granted.add(o);
     if (asked.length === 0) return { granted, access: {}, grantsKnown };
     const subject = {
       user: input.userInfo.username,

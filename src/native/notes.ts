@@ -4,8 +4,14 @@
 // a divergence covers that very request.
 import { celCarrier } from '../core/cel/carrier.js';
 import { CARRIERS, carrierFor, wellFormed } from '../core/carriers.js';
-import { addedHooks, changedHooks, MAX_OWNERS_CHECKED, registeredIdentities } from '../core/ownership.js';
-import { mirroredRemovals } from '../core/migration.js';
+import {
+  addedHooks,
+  changedHooks,
+  judgedAdditions,
+  MAX_OWNERS_CHECKED,
+  registeredIdentities,
+} from '../core/ownership.js';
+import { mirroredAdditions, mirroredRemovals } from '../core/migration.js';
 import { serviceAccountUsername, type Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import { changesWhatRulesRead } from '../core/update-reads.js';
@@ -55,6 +61,20 @@ const maybeGranted = (policy: Policy, input: ReviewInput, owner: string): boolea
   return unregistered(policy, input, owner) && (!ownership?.grantsKnown || ownership.granted.has(owner));
 };
 
+/**
+ * A request adding, where squatting is judged, a hook of an owner the policy neither registers nor reserves (RBAC may
+ * guard it: the webhook refuses whom RBAC does not allow, native mode cannot tell it is guarded).
+ */
+function addsGrantedOnly(policy: Policy): (input: ReviewInput) => boolean {
+  return (input) => {
+    const carrier = carrierFor(input.kind);
+    if (!carrier) return false;
+    return judgedAdditions(policy, input, carrier).some(
+      (h) => maybeGranted(policy, input, h.owner) && !policy.reservedHooks.some((r) => r.owner === h.owner),
+    );
+  };
+}
+
 /** An UPDATE removing or re-owning a hook of an owner the policy does not register (RBAC may protect it). */
 function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
@@ -99,29 +119,34 @@ function namesAHookTwice(input: ReviewInput): boolean {
   return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
 }
 
-/** An UPDATE in which the webhook allows a synchronizer's removal as a mirror of the authoritative twin's. */
+/** An UPDATE in which the webhook allows a synchronizer's removal or addition as a mirror of the authoritative twin's. */
 function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
     const mirrored = mirroredRemovals(policy, input);
+    const added = mirroredAdditions(policy, input);
     const carrier = carrierFor(input.kind);
-    if (!mirrored || !carrier) return false;
-    return changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks).some(mirrored);
+    if (!mirrored || !added || !carrier) return false;
+    const [hooks, oldHooks] = [carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks];
+    return changedHooks(hooks, oldHooks).some(mirrored) || judgedAdditions(policy, input, carrier).some(added);
   };
 }
 
-/** An UPDATE removing or re-owning a hook whose denial CEL cannot word as the webhook does (the kubectl grant). */
+/** A removal, re-owning or squat whose denial CEL cannot word as the webhook does (the kubectl grant). */
 function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
   // As grantVariables (src/core/cel/owner-messages.ts) decides where it can build the grant command.
   const plain = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
   const serviceAccount = /^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
   return (input) => {
-    if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
     const user = input.userInfo.username;
     const worded = user.length <= 100 && (plain.test(user) || serviceAccount.test(user));
-    const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
-    return changes.some((c) => !worded || unregistered(policy, input, c.old.owner));
+    // A squat's denial names the grant the same way (owner-additions.ts).
+    const owners = judgedAdditions(policy, input, carrier).map((h) => h.owner);
+    if (input.operation === 'UPDATE' && input.oldObject !== null)
+      for (const c of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks))
+        owners.push(c.old.owner);
+    return owners.some((o) => !worded || unregistered(policy, input, o));
   };
 }
 
@@ -174,6 +199,11 @@ export function divergences(policy: Policy): Divergence[] {
     }
   }
   if (on('owner-only-removal')) {
+    out.push({
+      rule: 'owner-only-removal',
+      text: 'native mode guards only owners the policy registers or reserves against squatting, as CEL sees no RBAC grant: a hook of an owner protected only by a grant of remove on hookowners.hookkeeper.io, added to an existing object or a template by someone RBAC does not let act for it, is allowed where the webhook refuses it; register such owners',
+      verdictDiffers: addsGrantedOnly(policy),
+    });
     if (policy.unverifiedRemoval !== 'deny') {
       out.push({
         rule: 'owner-only-removal',
@@ -187,14 +217,14 @@ export function divergences(policy: Policy): Divergence[] {
     });
     out.push({
       rule: 'owner-only-removal',
-      text: 'the denial suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)',
+      text: "the denial (of a removal, or of a hook added under an owner's name) suggests the exact kubectl grant only for a registered owner and a lower-case username or service account; otherwise it names the grant (remove on hookowners.hookkeeper.io with the owner as resourceName)",
       wordsDiffer: grantUnworded(policy),
     });
     if (policy.migration.synchronizers.length > 0) {
       const who = policy.migration.synchronizers.map(serviceAccountUsername).join(', ');
       out.push({
         rule: 'owner-only-removal',
-        text: `CEL cannot look up the other copy of a migrated Machine, so native mode cannot tell that the synchronizer's (${who}) removal of a hook from the non-authoritative copy mirrors the owner's removal on the authoritative one: it judges it as any other identity's removal (refused for a protected owner, unverifiedRemoval's outcome for an unprotected one) where the webhook allows it; run the webhook during a migration`,
+        text: `CEL cannot look up the other copy of a migrated Machine, so native mode cannot tell that the synchronizer's (${who}) removal of a hook from the non-authoritative copy mirrors the owner's removal on the authoritative one, or that its addition of a registered owner's hook mirrors the hook there: it judges it as any other identity's removal or addition (refused for a protected owner, unverifiedRemoval's outcome for an unprotected one) where the webhook allows it; run the webhook during a migration`,
         verdictDiffers: mirrorsARemoval(policy),
       });
     }

@@ -288,8 +288,8 @@ describe('strictOwners with grants', () => {
   const strict = policyWith('warn', { strictOwners: true });
   const add = (ownership?: Ownership) => evaluate(strict, input([ETCD], [ETCD, STORAGE], USERS.alice, ownership));
 
-  test('a granted owner may be added; an owner with neither registry entry nor grant may not', () => {
-    assert.equal(add(facts(['team/storage'])).allowed, true);
+  test('a granted owner may be added (by whom RBAC lets act for it); an owner with neither registry entry nor grant may not', () => {
+    assert.equal(add(facts(['team/storage'], { 'team/storage': 'allowed' })).allowed, true);
     const d = add(facts(['someone/else']));
     assert.equal(d.allowed, false);
     assert.equal(

@@ -233,9 +233,14 @@ describe('migration: what the transport looks up', () => {
     assert.equal(twinRequest(DEFAULT_POLICY, capi)?.namespace, 'openshift-machine-api');
   });
 
-  test('nothing for anyone else, for a request removing no hook, or for a re-owning', () => {
+  test('nothing for anyone else, for a request removing or adding no hook, or for a re-owning', () => {
     assert.equal(twinRequest(DEFAULT_POLICY, update(mapiMachine([ETCD]), mapiMachine([]), USERS.alice)), undefined);
-    assert.equal(twinRequest(DEFAULT_POLICY, update(mapiMachine([ETCD]), mapiMachine([ETCD, GUARD]), SYNC)), undefined);
+    assert.equal(twinRequest(DEFAULT_POLICY, update(mapiMachine([ETCD]), mapiMachine([ETCD]), SYNC)), undefined);
+    // An addition may mirror the authoritative copy's hook, as a removal may mirror its removal.
+    assert.notEqual(
+      twinRequest(DEFAULT_POLICY, update(mapiMachine([ETCD]), mapiMachine([ETCD, GUARD]), SYNC)),
+      undefined,
+    );
     const reowned = update(mapiMachine([ETCD]), mapiMachine([{ name: ETCD.name, owner: 'x' }]), SYNC);
     assert.equal(twinRequest(DEFAULT_POLICY, reowned), undefined);
   });
@@ -246,5 +251,34 @@ describe('migration: what the transport looks up', () => {
     assert.equal(authoritativeSide(mapiMachine([], undefined, 'ClusterAPI')), undefined);
     assert.equal(authoritativeSide({ status: { authoritativeAPI: 'Elsewhere' } }), undefined);
     assert.equal(authoritativeSide(null), undefined);
+  });
+});
+
+describe("the synchronizer's additions (squatting aside)", () => {
+  // The Machine API copy is not authoritative; the synchronizer copies the etcd hook the Cluster API copy carries.
+  const add = (twinHooks: Array<{ name: string; owner: string }>, user = SYNC) =>
+    evaluate(
+      DEFAULT_POLICY,
+      update(
+        mapiMachine([GUARD], 'ClusterAPI'),
+        mapiMachine([GUARD, ETCD], 'ClusterAPI'),
+        user,
+        found(capiMachine(twinHooks)),
+      ),
+    );
+
+  test('a mirror of a hook the authoritative copy carries, with that owner: allowed, audited as mirror', () => {
+    const d = add([GUARD, ETCD]);
+    assert.equal(d.allowed, true);
+    assert.deepEqual(
+      d.notices.map((n) => n.audit?.key),
+      ['hook-mirror-addition'],
+    );
+  });
+
+  test('not on the authoritative copy, under another owner there, or by anyone else: a squat, refused', () => {
+    assert.equal(add([GUARD]).allowed, false);
+    assert.equal(add([GUARD, { name: ETCD.name, owner: 'someone' }]).allowed, false);
+    assert.equal(add([GUARD, ETCD], USERS.alice).allowed, false);
   });
 });

@@ -132,7 +132,11 @@ describe('divergence notes', () => {
 
   test('a stage naming one hook twice: covered for every rule whose CEL reads the name index, single-owner on or off', () => {
     const twice = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, { ...ETCD, owner: 'x/y' }] }));
-    const once = update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, TEAM] }));
+    // With the grants known (none): an added hook of an owner RBAC might protect is another note's (squatting).
+    const once: ReviewInput = {
+      ...update(machine({ preDrain: [ETCD] }), machine({ preDrain: [ETCD, TEAM] })),
+      context: { ownership: { granted: new Set(), access: {}, grantsKnown: true } },
+    };
     const off = policyWith({ enforcement: { ...DEFAULT_POLICY.enforcement, 'single-owner': 'off' } });
     for (const rule of ['hook-naming', 'owner-only-removal', 'deletion-freeze']) {
       assert.ok(

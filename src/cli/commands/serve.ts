@@ -211,7 +211,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       loadKubeConfig,
       ...budget,
       logger: logger.child({ component: 'hook-owners' }),
-      ownersToCheck: (input) => (policyInForce ? ownersToCheck(policyInForce, input) : []),
+      ownersToCheck: (input, granted) => (policyInForce ? ownersToCheck(policyInForce, input, granted) : []),
     });
     owners = ownerContext;
     const twinContext = createTwinContext({

@@ -3,6 +3,7 @@
 import {
   breakGlassText,
   grantCommandMessage,
+  HOOKOWNERS,
   namedGrantMessage,
   ownerIdentitiesText,
   ownerOnlyReason,
@@ -60,8 +61,13 @@ export function grantVariables(policy: Policy): CelVariable[] {
   ];
 }
 
+/** Whether RBAC allows the requester `remove` on hookowners named `owner` (a CEL string) in the request's namespace. */
+export function removeAllowed(owner: Cel): Cel {
+  return cel`authorizer.group(${celString(HOOKOWNERS.group)}).resource(${celString(HOOKOWNERS.resource)}).namespace(request.namespace).name(${owner}).check(${celString(HOOKOWNERS.verb)}).allowed()`;
+}
+
 /** The grant for the requester and owner expression `o`: the kubectl commands where CEL can word them, else named. */
-function grantCel(o: Cel): Cel {
+export function grantCel(o: Cel): Cel {
   const role = cel`variables.grantRoles[${o}]`;
   const command = grantCommandMessage.toCel({
     role,

@@ -4,9 +4,9 @@
 // authorizer checks cost 350,000 each against a 1,000,000 per-expression limit, so each is its own variable, made
 // only for the distinct owners nothing else allowed, at most MAX_OWNERS_CHECKED, as the webhook asks; one more asks
 // about the reserved probe owner, only once RBAC allowed an owner, to tell wildcard rights from a named grant.
+import { nativeOwnerAdditions } from './owner-additions.js';
 import {
   breakGlassWarning,
-  HOOKOWNERS,
   RBAC_NOTES,
   strictOwnersMessage,
   unverifiedWarning,
@@ -22,6 +22,7 @@ import {
   ownerGrantVariable,
   ownerIdentitiesVariable,
   registryLiteral,
+  removeAllowed,
   wildcardDenialMessage,
   type ChangedHookCel,
 } from './owner-messages.js';
@@ -111,11 +112,6 @@ function firstChanged(ctx: NativeContext, pred: (owner: Cel) => Cel, text: (c: C
   return cel`size(variables.changedOwners) == 0 ? '' : ${out}`;
 }
 
-/** Whether RBAC allows the requester `remove` on hookowners named `owner` (a CEL string) in the request's namespace. */
-function removeAllowed(owner: Cel): Cel {
-  return cel`authorizer.group(${celString(HOOKOWNERS.group)}).resource(${celString(HOOKOWNERS.resource)}).namespace(request.namespace).name(${owner}).check(${celString(HOOKOWNERS.verb)}).allowed()`;
-}
-
 /**
  * The variables that ask RBAC about each distinct owner of a family the registry did not settle, one check per
  * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
@@ -180,23 +176,28 @@ function strictOwners(ctx: NativeContext): NativeValidation[] {
 
 export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const { policy, view: carrier } = ctx;
-  const variables: CelVariable[] = [{ name: 'registered', expression: registryLiteral(policy) }];
-  const validations: NativeValidation[] = policy.strictOwners ? strictOwners(ctx) : [];
-  if (!carrier.carrier.live) return { variables, validations };
-  variables.push(
-    ...changedVariables(ctx),
+  const variables: CelVariable[] = [
+    { name: 'registered', expression: registryLiteral(policy) },
     { name: 'breakGlass', expression: breakGlassUser(policy) },
     {
       name: 'actsFor',
       expression: cel`variables.registered.transformMapEntry(o, ids, ${USER} in ids.u || request.userInfo.groups.exists(g, g in ids.g), {o: true})`,
     },
-    ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? cel`true` : cel`o in variables.registered`),
-    ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', cel`!(o in variables.registered)`) : []),
     // Rights over the probe owner, which no grant names, are rights over every owner: wildcard, not ownership.
     { name: 'wildcardRights', expression: removeAllowed(celString(WILDCARD_PROBE_OWNER)) },
-    ownerGrantVariable(policy),
     ...grantVariables(policy),
     ownerIdentitiesVariable(policy),
+  ];
+  // Squatting: hooks added under a guarded owner's name, on every carrier (owner-additions.ts).
+  const additions = nativeOwnerAdditions(ctx);
+  variables.push(...additions.variables);
+  const validations: NativeValidation[] = [...(policy.strictOwners ? strictOwners(ctx) : []), ...additions.validations];
+  if (!carrier.carrier.live) return { variables, validations };
+  variables.push(
+    ...changedVariables(ctx),
+    ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? cel`true` : cel`o in variables.registered`),
+    ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', cel`!(o in variables.registered)`) : []),
+    ownerGrantVariable(policy),
   );
   // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
   // RBAC-allowed hook from a denied one; a validation per owner names that owner's first hook, found where the

@@ -145,16 +145,17 @@ const SECOND_CONTROLLER =
   'object.metadata.ownerReferences.filter(r, type(r) != map || (has(r.controller) && r.controller == true)).size() > 1))';
 
 /**
- * What the carrier rules (on for the policy) read of a CREATE, the same for every carrier; undefined when one does
- * not say, and every CREATE is sent.
+ * What the carrier rules (on for the policy) read of a CREATE of `carrier`; undefined when one does not say, and every
+ * CREATE is sent. Without a policy, every part a rule may read.
  */
-function createParts(policy: Policy | undefined): Set<CreateReads['parts'][number]> | undefined {
+function createParts(policy: Policy | undefined, carrier: HookCarrier): Set<CreateReads['parts'][number]> | undefined {
   const parts = new Set<CreateReads['parts'][number]>();
   for (const rule of VALIDATING.admission) {
     if (rule.selects !== 'carriers' || (policy && policy.enforcement[rule.id] === 'off')) continue;
-    const reads = rule.createReads?.();
-    if (!reads) return undefined;
-    for (const p of reads.parts) parts.add(p);
+    if (!rule.createReads) return undefined;
+    // Without a policy every part counts: any rule's reads, and any default-hook selection.
+    if (!policy) return new Set(['hooks', 'controllers', 'selected']);
+    for (const p of rule.createReads(policy, carrier).parts) parts.add(p);
   }
   return parts;
 }
@@ -188,8 +189,8 @@ function selectedOnCreate(c: HookCarrier, policy: Policy | undefined): string | 
  * CREATE may be selected.
  */
 export function validatingCreateCondition(policy?: Policy): MatchCondition {
-  const parts = createParts(policy);
   const sends = (c: HookCarrier): string => {
+    const parts = createParts(policy, c);
     if (parts === undefined) return kindCel(c);
     const carried: string[] = [];
     for (const p of parts) {

@@ -14,6 +14,8 @@ export function breakGlassText(policy: Policy): string {
   return glass.length > 0 ? `break-glass: ${glass.join(', ')}` : 'no break-glass identity is configured';
 }
 
+const WILDCARD_WARNING_HEAD_TEXT = 'wildcard RBAC: ';
+
 /** What a denial says for who may when the policy registers an owner without identities. */
 export const NO_IDENTITY_REGISTERED = '(no identity registered)';
 
@@ -110,12 +112,14 @@ export const unverifiedDenyReason = message<Grant & { ownerless: boolean; breakG
 );
 
 /** RBAC was asked about the owner and gave no answer. */
-export const uncheckedNote = message<{ user: string; owner: string }>((w) => [
+export const uncheckedNote = message<{ user: string; owner: string; adding: boolean }>((w) => [
   'whether RBAC lets ',
   w.quoted('user'),
   ' act for ',
   w.quoted('owner'),
-  ' could not be checked, so the removal is not allowed; ',
+  ' could not be checked, so the ',
+  w.when('adding', 'addition', 'removal'),
+  ' is not allowed; ',
 ]);
 
 /** wildcardGrants: deny, for a removal only wildcard RBAC rights allowed; `grant` names no user. */
@@ -166,11 +170,47 @@ const mayChange = message<Allowed>((w) => [
   '; audited',
 ]);
 
+/** A hook added under a protected owner's name, and who tried (a squat unless they act for the owner). */
+export type AddedHook = { path: string; user: string; stage: string; name: string; owner: string };
+
+/** The denial of a protected owner's hook added by someone who does not act for the owner: `reason` as above. */
+export const additionDenialMessage = message<AddedHook & { reason: string }>((w) =>
+  forbiddenField(w.text('path'), [
+    w.quoted('user'),
+    ' may not add ',
+    w.text('stage'),
+    ' hook ',
+    w.quoted('name'),
+    ' owned by ',
+    w.quoted('owner'),
+    ': a Machine carrying it waits for that owner; ',
+    w.text('reason'),
+  ]),
+);
+
+type Added = Omit<AddedHook, 'path'>;
+const mayAdd = message<Added>((w) => [
+  w.text('user'),
+  ' may add ',
+  w.text('stage'),
+  ' hook ',
+  w.text('name'),
+  ' of ',
+  w.text('owner'),
+  '; audited',
+]);
+
+/** Break-glass added a protected owner's hook: allowed, warned and audited. */
+export const breakGlassAddWarning: Message<Added> = words('break-glass: ', mayAdd);
+
+/** wildcardGrants: warn, for a protected owner's hook only wildcard RBAC rights let the user add. */
+export const wildcardAddWarning: Message<Added> = words(WILDCARD_WARNING_HEAD_TEXT, mayAdd);
+
 /** Break-glass removed or re-owned a hook: allowed, warned and audited. */
 export const breakGlassWarning: Message<Allowed> = words('break-glass: ', mayChange);
 
 /** The wildcardGrants: warn warning's head, before the words breakGlassWarning also says. */
-export const WILDCARD_WARNING_HEAD = 'wildcard RBAC: ';
+export const WILDCARD_WARNING_HEAD = WILDCARD_WARNING_HEAD_TEXT;
 
 /** wildcardGrants: warn, for a removal only wildcard RBAC rights allowed. */
 export const wildcardWarning: Message<Allowed> = words(WILDCARD_WARNING_HEAD, mayChange);

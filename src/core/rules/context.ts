@@ -101,8 +101,11 @@ type Placement<Mutate> =
        * compile. The proof that it is all is test/deploy/webhook-conditions.test.ts.
        */
       updateReads: (policy: Policy, carrier?: HookCarrier) => UpdateReads;
-      /** What it reads of a CREATE (test/deploy/webhook-conditions.test.ts proves it); without it, every CREATE. */
-      createReads?: () => CreateReads;
+      /**
+       * What it reads of a CREATE of `carrier` under `policy` (test/deploy/webhook-conditions*.test.ts prove it);
+       * without it, every CREATE.
+       */
+      createReads?: (policy: Policy, carrier: HookCarrier) => CreateReads;
     }
   | {
       sources: readonly Exclude<Source, 'admission'>[];

@@ -8,7 +8,8 @@ import { nativeDefaultHookKept } from '../cel/default-hook-kept.js';
 import type { Policy } from '../policy.js';
 import type { Violation } from '../types.js';
 import type { CarrierRuleModule, ObjectPart, UpdateReads } from './context.js';
-import { carriesDefaultHook, selects, strippedDefaultHookMessage } from './default-hooks.js';
+import { defaultHookSelects } from '../default-hook-selection.js';
+import { carriesDefaultHook, strippedDefaultHookMessage } from './default-hooks.js';
 
 export const defaultHookKeptRule: CarrierRuleModule<'default-hook-kept'> = {
   id: 'default-hook-kept',
@@ -27,7 +28,7 @@ export const defaultHookKeptRule: CarrierRuleModule<'default-hook-kept'> = {
     const carried = wellFormed(hooks.hooks);
     const violations: Violation[] = [];
     for (const rule of policy.defaultHooks) {
-      if (!selects(rule, input, carrier, object) || carriesDefaultHook(carried, carrier, rule)) continue;
+      if (!defaultHookSelects(rule, input, carrier, object) || carriesDefaultHook(carried, carrier, rule)) continue;
       const path = carrier.stagePath(rule.stage);
       violations.push({
         rule: 'default-hook-kept',

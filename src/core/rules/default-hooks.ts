@@ -1,35 +1,14 @@
 // Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
 import { type Hook, type HookCarrier, wellFormed } from '../carriers.js';
-import { metadata, quote } from '../guards.js';
+import { quote } from '../guards.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
+import { defaultHookSelects } from '../default-hook-selection.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule, RuleContext } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
-
-/**
- * Whether a default-hook rule selects `obj` (input.object or its copy) on this request: on CREATE when it matches;
- * on UPDATE only when the update makes it match (the stored object did not), so a hook its owner removed from a
- * Machine that matched all along is not put back, and never on a deleting object, where the deletion freeze
- * forbids new hooks (src/core/cel/default-hooks.ts says the same in CEL, for the webhook's matchCondition too).
- * default-hook-kept checks, after every mutation, that such a request ends with the hook.
- */
-export function selects(
-  rule: Policy['defaultHooks'][number],
-  input: ReviewInput,
-  carrier: HookCarrier,
-  obj: KubeObject,
-): boolean {
-  const op = input.operation;
-  if (!carrier.live || (op !== 'CREATE' && op !== 'UPDATE') || !rule.operations.includes(op)) return false;
-  if (!matchesObject(rule.match, input.kind, input.namespace, obj)) return false;
-  if (op === 'CREATE') return true;
-  if (metadata(obj)['deletionTimestamp'] !== undefined) return false;
-  const old = input.oldObject;
-  return old === null || !matchesObject(rule.match, input.kind, input.namespace, old);
-}
 
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
 export function applyDefaultHooks(
@@ -40,7 +19,7 @@ export function applyDefaultHooks(
 ): string[] {
   const changes: string[] = [];
   for (const rule of policy.defaultHooks) {
-    if (!selects(rule, input, carrier, copy)) continue;
+    if (!defaultHookSelects(rule, input, carrier, copy)) continue;
     const reading = carrier.read(copy);
     if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
     // Likewise a hook without a string name and owner: a rewrite of the stage would drop or change it.
@@ -149,7 +128,7 @@ export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
   native: { mutating: nativeDefaultHook },
   mutate: {
     writes: (carrier, { policy, input }) =>
-      policy.defaultHooks.some((rule) => input.object && selects(rule, input, carrier, input.object))
+      policy.defaultHooks.some((rule) => input.object && defaultHookSelects(rule, input, carrier, input.object))
         ? [carrier.root]
         : [],
     apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),

@@ -33,6 +33,7 @@ import { mirroredRemovals } from '../migration.js';
 import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeOwnerOnlyRemoval } from '../cel/owner-only-removal.js';
+import { ownerAdditions } from './owner-additions.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 /** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
@@ -125,8 +126,9 @@ function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
 
 export const ownerOnlyRemoval: Rule = (ctx) => {
   const { policy, input, carrier, hooks, oldHooks } = ctx;
-  const violations: Violation[] = policy.strictOwners ? strictOwnerViolations(ctx) : [];
-  const notices: Notice[] = [];
+  const added = ownerAdditions(ctx);
+  const violations: Violation[] = [...(policy.strictOwners ? strictOwnerViolations(ctx) : []), ...added.violations];
+  const notices: Notice[] = [...added.notices];
   // Only Machines' hooks gate a real deletion; templates' hooks are never removed from a deleting object.
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
@@ -176,7 +178,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     const reasonSlots = () => ({
       user: user.username,
       breakGlass,
-      unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner }) : '',
+      unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
       grant: grantCommand(owner, user),
       ownerless: owner === '',
     });
@@ -224,12 +226,13 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   ratchets: false,
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
-  // Who asks matters only for hooks the update removes or re-owns; strictOwners judges only hooks it adds.
+  // Who asks matters only for hooks the update removes, re-owns or adds; strictOwners judges hooks a CREATE adds,
+  // and squatting a template's CREATE (owner-additions.ts).
   updateReads: () => ({ parts: ['hooks'] }),
-  createReads: () => ({ parts: [] }),
+  createReads: (policy, carrier) => ({ parts: policy.strictOwners || !carrier.live ? ['hooks'] : [] }),
   facts: ['ownership', 'twin'],
   summary:
-    "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes or re-owns a protected owner's hook; others get unverifiedRemoval",
+    "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes, re-owns or adds a protected owner's hook; others get unverifiedRemoval for an unprotected one's removal",
   validate: ownerOnlyRemoval,
   native: { validating: nativeOwnerOnlyRemoval },
 };

@@ -177,8 +177,12 @@ async function registerWebhooksWith(
   plane: ControlPlane,
   hookkeeper: Hookkeeper,
   failurePolicy: 'Fail' | 'Ignore' | undefined,
+  policy: Policy,
 ): Promise<void> {
   const [validating, mutating] = renderWebhookConfigurations({
+    // The conditions derived for the policy hookkeeper serves, as `webhook-config render --config` writes them (for
+    // the embedded default, the base's own).
+    policy,
     caBundle: caBundle(hookkeeper.caPem),
     url: hookkeeper.url,
     // As registerWebhooks: kube-system stays open for scenarios that register webhooks of their own there.
@@ -412,7 +416,7 @@ export async function switchMode(
     await hookkeeper.start();
   }
   if (!webhookless) {
-    await registerWebhooksWith(plane, hookkeeper, mode === 'both' ? 'Ignore' : undefined);
+    await registerWebhooksWith(plane, hookkeeper, mode === 'both' ? 'Ignore' : undefined, native.policy);
     // The webhooks first, alone, so that the probe proves they answer (the policies would refuse it first).
     await waitForEnforcement(plane);
   }

@@ -449,13 +449,16 @@ const controlPlaneTemplates = (p: string): Request[] => [
 
 export const VARIANTS: readonly Variant[] = [
   {
+    // Every other rule that reads a CREATE's hooks off: strictOwners alone must get the webhook sent a CREATE.
     id: 'strict',
-    title: 'strictOwners, unverifiedRemoval: deny, single-owner: warn, deletion-freeze: off',
+    title: 'strictOwners, unverifiedRemoval: deny, hook-naming, hook-count, single-owner and deletion-freeze: off',
     yaml: policyText([
       'strictOwners: true',
       'unverifiedRemoval: deny',
       'enforcement:',
-      '  single-owner: warn',
+      '  hook-naming: "off"',
+      '  hook-count: "off"',
+      '  single-owner: "off"',
       '  deletion-freeze: "off"',
     ]),
     requests: [...creates('s'), ...removals('s'), ...controlPlaneTemplates('s')],

@@ -2,8 +2,14 @@
 // admins may, with a warning.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
-import { rejected, warningTexts } from '../../../testing/control-plane/kube.js';
+import {
+  ETCD_HOOK,
+  MACHINE_NAMESPACE,
+  openshiftMachine,
+  openshiftMachineSet,
+} from '../../../testing/control-plane/machines.js';
+import { CREATE_DENIAL_PREFIX, rejected, warningTexts } from '../../../testing/control-plane/kube.js';
+import { grantCommand } from '../../../src/core/ownership.js';
 import { webhookRuns } from '../harness/admission-modes.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { assertOurDenial, hooksOf, removeHook } from './helpers.js';
@@ -125,6 +131,68 @@ export const ownerOnlyRemovalScenarios: Scenario = (env) => {
         // The webhook warns for each hook (in both mode too, where the policy's words are the same).
         assert.deepEqual(got, perHook);
       }
+    });
+  });
+
+  // Squatting (issue #34): a hook under the etcd owner's name makes a Machine's deletion wait for the etcd operator.
+  describe("adding a hook under the etcd owner's name", () => {
+    const JUNK = { name: 'Junk', owner: ETCD_HOOK.owner };
+    const squat = (user: string, path = 'spec.lifecycleHooks.preTerminate[0]'): string =>
+      `${path}: Forbidden: "${user}" may not add preTerminate hook "Junk" owned by "clusteroperator/etcd": ` +
+      'a Machine carrying it waits for that owner; only its owner may: ' +
+      'system:serviceaccount:openshift-etcd-operator:etcd-operator (break-glass: group system:masters); ' +
+      `to let "${user}" act for it: kubectl create clusterrole hookowner-clusteroperator-etcd --verb=remove ` +
+      '--resource=hookowners.hookkeeper.io --resource-name=clusteroperator/etcd && kubectl create clusterrolebinding ' +
+      `hookowner-clusteroperator-etcd-${user} --clusterrole=hookowner-clusteroperator-etcd --user=${user}`;
+    const addJunk = [{ op: 'add' as const, path: '/spec/lifecycleHooks', value: { preTerminate: [JUNK] } }];
+    const worker = async (e: E2EEnv, name: string): Promise<void> => {
+      await e.machines('machineApi').create(MACHINE_NAMESPACE, openshiftMachine({ name }));
+    };
+
+    test('a Machine editor adding it to an existing Machine is denied by hookkeeper, and nothing is added', async () => {
+      const e = env();
+      await worker(e, 'squat-alice');
+      const alice = e.machines('alice');
+      const refusal = await rejected(() => alice.patch(MACHINE_NAMESPACE, 'squat-alice', addJunk));
+      assertOurDenial(e, refusal, [squat('alice')]);
+      assert.deepEqual(hooksOf(await alice.get(MACHINE_NAMESPACE, 'squat-alice'), 'preTerminate'), []);
+    });
+
+    test('the etcd operator adds it: allowed, no warning', async () => {
+      const e = env();
+      await worker(e, 'squat-etcd');
+      const { object, warnings } = await e.machines('etcdOperator').patch(MACHINE_NAMESPACE, 'squat-etcd', addJunk);
+      assert.deepEqual(hooksOf(object, 'preTerminate'), [JUNK]);
+      assert.deepEqual(warnings, []);
+    });
+
+    test('break-glass adds it: allowed, and the client receives the warning', async () => {
+      const e = env();
+      await worker(e, 'squat-admin');
+      const { object, warnings } = await e.machines('admin').patch(MACHINE_NAMESPACE, 'squat-admin', addJunk);
+      assert.deepEqual(hooksOf(object, 'preTerminate'), [JUNK]);
+      assert.deepEqual(warningTexts(warnings), [
+        `break-glass: ${e.plane.identities.admin.username} may add preTerminate hook Junk of clusteroperator/etcd; audited`,
+      ]);
+    });
+
+    test('a MachineSet template carrying it is denied by hookkeeper: the Machines it makes would carry it', async () => {
+      const e = env();
+      const refusal = await rejected(() =>
+        e
+          .machineSets('machineApi')
+          .create(MACHINE_NAMESPACE, openshiftMachineSet({ name: 'ms-squat', preTerminate: [JUNK] }), { dryRun: true }),
+      );
+      const who = e.plane.identities.machineApi.username;
+      const path = 'spec.template.spec.lifecycleHooks.preTerminate[0]';
+      // The grant names the service account as --serviceaccount=<namespace>:<name>.
+      const grant = grantCommand(ETCD_HOOK.owner, { username: who, groups: [] });
+      assertOurDenial(
+        e,
+        refusal,
+        [squat(who, path).replace(/kubectl create clusterrole .*$/, grant)],
+        CREATE_DENIAL_PREFIX,
+      );
     });
   });
 };

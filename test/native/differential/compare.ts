@@ -7,7 +7,11 @@ import { handle } from '../../../src/admission/handle.js';
 import { clip, MAX_VIOLATION_BYTES } from '../../../src/admission/limits.js';
 import { ownersToCheck } from '../../../src/core/ownership.js';
 import type { Policy } from '../../../src/core/policy.js';
-import { mutatingWebhookCondition, validatingUpdateCondition } from '../../../src/core/cel/webhook-conditions.js';
+import {
+  mutatingWebhookCondition,
+  validatingCreateCondition,
+  validatingUpdateCondition,
+} from '../../../src/core/cel/webhook-conditions.js';
 import { ALLOWED } from '../../../src/core/engine.js';
 import type { Decision, Mutation, Ownership, ReviewInput } from '../../../src/core/types.js';
 import { NOT_FINISHING_DELETION } from '../../../src/native/match.js';
@@ -22,7 +26,7 @@ export interface Subject {
 }
 
 /** The RBAC facts the webhook's transport gathers: the grants it indexed, and one review per owner it asks about. */
-function ownership(policy: Policy, input: ReviewInput): Ownership {
+export function ownership(policy: Policy, input: ReviewInput): Ownership {
   const granted = new Set<string>([OWNERS.granted]);
   const access: Ownership['access'] = Object.fromEntries(
     ownersToCheck(policy, input, granted).map((o) => [o, accessOf(input.userInfo.username, o)]),
@@ -36,7 +40,7 @@ const NOTHING: Mutation = { mutated: null, patch: [], changes: [] };
  * The webhook as the API server calls it: the mutating webhook when its registration's matchCondition holds (for
  * this policy, as `webhook-config render` writes it), then the validating one on the mutated object, with the RBAC
  * facts its transport gathers for that object, unless the registration's conditions (not-finishing-deletion, and an
- * UPDATE that changes nothing a rule reads) leave the request out. Also the review as validated, which the
+ * UPDATE that changes nothing a rule reads, a CREATE that carries nothing one reads) leave the request out. Also the review as validated, which the
  * divergences' predicates are asked about.
  */
 function webhook(
@@ -51,7 +55,8 @@ function webhook(
   const validated: ReviewInput = { ...mutated, context: { ...input.context, ownership: ownership(policy, mutated) } };
   const sent =
     conditionHolds(NOT_FINISHING_DELETION.expression, validated) &&
-    conditionHolds(validatingUpdateCondition(policy).expression, validated);
+    conditionHolds(validatingUpdateCondition(policy).expression, validated) &&
+    conditionHolds(validatingCreateCondition(policy).expression, validated);
   const decision = sent ? handle('validate', policy, validated).decision : ALLOWED;
   return { decision, mutation, validated };
 }
