@@ -349,7 +349,13 @@ function boundedTests(env: () => E2EEnv, costTest: CostTest): void {
         ]),
       );
       assert.deepEqual([hooksOf(emptied.object, 'preDrain'), hooksOf(emptied.object, 'preTerminate')], [[], []]);
-      assert.deepEqual(emptied.warnings, []);
+      // None about the owner's own hooks. The API server may first apply the patch to its watch cache's older copy
+      // (alice's hooks still there), admit it, meet a conflict in etcd and retry on the new one: the first
+      // attempt's warnings stay on the response (seen here, in webhook and in native mode), so those are not ours.
+      assert.deepEqual(
+        emptied.warnings.filter((w) => /hook [nm]\d/.test(w)),
+        [],
+      );
     },
   );
 

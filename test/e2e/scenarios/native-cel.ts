@@ -221,7 +221,8 @@ export const nativeCelScenarios: Scenario = (env) => {
       const e = env();
       const stored = await e.machines('admin').get(NAMESPACE, 'ratchet');
       // An update of its hooks is reviewed (one of only its labels is not), so the stored violation is named.
-      const touched = withPreTerminate(stored, [{ name: 'Touched', owner: 'team/native-storage' }]);
+      // Of an owner nobody protects: adding a protected owner's hook is break-glass for admin, warned apart.
+      const touched = withPreTerminate(stored, [{ name: 'Touched', owner: 'team/unprotected' }]);
       const kept = await e.machines('admin').replace(NAMESPACE, touched);
       const verdict = engine(e, 'admin', OPENSHIFT, touched, stored);
       assert.equal(verdict.allowed, true);
