@@ -36,3 +36,11 @@ export function defaultHookSelectsUpdates(policy: Policy, carrier: HookCarrier):
       r.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind),
   );
 }
+
+/** The default-hook rules that can add a hook to `carrier`'s kind (none when default-hooks is off, or it is no Machine). */
+export function defaultHookRulesOf(policy: Policy, carrier: HookCarrier): Policy['defaultHooks'] {
+  if (policy.enforcement['default-hooks'] === 'off' || !carrier.live) return [];
+  return policy.defaultHooks.filter((r) =>
+    r.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind),
+  );
+}

@@ -1,6 +1,7 @@
 // default-hook-kept in CEL: a policy of its own, evaluated only for a CREATE or UPDATE that a default-hook rule
 // selects (as src/core/rules/default-hooks.ts's selects) and that lacks the rule's hook after every mutation (the
 // gate, variable-free), so other requests cost one condition.
+import { defaultHookRulesOf } from '../default-hook-selection.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule } from '../policy.js';
 import { strippedDefaultHookMessage } from '../rules/default-hooks.js';
@@ -33,12 +34,7 @@ function stripped(rule: DefaultHookRule, carrier: HookCarrier): Cel {
 
 export function nativeDefaultHookKept({ policy, view }: NativeContext): NativeValidating {
   const carrier = view.carrier;
-  const rules =
-    policy.enforcement['default-hooks'] === 'off' || !carrier.live
-      ? []
-      : policy.defaultHooks.filter((r) =>
-          r.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind),
-        );
+  const rules = defaultHookRulesOf(policy, carrier);
   if (rules.length === 0) return { variables: [], validations: [] };
   const when = {
     name: 'selected-without-default-hook',

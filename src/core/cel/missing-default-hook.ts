@@ -1,5 +1,6 @@
 // missing-default-hook in CEL: a policy of its own, evaluated only for an UPDATE of a non-deleting object that
 // matches a default-hook rule and lacks its hook (the gate, variable-free), so other updates cost one condition.
+import { defaultHookRulesOf } from '../default-hook-selection.js';
 import { hookAnnotationKey } from '../capi.js';
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule } from '../policy.js';
@@ -36,12 +37,7 @@ function lacks(rule: DefaultHookRule, carrier: HookCarrier): Cel {
 
 export function nativeMissingDefaultHook({ policy, view }: NativeContext): NativeValidating {
   const carrier = view.carrier;
-  const rules =
-    policy.enforcement['default-hooks'] === 'off' || !carrier.live
-      ? []
-      : policy.defaultHooks.filter((r) =>
-          r.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind),
-        );
+  const rules = defaultHookRulesOf(policy, carrier);
   if (rules.length === 0) return { variables: [], validations: [] };
   const when = {
     name: 'lacks-default-hook',
