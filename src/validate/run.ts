@@ -57,9 +57,24 @@ function fileSubjects(f: InputFile, problems: Problem[], skipped: string[]): Sub
     return subjectsOf(f.file, docs, problems);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    problems.push(...(err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }]));
+    problems.push(...capped(f.file, err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }]));
     return [];
   }
+}
+
+/** The parse errors of one file shown before the rest are counted: one mistake (a missing `---`) can make thousands. */
+export const MAX_PARSE_ERRORS_SHOWN = 10;
+
+function capped(file: string, found: readonly Problem[]): Problem[] {
+  if (found.length <= MAX_PARSE_ERRORS_SHOWN) return [...found];
+  const duplicates = found.filter((p) => /Map keys must be unique/.test(p.message)).length;
+  // Manifests concatenated without a "---" between them read as one mapping whose keys all repeat.
+  const hint =
+    duplicates * 2 > found.length ? ': repeated keys all through, as in manifests joined without a "---" line' : '';
+  return [
+    ...found.slice(0, MAX_PARSE_ERRORS_SHOWN),
+    { file, message: `and ${found.length - MAX_PARSE_ERRORS_SHOWN} more YAML errors in this file${hint}` },
+  ];
 }
 
 /** The note for the walked files that held no Kubernetes object: counted, the first few named. */

@@ -160,6 +160,24 @@ describe('validate: what a repository holds besides manifests', () => {
     assert.match(r.stderr, /^hookkeeper validate: cannot validate an input: .*add-mask/);
   });
 
+  test('one mistake that makes hundreds of parse errors shows the first ones and counts the rest, with a hint', async () => {
+    // Manifests joined with `cat` and no "---": one mapping whose keys all repeat.
+    const joined = Array.from(
+      { length: 60 },
+      (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\ndata:\n  a: "1"\n`,
+    ).join('');
+    await writeFile(join(dir, 'joined.yaml'), joined);
+    const r = await cli(['validate', 'joined.yaml'], { cwd: dir });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    const shown = r.stderr.split('\n').filter((l) => l.startsWith('  joined.yaml'));
+    assert.equal(shown.length, 11, r.stderr);
+    assert.match(shown[0] ?? '', /^ {2}joined\.yaml:7: Map keys must be unique$/);
+    assert.match(
+      shown[10] ?? '',
+      /^ {2}joined\.yaml: and \d+ more YAML errors in this file: repeated keys all through, as in manifests joined without a "---" line$/,
+    );
+  });
+
   test('a symbolic link loop is named, and reported beside every other result (exit 2)', async () => {
     const loopDir = join(dir, 'loops');
     await mkdir(join(loopDir, 'sub'), { recursive: true });
