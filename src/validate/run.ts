@@ -57,9 +57,22 @@ function fileSubjects(f: InputFile, problems: Problem[], skipped: string[]): Sub
     return subjectsOf(f.file, docs, problems);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    problems.push(...capped(f.file, err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }]));
+    const found = err.problems.length > 0 ? err.problems : [{ file: f.file, message: err.message }];
+    problems.push(...capped(f.file, HELM_ACTION.test(f.text) ? withHelmHint(found) : found));
     return [];
   }
+}
+
+/** A Helm template action (`{{ .Values.x }}`, `{{- include … }}`) where YAML expects a value or a line. */
+const HELM_ACTION = /(^|[\s:\-[,])\{\{-?\s/m;
+
+/** A file that fails to parse and holds template actions is most likely a chart's template: say how to read it. */
+function withHelmHint(found: readonly Problem[]): Problem[] {
+  const [first, ...rest] = found;
+  if (!first) return [];
+  const hint =
+    ' (this looks like a Helm template: render the chart and pipe it in, helm template CHART | hookkeeper validate -)';
+  return [{ ...first, message: `${first.message}${hint}` }, ...rest];
 }
 
 /** The parse errors of one file shown before the rest are counted: one mistake (a missing `---`) can make thousands. */

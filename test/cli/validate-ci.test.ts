@@ -178,6 +178,21 @@ describe('validate: what a repository holds besides manifests', () => {
     );
   });
 
+  test('a Helm template given as a manifest is an input error that says to pipe helm template', async () => {
+    await writeFile(join(dir, 'template.yaml'), TEMPLATE);
+    const r = await cli(['validate', 'template.yaml'], { cwd: dir });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      /^ {2}template\.yaml:\d+: .*\(this looks like a Helm template: render the chart and pipe it in, helm template CHART \| hookkeeper validate -\)$/m,
+    );
+    // A template action inside a string is data (an alert's annotation), not a template: no hint on other errors.
+    await writeFile(join(dir, 'quoted.yaml'), 'a: "{{ $value }}"\na: 2\n');
+    const quoted = await cli(['validate', 'quoted.yaml'], { cwd: dir });
+    assert.equal(quoted.code, 2, quoted.stdout + quoted.stderr);
+    assert.doesNotMatch(quoted.stderr, /Helm template/);
+  });
+
   test('a symbolic link loop is named, and reported beside every other result (exit 2)', async () => {
     const loopDir = join(dir, 'loops');
     await mkdir(join(loopDir, 'sub'), { recursive: true });
