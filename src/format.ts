@@ -15,6 +15,12 @@ export function renderJson(report: unknown): string {
   return JSON.stringify(report, null, 2);
 }
 
+/** The same document as YAML (kubectl's -o yaml), no line folded; the yaml package is loaded only when chosen. */
+export async function loadYamlRenderer(): Promise<(report: unknown) => string> {
+  const { stringify } = await import('yaml');
+  return (report) => stringify(report, { lineWidth: 0 });
+}
+
 /** The names of a registry, in its order, typed as its keys. */
 export function formatNames<Name extends string>(registry: Readonly<Record<Name, unknown>>): Name[] {
   return Object.keys(registry) as Name[];

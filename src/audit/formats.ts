@@ -1,6 +1,6 @@
 // `audit --output`: every format, once. A new format is one renderer file plus one line here; the CLI's choices,
 // its help and its check of --output all come from this registry, so no branch can fall through to another format.
-import { renderJson, type OutputFormat, type Render } from '../format.js';
+import { loadYamlRenderer, renderJson, type OutputFormat, type Render } from '../format.js';
 import type { AuditReport } from './report.js';
 
 export interface AuditRenderOptions {
@@ -27,6 +27,7 @@ async function yamlStream(
 export const AUDIT_FORMATS = {
   text: { recordsPasses: false, load: async () => (await import('./table.js')).renderAudit },
   json: { recordsPasses: false, load: () => Promise.resolve(renderJson) },
+  yaml: { recordsPasses: false, load: loadYamlRenderer },
   policyreport: {
     help: 'wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport',
     recordsPasses: true,

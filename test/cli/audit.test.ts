@@ -186,7 +186,7 @@ describe('hookkeeper audit', () => {
     const help = r.stdout.replace(/\s+/g, ' ');
     assert.ok(
       help.includes(
-        '--output <format> output format: text, json, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport), openreports (openreports.io/v1alpha1 Report and ClusterReport); reports as a YAML stream (default: "text")',
+        '--output <format> output format: text, json, yaml, policyreport (wgpolicyk8s.io/v1alpha2 PolicyReport and ClusterPolicyReport), openreports (openreports.io/v1alpha1 Report and ClusterReport); reports as a YAML stream (default: "text")',
       ),
       r.stdout,
     );
@@ -270,7 +270,7 @@ describe('hookkeeper audit', () => {
   test('usage errors -> exit 2', async () => {
     for (const args of [
       ['audit', '--kubeconfig', fake.kubeconfig, '--stuck-after', '30'],
-      ['audit', '--kubeconfig', fake.kubeconfig, '--output', 'yaml'],
+      ['audit', '--kubeconfig', fake.kubeconfig, '--output', 'xml'],
       ['audit', '--kubeconfig', fake.kubeconfig, '--context', 'nope'],
       ['audit', '--kubeconfig', join(fake.dir, 'missing')],
       ['audit', '--kubeconfig', fake.kubeconfig, '--config', join(fake.dir, 'no-policy.yaml')],

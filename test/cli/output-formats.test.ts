@@ -113,6 +113,7 @@ const validateChecks: Record<ValidateFormat, (out: string) => void> = {
       ].join('\n'),
     ),
   json: (out) => assert.deepEqual(JSON.parse(out), VALIDATE_REPORT),
+  yaml: (out) => assert.deepEqual(YAML.parse(out), VALIDATE_REPORT),
   junit: (out) => {
     assert.match(out, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
     assert.match(out, /<testsuite name="machines\.yaml" tests="1" failures="1"/);
@@ -157,6 +158,7 @@ const auditChecks: Record<AuditFormatName, (out: string) => void> = {
       /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: master-0 has been deleting for 2h\n {2}fix: ask the hook owner\n/,
     ),
   json: (out) => assert.deepEqual(JSON.parse(out), AUDIT_REPORT),
+  yaml: (out) => assert.deepEqual(YAML.parse(out), AUDIT_REPORT),
   policyreport: (out) => {
     const docs = YAML.parseAllDocuments(out).map((d) => d.toJS() as Record<string, unknown>);
     assert.deepEqual(

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import YAML from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { docSection } from '../helpers/docs.js';
 
@@ -574,9 +575,16 @@ ${ALICE_REMOVES}    expect: {allowed: false}
   });
 
   test('-o must be a format', async () => {
-    const r = await cli(['test', '-o', 'yaml', 'examples/policy-tests']);
+    const r = await cli(['test', '-o', 'xml', 'examples/policy-tests']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /hookkeeper test: --output must be one of text, json, junit, got "yaml"/);
+    assert.match(r.stderr, /hookkeeper test: --output must be one of text, json, yaml, junit, got "xml"/);
+  });
+
+  test('-o yaml is the JSON report as YAML, as kubectl prints it', async () => {
+    const json = await cli(['test', '-o', 'json', 'examples/policy-tests']);
+    const yaml = await cli(['test', '-o', 'yaml', 'examples/policy-tests']);
+    assert.equal(yaml.code, json.code, yaml.stderr);
+    assert.deepEqual(YAML.parse(yaml.stdout), JSON.parse(json.stdout));
   });
 });
 

@@ -249,7 +249,7 @@ describe("validate: kubectl's -f and -o", () => {
   test('-o is --output', async () => {
     const r = await cli(['validate', '-o', 'no-such-format', 'good.yaml'], { cwd: dir });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /-o\/--output must be one of text, json, junit, sarif, github, got "no-such-format"/);
+    assert.match(r.stderr, /-o\/--output must be one of text, json, yaml, junit, sarif, github, got "no-such-format"/);
   });
 });
 
