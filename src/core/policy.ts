@@ -154,11 +154,20 @@ export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
  */
 export const POLICY_OWNER_HOOKS_PER_STAGE = 64;
 
+// Per policy, once: hook-count asks on every review that carries hooks, and a loaded policy never changes.
+const NAMED_OWNERS = new WeakMap<Policy, ReadonlySet<string>>();
+
 /**
  * The owners the policy itself names: registered in `owners`, owning a reserved hook or a default hook. Facts both
  * engines have (an RBAC grant is not: native mode sees only the requester's rights), so both count alike.
  */
 export function namedOwners(policy: Policy): ReadonlySet<string> {
+  let named = NAMED_OWNERS.get(policy);
+  if (named === undefined) NAMED_OWNERS.set(policy, (named = collectNamedOwners(policy)));
+  return named;
+}
+
+function collectNamedOwners(policy: Policy): ReadonlySet<string> {
   const out = new Set<string>(Object.keys(policy.owners));
   for (const h of policy.reservedHooks) out.add(h.owner);
   for (const d of policy.defaultHooks) out.add(d.hook.owner);

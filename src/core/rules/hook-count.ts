@@ -44,9 +44,11 @@ export const hookCountRule: CarrierRuleModule<'hook-count'> = {
     const warnings: Violation[] = [];
     for (const stage of STAGES) {
       const n = count(hooks, carrier, stage, named);
-      const old = input.operation === 'UPDATE' ? count(oldHooks, carrier, stage, named) : undefined;
+      // The stored object is counted only for a stage over a bound, as before the split: not on every UPDATE.
+      let old: Counts | undefined;
       for (const kind of ['others', 'named'] as const) {
         if (n[kind] <= bound[kind]) continue;
+        if (input.operation === 'UPDATE') old ??= count(oldHooks, carrier, stage, named);
         const path = carrier.stagePath(stage);
         const violation: Violation = {
           rule: 'hook-count',
