@@ -27,7 +27,12 @@ export function kindAndNamespaceCel(selector: ObjectSelector): Cel {
   const kinds = selector.kinds.map(
     (k) => cel`(request.kind.group == ${celString(k.group)} && request.kind.kind == ${celString(k.kind)})`,
   );
+  const inNamespace = namespaceCel(selector);
+  return cel`(${celJoin(kinds, ' || ')})${inNamespace === undefined ? cel`` : cel` && ${inNamespace}`}`;
+}
+
+/** True when the request's namespace is one the selector names; undefined when it names none (every namespace). */
+export function namespaceCel(selector: ObjectSelector): Cel | undefined {
   const namespaces = selector.namespaces ?? [];
-  const inNamespace = namespaces.length > 0 ? cel` && request.namespace in ${list(namespaces)}` : cel``;
-  return cel`(${celJoin(kinds, ' || ')})${inNamespace}`;
+  return namespaces.length > 0 ? cel`request.namespace in ${list(namespaces)}` : undefined;
 }

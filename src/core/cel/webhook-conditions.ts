@@ -9,7 +9,7 @@ import type { KindRef, LabelSelector, Policy } from '../policy.js';
 import { VALIDATING } from '../registry.js';
 import type { CreateReads, ObjectPart } from '../rules/context.js';
 import { newlySelectedCel } from './default-hooks.js';
-import { kindAndNamespaceCel, labelSelectorCel } from './selector.js';
+import { kindAndNamespaceCel, labelSelectorCel, namespaceCel } from './selector.js';
 import { cel, celString } from './text.js';
 
 /** CEL string literal, spliced into this file's string-built expressions. */
@@ -173,9 +173,9 @@ function selectedOnCreate(c: HookCarrier, policy: Policy | undefined): string | 
       (r) => r.operations.includes('CREATE') && r.match.kinds.some((k) => k.group === c.group && k.kind === c.kind),
     )
     .map((r) => {
-      const namespaces = r.match.namespaces ?? [];
       const labels = `(${labelSelectorCel(r.match.labelSelector, cel`object`)})`;
-      return namespaces.length > 0 ? `(request.namespace in [${namespaces.map(str).join(', ')}] && ${labels})` : labels;
+      const inNamespace = namespaceCel(r.match);
+      return inNamespace === undefined ? labels : `(${inNamespace} && ${labels})`;
     });
   return terms.length === 0 ? undefined : terms.join(' || ');
 }
