@@ -5,11 +5,10 @@
 // missing-default-hook's (a warning): this rule judges only requests that were to get the hook.
 import { wellFormed } from '../carriers.js';
 import { nativeDefaultHookKept } from '../cel/default-hook-kept.js';
-import type { Policy } from '../policy.js';
 import type { Violation } from '../types.js';
-import type { CarrierRuleModule, ObjectPart, UpdateReads } from './context.js';
+import type { CarrierRuleModule } from './context.js';
 import { defaultHookSelects } from '../default-hook-selection.js';
-import { carriesDefaultHook, strippedDefaultHookMessage } from './default-hooks.js';
+import { carriesDefaultHook, defaultHookReadParts, strippedDefaultHookMessage } from './default-hooks.js';
 
 export const defaultHookKeptRule: CarrierRuleModule<'default-hook-kept'> = {
   id: 'default-hook-kept',
@@ -42,18 +41,7 @@ export const defaultHookKeptRule: CarrierRuleModule<'default-hook-kept'> = {
     return { violations };
   },
   native: { validating: nativeDefaultHookKept },
-  updateReads: defaultHookKeptReads,
+  updateReads: (policy) => ({ parts: defaultHookReadParts(policy) }),
   // A CREATE a default-hook rule selects is sent, hooks or none: a stripped one carries none.
   createReads: () => ({ parts: ['selected'] }),
 };
-
-/** The hooks, the deletion mark and the labels default-hook rules select by (an UPDATE comes to match by its labels). */
-function defaultHookKeptReads(policy: Policy): UpdateReads {
-  const keys = new Set<string>();
-  for (const r of policy.defaultHooks) {
-    for (const k of Object.keys(r.match.labelSelector?.matchLabels ?? {})) keys.add(k);
-    for (const e of r.match.labelSelector?.matchExpressions ?? []) keys.add(e.key);
-  }
-  const parts: ObjectPart[] = ['hooks', 'deletionTimestamp', ...[...keys].map((label) => ({ label }))];
-  return { parts };
-}

@@ -6,7 +6,7 @@ import type { DefaultHookRule, Policy } from '../policy.js';
 import { defaultHookSelects } from '../default-hook-selection.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput, Violation } from '../types.js';
-import type { CarrierRuleModule, Rule, RuleContext } from './context.js';
+import type { CarrierRuleModule, ObjectPart, Rule, RuleContext } from './context.js';
 import { required } from '../field-errors.js';
 import { nativeDefaultHook } from '../cel/default-hooks.js';
 
@@ -134,3 +134,16 @@ export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
     apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),
   },
 };
+
+/**
+ * What the default-hook rules' verdicts on an UPDATE read: the hooks, the deletion mark and the labels the rules select
+ * by (an object comes to match, or stops matching, by its labels).
+ */
+export function defaultHookReadParts(policy: Policy): ObjectPart[] {
+  const keys = new Set<string>();
+  for (const r of policy.defaultHooks) {
+    for (const k of Object.keys(r.match.labelSelector?.matchLabels ?? {})) keys.add(k);
+    for (const e of r.match.labelSelector?.matchExpressions ?? []) keys.add(e.key);
+  }
+  return ['hooks', 'deletionTimestamp', ...[...keys].map((label) => ({ label }))];
+}

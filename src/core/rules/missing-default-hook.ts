@@ -10,8 +10,8 @@ import type { Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput } from '../types.js';
 import { cel } from '../cel/text.js';
-import type { CarrierRuleModule, ObjectPart, UpdateReads } from './context.js';
-import { carriesDefaultHook, missingDefaultHookViolations } from './default-hooks.js';
+import type { CarrierRuleModule, UpdateReads } from './context.js';
+import { carriesDefaultHook, defaultHookReadParts, missingDefaultHookViolations } from './default-hooks.js';
 
 export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
   id: 'missing-default-hook',
@@ -45,12 +45,7 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
  * that changes none of these goes without the warning (docs/install.md#which-requests-reach-the-webhook).
  */
 function missingDefaultHookReads(policy: Policy): UpdateReads {
-  const keys = new Set<string>();
-  for (const r of policy.defaultHooks) {
-    for (const k of Object.keys(r.match.labelSelector?.matchLabels ?? {})) keys.add(k);
-    for (const e of r.match.labelSelector?.matchExpressions ?? []) keys.add(e.key);
-  }
-  const parts: ObjectPart[] = ['hooks', 'deletionTimestamp', ...[...keys].map((label) => ({ label }))];
+  const parts = defaultHookReadParts(policy);
   if (policy.enforcement['missing-default-hook'] !== 'deny' || policy.enforcement['default-hooks'] === 'off')
     return { parts };
   const selected = policy.defaultHooks.map(
