@@ -18,7 +18,6 @@ const impure = [
   'net',
   'tls',
   'child_process',
-  'express',
   'pino',
   'prom-client',
   '@kubernetes/client-node',
