@@ -44,7 +44,6 @@ const COMPONENTS: ReadonlyArray<[string, RegExp]> = [
   ['hookkeeper: AdmissionReview in and out (admission)', /\/dist\/admission\//],
   ['hookkeeper: request handler, body, metrics calls (server)', /\/dist\/server\//],
   ['floor: request handler', /floor-server\.mjs/],
-  ['fast-json-patch (the diff)', /fast-json-patch/],
   ['prom-client (metrics)', /prom-client/],
   ['ajv (envelope check)', /\/ajv\//],
   ['pino (logging)', /pino/],

@@ -1,5 +1,5 @@
 // The command tree. Each command registers itself and reports its exit code through `done`. Registration is cheap:
-// a command imports what it works with (yaml, ajv, pino, express, client-node) inside its action, so a run loads
+// a command imports what it works with (yaml, ajv, pino, prom-client, client-node) inside its action, so a run loads
 // only its own command's modules (`hookkeeper audit` no YAML writer, `validate` no logger).
 import { Command, CommanderError } from 'commander';
 import { register as admissionPolicy } from './commands/admission-policy.js';

@@ -1,5 +1,5 @@
 // Mutation by diff: rules change a copy, and the JSON Patch is whatever differs from the original.
-import jsonpatch from 'fast-json-patch';
+import { escapePointerToken } from './pointer.js';
 import type { KubeObject, PatchOperation } from './types.js';
 
 /**
@@ -45,7 +45,7 @@ function emptyLike<T>(value: T): T {
  * one in place. The copy and the diff then cost in proportion to what rules change, not to the object (a stored
  * Machine's managedFields and providerSpec are most of it), and go no deeper than the write paths: diff skips
  * shared subtrees at once, so a value nested 10,000 levels deep, which the API server accepts, is never walked
- * (fast-json-patch's compare recurses). A rule writing anywhere else would change the original: tests run every
+ * (diff recurses only where the copy and the original differ). A rule writing anywhere else would change the original: tests run every
  * mutation on a deeply frozen input, where such a write throws.
  */
 export function copyForWrites(obj: KubeObject, writes: ReadonlyArray<readonly string[]>): KubeObject {
@@ -106,6 +106,61 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
+/**
+ * The JSON Patch (RFC 6902) from `original` to `mutated`. Subtrees the two share (copyForWrites shares all but the
+ * write paths) are skipped at once, so the walk follows only the paths rules wrote. The operations, their order and
+ * their values are what fast-json-patch 3.1's compare gave, which the webhook's patches were until it was dropped: per
+ * object, its stored keys from last to first (a nested change, else `replace`, or `remove`), then the keys it gained
+ * (`add`); arrays by index, so a shorter list loses its tail from the end.
+ */
 export function diff(original: KubeObject, mutated: KubeObject): PatchOperation[] {
-  return jsonpatch.compare(original, mutated) as PatchOperation[];
+  const ops: PatchOperation[] = [];
+  walk(original, mutated, '', ops);
+  return ops;
+}
+
+/** Both objects, or both arrays: containers a patch recurses into rather than replaces. */
+function sameContainer(pair: [unknown, unknown]): pair is [object, object] {
+  const [a, b] = pair;
+  return (
+    typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)
+  );
+}
+
+function walk(before: object, after: object, path: string, ops: PatchOperation[]): void {
+  if (before === after) return;
+  const was = before as Record<string, unknown>;
+  const now = after as Record<string, unknown>;
+  const oldKeys = keysOf(before);
+  const newKeys = keysOf(after);
+  let removed = false;
+  for (let i = oldKeys.length - 1; i >= 0; i--) {
+    const key = oldKeys[i] as string;
+    const at = `${path}/${escapePointerToken(key)}`;
+    const oldValue = was[key];
+    // A key set to undefined in an object is gone (JSON has no undefined); in an array it is written as null.
+    if (Object.hasOwn(now, key) && !(now[key] === undefined && oldValue !== undefined && !Array.isArray(after))) {
+      const pair: [unknown, unknown] = [oldValue, now[key]];
+      if (sameContainer(pair)) walk(pair[0], pair[1], at, ops);
+      else if (pair[0] !== pair[1]) ops.push({ op: 'replace', path: at, value: jsonCopy(pair[1]) });
+    } else {
+      ops.push({ op: 'remove', path: at });
+      removed = true;
+    }
+  }
+  if (!removed && newKeys.length === oldKeys.length) return;
+  for (const key of newKeys)
+    if (!Object.hasOwn(was, key) && now[key] !== undefined)
+      ops.push({ op: 'add', path: `${path}/${escapePointerToken(key)}`, value: jsonCopy(now[key]) });
+}
+
+/** An array's indices as strings, or an object's own enumerable keys. */
+function keysOf(value: object): string[] {
+  return Array.isArray(value) ? Array.from(value, (_, i) => String(i)) : Object.keys(value);
+}
+
+/** A value as JSON would carry it (the patch never shares the mutated object's containers). */
+function jsonCopy(value: unknown): unknown {
+  if (value === undefined) return null;
+  return typeof value === 'object' ? (JSON.parse(JSON.stringify(value)) as unknown) : value;
 }

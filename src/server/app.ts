@@ -1,9 +1,7 @@
 // The HTTP surface as a plain request listener (no listen, no TLS), so tests drive it with supertest.
 // /validate and /mutate take a lean path (one body read, one JSON.parse, one JSON.stringify): they sit in
-// the API server's request path, and express costs more than the policy (BENCHMARKS.md).
-// Probes, metrics and everything else go through express.
+// the API server's request path. Probes and metrics are three GET routes, answered here too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
 import { handle, type Webhook } from '../admission/handle.js';
 import { envelopeCheck, parseAdmissionReview } from '../admission/parse.js';
 import { toAdmissionReview } from '../admission/response.js';
@@ -45,6 +43,26 @@ function kindLabel(policy: Policy, gvk: GroupVersionKind): string {
     : 'other';
 }
 
+/** The probe routes, as they were routed when express served them: any letter case, one trailing slash. */
+const PROBE = /^\/(healthz|readyz|metrics)\/?$/i;
+
+const ALL_ROUTES = ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'];
+
+/** The path of a request target: the query dropped. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** An absolute-form target's path (`GET https://host/healthz`), which the probes answer as express did. */
+const originPath = (path: string): string => path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+
+/** A text or JSON answer with its length; the body is left out for HEAD (the headers say what GET would send). */
+function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, text: string): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -77,26 +95,35 @@ function sendFault(res: ServerResponse, uid: string | undefined, fault: unknown)
 export function createApp(deps: AppDeps): RequestListener {
   const bodyLimit = deps.bodyLimit ?? MAX_BODY_BYTES;
   envelopeCheck(); // compiled now, so that no request pays for it
-  const probes = express();
-  probes.disable('x-powered-by');
-  probes.disable('etag');
-  probes.get('/healthz', (_req, res) => {
-    res.type('text/plain').send('ok');
-  });
-  probes.get('/readyz', (_req, res) => {
-    if (deps.ready()) res.type('text/plain').send('ok');
-    else res.status(503).type('text/plain').send('not ready');
-  });
-  probes.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-  probes.use((req, res) => {
-    deps.metrics.badRequests.inc({ reason: 'not_found' });
-    res.status(404).json({
-      error: `no route for ${req.method} ${req.path}`,
-      routes: ['POST /validate', 'POST /mutate', 'GET /healthz', 'GET /readyz', 'GET /metrics'],
-    });
-  });
+  const text = 'text/plain; charset=utf-8';
+
+  /** GET and HEAD of the probes and /metrics; anything else that is not a webhook is a 404 listing the routes. */
+  function probes(req: IncomingMessage, res: ServerResponse, target: string): void {
+    const path = originPath(target);
+    const route = req.method === 'GET' || req.method === 'HEAD' ? PROBE.exec(path)?.[1]?.toLowerCase() : undefined;
+    if (route === 'healthz') send(req, res, 200, text, 'ok');
+    else if (route === 'readyz') {
+      if (deps.ready()) send(req, res, 200, text, 'ok');
+      else send(req, res, 503, text, 'not ready');
+    } else if (route === 'metrics') {
+      const { registry } = deps.metrics;
+      registry
+        .metrics()
+        .then(
+          (body) => send(req, res, 200, registry.contentType, body),
+          (err: unknown) => {
+            deps.logger.error({ err }, 'could not collect metrics');
+            if (!res.headersSent) send(req, res, 500, text, 'could not collect metrics');
+          },
+        )
+        // Never an unhandled rejection (it would end the process): a fault in answering is logged.
+        .catch((fault: unknown) => deps.logger.error({ err: fault }, 'unhandled error in probe handler'));
+    } else {
+      deps.metrics.badRequests.inc({ reason: 'not_found' });
+      const body = JSON.stringify({ error: `no route for ${req.method} ${path}`, routes: ALL_ROUTES });
+      send(req, res, 404, 'application/json; charset=utf-8', body);
+    }
+  }
 
   type Refuse = (status: number, reason: string, body: Record<string, unknown>) => void;
 
@@ -274,12 +301,16 @@ export function createApp(deps: AppDeps): RequestListener {
   }
 
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
     // The API server appends ?timeout=10s: route on the path alone.
-    const webhook = ROUTES[q === -1 ? url : url.slice(0, q)];
+    const path = pathOf(req.url ?? '/');
+    const webhook = ROUTES[path];
     if (webhook === undefined) {
-      probes(req, res);
+      try {
+        probes(req, res, path);
+      } catch (fault) {
+        deps.logger.error({ err: fault }, 'unhandled error in probe handler');
+        if (!res.headersSent) send(req, res, 500, text, 'internal error');
+      }
       return;
     }
     try {

@@ -1,12 +1,12 @@
 // Cluster API hook carriers: hooks read from and written to annotations, for Machines and their templates.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import jsonpatch from 'fast-json-patch';
 import { parseHookAnnotationKey } from '../../src/core/capi.js';
 import { carrierFor, wellFormed, type HookCarrier } from '../../src/core/carriers.js';
 import { diff } from '../../src/core/patch.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { capiMachine, capiTemplate, KCP_CLEANUP, PRE_DRAIN, PRE_TERMINATE } from '../fixtures/capi.js';
+import { applyPatch } from '../helpers/json-patch.js';
 
 function carrier(kind: string, version = 'v1beta1'): HookCarrier {
   const c = carrierFor({ group: 'cluster.x-k8s.io', version, kind });
@@ -186,10 +186,7 @@ describe('Cluster API carrier write()', () => {
         value: 'o-2',
       },
     ]);
-    const applied = jsonpatch.applyPatch(
-      structuredClone(original),
-      jsonpatch.deepClone(patch) as jsonpatch.Operation[],
-    ).newDocument;
+    const applied = applyPatch(original, patch);
     assert.deepEqual(applied, copy);
   });
 });

@@ -2,7 +2,6 @@
 // and the patch the API server receives addresses the annotation key with '/' escaped as ~1.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import jsonpatch from 'fast-json-patch';
 import { handle } from '../../src/admission/handle.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
@@ -18,6 +17,7 @@ import {
   wirePatch,
   type CapiVersion,
 } from '../fixtures/capi.js';
+import { applyPatch } from '../helpers/json-patch.js';
 
 const policy = capiPolicy();
 const ETCD_KEY = `${PRE_DRAIN}/EtcdQuorumOperator`;
@@ -37,7 +37,7 @@ describe('default-hooks for Cluster API Machines', () => {
       assert.deepEqual(out.mutation.changes, [
         'capi-control-plane-etcd-quorum: added preDrain hook "EtcdQuorumOperator" owned by "clusteroperator/etcd"',
       ]);
-      const patched = jsonpatch.applyPatch(structuredClone(obj), patch as jsonpatch.Operation[]).newDocument;
+      const patched = applyPatch(obj, patch);
       const meta = patched['metadata'] as Record<string, Record<string, string>>;
       assert.equal(meta['annotations']?.[KCP_CLEANUP], '');
       assert.deepEqual(meta['annotations'], {

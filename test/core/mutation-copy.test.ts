@@ -3,7 +3,6 @@
 // the original into exactly the mutated object.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import jsonpatch from 'fast-json-patch';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { mutate } from '../../src/core/engine.js';
 import { cloneJson, copyForWrites } from '../../src/core/patch.js';
@@ -26,6 +25,7 @@ import { fullMachine } from '../fixtures/hardening-machine.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { deepFreeze } from '../helpers/hardening-json.js';
+import { applyPatch } from '../helpers/json-patch.js';
 
 const get = (obj: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], obj);
@@ -36,12 +36,7 @@ function mutateFrozen(policy: Policy, input: ReviewInput) {
   const frozen = deepFreeze(cloneJson(original));
   const m = mutate(policy, { ...input, object: frozen });
   if (m.mutated) {
-    const applied = jsonpatch.applyPatch(
-      cloneJson(original),
-      m.patch as jsonpatch.Operation[],
-      true,
-      false,
-    ).newDocument;
+    const applied = applyPatch(original, m.patch);
     assert.deepEqual(applied, m.mutated);
   }
   return { m, frozen };

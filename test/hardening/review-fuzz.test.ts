@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import jsonpatch, { type Operation } from 'fast-json-patch';
 import { handle, type Webhook } from '../../src/admission/handle.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
@@ -31,6 +30,7 @@ import {
   type Path,
 } from '../helpers/hardening-json.js';
 import { HANG_GUARD_MS } from '../helpers/wait.js';
+import { applyPatch, type Operation } from '../helpers/json-patch.js';
 
 const WEBHOOKS: readonly Webhook[] = ['validate', 'mutate', 'review'];
 
@@ -60,7 +60,7 @@ function answer(webhook: Webhook, body: unknown): Answer {
 /** Whether the answer's patch, applied to the object sent, leaves the etcd hook in preDrain with its owner. */
 function restoresEtcdHook(body: unknown, a: Answer): boolean {
   const patch = JSON.parse(Buffer.from(a.patch ?? '', 'base64').toString() || '[]') as Operation[];
-  const object = jsonpatch.applyPatch(structuredClone(valueAt(body, ['request', 'object'])), patch).newDocument;
+  const object = applyPatch(valueAt(body, ['request', 'object']), patch);
   const hooks = valueAt(object, ['spec', 'lifecycleHooks', 'preDrain']);
   return Array.isArray(hooks) && hooks.some((h) => JSON.stringify(h) === JSON.stringify(ETCD));
 }

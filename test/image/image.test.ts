@@ -151,7 +151,7 @@ test('the runtime holds production dependencies only, no keys, tests or shell, w
     .filter(([path, p]) => path.startsWith('node_modules/') && p.dev)
     .map(([path]) => path);
   assert.ok(
-    ['typescript', 'eslint', 'tsx', '@types/express'].every((n) => devOnly.includes(`node_modules/${n}`)),
+    ['typescript', 'eslint', 'tsx', '@types/supertest'].every((n) => devOnly.includes(`node_modules/${n}`)),
     'the lockfile marks dev dependencies',
   );
   assert.deepEqual(

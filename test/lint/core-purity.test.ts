@@ -1,4 +1,4 @@
-// The policy core stays pure by lint: src/core may import only src/core and fast-json-patch, and may not reach the
+// The policy core stays pure by lint: src/core may import only src/core, and may not reach the
 // logger, the file system, the network, the clock, timers, the environment or the console.
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
@@ -49,6 +49,11 @@ const impure: Array<[string, string, string]> = [
   ['an import of pino', "import pino from 'pino';\nexport const f = pino;\n", 'src/core/x.ts'],
   ['a type-only import of pino', "import type { Logger } from 'pino';\nexport type L = Logger;\n", 'src/core/x.ts'],
   ['an import of another dependency', "import { parse } from 'yaml';\nexport const f = parse;\n", 'src/core/x.ts'],
+  [
+    'an import of a JSON Patch library (the core makes its own patches)',
+    "import jsonpatch from 'fast-json-patch';\nexport const f = jsonpatch.compare;\n",
+    'src/core/x.ts',
+  ],
   ['a dynamic import', "export const f = () => import('node:fs');\n", 'src/core/x.ts'],
   ['new Date()', 'export const now = () => new Date();\n', 'src/core/x.ts'],
   ['Date()', 'export const now = () => Date();\n', 'src/core/x.ts'],
@@ -83,11 +88,6 @@ describe('core purity lint', () => {
     [
       'a type-only import from core',
       "import type { Violation } from './types.js';\nexport type V = Violation;\n",
-      'src/core/x.ts',
-    ],
-    [
-      'an import of fast-json-patch',
-      "import jsonpatch from 'fast-json-patch';\nexport const f = jsonpatch.compare;\n",
       'src/core/x.ts',
     ],
     [

@@ -2,13 +2,13 @@
 // sent to `review` as the AdmissionReview the API server would send, gets the same verdict, warnings and hooks.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import jsonpatch from 'fast-json-patch';
 import { carrierFor } from '../../src/core/carriers.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { findTestFiles } from '../../src/policy-test/discover.js';
 import { loadTestFile, type LoadedCase, type PolicyCache } from '../../src/policy-test/load.js';
 import { runCase, userInfoOf } from '../../src/policy-test/run.js';
 import { cli } from '../helpers/cli.js';
+import { applyPatch, type Operation } from '../helpers/json-patch.js';
 
 function admissionReview(c: LoadedCase): object {
   const subject = (c.object ?? c.oldObject) as KubeObject;
@@ -64,8 +64,7 @@ describe('hookkeeper test and hookkeeper review agree', () => {
         if (ours.got.allowed) {
           const patch = response['patch'] as string | undefined;
           const patched = patch
-            ? (jsonpatch.applyPatch(structuredClone(c.object), JSON.parse(Buffer.from(patch, 'base64').toString()))
-                .newDocument as KubeObject)
+            ? applyPatch(c.object, JSON.parse(Buffer.from(patch, 'base64').toString()) as Operation[])
             : c.object;
           const got = ours.got.hooks
             ? [

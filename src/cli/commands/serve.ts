@@ -228,7 +228,7 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       throw new AppError('USAGE', '--audit-interval audits a cluster: it cannot go with --no-cluster');
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
-    // The server (express, prom-client) is loaded by this command only, not by every CLI invocation.
+    // The server (node:https, prom-client) is loaded by this command only, not by every CLI invocation.
     const [{ createMetrics }, { startServer }] = await Promise.all([
       import('../../server/metrics.js'),
       import('../../server/serve.js'),

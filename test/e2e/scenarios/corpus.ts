@@ -12,7 +12,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CoreV1Api, CustomObjectsApi, ApiException } from '@kubernetes/client-node';
-import jsonpatch from 'fast-json-patch';
 import YAML from 'yaml';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { covering, noteText } from '../../../src/native/notes.js';
@@ -34,6 +33,8 @@ import {
 } from '../../../testing/control-plane/kube.js';
 import { CORPUS_LABEL } from '../harness/reset.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
+import { applyPatch } from '../../helpers/json-patch.js';
+import { diff } from '../../../src/core/patch.js';
 
 /**
  * Where UPDATE cases' old objects are stored (labelled CORPUS_LABEL; no other group lists this namespace). Only CREATE
@@ -177,12 +178,7 @@ async function storeOld(env: E2EEnv, c: CorpusCase, old: KubeObject, deleting: b
       await api.deleteNamespacedCustomObject({ ...target, name: c.name });
     }
     c.stored = (await api.getNamespacedCustomObject({ ...target, name: c.name })) as KubeObject;
-    c.object = jsonpatch.applyPatch(
-      structuredClone(c.stored),
-      jsonpatch.deepClone(c.patch) as jsonpatch.Operation[],
-      false,
-      false,
-    ).newDocument;
+    c.object = applyPatch(c.stored, c.patch ?? [], { lenient: true });
   } catch (err) {
     const why = err instanceof ApiException ? toRejection(err).message : String(err);
     c.skip = `its old object cannot be stored or patched: ${why}`;
@@ -254,7 +250,7 @@ export async function corpusSetup(env: E2EEnv): Promise<void> {
         as,
         userNote,
         object: next,
-        patch: jsonpatch.compare(old, next) as PatchOp[],
+        patch: diff(old, next) as PatchOp[],
       };
       cases.push(c);
       olds.push({ c, old, deleting: typeof metaOf(r.oldObject ?? {})['deletionTimestamp'] === 'string' });

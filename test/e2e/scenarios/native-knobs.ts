@@ -10,7 +10,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import jsonpatch from 'fast-json-patch';
 import { shortWarning } from '../../../src/admission/response.js';
 import { parsePolicy } from '../../../src/config/load.js';
 import { covering, noteText, type Divergence } from '../../../src/native/notes.js';
@@ -30,6 +29,7 @@ import {
   type Verdict,
 } from './corpus.js';
 import { NAMESPACE, STORED, VARIANTS, type Request } from './native-knobs-requests.js';
+import { diff } from '../../../src/core/patch.js';
 
 /** Where the denial names the grant instead of spelling out kubectl (render's note, words only). */
 const ACT_FOR_IT = ' act for it: ';
@@ -119,7 +119,7 @@ async function casesOf(e: E2EEnv, requests: readonly Request[]): Promise<CorpusC
       name: r.update.stored,
       object: next,
       stored,
-      patch: jsonpatch.compare(stored, next) as PatchOp[],
+      patch: diff(stored, next) as PatchOp[],
     });
   }
   return out;

@@ -6,7 +6,6 @@ import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import jsonpatch from 'fast-json-patch';
 import YAML from 'yaml';
 import { shortWarning } from '../../../src/admission/response.js';
 import type { KubeObject } from '../../../src/core/types.js';
@@ -23,6 +22,7 @@ import {
 } from '../../../testing/control-plane/kube.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { hooksOf, metadataOf } from './helpers.js';
+import { applyPatch } from '../../helpers/json-patch.js';
 
 /** What a client of the API server learns about a request. */
 interface Verdict {
@@ -154,10 +154,7 @@ export const validateAgreementScenarios: Scenario = (env) => {
         await file('validate-control-plane.yaml', [machine]),
       ]);
       const result = only(report);
-      const patched = jsonpatch.applyPatch(
-        structuredClone(machine),
-        jsonpatch.deepClone(result.patch) as jsonpatch.Operation[],
-      ).newDocument;
+      const patched = applyPatch(machine, result.patch);
       const live = await liveVerdict(
         () => e.machines('machineApi').create(MACHINE_NAMESPACE, machine, { dryRun: true }),
         CREATE_DENIAL_PREFIX,

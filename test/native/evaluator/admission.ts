@@ -3,7 +3,6 @@
 // ValidatingAdmissionPolicies (match, conditions, variables, validations, messages, the binding's actions) on one
 // request, so the differential tests compare native mode with the webhook without an API server.
 import type { Environment } from '@marcbachmann/cel-js';
-import fastJsonPatch from 'fast-json-patch';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { KNOWN_RESOURCES } from '../../../src/core/resources.js';
 import {
@@ -16,6 +15,7 @@ import {
   type VariablesClass,
 } from './cel.js';
 import { fromCel, toCel } from './values.js';
+import { applyPatch, type Operation } from '../../helpers/json-patch.js';
 
 interface Named {
   name: string;
@@ -323,8 +323,8 @@ function mutateOnce(p: Compiled, input: ReviewInput, object: KubeObject, cluster
   let out = object;
   try {
     for (const m of p.mutations) {
-      const ops = fromCel(m(ctx)) as fastJsonPatch.Operation[];
-      out = fastJsonPatch.applyPatch(structuredClone(out), ops, true, false).newDocument;
+      const ops = fromCel(m(ctx)) as Operation[];
+      out = applyPatch(out, ops);
     }
   } catch (e) {
     // A failed test operation or an evaluation error: the object as it came, unless the policy fails closed.
