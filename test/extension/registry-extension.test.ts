@@ -1,7 +1,7 @@
 // The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied step by step, exactly as written, to
 // a copy of the repository: the rule module, its registry entry, its id, its row in docs/rules.md, then the commands
-// the section names (the render script, the typecheck). Then the behaviour it promises, and the whole unit suite,
-// run there as `npm run test:unit` (minutes of CPU, so `npm test` runs it once, not on every Node line).
+// the section names (the render script, the typecheck). Then the behaviour it promises, and the whole unit tier,
+// run there as `npm run test:unit` (a minute or two, so it is in the meta tier: once in CI, not on every Node line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
