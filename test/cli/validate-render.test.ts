@@ -85,13 +85,13 @@ describe('a patch that removes the etcd hook (op: remove, path: /spec/lifecycleH
     '-k for each overlay: each judged against its own old render, one the same Machine',
     { skip: skip('kustomize') },
     async () => {
-      const r = await run(['-k', 'overlays/lab', '-k', 'overlays/prod', '-o', 'json']);
+      const r = await run(['-k', 'overlays/staging', '-k', 'overlays/prod', '-o', 'json']);
       assert.equal(r.code, 1, r.stdout + r.stderr);
       const report = JSON.parse(r.stdout) as ValidateReport;
       assert.deepEqual(
         report.results.map((x) => [x.file, x.operation, x.allowed]),
         [
-          ['<kustomize build overlays/lab>', 'UPDATE', true],
+          ['<kustomize build overlays/staging>', 'UPDATE', true],
           ['<kustomize build overlays/prod>', 'UPDATE', false],
         ],
       );
@@ -134,7 +134,7 @@ describe('a pull request that changes nothing about hooks', () => {
     { skip: skip('kustomize') || skip('helm') },
     async () => {
       await repo.pullRequest('label', () => repo.write('base/masters.yaml', baseMachine({ team: 'platform' })));
-      const args = ['-k', 'overlays/prod', '--render', 'kustomize build overlays/lab', '--render', HELM];
+      const args = ['-k', 'overlays/prod', '--render', 'kustomize build overlays/staging', '--render', HELM];
       const r = await run([...args, '-o', 'json']);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const report = JSON.parse(r.stdout) as ValidateReport;
@@ -142,7 +142,7 @@ describe('a pull request that changes nothing about hooks', () => {
         report.results.map((x) => [x.file, x.operation, x.allowed]),
         [
           ['<kustomize build overlays/prod>', 'UPDATE', true],
-          ['<render: kustomize build overlays/lab>', 'UPDATE', true],
+          ['<render: kustomize build overlays/staging>', 'UPDATE', true],
           [`<render: ${HELM}>`, 'UPDATE', true],
         ],
       );
@@ -220,7 +220,7 @@ describe('a render that fails, hangs or is new: an input error naming the revisi
           '-k',
           'overlays/prod',
           '--render',
-          'git rev-parse --is-inside-work-tree >/dev/null && kustomize build overlays/lab',
+          'git rev-parse --is-inside-work-tree >/dev/null && kustomize build overlays/staging',
         ],
         hook,
       );

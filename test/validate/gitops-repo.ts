@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { findKustomize } from '../helpers/kustomize.js';
@@ -56,8 +57,8 @@ export const FILES: Readonly<Record<string, string>> = {
   'base/masters.yaml': baseMachine(),
   'overlays/prod/kustomization.yaml': overlay(['etcd-hook.yaml']),
   'overlays/prod/etcd-hook.yaml': ADD_ETCD_HOOK,
-  'overlays/lab/kustomization.yaml': overlay(['etcd-hook.yaml']),
-  'overlays/lab/etcd-hook.yaml': ADD_ETCD_HOOK,
+  'overlays/staging/kustomization.yaml': overlay(['etcd-hook.yaml']),
+  'overlays/staging/etcd-hook.yaml': ADD_ETCD_HOOK,
   'charts/machines/Chart.yaml': 'apiVersion: v2\nname: machines\nversion: 0.1.0\n',
   'charts/machines/values.yaml': 'etcdHook: true\n',
   'charts/machines/templates/masters.yaml': CHART_TEMPLATE,
@@ -91,6 +92,17 @@ export function tools(): { kustomize?: string; helm?: string } {
 function which(cmd: string): string {
   if (cmd.includes('/')) return cmd;
   return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim();
+}
+
+/** `hookkeeper` in `bin`, running this checkout's CLI from source, as an installed one runs dist/. */
+export async function hookkeeperShim(bin: string): Promise<void> {
+  const tsx = import.meta.resolve('tsx');
+  const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+  await writeFile(
+    join(bin, 'hookkeeper'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(main)} "$@"\n`,
+    { mode: 0o755 },
+  );
 }
 
 export async function gitopsRepo(): Promise<GitopsRepo> {
