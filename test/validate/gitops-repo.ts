@@ -94,6 +94,13 @@ function which(cmd: string): string {
   return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim();
 }
 
+/** Links the kustomize and helm found into `bin`, as `kustomize` and `helm`, for a PATH. */
+export async function linkTools(bin: string): Promise<void> {
+  const { kustomize, helm } = tools();
+  if (kustomize) await symlink(which(kustomize), join(bin, 'kustomize'));
+  if (helm) await symlink(which(helm), join(bin, 'helm'));
+}
+
 /** `hookkeeper` in `bin`, running this checkout's CLI from source, as an installed one runs dist/. */
 export async function hookkeeperShim(bin: string): Promise<void> {
   const tsx = import.meta.resolve('tsx');
@@ -111,9 +118,7 @@ export async function gitopsRepo(): Promise<GitopsRepo> {
   const bin = join(root, 'bin');
   await mkdir(dir);
   await mkdir(bin);
-  const { kustomize, helm } = tools();
-  if (kustomize) await symlink(which(kustomize), join(bin, 'kustomize'));
-  if (helm) await symlink(which(helm), join(bin, 'helm'));
+  await linkTools(bin);
   const git = (...args: string[]): string =>
     execFileSync(
       'git',
