@@ -33,9 +33,6 @@ export interface RenderOptions {
   maxBytes?: number;
 }
 
-/** The default of --render-timeout: a local kustomize build or helm template takes seconds; remote bases, longer. */
-export const DEFAULT_RENDER_TIMEOUT = '2m';
-
 function onPath(name: string, env: RenderOptions['env']): boolean {
   return (env['PATH'] ?? '')
     .split(delimiter)

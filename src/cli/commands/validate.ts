@@ -8,11 +8,14 @@ import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { VALIDATE_FORMATS, type ValidateFormat } from '../../validate/formats.js';
 import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
 import { DEFAULT_USER, failedReport, mergeReports, type ValidateReport } from '../../validate/report.js';
-import { DEFAULT_RENDER_TIMEOUT, renderLabel, type RenderSpec } from '../../validate/render.js';
+import type { RenderSpec } from '../../validate/render.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { collect, duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
+
+/** --render-timeout's default: a local kustomize build or helm template takes seconds; remote bases, longer. */
+const DEFAULT_RENDER_TIMEOUT = '2m';
 
 /** What fails the run (exit 1): a denial only (the webhook's own line), or a warning too. */
 const FAIL_ON = ['deny', 'warn'] as const;
@@ -225,8 +228,8 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
               : {}),
         }),
       );
+    const { renderBothSides, renderLabel } = await import('../../validate/render.js');
     if (renders.length > 0) {
-      const { renderBothSides } = await import('../../validate/render.js');
       const pairs = await renderBothSides(renders, {
         cwd: io.cwd,
         env: io.env,
