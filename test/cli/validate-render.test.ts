@@ -159,6 +159,13 @@ describe('a render that fails, hangs or is new: an input error naming the revisi
     assert.match(r.stderr, /--render "cat rendered\.yaml" at main \(the base revision\) failed \(exit 1\)/);
     assert.match(r.stderr, /\n {2}cat: .*rendered\.yaml.*No such file/);
     assertNothingLeft();
+    // docs/ci.md's form for what a pull request adds: nothing printed at the base revision, so CREATEs.
+    const added = await run(['--render', 'if [ -f rendered.yaml ]; then cat rendered.yaml; fi', '-o', 'json']);
+    assert.equal(added.code, 0, added.stdout + added.stderr);
+    assert.deepEqual(
+      (JSON.parse(added.stdout) as ValidateReport).results.map((x) => x.operation),
+      ['CREATE'],
+    );
   });
 
   test('a command that fails in the working tree: exit 2 before the base revision is checked out', async () => {
