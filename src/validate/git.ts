@@ -43,6 +43,15 @@ export async function gitToplevel(cwd: string): Promise<string> {
   return (await git(['rev-parse', '--show-toplevel'], cwd)).toString().trim();
 }
 
+/** The commit a --old-ref names (its object name); a usage error when it names none in the repository at `top`. */
+export async function verifyCommit(ref: string, top: string): Promise<string> {
+  try {
+    return (await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top)).toString().trim();
+  } catch {
+    throw new AppError('USAGE', `--old-ref: ${JSON.stringify(ref)} is not a commit in ${top}`);
+  }
+}
+
 /** Splits `git cat-file --batch` output: "<oid> blob <size>\n<content>\n" per object. */
 function parseBatch(out: Buffer): Buffer[] {
   const blobs: Buffer[] = [];
@@ -108,11 +117,7 @@ export async function readAtRef(
 ): Promise<InputFile[]> {
   const { maxBytes, maxFiles, maxListingBytes } = { ...REF_LIMITS, ...limits };
   const top = await gitToplevel(cwd);
-  try {
-    await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top);
-  } catch {
-    throw new AppError('USAGE', `--old-ref: ${JSON.stringify(ref)} is not a commit in ${top}`);
-  }
+  await verifyCommit(ref, top);
   const explicit = new Set<string>();
   for (const p of paths.filter((x) => x !== STDIN)) {
     // The working tree may be reached through a symlink; git reports the real path of the top level.

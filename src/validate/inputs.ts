@@ -64,7 +64,7 @@ function excludedBy(rel: string, exclude: readonly string[], isDir: boolean): st
 
 /** The note for a Helm chart's directory, which `validate` does not read: its templates are not manifests. */
 export function chartNote(dir: string): string {
-  return `${dir}: a Helm chart (Chart.yaml), not read: its templates are not manifests; render it and pipe it in (helm template ${dir} | hookkeeper validate -)`;
+  return `${dir}: a Helm chart (Chart.yaml), not read: its templates are not manifests; judge it rendered (--render "helm template ${dir}", at both revisions with --old-ref)`;
 }
 
 /** What a walk found: manifest files, plus what it could not read (exit 2) and what it skipped on purpose. */

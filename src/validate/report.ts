@@ -145,7 +145,27 @@ export function describeProblem(p: Problem): string {
   return at === '' ? p.message : `${at}: ${p.message}`;
 }
 
-/** Whether a report file is in the working tree: not stdin, and not a file at --old-ref's revision. */
+/**
+ * Whether a report file is in the working tree: not stdin or a render's output ("<kustomize build overlays/prod>"),
+ * and not a file at --old-ref's revision.
+ */
 export function inWorkingTree(report: Pick<ValidateReport, 'oldRef'>, file: string): boolean {
-  return file !== STDIN_NAME && (report.oldRef === undefined || !file.startsWith(`${report.oldRef}:`));
+  if (file === STDIN_NAME || /^<.*>$/s.test(file)) return false;
+  return report.oldRef === undefined || !file.startsWith(`${report.oldRef}:`);
+}
+
+/** The reports of inputs judged apart (each render against its own old side) as one: results in order, counts summed. */
+export function mergeReports(reports: readonly ValidateReport[]): ValidateReport {
+  const [first, ...rest] = reports;
+  if (!first) throw new AppError('INTERNAL', 'no report to merge');
+  const sum = { ...first.summary };
+  for (const r of rest) for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += r.summary[k];
+  return {
+    ...first,
+    summary: sum,
+    results: reports.flatMap((r) => r.results),
+    deletions: reports.flatMap((r) => r.deletions),
+    notes: [...new Set(reports.flatMap((r) => r.notes))],
+    problems: reports.flatMap((r) => r.problems),
+  };
 }

@@ -71,7 +71,7 @@ function withHelmHint(found: readonly Problem[]): Problem[] {
   const [first, ...rest] = found;
   if (!first) return [];
   const hint =
-    ' (this looks like a Helm template: render the chart and pipe it in, helm template CHART | hookkeeper validate -)';
+    ' (this looks like a Helm template: judge the rendered chart, --render "helm template CHART", at both revisions with --old-ref)';
   return [{ ...first, message: `${first.message}${hint}` }, ...rest];
 }
 

@@ -50,7 +50,7 @@ describe('validate: what a repository holds besides manifests', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(
       r.stdout,
-      /^note: repo\/charts\/app: a Helm chart \(Chart\.yaml\), not read: its templates are not manifests; render it and pipe it in \(helm template repo\/charts\/app \| hookkeeper validate -\)$/m,
+      /^note: repo\/charts\/app: a Helm chart \(Chart\.yaml\), not read: its templates are not manifests; judge it rendered \(--render "helm template repo\/charts\/app", at both revisions with --old-ref\)$/m,
     );
     assert.match(r.stdout, /^1 object: 1 allowed, 0 denied, 0 warnings$/m);
   });
@@ -184,7 +184,7 @@ describe('validate: what a repository holds besides manifests', () => {
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(
       r.stderr,
-      /^ {2}template\.yaml:\d+: .*\(this looks like a Helm template: render the chart and pipe it in, helm template CHART \| hookkeeper validate -\)$/m,
+      /^ {2}template\.yaml:\d+: .*\(this looks like a Helm template: judge the rendered chart, --render "helm template CHART", at both revisions with --old-ref\)$/m,
     );
     // A template action inside a string is data (an alert's annotation), not a template: no hint on other errors.
     await writeFile(join(dir, 'quoted.yaml'), 'a: "{{ $value }}"\na: 2\n');

@@ -2,6 +2,7 @@
 // shape their tool reads, using the tested ways to get hookkeeper, and only commands and flags the CLI has. No doc
 // suggests `npx hookkeeper`, which outside a checkout runs whatever the registry holds under that name.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,6 +10,7 @@ import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 import { cli } from '../helpers/cli.js';
 import { readDoc } from '../helpers/docs.js';
+import { gitopsRepo, hookkeeperShim, REMOVE_HOOKS, overlay, baseMachine, tools } from '../validate/gitops-repo.js';
 
 interface Step {
   uses?: string;
@@ -28,6 +30,17 @@ interface HookDefinition {
   args?: string[];
   pass_filenames?: boolean;
   files?: string;
+}
+
+const CI = process.env['CI'] === 'true';
+
+/** The workflow docs/ci.md shows (one, checked below). */
+function workflow(): Workflow {
+  const found = blocks('docs/ci.md', 'yaml')
+    .map((text) => parse(text) as Partial<Workflow>)
+    .filter((d) => d.jobs !== undefined);
+  assert.equal(found.length, 1, 'docs/ci.md shows one workflow');
+  return found[0] as Workflow;
 }
 
 /** The fenced blocks of a page in the given language, in order. */
@@ -53,13 +66,9 @@ async function assertCommand(args: readonly string[], where: string): Promise<vo
 }
 
 test('the GitHub Actions job is a workflow that packs and installs hookkeeper, then gates on validate', async () => {
-  const workflows = blocks('docs/ci.md', 'yaml')
-    .map((text) => parse(text) as Partial<Workflow>)
-    .filter((d) => d.jobs !== undefined);
-  assert.equal(workflows.length, 1, 'docs/ci.md shows one workflow');
-  const workflow = workflows[0] as Workflow;
-  assert.ok('pull_request' in workflow.on, 'it runs on pull requests');
-  const steps = Object.values(workflow.jobs).flatMap((j) => {
+  const { on, jobs } = workflow();
+  assert.ok('pull_request' in on, 'it runs on pull requests');
+  const steps = Object.values(jobs).flatMap((j) => {
     assert.equal(typeof j['runs-on'], 'string');
     return j.steps;
   });
@@ -77,6 +86,52 @@ test('the GitHub Actions job is a workflow that packs and installs hookkeeper, t
   for (const c of calls) await assertCommand(c, 'docs/ci.md workflow');
   for (const step of steps.filter((s) => s.run?.includes('hookkeeper validate')))
     assert.equal(step.shell, 'bash', 'shell: bash, which sets -o pipefail for piped input');
+});
+
+test("the workflow's validate step, run as Actions runs it, fails a PR whose overlay patch removes the etcd hook", async (t) => {
+  const { kustomize, helm } = tools();
+  if (!kustomize || !helm) {
+    assert.ok(!CI, 'kustomize and helm are not installed: .ci/run provides them');
+    return t.skip('kustomize or helm is not installed (set KUSTOMIZE and HELM)');
+  }
+  const gate = Object.values(workflow().jobs)
+    .flatMap((j) => j.steps)
+    .filter((s) => s.run?.includes('hookkeeper validate'));
+  assert.equal(gate.length, 1, 'one validate step');
+  const script = gate[0]?.run ?? '';
+  const repo = await gitopsRepo();
+  t.after(() => repo.cleanup());
+  await hookkeeperShim(repo.bin);
+  // What actions/checkout with fetch-depth 0 leaves for a pull request: the base branch as origin/BASE.
+  repo.git('update-ref', 'refs/remotes/origin/main', 'main');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${repo.bin}:${process.env['PATH'] ?? ''}`,
+    GITHUB_BASE_REF: 'main',
+  };
+  delete env['HOOKKEEPER_CONFIG'];
+  // `shell: bash` is `bash --noprofile --norc -eo pipefail {0}` on a runner.
+  const step = (): { status: number | null; out: string } => {
+    const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd: repo.dir,
+      env,
+      encoding: 'utf8',
+    });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+
+  await repo.pullRequest('remove-patch', async () => {
+    await repo.write('overlays/prod/no-hooks.yaml', REMOVE_HOOKS);
+    await repo.write('overlays/prod/kustomization.yaml', overlay(['etcd-hook.yaml', 'no-hooks.yaml']));
+  });
+  const removed = step();
+  assert.equal(removed.status, 1, removed.out);
+  assert.match(removed.out, /<kustomize build overlays\/prod>:\d+ .*master-0 \[UPDATE\]: DENIED/);
+
+  await repo.pullRequest('label', () => repo.write('base/masters.yaml', baseMachine({ team: 'platform' })));
+  const labelled = step();
+  assert.equal(labelled.status, 0, labelled.out);
+  assert.match(labelled.out, /^3 objects: 3 allowed, 0 denied/m);
 });
 
 test('every hookkeeper command in docs/ci.md exists with the flags shown, the image ones included', async () => {

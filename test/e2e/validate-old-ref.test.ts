@@ -3,7 +3,7 @@
 // a moved file or a renamed file. Needs git, not the API server.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -151,6 +151,31 @@ describe('validate --old-ref as a CI gate on a git repository (no API server)', 
         bare.stdout,
         /note: no old version of Machine openshift-machine-api\/master-1 was found at main: judged as a CREATE/,
       );
+    },
+  );
+
+  test(
+    'through -k and --render: the overlay rendered at main too, so no -n is needed and the removal is denied',
+    { skip: kustomize || settings.ci ? false : NO_KUSTOMIZE },
+    async () => {
+      assert.ok(kustomize, 'CI builds kustomize (.ci/run)');
+      await pullRequest('strip-rendered', () =>
+        write('deploy/base/master-1.yaml', yaml(withoutNamespace(machine({ name: 'master-1', preDrain: [] })))),
+      );
+      // -k finds kustomize on the PATH (else kubectl); --render runs what it is given.
+      await symlink(kustomize[0] ?? '', join(bin, kustomize[1] === 'build' ? 'kustomize' : 'kubectl')).catch(() => {});
+      for (const flags of ['-k deploy/prod', '--render "$KUSTOMIZE_CMD deploy/prod"']) {
+        const run = ciStep(`hookkeeper validate --old-ref main ${flags}`);
+        assert.equal(run.code, 1, run.stdout + run.stderr);
+        assert.match(
+          run.stdout,
+          /^<[^>]*deploy\/prod>:\d+ .*Machine openshift-machine-api\/master-1 \[UPDATE\]: DENIED/m,
+        );
+        assert.match(
+          run.stdout,
+          /deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\] \(old: main:<[^>]*deploy\/prod>:\d+\)/,
+        );
+      }
     },
   );
 });

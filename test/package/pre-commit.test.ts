@@ -1,7 +1,8 @@
 // docs/ci.md's pre-commit path as a user walks it: pre-commit (from PyPI; $PRE_COMMIT or on PATH) installs the
-// `hookkeeper-validate` hook from a git repository holding this working tree, into a scratch repository configured
-// with the docs' own `.pre-commit-config.yaml` entry; then `git commit` runs it. Without pre-commit the test skips,
-// saying why (a failure under CI=true: .ci/run installs it).
+// `hookkeeper-validate` hook from a git repository holding this working tree, into a scratch GitOps repository (a
+// kustomize base and two overlays) configured with the docs' own `.pre-commit-config.yaml` entry, which renders the
+// overlays at HEAD and as staged; then `git commit` runs it. Without pre-commit or kustomize the test skips, saying
+// why (a failure under CI=true: .ci/run installs both).
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { after, before, test } from 'node:test';
 import YAML from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 import { readDoc } from '../helpers/docs.js';
-import { ETCD, machine } from '../fixtures/openshift.js';
+import { FILES, REMOVE_HOOKS, baseMachine, linkTools, overlay, tools } from '../validate/gitops-repo.js';
 
 const root = packageRoot();
 const CI = process.env['CI'] === 'true';
@@ -70,15 +71,27 @@ before(() => {
   preCommit = findPreCommit();
 });
 
-test("docs/ci.md's pre-commit hook installs and refuses a commit that strips the etcd hook", (t) => {
+test("docs/ci.md's pre-commit hook installs and refuses a commit whose overlay patch strips the etcd hook", async (t) => {
   if (!preCommit) {
     assert.ok(!CI, 'pre-commit is not installed: .ci/run installs it and sets PRE_COMMIT');
     t.skip('pre-commit is not installed (pip install pre-commit; or set PRE_COMMIT)');
     return;
   }
+  if (!tools().kustomize) {
+    assert.ok(!CI, 'kustomize is not installed: .ci/run provides it');
+    t.skip('kustomize is not installed (set KUSTOMIZE)');
+    return;
+  }
   work = mkdtempSync(join(tmpdir(), 'hookkeeper-pre-commit-'));
   const { repo, rev } = snapshot(work);
-  const env = userEnv({ PRE_COMMIT_HOME: join(work, 'pre-commit-home') });
+  // kustomize on the PATH of `git commit`, as docs/ci.md says.
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  await linkTools(bin);
+  const env = userEnv({
+    PRE_COMMIT_HOME: join(work, 'pre-commit-home'),
+    PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+  });
 
   // The docs' entry, as a user pastes it, pointed at the snapshot.
   const blocks = [...readDoc('docs/ci.md').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
@@ -91,7 +104,7 @@ test("docs/ci.md's pre-commit hook installs and refuses a commit that strips the
   hookRepo.rev = rev;
 
   const user = join(work, 'gitops');
-  mkdirSync(join(user, 'manifests'), { recursive: true });
+  mkdirSync(user, { recursive: true });
   const git = (...args: string[]): SpawnSyncReturns<string> => sh('git', args, user, env);
   ok(git('init', '--quiet', '--initial-branch=main'), 'git init');
   writeFileSync(join(user, 'README.md'), 'cluster manifests\n');
@@ -100,28 +113,42 @@ test("docs/ci.md's pre-commit hook installs and refuses a commit that strips the
   ok(git('commit', '--quiet', '-m', 'start'), 'first commit');
   ok(sh(preCommit, ['install'], user, env), 'pre-commit install');
 
-  const commit = (objects: object[], message: string): SpawnSyncReturns<string> => {
-    writeFileSync(join(user, 'manifests', 'control-plane.yaml'), objects.map((o) => YAML.stringify(o)).join('---\n'));
-    ok(git('add', 'manifests'), 'git add');
+  const commit = (files: Record<string, string>, message: string): SpawnSyncReturns<string> => {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(user, path, '..'), { recursive: true });
+      writeFileSync(join(user, path), text);
+    }
+    ok(git('add', '-A'), 'git add');
     return git('commit', '-m', message);
   };
 
-  // The first commit through the hook installs it (npm install -g from git) and judges the new Machine.
-  const added = commit([machine({ name: 'master-0', preDrain: [ETCD] })], 'control plane');
+  // The first commit through the hook installs it (npm install -g from git); the overlays are new: CREATEs.
+  const gitops = Object.fromEntries(Object.entries(FILES).filter(([path]) => !path.startsWith('charts/')));
+  const added = commit(gitops, 'control plane');
   ok(added, 'a clean commit');
   assert.match(added.stdout + added.stderr, /hookkeeper validate\.+Passed/);
 
-  const stripped = commit([machine({ name: 'master-0', preDrain: [] })], 'strip the etcd hook');
+  const stripped = commit(
+    {
+      'overlays/prod/no-hooks.yaml': REMOVE_HOOKS,
+      'overlays/prod/kustomization.yaml': overlay(['etcd-hook.yaml', 'no-hooks.yaml']),
+    },
+    'strip the etcd hook in prod',
+  );
   assert.equal(stripped.status, 1, `the stripping commit is refused:\n${stripped.stdout}${stripped.stderr}`);
   const said = stripped.stdout + stripped.stderr;
   assert.match(said, /hookkeeper validate\.+Failed/);
-  assert.match(said, /Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/);
-  assert.equal(ok(git('log', '--format=%s', '-1'), 'git log'), 'control plane', 'the refused commit was not made');
-
-  const grown = commit(
-    [machine({ name: 'master-0', preDrain: [ETCD] }), machine({ name: 'master-1', preDrain: [ETCD] })],
-    'a second control-plane Machine',
+  assert.match(
+    said,
+    /<kustomize build overlays\/prod>:\d+ .*Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
   );
-  ok(grown, 'a commit that keeps the hook');
-  assert.match(grown.stdout + grown.stderr, /hookkeeper validate\.+Passed/);
+  assert.equal(ok(git('log', '--format=%s', '-1'), 'git log'), 'control plane', 'the refused commit was not made');
+  // The refused commit's files are still staged, as git left them: the render at HEAD did not touch the index.
+  assert.match(ok(git('status', '--porcelain'), 'git status'), /^A {2}overlays\/prod\/no-hooks\.yaml$/m);
+
+  ok(git('reset', '-q', '--hard', 'HEAD'), 'git reset');
+  ok(git('clean', '-qfd'), 'git clean');
+  const labelled = commit({ 'base/masters.yaml': baseMachine({ team: 'platform' }) }, 'a label on the masters');
+  ok(labelled, 'a commit that keeps the hook');
+  assert.match(labelled.stdout + labelled.stderr, /hookkeeper validate\.+Passed/);
 });

@@ -7,11 +7,15 @@ import { AppError, describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { VALIDATE_FORMATS, type ValidateFormat } from '../../validate/formats.js';
 import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
-import { DEFAULT_USER, failedReport, type ValidateReport } from '../../validate/report.js';
+import { DEFAULT_USER, failedReport, mergeReports, type ValidateReport } from '../../validate/report.js';
+import type { RenderSpec } from '../../validate/render.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
-import { collect } from '../flags.js';
+import { collect, duration } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
+
+/** --render-timeout's default: a local kustomize build or helm template takes seconds; remote bases, longer. */
+const DEFAULT_RENDER_TIMEOUT = '2m';
 
 /** What fails the run (exit 1): a denial only (the webhook's own line), or a warning too. */
 const FAIL_ON = ['deny', 'warn'] as const;
@@ -30,6 +34,9 @@ interface ValidateFlags {
   showPatches?: boolean;
   namespace?: string;
   allowEmpty?: boolean;
+  kustomize: string[];
+  render: string[];
+  renderTimeout: string;
 }
 
 export function register(program: Command, io: CliIO, done: (code: number) => void): void {
@@ -64,6 +71,25 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
       'like --old, with every manifest at this git revision (e.g. origin/main); deletions from the same paths only',
     )
     .option(
+      '-k, --kustomize <dir>',
+      'judge what `kustomize build DIR` renders (kustomize on the PATH, else kubectl kustomize); with --old-ref, ' +
+        'against DIR rendered at that revision (repeatable: each overlay is judged against its own old render)',
+      collect,
+      [],
+    )
+    .option(
+      '--render <command>',
+      'judge the standard output of this shell command, run at the repository root (e.g. "helm template charts/app"); ' +
+        'with --old-ref, against its output at that revision (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--render-timeout <duration>',
+      'how long each render (and the checkout of --old-ref for it) may take',
+      DEFAULT_RENDER_TIMEOUT,
+    )
+    .option(
       '-n, --namespace <namespace>',
       'the namespace of objects that have none (as kubectl apply -n); applies to the old manifests too',
     )
@@ -89,7 +115,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
         'AdmissionReview documents are judged as they are. Deleted objects are reported, not failed.',
         '',
         ...rulesHelp('validate', { mutating: true }),
-        'A directory holding Chart.yaml (a Helm chart) is not read: pipe `helm template` in instead.',
+        'A directory holding Chart.yaml (a Helm chart) is not read: give --render "helm template DIR" instead.',
+        'With -k or --render and --old-ref, the repository is rendered in the working tree and in a temporary',
+        'checkout of the revision (git worktree), so rendered objects meet rendered old ones; a render that fails at',
+        'either revision is an input error.',
         '',
         'Exit codes: 0 nothing denied (warnings do not fail unless --fail-on warn), 1 something denied (or warned,',
         'with --fail-on warn), 2 usage or input error: an input that cannot be read is reported beside the results',
@@ -138,8 +167,19 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
     if (failOn === undefined)
       throw new AppError('USAGE', `--fail-on must be one of ${FAIL_ON.join(', ')}, got "${flags.failOn}"`);
     const paths = [...positional, ...flags.filename];
-    if (paths.length === 0)
-      throw new AppError('USAGE', 'give the manifests to validate: files, directories, or - for stdin (or -f PATH)');
+    const renders: RenderSpec[] = [
+      ...flags.kustomize.map((dir) => ({ kind: 'kustomize' as const, dir })),
+      ...flags.render.map((command) => ({ kind: 'command' as const, command })),
+    ];
+    if (paths.length === 0 && renders.length === 0)
+      throw new AppError(
+        'USAGE',
+        'give the manifests to validate: files, directories, or - for stdin (or -f PATH, -k DIR, --render CMD)',
+      );
+    // --old holds manifests as they are; rendered objects are judged against the same render at a revision.
+    if (renders.length > 0 && flags.old.length > 0)
+      throw new AppError('USAGE', '-k and --render take --old-ref (rendered at that revision too), not --old');
+    const renderTimeoutMs = duration('--render-timeout', flags.renderTimeout);
     const policy = await cliPolicy(flags.config, io);
     const [{ readInputs }, { validateInputs }] = await Promise.all([
       import('../../validate/inputs.js'),
@@ -151,11 +191,14 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
         : (await import('../../validate/crd.js')).CrdSet.parse(
             (await Promise.all(flags.crd.map((f) => crdFiles(f, io.cwd)))).flat(),
           );
-    const read = await readInputs(paths, {
-      cwd: io.cwd,
-      readStdin: () => readBounded(io.stdin, STDIN_NAME),
-      exclude: flags.exclude,
-    });
+    const read =
+      paths.length === 0
+        ? { files: [], problems: [], notes: [] }
+        : await readInputs(paths, {
+            cwd: io.cwd,
+            readStdin: () => readBounded(io.stdin, STDIN_NAME),
+            exclude: flags.exclude,
+          });
     // A namespace name is a DNS label (RFC 1123), as the API server requires.
     if (
       flags.namespace !== undefined &&
@@ -165,23 +208,56 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
         'USAGE',
         `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name (lowercase letters, digits and "-", at most 63)`,
       );
-    const report = validateInputs(read.files, await oldInputs(paths, flags, io), {
+    const common = {
       policy,
       userInfo,
-      read: { problems: read.problems, notes: read.notes },
       ...(crds ? { crds } : {}),
       ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
-      ...(flags.oldRef !== undefined
-        ? { oldSource: `at ${flags.oldRef}`, oldRef: flags.oldRef }
-        : flags.old.length > 0
-          ? { oldSource: `in --old ${flags.old.join(', ')}` }
-          : {}),
-    });
+      ...(flags.oldRef === undefined ? {} : { oldRef: flags.oldRef }),
+    };
+    const reports: ValidateReport[] = [];
+    if (paths.length > 0)
+      reports.push(
+        validateInputs(read.files, await oldInputs(paths, flags, io), {
+          ...common,
+          read: { problems: read.problems, notes: read.notes },
+          ...(flags.oldRef !== undefined
+            ? { oldSource: `at ${flags.oldRef}` }
+            : flags.old.length > 0
+              ? { oldSource: `in --old ${flags.old.join(', ')}` }
+              : {}),
+        }),
+      );
+    const { renderBothSides, renderLabel } = await import('../../validate/render.js');
+    if (renders.length > 0) {
+      const pairs = await renderBothSides(renders, {
+        cwd: io.cwd,
+        env: io.env,
+        timeoutMs: renderTimeoutMs,
+        ...(flags.oldRef === undefined ? {} : { ref: flags.oldRef }),
+      });
+      for (const pair of pairs) {
+        const judged = validateInputs(pair.files, pair.oldFiles, {
+          ...common,
+          read: { problems: [], notes: pair.notes },
+          ...(flags.oldRef === undefined ? {} : { oldSource: `in ${pair.label} at ${flags.oldRef}` }),
+        });
+        // A render that prints nothing (a Makefile target that lost its output) must not pass unseen.
+        if (judged.results.length === 0 && flags.allowEmpty !== true)
+          judged.problems.push({
+            file: pair.label,
+            message: 'rendered no objects; give --allow-empty if none are expected',
+          });
+        reports.push(judged);
+      }
+    }
+    const report = mergeReports(reports);
+    const given = [...paths.map((p) => (p === STDIN ? STDIN_NAME : p)), ...renders.map(renderLabel)];
     // A failed `kustomize build | hookkeeper validate -` without pipefail sends nothing: that must not pass.
     if (report.results.length === 0 && report.problems.length === 0 && flags.allowEmpty !== true)
       throw new AppError(
         'INPUT_INVALID',
-        `no objects to validate in ${paths.map((p) => (p === STDIN ? STDIN_NAME : p)).join(', ')}: ` +
+        `no objects to validate in ${given.join(', ')}: ` +
           'an empty stream is what a failed `kustomize build` or `helm template` sends to a pipe without pipefail; ' +
           'give --allow-empty if no object is expected',
         { problems: read.notes.map((message) => ({ message })) },
