@@ -20,6 +20,7 @@ import {
   validatingCreateCondition,
   validatingUpdateCondition,
 } from '../../src/core/cel/webhook-conditions.js';
+import { reviewName } from '../../src/core/migration.js';
 import type { Policy } from '../../src/core/policy.js';
 import { matchesLabels } from '../../src/core/selector.js';
 import type { KubeObject, ReviewInput, TwinFact } from '../../src/core/types.js';
@@ -98,7 +99,7 @@ function within(a: AdmissionResult, b: AdmissionResult): boolean {
 /** Twins a CREATE of a Machine could be judged against: the other API's copy carrying the etcd hook, or none read. */
 function adverseTwins(input: ReviewInput): TwinFact[] {
   if (input.kind.kind !== 'Machine') return [];
-  const name = String((input.object?.['metadata'] as { name?: unknown } | undefined)?.name ?? input.name ?? '');
+  const name = reviewName(input) ?? '';
   const twin: KubeObject =
     input.kind.group === 'machine.openshift.io'
       ? {

@@ -1,8 +1,10 @@
 // End-to-end, the Machine API to Cluster API migration: OpenShift's TechPreview Machine CRD (status.authoritativeAPI)
 // and Cluster API's Machine CRD from ../shared/crds, both copies of one Machine present, and hookkeeper as its
 // ServiceAccount (--kubeconfig), so it can look the twin up. The synchronizer's mirror of an owner's removal passes;
-// a direct removal by anyone else, and the synchronizer's removal of a hook the authoritative copy still has, do not.
-// Webhook mode only: native mode cannot look the twin up (a declared divergence, test/native/differential.test.ts).
+// a direct removal by anyone else, and the synchronizer's removal of a hook the authoritative copy still has, do not;
+// nor does a copy made without its twin's hooks by a non-owner, the two ways of pre-arranging a mirror (issue #34.4).
+// The webhook first; then, last, the native policies, which cannot look the twin up: no mirror route, and no judging
+// of such a copy (a declared divergence, src/native/notes.ts).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +12,10 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { registerWebhooks, startHookkeeper, waitForEnforcement } from '../../testing/control-plane/hookkeeper.js';
-import { rawRequest } from '../../testing/control-plane/http.js';
+import { createRaw, rawRequest } from '../../testing/control-plane/http.js';
+import { pollUntil } from '../../testing/control-plane/processes.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { renderNativePolicies } from '../../src/native/render.js';
 import type { IdentityName } from '../../testing/control-plane/identities.js';
 import {
   CAPI_MACHINES,
@@ -260,6 +265,72 @@ if (missing.length > 0) {
       const mirror = openshiftMachine({ name, preDrain: [ETCD_HOOK] });
       (mirror['spec'] as Record<string, unknown>)['authoritativeAPI'] = 'ClusterAPI';
       await machines('alice').create(MACHINE_NAMESPACE, mirror);
+    });
+
+    // Last: it takes the webhooks away. The native policies cannot read the twin, so they have no mirror route: the
+    // pre-arranged twin is allowed there (a declared divergence) and proves nothing.
+    test('native admission policies: the hook-less twin is allowed, and the synchronizer’s removal still refused', async () => {
+      const p = running();
+      const version = await rawRequest({
+        url: `${p.server}/version`,
+        ca: p.caPem,
+        token: p.identities.admin.token,
+        timeoutMs: 10_000,
+      });
+      const { gitVersion } = JSON.parse(version.body) as { gitVersion: string };
+      const rendered = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion.replace(/[-+].*$/, '') });
+      const validating = rendered.objects.filter((o) => String(o['kind']).startsWith('Validating'));
+      for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
+        const res = await rawRequest({
+          url: `${p.server}/apis/admissionregistration.k8s.io/v1/${kind}/hookkeeper-e2e`,
+          method: 'DELETE',
+          ca: p.caPem,
+          token: p.identities.admin.token,
+          timeoutMs: 30_000,
+        });
+        assert.equal(res.status, 200, res.body);
+      }
+      for (const o of validating) {
+        const collection =
+          o['kind'] === 'ValidatingAdmissionPolicy'
+            ? 'validatingadmissionpolicies'
+            : 'validatingadmissionpolicybindings';
+        await createRaw(
+          p.server,
+          p.caPem,
+          p.identities.admin.token,
+          `/apis/${o['apiVersion'] as string}/${collection}`,
+          o,
+        );
+      }
+      const name = 'capi-master-3';
+      await capiMachines('capiManager').create(CAPI_NAMESPACE, capiCopy(name, { [PRE_DRAIN_KEY]: ETCD_HOOK.owner }));
+      const strip = () =>
+        capiMachines('capiSync').patch(
+          CAPI_NAMESPACE,
+          name,
+          [
+            { op: 'test', path: pointer(PRE_DRAIN_KEY), value: ETCD_HOOK.owner },
+            { op: 'remove', path: pointer(PRE_DRAIN_KEY) },
+          ],
+          { dryRun: true },
+        );
+      await pollUntil(
+        'the native removal policy to refuse the synchronizer',
+        30_000,
+        async () => {
+          const r = await rejected(strip).catch(() => undefined);
+          return r && /ValidatingAdmissionPolicy/.test(r.message) ? true : undefined;
+        },
+        200,
+      );
+      const twin = openshiftMachine({ name });
+      (twin['spec'] as Record<string, unknown>)['authoritativeAPI'] = 'MachineAPI';
+      await machines('alice').create(MACHINE_NAMESPACE, twin);
+      await settle(name, 'MachineAPI');
+      const refusal = await rejected(strip);
+      assert.equal(refusal.by, 'policy', refusal.message);
+      assert.match(refusal.message, /may not remove preDrain hook "EtcdQuorumOperator"/);
     });
   });
 }

@@ -195,9 +195,10 @@ function twinOnCreate(c: HookCarrier, policy: Policy): string | undefined {
 
 /**
  * The validating webhook's condition for CREATEs (its `machine-creates` entry): a hook carrier's CREATE is sent only
- * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference) or a
- * default-hook rule selects it (default-hook-kept checks the hook is still there), so a worker Machine without hooks
- * never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets nothing from the webhook but an
+ * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference), a
+ * default-hook rule selects it (default-hook-kept checks the hook is still there), or it is a Machine in its
+ * migration namespace made by someone but the synchronizers and machine controllers (judged against its twin), so a
+ * worker Machine without hooks, made by its MachineSet, never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets nothing from the webhook but an
  * allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts, and every live carrier's
  * CREATE may be selected.
  */
