@@ -9,7 +9,7 @@
 import { CAPI_GROUP, hookAnnotationKey } from './capi.js';
 import { carrierFor, wellFormed, type Hook, type HookCarrier, type RawHook } from './carriers.js';
 import { dig } from './guards.js';
-import { controllerUsernames, isMachineController } from './machine-controllers.js';
+import { controllerUsernames } from './machine-controllers.js';
 import { addedHooks, changedHooks, type HookChange } from './ownership.js';
 import { serviceAccountUsername, type Policy } from './policy.js';
 import { KNOWN_RESOURCES } from './resources.js';
@@ -80,10 +80,11 @@ export function createJudgedAgainstTwin(
   policy: Policy,
   input: Pick<ReviewInput, 'operation' | 'kind' | 'namespace' | 'userInfo'>,
 ): boolean {
-  if (input.operation !== 'CREATE' || migrationSide(policy, input) === undefined) return false;
-  if (policy.migration.synchronizers.length === 0 || isSynchronizer(policy, input.userInfo)) return false;
   const carrier = carrierFor(input.kind);
-  return carrier !== undefined && !isMachineController(input.userInfo, policy, carrier);
+  const judged = input.operation === 'CREATE' && carrier ? twinJudgedOnCreate(policy, carrier) : undefined;
+  return (
+    judged !== undefined && judged.namespace === input.namespace && !judged.trusted.includes(input.userInfo.username)
+  );
 }
 
 /**
