@@ -1,6 +1,7 @@
 // What `hookkeeper serve` looks up for the Machine API to Cluster API migration (src/core/migration.ts): the other
-// copy of a Machine whose hook the synchronizer removes, one GET under the lookup budget. Nobody else's review,
-// and no other kind, costs a request; a lookup that fails or runs out of time verifies no mirror.
+// copy of a Machine whose hook the synchronizer removes or adds, or of a Machine someone else creates in a migration
+// namespace, one GET under the lookup budget. No other review, and no other kind, costs a request; a lookup that
+// fails or runs out of time verifies no mirror, and refuses such a CREATE.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isRecord } from '../core/guards.js';
 import { twinRequest, type TwinRequest } from '../core/migration.js';
@@ -24,7 +25,7 @@ export interface TwinContextOptions {
 }
 
 export interface TwinContext {
-  /** The twin a review needs, or undefined at once when it needs none (every review but a synchronizer's removal). */
+  /** The twin a review needs, or undefined at once when it needs none (src/core/migration.ts twinRequest). */
   gather(input: ReviewInput): Promise<ReviewContext> | undefined;
 }
 
@@ -64,10 +65,13 @@ export function createTwinContext(options: TwinContextOptions): TwinContext {
       const req = policy && twinRequest(policy, input);
       if (!req) return undefined;
       return lookup(req).then((twin) => {
-        if (!twin.found)
+        // A CREATE's twin is most often absent: that is an answer, not a failure.
+        if (!twin.found && !(input.operation === 'CREATE' && twin.reason === 'NotFound'))
           options.logger.warn(
             { twin: req.key, reason: twin.reason, message: twin.message },
-            'migration: twin lookup failed; the removal is judged as any non-owner removal',
+            input.operation === 'CREATE'
+              ? 'migration: twin lookup failed; the create is refused, as nothing shows which hooks it must carry'
+              : 'migration: twin lookup failed; the removal is judged as any non-owner removal',
           );
         return { twin };
       });

@@ -11,7 +11,7 @@ import {
   MAX_OWNERS_CHECKED,
   registeredIdentities,
 } from '../core/ownership.js';
-import { mirroredAdditions, mirroredRemovals } from '../core/migration.js';
+import { mirroredAdditions, mirroredRemovals, twinHooksLeftOut } from '../core/migration.js';
 import { serviceAccountUsername, type Policy } from '../core/policy.js';
 import { RULES } from '../core/registry.js';
 import { changesWhatRulesRead } from '../core/update-reads.js';
@@ -119,9 +119,14 @@ function namesAHookTwice(input: ReviewInput): boolean {
   return twice(hooksOf(input, 'object')) || (input.operation === 'UPDATE' && twice(hooksOf(input, 'oldObject')));
 }
 
-/** An UPDATE in which the webhook allows a synchronizer's removal or addition as a mirror of the authoritative twin's. */
+/**
+ * An UPDATE in which the webhook allows a synchronizer's removal or addition as a mirror of the authoritative twin's,
+ * or a CREATE it judges against the twin it read (a copy leaving out the twin's hooks, or a twin it could not read).
+ */
 function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
+    const left = twinHooksLeftOut(policy, input);
+    if (left) return left.unread !== undefined || left.hooks.length > 0;
     const mirrored = mirroredRemovals(policy, input);
     const added = mirroredAdditions(policy, input);
     const carrier = carrierFor(input.kind);
@@ -224,7 +229,7 @@ export function divergences(policy: Policy): Divergence[] {
       const who = policy.migration.synchronizers.map(serviceAccountUsername).join(', ');
       out.push({
         rule: 'owner-only-removal',
-        text: `CEL cannot look up the other copy of a migrated Machine, so native mode cannot tell that the synchronizer's (${who}) removal of a hook from the non-authoritative copy mirrors the owner's removal on the authoritative one, or that its addition of a registered owner's hook mirrors the hook there: it judges it as any other identity's removal or addition (refused for a protected owner, unverifiedRemoval's outcome for an unprotected one) where the webhook allows it; run the webhook during a migration`,
+        text: `CEL cannot look up the other copy of a migrated Machine, so native mode cannot tell that the synchronizer's (${who}) removal of a hook from the non-authoritative copy mirrors the owner's removal on the authoritative one, or that its addition of a registered owner's hook mirrors the hook there: it judges it as any other identity's removal or addition (refused for a protected owner, unverifiedRemoval's outcome for an unprotected one) where the webhook allows it; and it cannot see that a Machine created in a migration namespace leaves out hooks its twin carries, which the webhook refuses (such a copy would otherwise pass as the authoritative copy the owner emptied): native mode allows it, and having no mirror route, gives it nothing to prove; run the webhook during a migration`,
         verdictDiffers: mirrorsARemoval(policy),
       });
     }

@@ -143,6 +143,40 @@ describe('serve: the cluster it consults', { timeout: HANG_GUARD_MS }, () => {
     assert.match(String(line['reason']), /^no kubeconfig: no --kubeconfig, KUBECONFIG is not set, no .*\.kube\/config/);
   });
 
+  test('no cluster: a Machine CREATE in a migration namespace is not refused for a twin it cannot look up', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'hookkeeper-home-'));
+    const certs = join(home, 'c');
+    const { port } = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--dev-cert-dir', certs], {
+      HOME: home,
+    });
+    const machine = {
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'Machine',
+      metadata: { name: 'worker-9', namespace: 'openshift-machine-api' },
+      spec: {},
+    };
+    const body = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'twin-create',
+        kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' },
+        resource: { group: 'machine.openshift.io', version: 'v1beta1', resource: 'machines' },
+        namespace: 'openshift-machine-api',
+        name: 'worker-9',
+        operation: 'CREATE',
+        userInfo: { username: 'alice', groups: ['system:authenticated'] },
+        object: machine,
+        oldObject: null,
+        dryRun: false,
+      },
+    });
+    const ca = await readFile(join(certs, 'ca.crt'), 'utf8');
+    const res = await httpsRequest({ port, path: '/validate', method: 'POST', body, ca });
+    const { response } = JSON.parse(res.body) as Review;
+    assert.equal(response.allowed, true, JSON.stringify(response));
+  });
+
   test('bad combinations and a context that does not exist stop the start with exit 2', async () => {
     const { home } = await staleHome();
     const kubeconfig = join(home, '.kube', 'config');

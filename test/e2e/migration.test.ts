@@ -1,16 +1,21 @@
 // End-to-end, the Machine API to Cluster API migration: OpenShift's TechPreview Machine CRD (status.authoritativeAPI)
 // and Cluster API's Machine CRD from ../shared/crds, both copies of one Machine present, and hookkeeper as its
 // ServiceAccount (--kubeconfig), so it can look the twin up. The synchronizer's mirror of an owner's removal passes;
-// a direct removal by anyone else, and the synchronizer's removal of a hook the authoritative copy still has, do not.
-// Webhook mode only: native mode cannot look the twin up (a declared divergence, test/native/differential.test.ts).
+// a direct removal by anyone else, and the synchronizer's removal of a hook the authoritative copy still has, do not;
+// nor does a copy made without its twin's hooks by a non-owner, the two ways of pre-arranging a mirror (issue #34.4).
+// The webhook first; then, last, the native policies, which cannot look the twin up: no mirror route, and no judging
+// of such a copy (a declared divergence, src/native/notes.ts).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { registerWebhooks, startHookkeeper, waitForEnforcement } from '../../testing/control-plane/hookkeeper.js';
-import { rawRequest } from '../../testing/control-plane/http.js';
+import { createRaw, rawRequest } from '../../testing/control-plane/http.js';
+import { pollUntil } from '../../testing/control-plane/processes.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { renderNativePolicies } from '../../src/native/render.js';
 import type { IdentityName } from '../../testing/control-plane/identities.js';
 import {
   CAPI_MACHINES,
@@ -35,25 +40,64 @@ const PRE_DRAIN_KEY = `pre-drain.delete.hook.machine.cluster.x-k8s.io/${ETCD_HOO
 const pointer = (key: string): string => `/metadata/annotations/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /** The Cluster API copy, v1beta2 (the CRD's storage version), carrying both hooks as the synchronizer mirrored them. */
-function capiCopy(): Record<string, unknown> {
+function capiCopy(
+  name = NAME,
+  annotations: Record<string, string> = {
+    [PRE_DRAIN_KEY]: ETCD_HOOK.owner,
+    [`pre-terminate.delete.hook.machine.cluster.x-k8s.io/${CLEANUP.name}`]: CLEANUP.owner,
+  },
+): Record<string, unknown> {
   return {
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
     metadata: {
-      name: NAME,
+      name,
       namespace: CAPI_NAMESPACE,
       labels: { 'cluster.x-k8s.io/cluster-name': 'e2e-7x2k9' },
-      annotations: {
-        [PRE_DRAIN_KEY]: ETCD_HOOK.owner,
-        [`pre-terminate.delete.hook.machine.cluster.x-k8s.io/${CLEANUP.name}`]: CLEANUP.owner,
-      },
+      annotations,
     },
     spec: {
       clusterName: 'e2e-7x2k9',
-      bootstrap: { dataSecretName: `${NAME}-bootstrap` },
-      infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AWSMachine', name: NAME },
+      bootstrap: { dataSecretName: `${name}-bootstrap` },
+      infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AWSMachine', name },
     },
   };
+}
+
+/** A Machine editor who may also create and delete Machines (the issue's attacker): more than the suite's alice. */
+async function letAliceCreateAndDelete(p: ControlPlane): Promise<void> {
+  const rbac = p.kubeConfig('admin').makeApiClient(RbacAuthorizationV1Api);
+  const name = 'hookkeeper-e2e:machine-creator';
+  const groups = ['machine.openshift.io', 'cluster.x-k8s.io'];
+  await rbac.createClusterRole({
+    body: { metadata: { name }, rules: [{ apiGroups: groups, resources: ['machines'], verbs: ['create', 'delete'] }] },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: p.identities.alice.username }],
+    },
+  });
+  // The RBAC authorizer sees the binding through its informer: wait until it answers yes for both groups.
+  const authz = p.kubeConfig('admin').makeApiClient(AuthorizationV1Api);
+  for (let i = 0; i < 100; i++) {
+    const answers = await Promise.all(
+      groups.map((group) =>
+        authz.createSubjectAccessReview({
+          body: {
+            spec: {
+              user: p.identities.alice.username,
+              resourceAttributes: { group, resource: 'machines', verb: 'create', namespace: CAPI_NAMESPACE },
+            },
+          },
+        }),
+      ),
+    );
+    if (answers.every((a) => a.status?.allowed === true)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('alice was never allowed to create Machines');
 }
 
 const missing = FILES.filter((f) => !existsSync(f));
@@ -73,9 +117,28 @@ if (missing.length > 0) {
     const machines = (as: IdentityName) => new ResourceClient(running().kubeConfig(as), OPENSHIFT_MACHINES);
     const capiMachines = (as: IdentityName) =>
       new ResourceClient(running().kubeConfig(as), { ...CAPI_MACHINES, version: 'v1beta2' });
-    const removeFromMachineAPI = async (as: IdentityName, stage: 'preDrain' | 'preTerminate', hook: string) => {
-      const current = await machines(as).get(MACHINE_NAMESPACE, NAME);
-      return machines(as).patch(MACHINE_NAMESPACE, NAME, removeHook(current, stage, hook));
+    const removeFromMachineAPI = async (
+      as: IdentityName,
+      stage: 'preDrain' | 'preTerminate',
+      hook: string,
+      name = NAME,
+    ) => {
+      const current = await machines(as).get(MACHINE_NAMESPACE, name);
+      return machines(as).patch(MACHINE_NAMESPACE, name, removeHook(current, stage, hook));
+    };
+    /** status.authoritativeAPI as the migration controller writes it, through the status subresource. */
+    const settle = async (name: string, authoritativeAPI: 'MachineAPI' | 'ClusterAPI' | 'Migrating') => {
+      const p = running();
+      const res = await rawRequest({
+        url: `${p.server}/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_NAMESPACE}/machines/${name}/status`,
+        method: 'PATCH',
+        ca: p.caPem,
+        token: p.identities.admin.token,
+        contentType: 'application/merge-patch+json',
+        body: { status: { authoritativeAPI } },
+        timeoutMs: 10_000,
+      });
+      assert.equal(res.status, 200, res.body);
     };
 
     before(async () => {
@@ -105,6 +168,7 @@ if (missing.length > 0) {
         });
         assert.equal(status.status, 200, status.body);
         await capiMachines('admin').create(CAPI_NAMESPACE, capiCopy());
+        await letAliceCreateAndDelete(p);
       } catch (err) {
         p.markFailed();
         process.stderr.write(`[e2e] migration: setup failed\n${p.logTails()}\n`);
@@ -145,6 +209,128 @@ if (missing.length > 0) {
       const { object } = await removeFromMachineAPI('capiSync', 'preDrain', ETCD_HOOK.name);
       assert.deepEqual(hooksOf(object, 'preDrain'), []);
       assert.deepEqual(hooksOf(object, 'preTerminate'), [CLEANUP], 'the other hook stays');
+    });
+
+    // Issue #34.4: the mirror's proof (the authoritative copy no longer has the hook) must not be something a non-owner
+    // can arrange. A copy made without the hooks its twin carries is refused, so no such copy can become authoritative.
+    test('a Cluster API copy re-created without its twin’s hook by a non-owner is refused; the mirror stays closed', async () => {
+      const name = 'migrated-master-1';
+      await machines('admin').create(MACHINE_NAMESPACE, openshiftMachine({ name, preDrain: [ETCD_HOOK] }));
+      await settle(name, 'MachineAPI');
+      await capiMachines('admin').create(CAPI_NAMESPACE, capiCopy(name, { [PRE_DRAIN_KEY]: ETCD_HOOK.owner }));
+      // The copy has no finalizer here, so alice's DELETE removes it at once (with one, controller-finalizer holds it).
+      await capiMachines('alice').delete(CAPI_NAMESPACE, name);
+      assert.equal(await capiMachines('admin').exists(CAPI_NAMESPACE, name), false);
+
+      const refusal = await rejected(() => capiMachines('alice').create(CAPI_NAMESPACE, capiCopy(name, {})));
+      assert.equal(refusal.by, 'webhook', refusal.message);
+      assert.match(refusal.message, /"alice" may not create .*without hook "EtcdQuorumOperator"/);
+
+      // The rest of the attack: spec.authoritativeAPI flipped, status Migrating; the synchronizer finds no copy that
+      // lacks the hook, so its removal is any non-owner's.
+      await machines('alice').mergePatch(MACHINE_NAMESPACE, name, { spec: { authoritativeAPI: 'ClusterAPI' } });
+      await settle(name, 'Migrating');
+      const removal = await rejected(() => removeFromMachineAPI('capiSync', 'preDrain', ETCD_HOOK.name, name));
+      assert.equal(removal.by, 'webhook', removal.message);
+      const stored = await machines('admin').get(MACHINE_NAMESPACE, name);
+      assert.deepEqual(hooksOf(stored, 'preDrain'), [ETCD_HOOK]);
+
+      // Break-glass may make that copy, warned.
+      const { warnings } = await capiMachines('admin').create(CAPI_NAMESPACE, capiCopy(name, {}));
+      assert.ok(
+        warnings.some((w) => w.includes('break-glass') && w.includes('EtcdQuorumOperator')),
+        warnings.join('\n'),
+      );
+    });
+
+    test('a hook-less Machine API twin of a Cluster API Machine, made by a non-owner, is refused', async () => {
+      const name = 'capi-master-2';
+      await capiMachines('capiManager').create(CAPI_NAMESPACE, capiCopy(name, { [PRE_DRAIN_KEY]: ETCD_HOOK.owner }));
+      const twin = openshiftMachine({ name });
+      (twin['spec'] as Record<string, unknown>)['authoritativeAPI'] = 'MachineAPI';
+      const refusal = await rejected(() => machines('alice').create(MACHINE_NAMESPACE, twin));
+      assert.equal(refusal.by, 'webhook', refusal.message);
+      assert.match(refusal.message, /"alice" may not create .*without hook "EtcdQuorumOperator"/);
+
+      // With no Machine API copy, nothing names an authority: the synchronizer's removal is refused.
+      const removal = await rejected(() =>
+        capiMachines('capiSync').patch(CAPI_NAMESPACE, name, [
+          { op: 'test', path: pointer(PRE_DRAIN_KEY), value: ETCD_HOOK.owner },
+          { op: 'remove', path: pointer(PRE_DRAIN_KEY) },
+        ]),
+      );
+      assert.equal(removal.by, 'webhook', removal.message);
+
+      // A twin carrying the hook, as the synchronizer makes it, is anyone's to create.
+      const mirror = openshiftMachine({ name, preDrain: [ETCD_HOOK] });
+      (mirror['spec'] as Record<string, unknown>)['authoritativeAPI'] = 'ClusterAPI';
+      await machines('alice').create(MACHINE_NAMESPACE, mirror);
+    });
+
+    // Last: it takes the webhooks away. The native policies cannot read the twin, so they have no mirror route: the
+    // pre-arranged twin is allowed there (a declared divergence) and proves nothing.
+    test('native admission policies: the hook-less twin is allowed, and the synchronizer’s removal still refused', async () => {
+      const p = running();
+      const version = await rawRequest({
+        url: `${p.server}/version`,
+        ca: p.caPem,
+        token: p.identities.admin.token,
+        timeoutMs: 10_000,
+      });
+      const { gitVersion } = JSON.parse(version.body) as { gitVersion: string };
+      const rendered = renderNativePolicies(DEFAULT_POLICY, { k8sVersion: gitVersion.replace(/[-+].*$/, '') });
+      const validating = rendered.objects.filter((o) => String(o['kind']).startsWith('Validating'));
+      for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
+        const res = await rawRequest({
+          url: `${p.server}/apis/admissionregistration.k8s.io/v1/${kind}/hookkeeper-e2e`,
+          method: 'DELETE',
+          ca: p.caPem,
+          token: p.identities.admin.token,
+          timeoutMs: 30_000,
+        });
+        assert.equal(res.status, 200, res.body);
+      }
+      for (const o of validating) {
+        const collection =
+          o['kind'] === 'ValidatingAdmissionPolicy'
+            ? 'validatingadmissionpolicies'
+            : 'validatingadmissionpolicybindings';
+        await createRaw(
+          p.server,
+          p.caPem,
+          p.identities.admin.token,
+          `/apis/${o['apiVersion'] as string}/${collection}`,
+          o,
+        );
+      }
+      const name = 'capi-master-3';
+      await capiMachines('capiManager').create(CAPI_NAMESPACE, capiCopy(name, { [PRE_DRAIN_KEY]: ETCD_HOOK.owner }));
+      const strip = () =>
+        capiMachines('capiSync').patch(
+          CAPI_NAMESPACE,
+          name,
+          [
+            { op: 'test', path: pointer(PRE_DRAIN_KEY), value: ETCD_HOOK.owner },
+            { op: 'remove', path: pointer(PRE_DRAIN_KEY) },
+          ],
+          { dryRun: true },
+        );
+      await pollUntil(
+        'the native removal policy to refuse the synchronizer',
+        30_000,
+        async () => {
+          const r = await rejected(strip).catch(() => undefined);
+          return r && /ValidatingAdmissionPolicy/.test(r.message) ? true : undefined;
+        },
+        200,
+      );
+      const twin = openshiftMachine({ name });
+      (twin['spec'] as Record<string, unknown>)['authoritativeAPI'] = 'MachineAPI';
+      await machines('alice').create(MACHINE_NAMESPACE, twin);
+      await settle(name, 'MachineAPI');
+      const refusal = await rejected(strip);
+      assert.equal(refusal.by, 'policy', refusal.message);
+      assert.match(refusal.message, /may not remove preDrain hook "EtcdQuorumOperator"/);
     });
   });
 }

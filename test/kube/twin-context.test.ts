@@ -1,5 +1,6 @@
-// serve's twin lookup for the migration: one GET of the other copy, only for a synchronizer's hook removal, and a
-// failure or a silent API server told apart from a missing twin, within the budget.
+// serve's twin lookup for the migration: one GET of the other copy, only for a synchronizer's hook removal or a
+// Machine someone else creates in a migration namespace, and a failure or a silent API server told apart from a
+// missing twin, within the budget.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
@@ -49,6 +50,23 @@ describe('createTwinContext', () => {
     const { twins, paths } = context(async () => ({ status: 200, body: {} }));
     assert.equal(twins.gather({ ...REMOVAL, userInfo: { username: 'alice', groups: [] } }), undefined);
     assert.deepEqual(paths, []);
+  });
+
+  test('a CREATE in a migration namespace by anyone but the synchronizer or the machine controller: one GET', async () => {
+    const create: ReviewInput = {
+      ...REMOVAL,
+      operation: 'CREATE',
+      name: '',
+      oldObject: null,
+      userInfo: { username: 'alice', groups: [] },
+    };
+    const { twins, paths } = context(async () => ({ status: 404, body: { message: 'not found' } }));
+    const out = await twins.gather(create);
+    assert.equal(out?.twin?.found === false && out.twin.reason, 'NotFound');
+    assert.deepEqual(paths, ['/apis/cluster.x-k8s.io/v1beta1/namespaces/openshift-cluster-api/machines/worker-0']);
+    const controller = 'system:serviceaccount:openshift-machine-api:machine-api-controllers';
+    assert.equal(twins.gather({ ...create, userInfo: { username: controller, groups: [] } }), undefined);
+    assert.equal(twins.gather({ ...create, namespace: 'team-a' }), undefined);
   });
 
   test('404, an error status, a thrown GET and no answer each say why', async () => {

@@ -195,3 +195,29 @@ describe('divergence notes', () => {
     assert.ok(!wordsOn(DEFAULT_POLICY, owned('team/\ttab')).some((t) => quoting.test(t)));
   });
 });
+
+describe('the migration divergence', () => {
+  const twinOf = (preDrain: Array<{ name: string; owner: string }>): KubeObject => ({
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'Machine',
+    metadata: { name: 'm-0', namespace: 'openshift-machine-api' },
+    spec: { lifecycleHooks: { preDrain } },
+  });
+  const copy = (annotations: Record<string, string>): ReviewInput => ({
+    operation: 'CREATE',
+    kind: { group: 'cluster.x-k8s.io', version: 'v1beta2', kind: 'Machine' },
+    namespace: 'openshift-cluster-api',
+    object: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', metadata: { name: 'm-0', annotations } },
+    oldObject: null,
+    userInfo: USERS.alice,
+    dryRun: false,
+    context: { twin: { found: true, object: twinOf([ETCD]) } },
+  });
+
+  test('covers a CREATE leaving out its twin’s hook, which the webhook refuses and native mode allows', () => {
+    const [note] = covered(DEFAULT_POLICY, ['owner-only-removal'], copy({}));
+    assert.match(note ?? '', /^owner-only-removal: CEL cannot look up the other copy of a migrated Machine/);
+    const carried = copy({ [`pre-drain.delete.hook.machine.cluster.x-k8s.io/${ETCD.name}`]: ETCD.owner });
+    assert.deepEqual(covered(DEFAULT_POLICY, ['owner-only-removal'], carried), []);
+  });
+});

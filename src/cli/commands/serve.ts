@@ -156,16 +156,17 @@ async function clusterFor(
   flags: ServeFlags,
   io: CliIO,
   logger: Logger,
-): Promise<() => KubeConfig | Promise<KubeConfig>> {
+): Promise<(() => KubeConfig | Promise<KubeConfig>) & { none?: true }> {
   const { kubeconfig, context } = connection(flags, io);
-  const none = (reason: string): (() => never) => {
+  const none = (reason: string): (() => never) & { none: true } => {
     logger.info(
       { cluster: 'none', reason },
       'no cluster consulted: the policy registry alone decides hook ownership (RBAC grants are not checked); parent lookups unavailable',
     );
-    return () => {
+    const load = (): never => {
       throw new AppError('USAGE', reason);
     };
+    return Object.assign(load, { none: true as const });
   };
   if (!flags.cluster) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined)
@@ -220,7 +221,9 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       logger: logger.child({ component: 'migration' }),
       policy: () => policyInForce,
     });
-    const gatherContext = reviewContextGatherer(context, ownerContext, twinContext);
+    // No cluster, no twin: no mirror is verified, and no CREATE is judged against a twin (a lookup that could only
+    // fail would refuse every Machine CREATE in the migration namespaces).
+    const gatherContext = reviewContextGatherer(context, ownerContext, loadKubeConfig.none ? undefined : twinContext);
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');

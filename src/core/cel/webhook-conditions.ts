@@ -6,6 +6,7 @@
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { CARRIERS, STAGES, type HookCarrier } from '../carriers.js';
 import type { KindRef, LabelSelector, Policy } from '../policy.js';
+import { twinJudgedOnCreate } from '../migration.js';
 import { VALIDATING } from '../registry.js';
 import type { CreateReads, ObjectPart } from '../rules/context.js';
 import { newlySelectedCel } from './default-hooks.js';
@@ -154,7 +155,7 @@ function createParts(policy: Policy | undefined, carrier: HookCarrier): Set<Crea
     if (rule.selects !== 'carriers' || (policy && policy.enforcement[rule.id] === 'off')) continue;
     if (!rule.createReads) return undefined;
     // Without a policy every part counts: any rule's reads, and any default-hook selection.
-    if (!policy) return new Set(['hooks', 'controllers', 'selected']);
+    if (!policy) return new Set(['hooks', 'controllers', 'selected', 'twin']);
     for (const p of rule.createReads(policy, carrier).parts) parts.add(p);
   }
   return parts;
@@ -181,10 +182,23 @@ function selectedOnCreate(c: HookCarrier, policy: Policy | undefined): string | 
 }
 
 /**
+ * A Machine CREATE judged against its twin (src/core/migration.ts): in its API's migration namespace, by anyone but
+ * the synchronizers and the kind's machine controllers, whatever it carries.
+ */
+function twinOnCreate(c: HookCarrier, policy: Policy): string | undefined {
+  const judged = twinJudgedOnCreate(policy, c);
+  if (!judged) return undefined;
+  const trusted = judged.trusted.map((u) => `${celString(u)}: true`).join(', ');
+  const by = trusted === '' ? '' : ` && !(request.userInfo.username in {${trusted}})`;
+  return `(request.namespace == ${celString(judged.namespace)}${by})`;
+}
+
+/**
  * The validating webhook's condition for CREATEs (its `machine-creates` entry): a hook carrier's CREATE is sent only
- * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference) or a
- * default-hook rule selects it (default-hook-kept checks the hook is still there), so a worker Machine without hooks
- * never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets nothing from the webhook but an
+ * when it carries what a rule (on for the policy) reads of a CREATE (a hook, a second controller reference), a
+ * default-hook rule selects it (default-hook-kept checks the hook is still there), or it is a Machine in its
+ * migration namespace made by someone but the synchronizers and machine controllers (judged against its twin), so a
+ * worker Machine without hooks, made by its MachineSet, never waits on hookkeeper; a CREATE of any other kind always is. Such a CREATE gets nothing from the webhook but an
  * allow (test/deploy/webhook-conditions.test.ts). Without a policy, every rule counts, and every live carrier's
  * CREATE may be selected.
  */
@@ -196,7 +210,11 @@ export function validatingCreateCondition(policy?: Policy): MatchCondition {
     for (const p of parts) {
       if (p === 'hooks') carried.push(carriesHook(c));
       else if (p === 'controllers') carried.push(SECOND_CONTROLLER);
-      else {
+      else if (p === 'twin') {
+        const twin = policy === undefined ? undefined : twinOnCreate(c, policy);
+        if (twin !== undefined) carried.push(twin);
+        else if (policy === undefined && c.live) return kindCel(c);
+      } else {
         const selected = selectedOnCreate(c, policy);
         if (selected === 'true') return kindCel(c);
         if (selected !== undefined) carried.push(`(${selected})`);

@@ -54,10 +54,12 @@ export interface UpdateReads {
 /**
  * What a CREATE must carry for the rule to say anything of it: any hook of its carrier ('hooks'), more than one
  * controller reference ('controllers'), or what a default-hook rule of the policy selects ('selected': its kind,
- * namespace and labels); none for a rule that judges only UPDATEs.
+ * namespace and labels), or being a Machine in its migration namespace made by someone but the synchronizers and
+ * machine controllers ('twin': judged against its twin, src/core/migration.ts); none for a rule that judges only
+ * UPDATEs.
  */
 export interface CreateReads {
-  parts: ReadonlyArray<'hooks' | 'controllers' | 'selected'>;
+  parts: ReadonlyArray<'hooks' | 'controllers' | 'selected' | 'twin'>;
 }
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */

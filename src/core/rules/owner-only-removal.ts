@@ -29,11 +29,12 @@ import {
   wildcardReason,
   wildcardWarning,
 } from '../messages/ownership.js';
-import { mirroredRemovals } from '../migration.js';
+import { mirroredRemovals, twinJudgedOnCreate } from '../migration.js';
 import type { Notice, UserInfo, Violation } from '../types.js';
 import type { CarrierRuleModule, Rule } from './context.js';
 import { nativeOwnerOnlyRemoval } from '../cel/owner-only-removal.js';
 import { ownerAdditions } from './owner-additions.js';
+import { twinCreate } from './twin-create.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 /** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
@@ -127,8 +128,13 @@ function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
 export const ownerOnlyRemoval: Rule = (ctx) => {
   const { policy, input, carrier, hooks, oldHooks } = ctx;
   const added = ownerAdditions(ctx);
-  const violations: Violation[] = [...(policy.strictOwners ? strictOwnerViolations(ctx) : []), ...added.violations];
-  const notices: Notice[] = [...added.notices];
+  const twin = twinCreate(ctx);
+  const violations: Violation[] = [
+    ...(policy.strictOwners ? strictOwnerViolations(ctx) : []),
+    ...added.violations,
+    ...twin.violations,
+  ];
+  const notices: Notice[] = [...added.notices, ...twin.notices];
   // Only Machines' hooks gate a real deletion; templates' hooks are never removed from a deleting object.
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
@@ -229,7 +235,13 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   // Who asks matters only for hooks the update removes, re-owns or adds; strictOwners judges hooks a CREATE adds,
   // and squatting a template's CREATE (owner-additions.ts).
   updateReads: () => ({ parts: ['hooks'] }),
-  createReads: (policy, carrier) => ({ parts: policy.strictOwners || !carrier.live ? ['hooks'] : [] }),
+  // A Machine CREATE in a migration namespace is judged against its twin (twin-create.ts), hooks or none.
+  createReads: (policy, carrier) => ({
+    parts: [
+      ...(policy.strictOwners || !carrier.live ? (['hooks'] as const) : []),
+      ...(carrier.live && twinJudgedOnCreate(policy, carrier) ? (['twin'] as const) : []),
+    ],
+  }),
   facts: ['ownership', 'twin'],
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes, re-owns or adds a protected owner's hook; others get unverifiedRemoval for an unprotected one's removal",
