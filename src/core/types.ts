@@ -140,6 +140,12 @@ export interface Violation {
   key: string;
 }
 
+/**
+ * A break-glass act that passes a hook's protection: removing or re-owning a hook, adding one under a protected
+ * owner's name, or removing the finalizers of a Machine whose hooks hold it (its deletion then ends without them).
+ */
+export type BreakGlassAction = 'hook-removal' | 'hook-addition' | 'finalizer-removal';
+
 /** Something allowed that must leave a trace: break-glass and unverified removals, and who allowed a removal. */
 export interface Notice {
   rule: RuleId;
@@ -149,8 +155,8 @@ export interface Notice {
   audit: { key: string; value: string };
   /** A hook removal nothing verified, and its owner: counted in hookkeeper_unverified_hook_removals_total. */
   unverifiedOwner?: string;
-  /** A hook removal (or owner change) by break-glass, and its owner: counted in hookkeeper_break_glass_hook_removals_total. */
-  breakGlassOwner?: string;
+  /** What break-glass did and the owners whose hooks it concerned: counted in hookkeeper_break_glass_total. */
+  breakGlass?: { action: BreakGlassAction; owners: readonly string[] };
   /** The removed hook and its path in the old object, for a notice about one (validate reports where it was). */
   hook?: HookRef;
   path?: string;

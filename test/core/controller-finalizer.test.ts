@@ -106,6 +106,8 @@ describe('controller-finalizer', () => {
       deleting: true,
       finalizers: [],
     });
+    // Counted as break-glass past the etcd hook's hold (hookkeeper_break_glass_total).
+    assert.deepEqual(decision.notices[0]?.breakGlass, { action: 'finalizer-removal', owners: [ETCD.owner] });
   });
 
   test("a hook-less deleting Machine's last finalizer goes for anyone, unsent", () => {
