@@ -32,8 +32,11 @@ export interface ReviewContext {
    * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
    */
   schema?: (object: KubeObject) => readonly SchemaError[];
-  /** The audit's clock, read by the transport: how long the object has been deleting, and when that is stuck. */
-  deletion?: { forMs: number; stuckAfterMs: number };
+  /**
+   * The audit's clock, read by the transport, and how long a wait at a hook is stuck after (measured from when the
+   * Machine says the wait began, else from its deletionTimestamp: src/core/explain/standing.ts).
+   */
+  deletion?: { nowMs: number; stuckAfterMs: number };
   /**
    * Whether each service account a hook owner acts through exists, keyed "<namespace>/<name>" (the audit looks
    * them up; a lookup that failed counts as existing). Absent: not looked up, so no owner is judged orphaned.
@@ -129,8 +132,17 @@ export interface Violation {
   /** How to fix it, for people reading CLI output. */
   fix?: string;
   hook?: HookRef;
-  /** stuck-deletion: when deletion was requested and how long ago. */
-  deletion?: { deletionTimestamp: string; deletingForSeconds: number };
+  /**
+   * stuck-deletion: when deletion was requested and how long ago, and when the wait at the hooks' stage began, how
+   * long ago, and what says so (a status field or condition, or the deletionTimestamp when nothing records it).
+   */
+  deletion?: {
+    deletionTimestamp: string;
+    deletingForSeconds: number;
+    waitingSince: string;
+    waitingForSeconds: number;
+    waitingSinceFrom: string;
+  };
   /** The path as keys from the object root, when its text is ambiguous (a map key with dots); for line lookup. */
   keys?: ReadonlyArray<string | number>;
   /**

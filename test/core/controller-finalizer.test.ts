@@ -215,7 +215,7 @@ describe('controller-finalizer', () => {
     const audit = { ...reviewInput({ operation: 'CREATE', object: deletingMachine }), source: 'audit' as const };
     const stuck = evaluate(DEFAULT_POLICY, {
       ...audit,
-      context: { deletion: { forMs: 7_200_000, stuckAfterMs: 3_600_000 } },
+      context: { deletion: { nowMs: Date.parse(DELETING) + 7_200_000, stuckAfterMs: 3_600_000 } },
     }).denials.filter((v) => v.rule === 'stuck-deletion');
     assert.equal(stuck.length, 1);
     assert.ok(
