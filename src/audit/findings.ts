@@ -6,12 +6,10 @@ import type { Policy } from '../core/policy.js';
 import { serviceAccountRequests } from '../core/rules/orphaned-owner.js';
 import type { KubeObject, ReviewContext } from '../core/types.js';
 
-/** The `deletion` fact: how long the object has been deleting at the audit's start; undefined when it is not. */
+/** The `deletion` fact: the audit's clock at its start, for an object that is deleting; undefined when it is not. */
 export function deletionFact(object: KubeObject, nowMs: number, stuckAfterMs: number): ReviewContext['deletion'] {
   const since = metadata(object)['deletionTimestamp'];
-  if (typeof since !== 'string') return undefined;
-  const started = Date.parse(since);
-  return Number.isNaN(started) ? undefined : { forMs: nowMs - started, stuckAfterMs };
+  return typeof since === 'string' ? { nowMs, stuckAfterMs } : undefined;
 }
 
 export type ServiceAccountExists = (namespace: string, name: string) => Promise<boolean>;

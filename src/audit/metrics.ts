@@ -28,18 +28,18 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
   });
   const stuck = new Gauge({
     name: 'hookkeeper_stuck_deletions',
-    help: 'Objects deleting for longer than the stuck-after threshold with lifecycle hooks still present, at the last audit.',
+    help: 'Objects that have waited on their lifecycle hooks for longer than the stuck-after threshold, at the last audit.',
     registers: [registry],
   });
   const stuckBy = new Gauge({
     name: 'hookkeeper_stuck_deletion_machines',
-    help: 'Machines deleting for longer than the stuck-after threshold, at the last audit, by the stage they wait at (the first with hooks) and the owner of a hook there (a Machine counts once per owner; "other" when neither the policy nor the RBAC grants name it).',
+    help: 'Machines that have waited on hooks for longer than the stuck-after threshold, at the last audit, by the stage they wait at and the owner of a hook there (a Machine counts once per owner; "other" when neither the policy nor the RBAC grants name it).',
     labelNames: ['stage', 'owner'],
     registers: [registry],
   });
   const stuckSince = new Gauge({
     name: 'hookkeeper_stuck_deletion_oldest_timestamp_seconds',
-    help: 'The earliest deletionTimestamp among the Machines of hookkeeper_stuck_deletion_machines with the same labels, as a Unix timestamp.',
+    help: 'The earliest start of the wait at the stage among the Machines of hookkeeper_stuck_deletion_machines with the same labels (where the Machine records it: Cluster API status.deletion, the Machine API Drained condition; else its deletionTimestamp), as a Unix timestamp.',
     labelNames: ['stage', 'owner'],
     registers: [registry],
   });
@@ -99,7 +99,7 @@ function stuckSeries(findings: readonly AuditFinding[], ownerLabel: OwnerLabel):
   const series = new Map<string, StuckSeries>();
   for (const hooks of byMachine.values()) {
     const stage = blockingStage(hooks.map((f) => f.hook?.stage).filter((s) => s !== undefined));
-    const since = Date.parse(hooks[0]?.deletionTimestamp ?? '');
+    const since = Date.parse(hooks[0]?.waitingSince ?? hooks[0]?.deletionTimestamp ?? '');
     if (stage === undefined || Number.isNaN(since)) continue;
     const owners = new Set(
       hooks.filter((f) => f.hook?.stage === stage).map((f) => ownerLabel(f.hook?.owner ?? '', f.object.namespace)),

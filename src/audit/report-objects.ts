@@ -37,6 +37,9 @@ function findingResult(f: AuditFinding, timestamp: Result): Result {
     ...(f.hook ? { hookStage: f.hook.stage, hookName: f.hook.name, hookOwner: f.hook.owner } : {}),
     ...(f.deletionTimestamp ? { deletionTimestamp: f.deletionTimestamp } : {}),
     ...(f.deletingForSeconds !== undefined ? { deletingForSeconds: String(f.deletingForSeconds) } : {}),
+    ...(f.waitingSince ? { waitingSince: f.waitingSince } : {}),
+    ...(f.waitingForSeconds !== undefined ? { waitingForSeconds: String(f.waitingForSeconds) } : {}),
+    ...(f.waitingSinceFrom ? { waitingSinceFrom: f.waitingSinceFrom } : {}),
   };
   return {
     source: POLICY_NAME,

@@ -28,6 +28,13 @@ export interface AuditFinding {
   deletionTimestamp?: string;
   deletingForSeconds?: number;
   /**
+   * stuck-deletion: when the wait at the hook's stage began and how long ago, and what records it (a status field
+   * or condition; metadata.deletionTimestamp when the Machine records nothing of it).
+   */
+  waitingSince?: string;
+  waitingForSeconds?: number;
+  waitingSinceFrom?: string;
+  /**
    * A copy of a migrated Machine (either API, in its migration namespace): the API whose copy is authoritative, or
    * status.authoritativeAPI as stored when it names none (Migrating without spec.authoritativeAPI).
    */

@@ -125,7 +125,13 @@ function auditFinding(v: Violation, result: 'fail' | 'warn', object: AuditObject
     ...(v.fix ? { fix: v.fix } : {}),
     ...(v.hook ? { hook: v.hook } : {}),
     ...(v.deletion
-      ? { deletionTimestamp: v.deletion.deletionTimestamp, deletingForSeconds: v.deletion.deletingForSeconds }
+      ? {
+          deletionTimestamp: v.deletion.deletionTimestamp,
+          deletingForSeconds: v.deletion.deletingForSeconds,
+          waitingSince: v.deletion.waitingSince,
+          waitingForSeconds: v.deletion.waitingForSeconds,
+          waitingSinceFrom: v.deletion.waitingSinceFrom,
+        }
       : {}),
   };
 }

@@ -32,8 +32,11 @@ export interface ReviewContext {
    * code and so stays outside the core): object in, field errors out, pure. Only `validate --crd` supplies it.
    */
   schema?: (object: KubeObject) => readonly SchemaError[];
-  /** The audit's clock, read by the transport: how long the object has been deleting, and when that is stuck. */
-  deletion?: { forMs: number; stuckAfterMs: number };
+  /**
+   * The audit's clock, read by the transport, and how long a wait at a hook is stuck after (measured from when the
+   * Machine says the wait began, else from its deletionTimestamp: src/core/explain/standing.ts).
+   */
+  deletion?: { nowMs: number; stuckAfterMs: number };
   /**
    * Whether each service account a hook owner acts through exists, keyed "<namespace>/<name>" (the audit looks
    * them up; a lookup that failed counts as existing). Absent: not looked up, so no owner is judged orphaned.
@@ -129,8 +132,17 @@ export interface Violation {
   /** How to fix it, for people reading CLI output. */
   fix?: string;
   hook?: HookRef;
-  /** stuck-deletion: when deletion was requested and how long ago. */
-  deletion?: { deletionTimestamp: string; deletingForSeconds: number };
+  /**
+   * stuck-deletion: when deletion was requested and how long ago, and when the wait at the hooks' stage began, how
+   * long ago, and what says so (a status field or condition, or the deletionTimestamp when nothing records it).
+   */
+  deletion?: {
+    deletionTimestamp: string;
+    deletingForSeconds: number;
+    waitingSince: string;
+    waitingForSeconds: number;
+    waitingSinceFrom: string;
+  };
   /** The path as keys from the object root, when its text is ambiguous (a map key with dots); for line lookup. */
   keys?: ReadonlyArray<string | number>;
   /**
@@ -139,6 +151,12 @@ export interface Violation {
    */
   key: string;
 }
+
+/**
+ * A break-glass act that passes a hook's protection: removing or re-owning a hook, adding one under a protected
+ * owner's name, or removing the finalizers of a Machine whose hooks hold it (its deletion then ends without them).
+ */
+export type BreakGlassAction = 'hook-removal' | 'hook-addition' | 'finalizer-removal';
 
 /** Something allowed that must leave a trace: break-glass and unverified removals, and who allowed a removal. */
 export interface Notice {
@@ -149,8 +167,8 @@ export interface Notice {
   audit: { key: string; value: string };
   /** A hook removal nothing verified, and its owner: counted in hookkeeper_unverified_hook_removals_total. */
   unverifiedOwner?: string;
-  /** A hook removal (or owner change) by break-glass, and its owner: counted in hookkeeper_break_glass_hook_removals_total. */
-  breakGlassOwner?: string;
+  /** What break-glass did and the owners whose hooks it concerned: counted in hookkeeper_break_glass_total. */
+  breakGlass?: { action: BreakGlassAction; owners: readonly string[] };
   /** The removed hook and its path in the old object, for a notice about one (validate reports where it was). */
   hook?: HookRef;
   path?: string;

@@ -229,7 +229,8 @@ export function createApp(deps: AppDeps): RequestListener {
         const owner = (o: string): string => ownerLabel(policy, o, context?.ownership?.granted.has(o) ?? false);
         for (const n of outcome.decision.notices) {
           if (n.unverifiedOwner !== undefined) deps.metrics.unverifiedRemovals.inc({ owner: owner(n.unverifiedOwner) });
-          if (n.breakGlassOwner !== undefined) deps.metrics.breakGlassRemovals.inc({ owner: owner(n.breakGlassOwner) });
+          for (const o of n.breakGlass?.owners ?? [])
+            deps.metrics.breakGlass.inc({ action: n.breakGlass?.action, owner: owner(o) });
         }
         if (deps.logger.isLevelEnabled('debug')) {
           // The answer names a few violations (src/admission/limits.ts); the log keeps every one.

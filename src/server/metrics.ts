@@ -10,7 +10,7 @@ export interface Metrics {
   reloads: Counter<'source' | 'result'>;
   certificateExpiry: Gauge;
   unverifiedRemovals: Counter<'owner'>;
-  breakGlassRemovals: Counter<'owner'>;
+  breakGlass: Counter<'action' | 'owner'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -62,10 +62,10 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['owner'],
       registers: [registry],
     }),
-    breakGlassRemovals: new Counter({
-      name: 'hookkeeper_break_glass_hook_removals_total',
-      help: 'Hook removals (or owner changes) by a break-glass identity, allowed and warned, by owner ("other" when neither the policy nor the RBAC grants name it).',
-      labelNames: ['owner'],
+    breakGlass: new Counter({
+      name: 'hookkeeper_break_glass_total',
+      help: 'What a break-glass identity did past a hook\'s protection, allowed and warned, by action (hook-removal, hook-addition, finalizer-removal) and by the owner of each hook it concerned ("other" when neither the policy nor the RBAC grants name it).',
+      labelNames: ['action', 'owner'],
       registers: [registry],
     }),
   };

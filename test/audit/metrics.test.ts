@@ -141,6 +141,33 @@ describe('audit metrics', () => {
     }
   });
 
+  test('the oldest wait is measured from its recorded start, not from the deletion', async () => {
+    const registry = createMetrics().registry;
+    const metrics = createAuditMetrics(registry);
+    const finding = (name: string, waitingSince: string) =>
+      ({
+        rule: 'stuck-deletion',
+        result: 'fail',
+        object: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', namespace: 'ns', name },
+        message: '',
+        hook: { stage: 'preTerminate', name: 'backup', owner: 'team-b' },
+        deletionTimestamp: '2026-01-01T00:00:00Z',
+        deletingForSeconds: 7200,
+        waitingSince,
+        waitingForSeconds: 0,
+        waitingSinceFrom: 'status.deletion.waitForPreTerminateHookStartTime',
+      }) as const;
+    const report = {
+      findings: [finding('m0', '2026-01-01T01:50:00Z'), finding('m1', '2026-01-01T01:30:00Z')],
+      summary: { objects: 2, stuckDeletions: 2 },
+      finishedAt: '2026-01-01T02:00:00Z',
+    } as unknown as AuditReport;
+    metrics.record(report, (owner) => owner);
+    assert.deepEqual(metricLines(await registry.metrics(), 'hookkeeper_stuck_deletion_oldest_timestamp_seconds'), [
+      `hookkeeper_stuck_deletion_oldest_timestamp_seconds{stage="preTerminate",owner="team-b"} ${Date.parse('2026-01-01T01:30:00Z') / 1000}`,
+    ]);
+  });
+
   test("a run without stuck deletions clears the last run's series", () => {
     const registry = createMetrics().registry;
     const metrics = createAuditMetrics(registry);

@@ -98,6 +98,9 @@ describe('audit --output policyreport', () => {
         hookOwner: 'clusteroperator/etcd',
         deletionTimestamp: '2026-11-21T09:00:00Z',
         deletingForSeconds: '10800',
+        waitingSince: '2026-11-21T09:00:00Z',
+        waitingForSeconds: '10800',
+        waitingSinceFrom: 'metadata.deletionTimestamp',
       },
     });
     const warn = (reports[2]?.['results'] as Array<Record<string, unknown>>)[0];

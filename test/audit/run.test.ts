@@ -125,7 +125,7 @@ describe('runAudit', () => {
     assert.deepEqual([report.summary.fail, report.summary.warn, report.summary.passed], [1, 1, 0]);
   });
 
-  test('stuck deletions: deleting longer than stuck-after with hooks still there; which hook, which owner, how long', async () => {
+  test('stuck deletions: waiting on hooks longer than stuck-after; which hook, which owner, how long', async () => {
     const backup = { name: 'Backup', owner: 'backup-controller' };
     const report = await runAudit(
       deps(
@@ -151,11 +151,11 @@ describe('runAudit', () => {
       ),
     );
     const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
+    // The hooks of the stage it waits at: "stuck"'s pre-terminate hook holds nothing until the drain is over.
     assert.deepEqual(
       stuck.map((f) => [f.object.name, f.hook?.stage, f.hook?.name, f.hook?.owner, f.deletingForSeconds, f.path]),
       [
         ['stuck', 'preDrain', 'EtcdQuorumOperator', 'clusteroperator/etcd', 7500, 'spec.lifecycleHooks.preDrain[0]'],
-        ['stuck', 'preTerminate', 'Backup', 'backup-controller', 7500, 'spec.lifecycleHooks.preTerminate[0]'],
         ['capi-stuck', 'preDrain', 'drain-guard', 'team-a', 2700, `metadata.annotations[${PRE_DRAIN}/drain-guard]`],
       ],
     );
@@ -180,6 +180,62 @@ describe('runAudit', () => {
       ),
     );
     assert.equal(later.summary.stuckDeletions, 1);
+  });
+
+  test('a wait measured from where the Machine records its start, not from the deletion', async () => {
+    const TERM = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io';
+    // Cluster API v1.14: drained for hours, then waiting on a pre-terminate hook since waitForPreTerminateHookStartTime.
+    const capi = (name: string, waitingMinutes: number, reason = 'WaitingForPreTerminateHook'): KubeObject => ({
+      ...capiMachine({
+        name,
+        version: 'v1beta2',
+        role: 'worker',
+        annotations: { [`${TERM}/backup`]: 'team-b' },
+        deletionTimestamp: deleting(180),
+      }),
+      status: {
+        deletion: {
+          nodeDrainStartTime: deleting(179),
+          waitForPreTerminateHookStartTime: deleting(waitingMinutes),
+        },
+        conditions: [{ type: 'Deleting', status: 'True', reason, lastTransitionTime: deleting(waitingMinutes) }],
+      },
+    });
+    // The Machine API: Drained True since the drain ended; its pre-terminate hooks hold what follows.
+    const mapi = (name: string, drainedMinutes: number): KubeObject => ({
+      ...machine({ name, preTerminate: [{ name: 'Backup', owner: 'team/backup' }], deletionTimestamp: deleting(180) }),
+      status: {
+        conditions: [{ type: 'Drained', status: 'True', lastTransitionTime: deleting(drainedMinutes) }],
+      },
+    });
+    const report = await runAudit(
+      deps(
+        fakeLister({
+          'machines.machine.openshift.io': [[mapi('mapi-fresh', 5), mapi('mapi-stuck', 45)]],
+          'machines.cluster.x-k8s.io': [
+            [
+              capi('capi-fresh', 2),
+              capi('capi-stuck', 40),
+              // Its controller says it is draining: the pre-terminate hook holds nothing yet.
+              capi('capi-draining', 170, 'DrainingNode'),
+            ],
+          ],
+        }),
+      ),
+    );
+    const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
+    assert.deepEqual(
+      stuck.map((f) => [f.object.name, f.deletingForSeconds, f.waitingForSeconds, f.waitingSinceFrom]),
+      [
+        ['mapi-stuck', 10800, 2700, 'status.conditions[type=Drained].lastTransitionTime'],
+        ['capi-stuck', 10800, 2400, 'status.deletion.waitForPreTerminateHookStartTime'],
+      ],
+    );
+    assert.equal(
+      stuck[1]?.message,
+      `Machine default/capi-stuck has waited at preTerminate for 40m (since ${deleting(40)}, status.deletion.waitForPreTerminateHookStartTime; deleting for 3h): preTerminate hook "backup" owned by "team-b" is still there`,
+    );
+    assert.equal(report.summary.stuckDeletions, 2);
   });
 
   test('orphaned owners: every registered service account of the owner is gone; lookups cached; failed lookups noted', async () => {

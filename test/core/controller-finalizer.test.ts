@@ -106,6 +106,8 @@ describe('controller-finalizer', () => {
       deleting: true,
       finalizers: [],
     });
+    // Counted as break-glass past the etcd hook's hold (hookkeeper_break_glass_total).
+    assert.deepEqual(decision.notices[0]?.breakGlass, { action: 'finalizer-removal', owners: [ETCD.owner] });
   });
 
   test("a hook-less deleting Machine's last finalizer goes for anyone, unsent", () => {
@@ -213,7 +215,7 @@ describe('controller-finalizer', () => {
     const audit = { ...reviewInput({ operation: 'CREATE', object: deletingMachine }), source: 'audit' as const };
     const stuck = evaluate(DEFAULT_POLICY, {
       ...audit,
-      context: { deletion: { forMs: 7_200_000, stuckAfterMs: 3_600_000 } },
+      context: { deletion: { nowMs: Date.parse(DELETING) + 7_200_000, stuckAfterMs: 3_600_000 } },
     }).denials.filter((v) => v.rule === 'stuck-deletion');
     assert.equal(stuck.length, 1);
     assert.ok(

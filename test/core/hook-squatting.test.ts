@@ -71,6 +71,7 @@ describe("a registered owner's hook added to an existing Machine", () => {
           value:
             '{"stage":"preTerminate","hook":"Junk","owner":"clusteroperator/etcd","user":"kube:admin","action":"addition","route":"break-glass"}',
         },
+        breakGlass: { action: 'hook-addition', owners: ['clusteroperator/etcd'] },
       },
     ]);
   });

@@ -81,7 +81,7 @@ describe('owner-only-removal', () => {
           value:
             '{"stage":"preDrain","hook":"EtcdQuorumOperator","owner":"clusteroperator/etcd","user":"kube:admin","action":"removal","route":"break-glass"}',
         },
-        breakGlassOwner: 'clusteroperator/etcd',
+        breakGlass: { action: 'hook-removal', owners: ['clusteroperator/etcd'] },
       },
     ]);
   });

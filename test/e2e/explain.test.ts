@@ -296,4 +296,34 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
       `hookkeeper explain machines.cluster.x-k8s.io/${NAME} -n ${MACHINE_NAMESPACE}`,
     );
   });
+
+  test('audit measures a wait from the start the Machine records, not from its deletion', async () => {
+    // Deleted moments ago, but its stored status.deletion says it has waited on its pre-drain hook for two hours.
+    const r = await cli([
+      'audit',
+      '--kubeconfig',
+      kubeconfig,
+      '-n',
+      MACHINE_NAMESPACE,
+      '--stuck-after',
+      '1h',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    const report = JSON.parse(r.stdout) as AuditReport;
+    const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
+    // Only the hook of the stage it waits at: kcp-cleanup (pre-terminate) holds nothing yet.
+    assert.deepEqual(
+      stuck.map((f) => [f.object.apiVersion, f.hook?.name, f.waitingSince, f.waitingSinceFrom]),
+      // The audit lists Cluster API Machines at v1beta1, whose schema keeps status.deletion too.
+      [['cluster.x-k8s.io/v1beta1', 'volume-backup', deletedAt, 'status.deletion.waitForPreDrainHookStartTime']],
+    );
+    assert.ok((stuck[0]?.waitingForSeconds ?? 0) >= 7200, JSON.stringify(stuck[0]));
+    assert.ok((stuck[0]?.deletingForSeconds ?? Infinity) < 3600, JSON.stringify(stuck[0]));
+    assert.match(
+      stuck[0]?.message ?? '',
+      /has waited at preDrain for 2h(\d+s)? \(since .+, status\.deletion\.waitForPreDrainHookStartTime; deleting for \d+s\)/,
+    );
+  });
 });

@@ -365,29 +365,40 @@ test('unverified hook removals are counted by owner, the label bounded to owners
   assert.doesNotMatch(text, /owner="bob-/);
 });
 
-test('break-glass removals are counted by owner, bounded as unverified removals are', async () => {
+test('break-glass is counted by action and owner, owners bounded as unverified removals are', async () => {
   const { listener, metrics } = app({
     gatherContext: () =>
       Promise.resolve({ ownership: { granted: new Set(['team/granted']), access: {}, grantsKnown: true } }),
   });
-  const review = admissionReview({
-    uid: 'u-bg',
-    operation: 'UPDATE',
-    object: machine({ preDrain: [], resourceVersion: '48300' }),
-    oldObject: machine({
-      preDrain: [ETCD, { name: 'Granted', owner: 'team/granted' }, { name: 'Stranger', owner: 'bob-1' }],
-    }),
-    user: USERS.admin,
-  });
-  const res = await request(listener).post('/validate').send(review).expect(200);
-  assert.equal(res.body.response.allowed, true);
+  const granted = { name: 'Granted', owner: 'team/granted' };
+  const send = (uid: string, object: ReturnType<typeof machine>, oldObject: ReturnType<typeof machine>) =>
+    request(listener)
+      .post('/validate')
+      .send(admissionReview({ uid, operation: 'UPDATE', object, oldObject, user: USERS.admin }))
+      .expect(200);
+  // Removals of three owners' hooks.
+  const removed = await send(
+    'u-bg',
+    machine({ preDrain: [], resourceVersion: '48300' }),
+    machine({ preDrain: [ETCD, granted, { name: 'Stranger', owner: 'bob-1' }] }),
+  );
+  assert.equal(removed.body.response.allowed, true);
+  // A hook added under a protected owner's name (squatting, allowed to break-glass).
+  const added = await send('u-bg-add', machine({ preDrain: [granted] }), machine({ preDrain: [] }));
+  assert.equal(added.body.response.allowed, true);
+  // A deleting Machine's finalizers emptied while it carries the etcd hook: the hook's wait is bypassed.
+  const deleting = { preDrain: [ETCD], deletionTimestamp: '2026-12-05T00:00:00Z' };
+  const finished = await send('u-bg-fin', machine({ ...deleting, finalizers: [] }), machine({ ...deleting }));
+  assert.equal(finished.body.response.allowed, true);
   const text = await metrics.registry.metrics();
   assert.deepEqual(
-    text.split('\n').filter((l) => l.startsWith('hookkeeper_break_glass_hook_removals_total{')),
+    text.split('\n').filter((l) => l.startsWith('hookkeeper_break_glass_total{')),
     [
-      'hookkeeper_break_glass_hook_removals_total{owner="clusteroperator/etcd"} 1',
-      'hookkeeper_break_glass_hook_removals_total{owner="team/granted"} 1',
-      'hookkeeper_break_glass_hook_removals_total{owner="other"} 1',
+      'hookkeeper_break_glass_total{action="hook-removal",owner="clusteroperator/etcd"} 1',
+      'hookkeeper_break_glass_total{action="hook-removal",owner="team/granted"} 1',
+      'hookkeeper_break_glass_total{action="hook-removal",owner="other"} 1',
+      'hookkeeper_break_glass_total{action="hook-addition",owner="team/granted"} 1',
+      'hookkeeper_break_glass_total{action="finalizer-removal",owner="clusteroperator/etcd"} 1',
     ],
   );
 });

@@ -71,11 +71,13 @@ function keyMessage(s: CelStage, h: Cel): Cel {
 }
 
 /**
- * A pattern check costs (1 + length) * 0.1 * (pattern length * 0.25): up to about 680 for a 256-character name,
- * against 1,000,000 per expression. So {name, owner} hooks are checked in slices of CHUNK, one variable each
- * (listing the slice's bad indices, then reading the next slice's variable only if the list goes on), CHUNKS
- * slices, the last taking the rest. Slicing needs the CEL lists library, in the environment from Kubernetes 1.35 on (compatibility
- * version 1.34), so 1.34 checks a stage in one expression.
+ * A pattern check costs up to about 680 for a 256-character name against 1,000,000 per expression, so {name, owner}
+ * hooks are checked in slices of CHUNK, one variable each (listing the slice's bad indices, then reading the next
+ * slice's variable only if the list goes on), CHUNKS slices, the last taking the rest. hook-count's bound does not
+ * make them unnecessary: it can be turned off, and it never shrinks what is already stored (the cost proof runs
+ * without it: test/e2e/scenarios/cel-cost.ts; figures in docs/native-admission-policies.md). Slicing needs the CEL
+ * lists library, in the environment from Kubernetes 1.35 on (compatibility version 1.34), so 1.34 checks a stage in
+ * one expression.
  */
 export const CHUNK = 1200;
 export const CHUNKS = 32;
@@ -130,9 +132,7 @@ export function nativeHookNaming({ view: carrier, k8sMinor }: NativeContext): Na
   }
   // No policy of its own: each matched policy costs the API server four CEL activations per request (conditions,
   // validations, messages, audit annotations), each building the request, the namespace and every variable, more
-  // than these checks cost on an ordinary Machine. Without hooks they pass on empty lists. The budget they share: a
-  // Machine at the size limit (5,400 names of 256 characters, about 680 each) costs about 3.7M here and as much again
-  // when the message expressions recompute the variables, which leaves the other rules over 2M of the 10M per policy
-  // evaluation (the e2e suite creates, relabels and empties one: test/e2e/scenarios/cel-cost.ts).
+  // than these checks cost on an ordinary Machine. Without hooks they pass on empty lists. What the largest storable
+  // Machine costs of the budget they share: docs/native-admission-policies.md, proved by the e2e suite (cel-cost.ts).
   return { variables, validations };
 }

@@ -55,7 +55,8 @@ function removersOf(policy: Policy, facts: ExplainFacts, hook: Hook, isProt: boo
     for (const u of ids.users) out.push({ via: 'registry', ...subject(facts, 'User', u) });
     for (const g of ids.groups) out.push({ via: 'registry', ...subject(facts, 'Group', g) });
   }
-  if (facts.grants.status === 'known') {
+  // RBAC is never asked about an ownerless hook (owner-only-removal): no grant, wildcard or not, removes it.
+  if (facts.grants.status === 'known' && hook.owner !== '') {
     for (const s of facts.grants.byOwner[hook.owner] ?? []) {
       // Wildcard rights are not ownership: they count only where the policy lets them (wildcardGrants: warn).
       if (s.allNames && policy.wildcardGrants === 'deny') continue;

@@ -26,6 +26,8 @@ export interface ConditionFact {
   status: string;
   reason?: string;
   message?: string;
+  /** When the condition last changed status: for Drained, when the drain ended. */
+  lastTransitionTime?: string;
 }
 
 /** What the transport gathered besides the Machine itself; every field is known, or unknown with a reason. */

@@ -28,6 +28,12 @@ export const MAPI_HOOK_CONDITIONS: Readonly<Record<Stage, string>> = Object.free
   preTerminate: 'Terminable',
 });
 export const MAPI_HOOK_PRESENT = 'HookPresent';
+/**
+ * The Machine API drain controller's condition, True once the Node is drained or the drain skipped (no Node): the
+ * machine controller then waits only on pre-terminate hooks (machine-api-operator pkg/controller/machine/
+ * drain_controller.go and controller.go). Its lastTransitionTime is when that wait began.
+ */
+export const MAPI_DRAINED = 'Drained';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -38,12 +44,14 @@ function conditionsAt(obj: KubeObject, keys: readonly string[]): Array<Condition
     if (!isRecord(c) || typeof c['type'] !== 'string' || typeof c['status'] !== 'string') return [];
     const reason = str(c['reason']);
     const message = str(c['message']);
+    const lastTransitionTime = str(c['lastTransitionTime']);
     return [
       {
         type: c['type'],
         status: c['status'],
         ...(reason ? { reason } : {}),
         ...(message ? { message } : {}),
+        ...(lastTransitionTime ? { lastTransitionTime } : {}),
         path: `${keys.join('.')}[type=${c['type']}]`,
       },
     ];
@@ -62,7 +70,7 @@ function capiConditions(obj: KubeObject): Array<ConditionFact & { path: string }
 }
 
 function mapiConditions(obj: KubeObject): Array<ConditionFact & { path: string }> {
-  const wanted = new Set(Object.values(MAPI_HOOK_CONDITIONS));
+  const wanted = new Set([...Object.values(MAPI_HOOK_CONDITIONS), MAPI_DRAINED]);
   return conditionsAt(obj, ['status', 'conditions']).filter((c) => wanted.has(c.type));
 }
 
@@ -120,6 +128,22 @@ function derivedStep(hooks: readonly Hook[], deletionTimestamp: string): Waiting
   };
 }
 
+/** Machine API after the drain: pre-terminate hooks hold what follows, since Drained turned True. */
+function drainedStep(hooks: readonly Hook[], drained: ConditionFact & { path: string }): Waiting {
+  const evidence: Evidence = { basis: 'condition', detail: `${drained.path} is True: the drain is over` };
+  if (!hooks.some((h) => h.stage === 'preTerminate')) return { step: 'infrastructure', evidence };
+  return {
+    step: 'preTerminate',
+    evidence,
+    ...(drained.lastTransitionTime
+      ? {
+          since: drained.lastTransitionTime,
+          sinceEvidence: { basis: 'condition', detail: `${drained.path}.lastTransitionTime` },
+        }
+      : {}),
+  };
+}
+
 /** Cluster API: the Deleting condition's reason, else the latest start time written, else derived. */
 function capiStep(
   obj: KubeObject,
@@ -157,12 +181,14 @@ function capiStep(
   return derivedStep(hooks, deletionTimestamp);
 }
 
-/** Machine API: a stage's condition False with reason HookPresent says its hooks block that step. */
+/** Machine API: Drained True puts the pre-drain step behind it; a stage's condition False with HookPresent says its hooks are there. */
 function mapiStep(obj: KubeObject, hooks: readonly Hook[], deletionTimestamp: string): Waiting {
-  const derived = derivedStep(hooks, deletionTimestamp);
+  const conditions = mapiConditions(obj);
+  const drained = conditions.find((x) => x.type === MAPI_DRAINED && x.status === 'True');
+  const derived = drained ? drainedStep(hooks, drained) : derivedStep(hooks, deletionTimestamp);
   if (derived.step !== 'preDrain' && derived.step !== 'preTerminate') return derived;
   const type = MAPI_HOOK_CONDITIONS[derived.step];
-  const c = mapiConditions(obj).find((x) => x.type === type && x.status === 'False' && x.reason === MAPI_HOOK_PRESENT);
+  const c = conditions.find((x) => x.type === type && x.status === 'False' && x.reason === MAPI_HOOK_PRESENT);
   if (!c) return derived;
   return {
     ...derived,

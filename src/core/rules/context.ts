@@ -1,6 +1,7 @@
 // What a rule is: one module per rule declares its id, default enforcement, ratcheting, where it runs, which
 // kinds it selects, the cluster facts it needs, and its validate and/or mutate function (src/core/registry.ts).
 import type { HookCarrier, HookReading } from '../carriers.js';
+import type { Cel } from '../cel/text.js';
 import type { NativeForm } from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { Enforcement, KubeObject, Notice, ReviewInput, Source, Violation } from '../types.js';
@@ -46,7 +47,7 @@ export interface UpdateReads {
    * such an UPDATE under `deny`: CEL (over request, object and, after the condition's own guard, oldObject) that holds
    * for every UPDATE it might deny, which is then sent too.
    */
-  storedDenial?: string;
+  storedDenial?: Cel;
   /** The same in TypeScript, beside it: what a request the condition leaves out loses (src/core/update-reads.ts). */
   storedDenialHolds?: (input: ReviewInput) => boolean;
 }

@@ -1,6 +1,7 @@
 // Rule controller-finalizer: while a Machine carries a hook, only its controller (policy machineControllers) removes
 // its controller finalizer or a deleting Machine's last finalizer, so nobody deletes it past its hooks; break-glass
 // may, warned and audited. The controllers' own flows: docs/ownership.md#the-machine-controllers-finalizers.
+import { wellFormed } from '../carriers.js';
 import { isBreakGlass } from '../identity.js';
 import {
   controllerFinalizerOf,
@@ -38,7 +39,10 @@ export const controllerFinalizer: Rule = ({ policy, input, carrier, hooks }) => 
       }),
     };
     const warning = breakGlassFinalizerWarning.toJs({ user: user.username });
-    return { violations: [], notices: [{ rule: 'controller-finalizer', warning, audit }] };
+    // Every owner whose hook held the Machine: its wait ends without it.
+    const owners = [...new Set(wellFormed(hooks.hooks).map((h) => h.owner))];
+    const breakGlass = { action: 'finalizer-removal', owners } as const;
+    return { violations: [], notices: [{ rule: 'controller-finalizer', warning, audit, breakGlass }] };
   }
   const controllers = controllerUsernames(policy, carrier).join(', ') || NO_CONTROLLER;
   return {

@@ -9,7 +9,7 @@ import { kindAndNamespaceCel, labelSelectorCel } from '../cel/selector.js';
 import type { Policy } from '../policy.js';
 import { matchesObject } from '../selector.js';
 import type { KubeObject, ReviewInput } from '../types.js';
-import { cel } from '../cel/text.js';
+import { cel, celJoin } from '../cel/text.js';
 import type { CarrierRuleModule, UpdateReads } from './context.js';
 import { carriesDefaultHook, defaultHookReadParts, missingDefaultHookViolations } from './default-hooks.js';
 
@@ -50,11 +50,13 @@ function missingDefaultHookReads(policy: Policy): UpdateReads {
     return { parts };
   const selected = policy.defaultHooks.map(
     (r) =>
-      `(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, cel`object`)})`,
+      cel`(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, cel`object`)})`,
   );
   const holds = (input: ReviewInput): boolean =>
     input.object !== null &&
     metadata(input.object)['deletionTimestamp'] === undefined &&
     policy.defaultHooks.some((r) => matchesObject(r.match, input.kind, input.namespace, input.object as KubeObject));
-  return selected.length === 0 ? { parts } : { parts, storedDenial: selected.join(' || '), storedDenialHolds: holds };
+  return selected.length === 0
+    ? { parts }
+    : { parts, storedDenial: celJoin(selected, ' || '), storedDenialHolds: holds };
 }

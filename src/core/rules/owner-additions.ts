@@ -81,6 +81,7 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
         rule: 'owner-only-removal',
         warning: breakGlassAddWarning.toJs(slots(h, user)),
         audit: trace(AUDIT_KEY_BREAK_GLASS_ADDITION, h, user, 'break-glass'),
+        breakGlass: { action: 'hook-addition', owners: [h.owner] },
       });
       continue;
     }

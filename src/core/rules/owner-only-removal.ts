@@ -159,7 +159,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         rule: 'owner-only-removal',
         warning: breakGlassWarning.toJs(slots(change, user)),
         audit: trace(AUDIT_KEY_BREAK_GLASS, change, user, 'break-glass'),
-        breakGlassOwner: owner,
+        breakGlass: { action: 'hook-removal', owners: [owner] },
       });
       continue;
     }
