@@ -154,9 +154,10 @@ export interface Violation {
 
 /**
  * A break-glass act that passes a hook's protection: removing or re-owning a hook, adding one under a protected
- * owner's name, or removing the finalizers of a Machine whose hooks hold it (its deletion then ends without them).
+ * owner's name, removing the finalizers of a Machine whose hooks hold it (its deletion then ends without them), or
+ * creating a migrated Machine's copy without hooks its twin carries (which the mirror would then carry over).
  */
-export type BreakGlassAction = 'hook-removal' | 'hook-addition' | 'finalizer-removal';
+export type BreakGlassAction = 'hook-removal' | 'hook-addition' | 'finalizer-removal' | 'twin-creation';
 
 /** Something allowed that must leave a trace: break-glass and unverified removals, and who allowed a removal. */
 export interface Notice {

@@ -64,7 +64,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     breakGlass: new Counter({
       name: 'hookkeeper_break_glass_total',
-      help: 'What a break-glass identity did past a hook\'s protection, allowed and warned, by action (hook-removal, hook-addition, finalizer-removal) and by the owner of each hook it concerned ("other" when neither the policy nor the RBAC grants name it).',
+      help: 'What a break-glass identity did past a hook\'s protection, allowed and warned, by action (hook-removal, hook-addition, finalizer-removal, twin-creation) and by the owner of each hook it concerned ("other" when neither the policy nor the RBAC grants name it).',
       labelNames: ['action', 'owner'],
       registers: [registry],
     }),

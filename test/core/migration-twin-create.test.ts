@@ -123,12 +123,14 @@ describe('migration: a copy created without its twin’s hooks', () => {
     const d = evaluate(DEFAULT_POLICY, create(capiMachine([]), admin, found(mapiMachine([ETCD]))));
     assert.equal(d.allowed, true);
     assert.deepEqual(
-      d.notices.map((n) => [n.audit?.key, n.warning]),
+      d.notices.map((n) => [n.audit?.key, n.warning, n.breakGlass]),
       [
         [
           'break-glass-twin-creation',
           'break-glass: kube:admin creates "ci-ln-7x2k9-master-3" without hook "EtcdQuorumOperator" of owner ' +
             '"clusteroperator/etcd" that its migration twin carries; audited',
+          // Counted with every break-glass act (hookkeeper_break_glass_total).
+          { action: 'twin-creation', owners: ['clusteroperator/etcd'] },
         ],
       ],
     );

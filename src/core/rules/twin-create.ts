@@ -48,6 +48,7 @@ export function twinCreate(ctx: RuleContext): Required<Omit<RuleResult, 'warning
         rule: 'owner-only-removal',
         warning: breakGlassTwinWarning.toJs({ user: user.username, name, hook: h.name, owner: h.owner }),
         audit: { key: AUDIT_KEY_BREAK_GLASS_TWIN, value: auditValue(h, user.username, left.twin) },
+        breakGlass: { action: 'twin-creation', owners: [h.owner] },
       });
       continue;
     }
