@@ -123,7 +123,13 @@ function edit(o: KubeObject, ...sets: ReadonlyArray<readonly [readonly string[],
   return copy;
 }
 
-function create(o: KubeObject, at = MAPI, kind = 'Machine', resource = 'machines'): Request {
+function create(
+  o: KubeObject,
+  at = MAPI,
+  kind = 'Machine',
+  resource = 'machines',
+  user: string = USERS.alice.username,
+): Request {
   const ns = (o['metadata'] as { namespace: string }).namespace;
   return {
     operation: 'CREATE',
@@ -131,7 +137,7 @@ function create(o: KubeObject, at = MAPI, kind = 'Machine', resource = 'machines
     kind,
     resource,
     namespace: ns,
-    user: USERS.alice.username,
+    user,
     object: o,
     oldObject: null,
   };
@@ -165,7 +171,15 @@ function machineSet(m: KubeObject): KubeObject {
 }
 
 const ROWS: ReadonlyArray<readonly [string, Request]> = [
-  ['CREATE of a worker Machine without hooks', create(worker())],
+  [
+    'CREATE of a worker Machine without hooks, by its machine controller',
+    create(worker(), MAPI, 'Machine', 'machines', USERS.machineApi.username),
+  ],
+  [
+    'CREATE of a Machine without hooks by anyone else in a migration namespace (`openshift-machine-api`, `openshift-cluster-api`: judged against its twin)',
+    create(worker()),
+  ],
+  ['CREATE of a worker Machine without hooks in any other namespace', create(worker({ namespace: 'team-a' }))],
   ['CREATE of a Machine carrying a hook', create(worker({ preDrain: [TEAM] }))],
   [
     'CREATE of a control-plane Machine (role `master` or `arbiter`) in `openshift-machine-api`',
