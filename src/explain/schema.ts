@@ -11,7 +11,11 @@ function closed(properties: Record<string, unknown>, required: readonly string[]
 }
 
 const evidence = closed({ basis: oneOf('field', 'condition', 'derived'), detail: str }, ['basis', 'detail']);
-const condition = closed({ type: str, status: str, reason: str, message: str, path: str }, ['type', 'status', 'path']);
+const condition = closed({ type: str, status: str, reason: str, message: str, lastTransitionTime: str, path: str }, [
+  'type',
+  'status',
+  'path',
+]);
 const rbacRef = str;
 
 const remover = closed(
