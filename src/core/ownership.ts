@@ -28,6 +28,23 @@ export function registeredIdentities(policy: Policy, owner: string): OwnerIdenti
   return ownValue(policy.owners, owner);
 }
 
+/** The requester is an identity the policy registers for `owner`. */
+export function registeredActor(policy: Policy, user: UserInfo, owner: string): boolean {
+  const ids = registeredIdentities(policy, owner);
+  return ids !== undefined && actsFor(user, ids);
+}
+
+/**
+ * The request is the owner's own: an identity the policy registers for it, or one RBAC allows through a grant naming
+ * it (the input's ownership fact). Wildcard rights are not ownership, and an owner RBAC was not asked about is not
+ * known to be the requester's; break-glass is not the owner either.
+ */
+export function byOwner(policy: Policy, input: ReviewInput, owner: string): boolean {
+  if (registeredActor(policy, input.userInfo, owner)) return true;
+  const ownership = input.context?.ownership;
+  return owner !== '' && ownership !== undefined && ownValue(ownership.access, owner) === 'allowed';
+}
+
 /**
  * An owner is protected when the policy registers it or an RBAC grant names it. An empty owner (kubeadm's
  * kcp-cleanup) has no name to register or grant, so it is never protected.
@@ -99,10 +116,11 @@ export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook
 }
 
 /**
- * The owners whose hooks this request removes or re-owns on behalf of a user the registry and break-glass do not
- * cover: the only owners the webhook asks SubjectAccessReview about, at most MAX_OWNERS_CHECKED. An empty owner has
- * no name to ask about. With `unverifiedRemoval: allow`, an owner the transport knows is unprotected (`granted`,
- * default the input's ownership fact when its grants are known) is not asked about either: its removal is allowed whatever RBAC says.
+ * The owners whose hooks this request adds under a guarded name, or removes or re-owns (from a Machine or a template),
+ * on behalf of a user the registry and break-glass do not cover: the only owners the webhook asks SubjectAccessReview
+ * about, at most MAX_OWNERS_CHECKED. An empty owner has no name to ask about. With `unverifiedRemoval: allow`, a
+ * Machine's owner the transport knows is unprotected (`granted`, default the input's ownership fact when its grants
+ * are known) is not asked about either: its removal is allowed whatever RBAC says.
  */
 export function ownersToCheck(
   policy: Policy,
@@ -111,25 +129,29 @@ export function ownersToCheck(
     ? input.context.ownership.granted
     : undefined,
 ): readonly string[] {
-  if (policy.enforcement['owner-only-removal'] === 'off' || input.object === null) return [];
+  if (input.object === null) return [];
   const carrier = carrierFor(input.kind);
   if (!carrier || isBreakGlass(input.userInfo, policy)) return [];
+  const guarding = policy.enforcement['owner-only-removal'] !== 'off';
+  // A Machine's removals are owner-only-removal's; a template's are template-hook-removed's, quiet for the owner.
+  const removals = carrier.live ? guarding : policy.enforcement['template-hook-removed'] !== 'off';
   const out = new Set<string>();
-  const ask = (owner: string): boolean => {
+  const ask = (owner: string): boolean =>
     // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
-    if (owner === '' || out.has(owner) || out.size === MAX_OWNERS_CHECKED) return false;
-    const ids = registeredIdentities(policy, owner);
-    return !(ids && actsFor(input.userInfo, ids));
-  };
+    owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED && !registeredActor(policy, input.userInfo, owner);
   // Hooks added under a guarded owner's name (src/core/rules/owner-additions.ts says which are judged).
-  for (const h of judgedAdditions(policy, input, carrier))
-    if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);
-  if (input.operation === 'UPDATE' && input.oldObject !== null && carrier.live)
+  if (guarding)
+    for (const h of judgedAdditions(policy, input, carrier))
+      if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);
+  if (removals && input.operation === 'UPDATE' && input.oldObject !== null)
     for (const { old } of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)) {
       const owner = old.owner;
       if (!ask(owner)) continue;
       const ids = registeredIdentities(policy, owner);
-      if (!ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner)) continue;
+      // A Machine's unprotected owner under unverifiedRemoval: allow goes whatever RBAC says (not a template's:
+      // its native form asks about every owner, so both engines spend their checks alike).
+      if (carrier.live && !ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner))
+        continue;
       out.add(owner);
     }
   return [...out];

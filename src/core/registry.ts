@@ -18,6 +18,7 @@ import { ownerOnlyRemovalRule } from './rules/owner-only-removal.js';
 import { ownerReferencesRule } from './rules/owner-references.js';
 import { singleOwnerRule } from './rules/single-owner.js';
 import { stuckDeletionRule } from './rules/stuck-deletion.js';
+import { templateHookRemovedRule } from './rules/template-hook-removed.js';
 import { unprotectedOwnerRule } from './rules/unprotected-owner.js';
 import { RULE_IDS, type RuleId } from './rule-ids.js';
 import type { Enforcement, Source } from './types.js';
@@ -28,6 +29,7 @@ export const RULES = [
   hookCountRule,
   singleOwnerRule,
   ownerOnlyRemovalRule,
+  templateHookRemovedRule,
   deletionFreezeRule,
   controllerFinalizerRule,
   ownerReferencesRule,

@@ -6,6 +6,7 @@ export const RULE_IDS = [
   'hook-count',
   'single-owner',
   'owner-only-removal',
+  'template-hook-removed',
   'deletion-freeze',
   'controller-finalizer',
   'owner-references',

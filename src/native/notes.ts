@@ -176,19 +176,25 @@ function quotedOtherwise(input: ReviewInput): boolean {
  * naming one hook twice fails to build: each such check fails to evaluate where the webhook judges the hooks.
  */
 function readsNameIndex(policy: Policy): RuleId[] {
-  const listCarrier = CARRIERS.find((c) => c.format === 'list' && c.live);
-  if (!listCarrier) return [];
-  const cel = celCarrier(listCarrier);
-  const indices = new Set(cel.stages.flatMap((s) => [s.index, s.oldIndex]));
+  // A Machine's and a template's: some rules judge only one of them (template-hook-removed, templates only).
+  const views = [true, false].flatMap((live) => {
+    const carrier = CARRIERS.find((c) => c.format === 'list' && c.live === live);
+    return carrier ? [celCarrier(carrier)] : [];
+  });
   const out: RuleId[] = [];
   for (const rule of RULES) {
     if (policy.enforcement[rule.id] === 'off' || !rule.sources.includes('admission')) continue;
-    if (!rule.native || !('validating' in rule.native)) continue;
-    const { variables, validations } = rule.native.validating({ policy, view: cel, k8sMinor: 36 });
-    const expressions = validations.flatMap((v) => [v.expression, v.messageExpression]);
-    const all = new Map([...cel.variables, ...variables].map((v) => [v.name, v.expression]));
-    const read = [...expressions, ...reachable(all, expressions).map((v) => `variables.${v.name}`)];
-    if (read.some((e) => [...indices].some((i) => e.includes(i)))) out.push(rule.id);
+    const native = rule.native;
+    if (!native || !('validating' in native)) continue;
+    const reads = views.some((cel) => {
+      const indices = new Set(cel.stages.flatMap((s) => [s.index, s.oldIndex]));
+      const { variables, validations } = native.validating({ policy, view: cel, k8sMinor: 36 });
+      const expressions = validations.flatMap((v) => [v.expression, v.messageExpression]);
+      const all = new Map([...cel.variables, ...variables].map((v) => [v.name, v.expression]));
+      const read = [...expressions, ...reachable(all, expressions).map((v) => `variables.${v.name}`)];
+      return read.some((e) => [...indices].some((i) => e.includes(i)));
+    });
+    if (reads) out.push(rule.id);
   }
   return out;
 }

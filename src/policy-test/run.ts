@@ -52,11 +52,16 @@ export function ownershipFromGrants(grants: readonly Grant[], policy: Policy, in
   return { granted, access, grantsKnown: true };
 }
 
-/** Whether an owner-only-removal outcome rested on the registry alone, where a grant could have changed it. */
+/**
+ * Whether an owner-only-removal or template-hook-removed outcome rested on the registry alone, where a grant could
+ * have changed it.
+ */
 function ownerJudgedWithoutRbac(d: Decision): boolean {
+  const byOwnership = (v: { rule: string }): boolean =>
+    v.rule === 'owner-only-removal' || v.rule === 'template-hook-removed';
   return (
-    d.denials.some((v) => v.rule === 'owner-only-removal') ||
-    d.warnings.some((v) => v.rule === 'owner-only-removal') ||
+    d.denials.some(byOwnership) ||
+    d.warnings.some(byOwnership) ||
     d.notices.some((n) => n.unverifiedOwner !== undefined)
   );
 }

@@ -193,6 +193,17 @@ export function rbacNote(policy: Policy): string {
   );
 }
 
+/** Whether a template's hook removal was judged by the registry alone: offline, no RBAC grant can make it the owner's. */
+function templateJudgedWithoutRbac(d: Decision): boolean {
+  return [...d.denials, ...d.warnings].some((v) => v.rule === 'template-hook-removed');
+}
+
+/** The report's note when a template-hook-removed finding could have been quiet with the cluster's RBAC. */
+export const TEMPLATE_RBAC_NOTE =
+  "template-hook-removed: the cluster's RBAC was not consulted (validate is offline): only an identity the policy's " +
+  "owners registry names counts as a hook's owner here, so a removal by one an RBAC grant (remove on " +
+  'hookowners.hookkeeper.io/<owner>) lets act for the owner is reported, where the cluster says nothing';
+
 /** The webhook's rules' findings (denials, then warnings). */
 function decisionFindings(d: Decision, line: Locate): Finding[] {
   const out: Finding[] = [];
@@ -240,7 +251,7 @@ function reviewSubject(
   s: Subject,
   old: Manifest | undefined,
   options: ValidateOptions,
-  seen: { withoutRbac: boolean },
+  seen: { withoutRbac: boolean; templateWithoutRbac: boolean },
   oldGiven: boolean,
 ): ObjectResult {
   const base: ReviewInput =
@@ -279,6 +290,7 @@ function reviewSubject(
     return at === undefined ? {} : { line: at };
   };
   if (!seen.withoutRbac && judgedWithoutRbac(outcome.decision, input, now)) seen.withoutRbac = true;
+  if (!seen.templateWithoutRbac && templateJudgedWithoutRbac(outcome.decision)) seen.templateWithoutRbac = true;
   const findings = [...decisionFindings(outcome.decision, line), ...unverifiedFindings(outcome.decision, line)];
   const extra = validateOnlyFindings(outcome.decision, line, options.crds ? schemaOrder : undefined);
   if (extra.length > 0) {
@@ -375,7 +387,7 @@ export function validateInputs(
   // reading below.
   const firstSeen = new Map<string, Origin>();
   const results: ObjectResult[] = [];
-  const seen = { withoutRbac: false };
+  const seen = { withoutRbac: false, templateWithoutRbac: false };
   // File by file, so a file's parsed documents are garbage once reviewed: holding every document of a large run
   // at once makes garbage collection cost more than the rules (BENCHMARKS.md).
   const skipped: string[] = [];
@@ -413,6 +425,7 @@ export function validateInputs(
   const deleted = deletions.map((old) => reviewDeletion(old, options));
   notes.push(...(options.crds?.notes ?? []));
   if (seen.withoutRbac) notes.push(rbacNote(options.policy));
+  if (seen.templateWithoutRbac) notes.push(TEMPLATE_RBAC_NOTE);
 
   return {
     apiVersion: REPORT_API_VERSION,

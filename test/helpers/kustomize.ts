@@ -20,6 +20,7 @@ export const NO_KUSTOMIZE = 'no kustomize (set KUSTOMIZE=/path/to/kustomize to r
 /** Every document of `kustomize build dir`, in output order. */
 export function kustomizeBuild<T = unknown>(kustomize: readonly string[], dir: string): T[] {
   const [cmd, ...args] = kustomize;
-  const out = execFileSync(cmd ?? '', [...args, dir], { encoding: 'utf8' });
+  // The native policies alone pass the default 1 MiB of output (ENOBUFS): as much room as helm's runs get.
+  const out = execFileSync(cmd ?? '', [...args, dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   return parseAllDocuments(out).map((d) => d.toJS() as T);
 }

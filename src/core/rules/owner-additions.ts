@@ -3,9 +3,9 @@
 // owner add it (the same right that removes it: whoever can make a deletion wait can end the wait), break-glass
 // (warned, audited), or the migration's synchronizer mirroring the authoritative copy. Squatting is refused.
 import { ownValue, quote } from '../guards.js';
-import { actsFor, isBreakGlass } from '../identity.js';
+import { isBreakGlass } from '../identity.js';
 import type { Hook } from '../carriers.js';
-import { grantCommand, guardsAdditions, judgedAdditions, registeredIdentities } from '../ownership.js';
+import { grantCommand, guardsAdditions, judgedAdditions, registeredActor, registeredIdentities } from '../ownership.js';
 import {
   additionDenialMessage,
   breakGlassAddWarning,
@@ -70,8 +70,8 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
   const mirrored = mirroredAdditions(policy, input);
   for (const h of judgedAdditions(policy, input, carrier)) {
     if (!guardsAdditions(policy, granted, h.owner)) continue;
+    if (registeredActor(policy, user, h.owner)) continue;
     const ids = registeredIdentities(policy, h.owner);
-    if (ids && actsFor(user, ids)) continue;
     if (mirrored?.(h)) {
       notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_MIRROR_ADDITION, h, user, 'mirror') });
       continue;

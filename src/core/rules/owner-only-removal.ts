@@ -3,13 +3,14 @@
 // wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
 // The audit annotation says which route allowed it.
 import { ownValue, quote } from '../guards.js';
-import { actsFor, isBreakGlass } from '../identity.js';
+import { isBreakGlass } from '../identity.js';
 import {
   addedHooks,
   changedHooks,
   grantCommand,
   grantsUnknown,
   isProtected,
+  registeredActor,
   registeredIdentities,
   type HookChange,
 } from '../ownership.js';
@@ -145,7 +146,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
-    if (ids && actsFor(user, ids)) {
+    if (registeredActor(policy, user, owner)) {
       notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'registry') });
       continue;
     }

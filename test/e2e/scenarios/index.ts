@@ -28,6 +28,7 @@ import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
 import { reportScenarios } from './reports.js';
 import { strippedDefaultHookScenarios } from './stripped-default-hook.js';
+import { templateRemovalScenarios } from './template-removal.js';
 import { requestConditionScenarios } from './request-conditions.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
@@ -61,6 +62,7 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       namingScenarios,
       dryRunScenarios,
       machineSetScenarios,
+      templateRemovalScenarios,
       capiScenarios,
       bothOutageScenarios,
       // The corpus runs in both suites (upstream's CRDs store what users' clusters store); the cost proof once,
