@@ -12,6 +12,14 @@ export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-vali
 /** `deny` fails the run (exit 1); `warn` is reported and does not. */
 export type Severity = 'deny' | 'warn';
 
+/** How `validate` is asked to render a report (the same for every format). */
+export interface ValidateRenderOptions {
+  /** Also print the mutation the webhook would apply. */
+  showPatches: boolean;
+  /** What fails the run (--fail-on): under `warn` the summary names the warnings that failed it. */
+  failOn?: Severity;
+}
+
 export interface Finding {
   /** An engine rule id (hook-naming, owner-only-removal, ...) or `crd-schema`. */
   rule: string;

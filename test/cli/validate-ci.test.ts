@@ -260,7 +260,15 @@ describe('validate --fail-on', () => {
     assert.equal((await cli([...args, '--fail-on', 'deny'], { cwd: dir })).code, 0);
     const failing = await cli([...args, '--fail-on', 'warn'], { cwd: dir });
     assert.equal(failing.code, 1, failing.stderr);
-    assert.match(failing.stdout, /0 denied, 1 warning/);
+    // The summary says which warnings failed the run, by rule, so the log's last line is enough to act on.
+    assert.match(failing.stdout, /0 denied, 1 warning; failed by --fail-on warn: hook-naming \(1\)\n$/);
+    // The warning says how to fix it, as a denial does.
+    assert.match(
+      failing.stdout,
+      /\n {2}warn hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name.*\n.*\n {4}fix: give hook/,
+    );
+    // Without --fail-on warn, a warning fails nothing and the summary says no more.
+    assert.doesNotMatch((await cli(args, { cwd: dir })).stdout, /failed by/);
     const bad = await cli([...args, '--fail-on', 'error'], { cwd: dir });
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr, 'hookkeeper validate: --fail-on must be one of deny, warn, got "error"\n');

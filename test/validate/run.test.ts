@@ -68,6 +68,14 @@ describe('validateInputs', () => {
         old: { file: 'old.yaml', line: oldLine },
         message:
           'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+        // A warning says how to fix it, as a denial does: protect the owner, so its hook is removed by it alone.
+        fix:
+          'if "my-backup-controller" removed its own hook, nothing is wrong; to have removals of its hooks verified, ' +
+          'grant it to the controller that owns the hook (kubectl create clusterrole hookowner-my-backup-controller ' +
+          '--verb=remove --resource=hookowners.hookkeeper.io --resource-name=my-backup-controller && kubectl create ' +
+          'clusterrolebinding hookowner-my-backup-controller --clusterrole=hookowner-my-backup-controller ' +
+          '--serviceaccount=<namespace>:<name>) or register it under owners in the hookkeeper policy; otherwise keep ' +
+          'the hook: "my-backup-controller" removes it when its work is done',
         hook: { stage: 'preDrain', name: 'BackupFileSystem', owner: 'my-backup-controller' },
       },
     ]);

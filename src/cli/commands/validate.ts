@@ -187,7 +187,10 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
         { problems: read.notes.map((message) => ({ message })) },
       );
     const render = await VALIDATE_FORMATS[output].load();
-    (output === 'text' ? writeText : write)(io.stdout, render(report, { showPatches: flags.showPatches === true }));
+    (output === 'text' ? writeText : write)(
+      io.stdout,
+      render(report, { showPatches: flags.showPatches === true, failOn }),
+    );
     if (report.problems.length > 0) {
       const n = report.problems.length;
       const head = `cannot validate ${n === 1 ? 'an input' : `${n} inputs`}: unreadable, not Kubernetes objects, or defined twice; the others are reported`;

@@ -228,6 +228,27 @@ export const unverifiedWarning = message<Omit<ChangedHook, 'path' | 'stage'>>((w
   );
 });
 
+/**
+ * How to act on unverifiedRemoval: warn's warning (CLI output; the webhook's warning has no room): protect the owner,
+ * so a removal of its hooks is verified next time, or keep the hook if its owner did not remove it. `grant` is
+ * ownership.ts's grantCommand for the owner's controller.
+ */
+export const unverifiedFix = message<{ owner: string; grant: string; ownerless: boolean }>((w) =>
+  w.when(
+    'ownerless',
+    'keep the hook unless its controller removed it: it has no owner, so no removal of it can be verified; give hooks an owner that is registered or granted',
+    [
+      'if ',
+      w.quoted('owner'),
+      ' removed its own hook, nothing is wrong; to have removals of its hooks verified, grant it to the controller that owns the hook (',
+      w.text('grant'),
+      ') or register it under owners in the hookkeeper policy; otherwise keep the hook: ',
+      w.quoted('owner'),
+      ' removes it when its work is done',
+    ],
+  ),
+);
+
 /** Whether RBAC was asked about strictOwners' owners, as its denial says. */
 export const RBAC_NOTES = Object.freeze({
   known: '',

@@ -25,6 +25,7 @@ import {
   strictOwnersMessage,
   uncheckedNote,
   unverifiedDenyReason,
+  unverifiedFix,
   unverifiedWarning,
   wildcardReason,
   wildcardWarning,
@@ -212,6 +213,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         unverifiedOwner: owner,
         hook: { stage: change.old.stage, name: change.old.name, owner },
         path: change.old.path,
+        fix: unverifiedFix.toJs({ owner, grant: grantCommand(owner), ownerless: owner === '' }),
       });
       continue;
     }
