@@ -48,6 +48,19 @@ describe('validateInputs', () => {
     assert.equal(r?.findings[0]?.line, undefined);
     assert.equal(r?.findings[0]?.old?.file, 'old.yaml');
     assert.match(lines[(r?.findings[0]?.old?.line ?? 0) - 1] ?? '', /EtcdQuorumOperator/);
+    // Offline, a grant to the identity validate judges as changes nothing: it says to give --as, and the owner's grant.
+    const message = r?.findings[0]?.message ?? '';
+    assert.doesNotMatch(message, /clusterrolebinding \S+ --clusterrole=\S+ --user=hookkeeper-validate/);
+    assert.match(message, /validate judged this as "hookkeeper-validate": give --as \(and --as-group\) the identity/);
+    assert.ok(
+      message.endsWith(
+        "in the cluster, the owner's controller acts for it through a grant: kubectl create clusterrole " +
+          'hookowner-clusteroperator-etcd --verb=remove --resource=hookowners.hookkeeper.io ' +
+          '--resource-name=clusteroperator/etcd && kubectl create clusterrolebinding hookowner-clusteroperator-etcd ' +
+          '--clusterrole=hookowner-clusteroperator-etcd --serviceaccount=<namespace>:<name>',
+      ),
+      message,
+    );
     const asOperator = validateInputs(now, old, { ...options, userInfo: USERS.etcdOperator });
     assert.equal(asOperator.results[0]?.allowed, true);
   });

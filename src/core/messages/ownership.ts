@@ -59,16 +59,34 @@ export const removalDenialMessage = message<ChangedHook & { reason: string }>((w
 type Grant = { user: string; grant: string };
 const grantFor = message<Grant>((w) => ['to let ', w.quoted('user'), ' act for it: ', w.text('grant')]);
 
-/** A registered (or RBAC-protected) owner's hook: who may, and the grant that would let the user. */
-export const ownerOnlyReason = message<Grant & { who: string; breakGlass: string; unchecked: string }>((w) => [
-  'only its owner may: ',
-  w.text('who'),
-  ' (',
-  w.text('breakGlass'),
-  '); ',
-  w.text('unchecked'),
-  grantFor,
+/**
+ * The same place offline (`validate`, TypeScript only): RBAC is not visible there, so a grant to the identity it
+ * judged as changes nothing; what does is judging as the identity that makes the change, and in the cluster the
+ * owner's grant (`grant` is grantCommandMessage for the owner's controller, a service account to fill in).
+ */
+const offlineGrantFor = message<Grant>((w) => [
+  'validate judged this as ',
+  w.quoted('user'),
+  ": give --as (and --as-group) the identity that makes the change; in the cluster, the owner's controller acts for it through a grant: ",
+  w.text('grant'),
 ]);
+
+type OwnerOnly = Grant & { who: string; breakGlass: string; unchecked: string };
+const ownerOnlyWith = (tail: Message<Grant>): Message<OwnerOnly> =>
+  message<OwnerOnly>((w) => [
+    'only its owner may: ',
+    w.text('who'),
+    ' (',
+    w.text('breakGlass'),
+    '); ',
+    w.text('unchecked'),
+    tail,
+  ]);
+
+/** A registered (or RBAC-protected) owner's hook: who may, and the grant that would let the user. */
+export const ownerOnlyReason = ownerOnlyWith(grantFor);
+/** The same, offline: see offlineGrantFor. */
+export const offlineOwnerOnlyReason = ownerOnlyWith(offlineGrantFor);
 
 /**
  * An owner the registry does not name while RBAC's grants are not listed: it may be protected. When the user's access
@@ -91,9 +109,9 @@ export const grantsUnknownReason = message<Grant & { breakGlass: string; accessU
   grantFor,
 ]);
 
-/** unverifiedRemoval: deny, for an owner nobody registered or granted (or none at all). */
-export const unverifiedDenyReason = message<Grant & { ownerless: boolean; breakGlass: string; unchecked: string }>(
-  (w) =>
+type UnverifiedDeny = Grant & { ownerless: boolean; breakGlass: string; unchecked: string };
+const unverifiedDenyWith = (tail: Message<Grant>): Message<UnverifiedDeny> =>
+  message<UnverifiedDeny>((w) =>
     w.when(
       'ownerless',
       [
@@ -106,10 +124,15 @@ export const unverifiedDenyReason = message<Grant & { ownerless: boolean; breakG
         w.text('breakGlass'),
         '); ',
         w.text('unchecked'),
-        grantFor,
+        tail,
       ],
     ),
-);
+  );
+
+/** unverifiedRemoval: deny, for an owner nobody registered or granted (or none at all). */
+export const unverifiedDenyReason = unverifiedDenyWith(grantFor);
+/** The same, offline: see offlineGrantFor. */
+export const offlineUnverifiedDenyReason = unverifiedDenyWith(offlineGrantFor);
 
 /** RBAC was asked about the owner and gave no answer. */
 export const uncheckedNote = message<{ user: string; owner: string; adding: boolean }>((w) => [

@@ -17,6 +17,8 @@ import {
   breakGlassText,
   breakGlassWarning,
   grantsUnknownReason,
+  offlineOwnerOnlyReason,
+  offlineUnverifiedDenyReason,
   ownerIdentitiesText,
   ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
@@ -137,6 +139,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const ownership = input.context?.ownership;
   const breakGlass = breakGlassText(policy);
   const mirrored = mirroredRemovals(policy, input);
+  // `validate` sees no RBAC: a grant to the identity it judges as would change nothing there (see offlineGrantFor).
+  const offline = input.source === 'validate';
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
@@ -180,7 +184,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       user: user.username,
       breakGlass,
       unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-      grant: grantCommand(owner, user),
+      grant: offline ? grantCommand(owner) : grantCommand(owner, user),
       ownerless: owner === '',
     });
     if (
@@ -193,7 +197,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     }
     if (isProtected(policy, ownership, owner)) {
       const who = ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES;
-      violations.push(denial(change, user, ownerOnlyReason.toJs({ ...reasonSlots(), who })));
+      const reason = offline ? offlineOwnerOnlyReason : ownerOnlyReason;
+      violations.push(denial(change, user, reason.toJs({ ...reasonSlots(), who })));
       continue;
     }
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
@@ -217,7 +222,9 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       });
       continue;
     }
-    violations.push(denial(change, user, unverifiedDenyReason.toJs(reasonSlots())));
+    violations.push(
+      denial(change, user, (offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(reasonSlots())),
+    );
   }
   return { violations, notices };
 };
