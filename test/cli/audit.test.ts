@@ -96,7 +96,7 @@ describe('hookkeeper audit', () => {
     assert.equal(both.code, 2);
     assert.equal(
       both.stderr,
-      'hookkeeper audit: -A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)\n',
+      'hookkeeper audit: -A/--all-namespaces: cannot go with -n/--namespace; give one of them (all namespaces is the default)\n',
     );
   });
 
@@ -295,7 +295,10 @@ describe('durations (--stuck-after, --audit-interval)', () => {
       assert.throws(
         () => duration('--stuck-after', bad),
         (e: unknown) =>
-          e instanceof AppError && e.code === 'USAGE' && e.message.startsWith('--stuck-after must be a duration'),
+          e instanceof AppError &&
+          e.code === 'USAGE' &&
+          e.message.startsWith('--stuck-after: ') &&
+          e.message.includes('is not a duration; give one such as 90s'),
         bad,
       );
     }

@@ -18,7 +18,7 @@ import { cli } from '../helpers/cli.js';
 async function listedChoices(args: string[], options: { cwd?: string } = {}): Promise<string[]> {
   const r = await cli(args, options);
   assert.equal(r.code, 2, r.stderr);
-  const m = /--output must be one of (.*), got "no-such-format"/.exec(r.stderr);
+  const m = /--output: "no-such-format" is not an output format; give one of (.*)\n/.exec(r.stderr);
   assert.ok(m?.[1], r.stderr);
   return m[1].split(', ');
 }

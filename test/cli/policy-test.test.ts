@@ -608,7 +608,10 @@ ${ALICE_REMOVES}    expect: {allowed: false}
   test('-o must be a format', async () => {
     const r = await cli(['test', '-o', 'xml', 'examples/policy-tests']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /hookkeeper test: --output must be one of text, json, yaml, junit, got "xml"/);
+    assert.match(
+      r.stderr,
+      /hookkeeper test: -o\/--output: "xml" is not an output format; give one of text, json, yaml, junit/,
+    );
   });
 
   test('-o yaml is the JSON report as YAML, as kubectl prints it', async () => {
