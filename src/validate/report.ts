@@ -1,5 +1,6 @@
 // The result of `hookkeeper validate`: a stable, documented shape (the `--output json` document), from which
 // the text and JUnit outputs are rendered.
+import { kindLabel } from '../core/resources.js';
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import { STDIN_NAME } from './inputs.js';
@@ -117,7 +118,7 @@ export function fieldPathKeys(path: string): Array<string | number> {
 
 export function describeObject(o: ObjectRef): string {
   const where = [o.namespace, o.name ?? '(generated name)'].filter(Boolean).join('/');
-  return `${o.kind} ${where}`;
+  return `${kindLabel(o.apiVersion, o.kind)} ${where}`;
 }
 
 /** " (line 12)" in the new object's file, or " (old: REF:path:12)" for something only the old version has. */

@@ -33,7 +33,7 @@ describe('hookkeeper audit', () => {
     const lines = r.stdout.trimEnd().split('\n');
     assert.match(
       lines[0] ?? '',
-      /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
+      /^fail stuck-deletion Machine\.machine\.openshift\.io openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
     );
     assert.match(lines[1] ?? '', /^ {2}fix: the deletion waits for "clusteroperator\/etcd"/);
     assert.match(lines[2] ?? '', /^ {2}next: the owner "clusteroperator\/etcd"/);
@@ -55,7 +55,7 @@ describe('hookkeeper audit', () => {
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/,
+      /^RESULT {2}RULE {12}KIND {26}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine\.machine\.openshift\.io {2}openshift-machine-api {2}master-0/,
     );
     assert.ok(
       r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'),

@@ -204,7 +204,7 @@ describe('validate: what a repository holds besides manifests', () => {
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(
       r.stdout,
-      /^loops\/bad\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/m,
+      /^loops\/bad\.yaml:\d+ \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/m,
     );
     assert.match(r.stdout, /^2 objects: 1 allowed, 1 denied, 0 warnings; 2 input errors$/m);
     assert.match(r.stderr, /^ {2}loops\/self\.yaml: cannot read: a symbolic link loop \(ELOOP\)$/m);

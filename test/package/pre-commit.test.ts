@@ -115,7 +115,10 @@ test("docs/ci.md's pre-commit hook installs and refuses a commit that strips the
   assert.equal(stripped.status, 1, `the stripping commit is refused:\n${stripped.stdout}${stripped.stderr}`);
   const said = stripped.stdout + stripped.stderr;
   assert.match(said, /hookkeeper validate\.+Failed/);
-  assert.match(said, /Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/);
+  assert.match(
+    said,
+    /Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
+  );
   assert.equal(ok(git('log', '--format=%s', '-1'), 'git log'), 'control plane', 'the refused commit was not made');
 
   const grown = commit(

@@ -156,7 +156,11 @@ describe('--output sarif', () => {
     const onStdin = toSarif(report).runs[0]?.results.find((r) => r.ruleId === 'capi-migration');
     assert.equal(onStdin?.level, 'warning');
     assert.deepEqual(onStdin?.locations, [
-      { logicalLocations: [{ fullyQualifiedName: 'Machine openshift-machine-api/w2', kind: 'object' }] },
+      {
+        logicalLocations: [
+          { fullyQualifiedName: 'Machine.machine.openshift.io openshift-machine-api/w2', kind: 'object' },
+        ],
+      },
     ]);
   });
 
