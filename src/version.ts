@@ -7,6 +7,9 @@ import { AppError, describeError } from './errors.js';
 
 const PACKAGE_JSON = new URL('../package.json', import.meta.url);
 
+/** hookkeeper's home, where its manual (docs/) lives: the chart's `home` says the same (a test holds them together). */
+export const HOMEPAGE = 'https://github.com/hookkeeper/hookkeeper';
+
 /** The version in hookkeeper's package.json (or the file given); an AppError saying what is wrong otherwise. */
 export function readVersion(file: URL = PACKAGE_JSON): string {
   const path = fileURLToPath(file);

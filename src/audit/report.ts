@@ -1,5 +1,6 @@
 // The result of an audit run (`hookkeeper audit --output json`): a stable, documented shape from which the
 // table, the PolicyReports and the metrics are made.
+import { kindLabel } from '../core/resources.js';
 import type { StaticAdmissionStatus } from './static-admission.js';
 import type { DeletionStanding, HookExplanation } from '../core/explain/model.js';
 import type { HookRef, RuleId } from '../core/types.js';
@@ -100,7 +101,7 @@ export interface AuditReport {
 }
 
 export function objectLabel(o: AuditObjectRef): string {
-  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+  return `${kindLabel(o.apiVersion, o.kind)} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 }
 
 export { formatDuration } from '../core/duration.js';

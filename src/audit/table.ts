@@ -1,5 +1,6 @@
 // `audit` for people: an aligned table on a terminal, one line per finding (with its fix) in a pipe, then
 // what was audited, what was skipped, and the counts.
+import { kindLabel } from '../core/resources.js';
 import { objectLabel, type AuditFinding, type AuditReport } from './report.js';
 
 function table(rows: string[][]): string[] {
@@ -22,7 +23,7 @@ function findingRows(findings: readonly AuditFinding[]): string[] {
     ...findings.map((f) => [
       f.result,
       f.rule,
-      f.object.kind,
+      kindLabel(f.object.apiVersion, f.object.kind),
       f.object.namespace ?? '',
       f.object.name,
       ...authoritative(f),

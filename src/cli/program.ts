@@ -15,6 +15,7 @@ import { registerVersion } from './commands/version.js';
 import { register as webhookConfig } from './commands/webhook-config.js';
 import { describeError } from '../errors.js';
 import { readVersion } from '../version.js';
+import { commanderErrorText } from './commander-errors.js';
 import { ExitCode, exitCodeFor, writeText, type CliIO } from './io.js';
 
 type Register = (program: Command, io: CliIO, done: (code: number) => void) => void;
@@ -37,15 +38,25 @@ export function buildProgram(io: CliIO, done: (code: number) => void, version = 
   const program = new Command('hookkeeper')
     .description('guards Machine lifecycle hooks: admission webhook, CI validation and cluster audit')
     .version(version)
-    .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-    })
-    .showHelpAfterError('(run with --help for usage)');
+    });
   for (const register of [...COMMANDS, registerVersion(version)]) register(program, io, done);
-  for (const cmd of program.commands)
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  // Every command, nested ones too: commander's own words are not printed; its errors are, in hookkeeper's form.
+  const all = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(all)];
+  for (const cmd of all(program))
+    cmd
+      .configureOutput({
+        writeOut: (s) => io.stdout.write(s),
+        writeErr: (s) => io.stderr.write(s),
+        outputError: () => {},
+      })
+      .exitOverride((err) => {
+        const text = commanderErrorText(cmd, err);
+        if (text !== undefined) writeText(io.stderr, text);
+        throw err;
+      });
   return program;
 }
 

@@ -37,6 +37,23 @@ export const KNOWN_RESOURCES: readonly KindResource[] = [
   },
 ];
 
+/** Kinds more than one known group has (Machine and MachineSet: machine.openshift.io and cluster.x-k8s.io). */
+const SHARED_KINDS: ReadonlySet<string> = new Set(
+  KNOWN_RESOURCES.filter((r) => KNOWN_RESOURCES.some((o) => o.kind === r.kind && o.group !== r.group)).map(
+    (r) => r.kind,
+  ),
+);
+
+/**
+ * A kind as text names it: with its group ("Machine.machine.openshift.io") when another known group has a kind of
+ * that name, else alone. Kind.group is the form kubectl resolves (`kubectl get Machine.machine.openshift.io`) and
+ * this file's notes already use; only shared kinds carry it, so other lines stay as short as kubectl's own.
+ */
+export function kindLabel(apiVersion: string, kind: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash === -1 || !SHARED_KINDS.has(kind) ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
+}
+
 /** The resources to audit, one per carrier, and a note for each carrier whose resource is not known here. */
 export function carrierResources(
   carriers: readonly HookCarrier[],

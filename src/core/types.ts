@@ -173,6 +173,8 @@ export interface Notice {
   /** The removed hook and its path in the old object, for a notice about one (validate reports where it was). */
   hook?: HookRef;
   path?: string;
+  /** How to act on the warning, for people reading CLI output (the webhook's warning has no room for it). */
+  fix?: string;
 }
 
 export interface Decision {

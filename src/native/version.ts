@@ -21,13 +21,16 @@ const VERSION_RE = /^v?(\d+)\.(\d+)(?:\.\d+)?$/;
 export function apiVersionsFor(k8sVersion: string): ApiVersions {
   const m = VERSION_RE.exec(k8sVersion.trim());
   if (!m) {
-    throw new AppError('USAGE', `--k8s-version must look like 1.36 or v1.36.5, got ${JSON.stringify(k8sVersion)}`);
+    throw new AppError(
+      'USAGE',
+      `--k8s-version: ${JSON.stringify(k8sVersion)} is not a Kubernetes version; give one such as 1.36 or v1.36.5`,
+    );
   }
   const [major, minor] = [Number(m[1]), Number(m[2])];
   if (major !== 1 || minor < NATIVE_MIN_MINOR) {
     throw new AppError(
       'USAGE',
-      `native admission policies need Kubernetes 1.${NATIVE_MIN_MINOR} or newer (MutatingAdmissionPolicy, and the CEL two-variable comprehensions and library versions the policies use); got ${k8sVersion}: run the webhook instead`,
+      `--k8s-version: ${k8sVersion} is too old: native admission policies need Kubernetes 1.${NATIVE_MIN_MINOR} or newer (MutatingAdmissionPolicy, and the CEL two-variable comprehensions and library versions the policies use); run the webhook instead`,
     );
   }
   if (minor >= 36) {

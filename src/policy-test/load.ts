@@ -100,18 +100,23 @@ export async function loadTestFile(file: string, cwd: string, policies: PolicyCa
     return fail([{ file, message: `expected one YAML document (a PolicyTest), found ${docs.length}` }]);
   const doc = docs[0] as YamlDocument;
   const { at, problems } = documentProblems(doc, file);
+  // Where the schema found something wrong: that value (and what is under it) is not read further. An unknown key
+  // leaves its mapping usable (the key is ignored), and a missing key marks the key, not the mapping holding it.
   const schemaPaths: string[] = [];
   if (!validateSchema(doc.value)) {
     for (const e of validateSchema.errors ?? []) {
       // An unknown key is reported at the key itself, not at the object holding it.
       const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
       const path = unknown === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(unknown)}`;
-      schemaPaths.push(path);
+      const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : undefined;
+      if (unknown === undefined)
+        schemaPaths.push(missing === undefined ? path : `${path}/${escapePointerToken(missing)}`);
       problems.push(at(path, schemaMessage(e, unknown)));
     }
   }
   const sound = (pointer: string): boolean => !schemaPaths.some((p) => p === pointer || p.startsWith(`${pointer}/`));
-  // Past the schema, read only what passed it: a case with a schema error is not checked further.
+  // Past the schema, read only what passed it, field by field: a case's schema errors and its other problems are
+  // all reported in one pass (a typo in expect does not hide an object file that is missing).
   const raw = (isMapping(doc.value) ? doc.value : {}) as Partial<TestFile>;
   const cases: LoadedCase[] = [];
   const firstByName = new Map<string, number>();
@@ -120,15 +125,18 @@ export async function loadTestFile(file: string, cwd: string, policies: PolicyCa
   if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
   for (const [i, c] of list.entries()) {
     const base = `/cases/${i}`;
-    if (!sound(base)) continue;
+    // Not a mapping: nothing in it to read.
+    if (!isMapping(c) || schemaPaths.includes(base)) continue;
     const line = doc.lineOf(base) ?? doc.line;
-    const first = firstByName.get(c.name);
-    if (first !== undefined)
-      problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
-    else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
-    const loaded = await loadCase(c, base, line, file, cwd, at);
+    if (sound(`${base}/name`)) {
+      const first = firstByName.get(c.name);
+      if (first !== undefined)
+        problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
+      else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
+    }
+    const loaded = await loadCase(c, base, line, file, cwd, at, sound);
     problems.push(...loaded.problems);
-    if (loaded.case) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
+    if (loaded.case && sound(base)) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
   }
   let policyFile: string | undefined;
   let policy: Policy | undefined;
@@ -190,27 +198,36 @@ async function loadCase(
   file: string,
   cwd: string,
   at: At,
+  sound: (pointer: string) => boolean,
 ): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
   const problems: Problem[] = [];
+  // Each check reads only fields the schema passed (`sound`); the rest already have their schema problem.
+  const ok = (key: string): boolean => sound(`${base}/${key}`);
   const derived = operationOf(c);
   if (derived === undefined) problems.push(at(base, 'give object (CREATE), oldObject (DELETE) or both (UPDATE)'));
-  else if (c.operation !== undefined && c.operation !== derived)
+  else if (c.operation !== undefined && ok('operation') && c.operation !== derived)
     problems.push(at(`${base}/operation`, `${c.operation} needs ${NEEDS[c.operation]}`));
-  if (c.identity?.user !== undefined && c.identity.serviceAccount !== undefined)
+  if (ok('identity') && c.identity?.user !== undefined && c.identity.serviceAccount !== undefined)
     problems.push(at(`${base}/identity`, 'give user or serviceAccount, not both'));
-  if (c.grants) problems.push(...grantProblems(c.grants, `${base}/grants`, at));
-  if (c.expect.allowed && c.expect.messages !== undefined)
+  if (ok('grants') && c.grants) problems.push(...grantProblems(c.grants, `${base}/grants`, at));
+  const expect = isMapping(c.expect) ? (c.expect as TestCase['expect']) : undefined;
+  if (expect && ok('expect/allowed') && ok('expect/messages') && expect.allowed && expect.messages !== undefined)
     problems.push(
       at(
         `${base}/expect/messages`,
         'a case expected to be allowed has no denial to match: expect allowed: false, or remove messages',
       ),
     );
-  if (derived === 'DELETE' && c.expect.hooks !== undefined)
+  if (expect && ok('expect/hooks') && derived === 'DELETE' && expect.hooks !== undefined)
     problems.push(at(`${base}/expect/hooks`, 'a DELETE leaves no object to carry hooks'));
-  const object = c.object === undefined ? null : await objectAt(c.object, `${base}/object`, file, cwd, at, problems);
-  const oldObject =
-    c.oldObject === undefined ? null : await objectAt(c.oldObject, `${base}/oldObject`, file, cwd, at, problems);
+  const read = (key: 'object' | 'oldObject'): Promise<KubeObject | null> => {
+    const source = c[key];
+    return source === undefined || !ok(key)
+      ? Promise.resolve(null)
+      : objectAt(source, `${base}/${key}`, file, cwd, at, problems);
+  };
+  const object = await read('object');
+  const oldObject = await read('oldObject');
   const subject = object ?? oldObject;
   const kind = subject ? gvkOf(subject) : undefined;
   if (object && oldObject && kind) {

@@ -217,6 +217,67 @@ function checkMergeOrder(chunk: Chunk, file: string): void {
 }
 
 /**
+ * Where a key that is not a plain string may be: a flow collection opened where a flow mapping's key starts ("{{",
+ * "{[", or after a value and a comma, "1, {"; not "}, {", a list of mappings, which Machines' hooks often are), an
+ * explicit key ("? "), or a plain scalar key the core schema reads as null, a boolean or a number ("~:", "true:",
+ * "1:"). A superset: the check below decides, on the few documents this matches.
+ */
+const NON_STRING_KEY =
+  /\{\s*[{[]|[^\s}\]]\s*,\s*[{[]|(?:^|\s)\?(?:\s|$)|(?:^|[\s{,?-])(?:~|null|true|false|[-+]?\.?\d[^\s:,{}[\]]*|[-+]?\.inf|\.nan)\s*:(?:\s|$)/im;
+
+/**
+ * A mapping key that is not a string: the API server takes JSON, whose keys are strings, and kubectl's YAML reader
+ * (sigs.k8s.io/yaml) refuses a mapping, sequence or null as a key; both parsers here would make it a string ("[object
+ * Object]", "null") and judge an object the cluster never receives. A number or boolean key is refused too: its
+ * text as kubectl writes it may not be the text read here (1.0, .inf), and the gate's verdict must not be kinder than
+ * the cluster's. Quoting the key makes it a string.
+ */
+/** A JSON document: its keys are strings by its grammar. */
+function isJson(text: string): boolean {
+  const t = text.trimStart();
+  if (!t.startsWith('{') && !t.startsWith('[')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkKeys(chunk: Chunk, file: string): void {
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = yamlPackage();
+  const lines = new LineCounter();
+  const doc = parseDocument(chunk.text, { lineCounter: lines, merge: false, uniqueKeys: false });
+  // What does not parse is reported by the parsers, with their own words.
+  if (doc.errors.length > 0) return;
+  const lineOf = (node: unknown): number => {
+    const range = (node as { range?: [number, number, number] | null }).range;
+    return range ? lines.linePos(range[0]).line + chunk.firstLine - 1 : chunk.firstLine;
+  };
+  const helm = chunk.text.includes('{{')
+    ? ' (a Helm template, such as "name: {{ .Release.Name }}", reads so: render it with helm template first)'
+    : '';
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      if (isScalar(key) && typeof key.value === 'string') return;
+      let why: string;
+      if (isMap(key) || isSeq(key)) why = `this one is a ${isMap(key) ? 'mapping' : 'sequence'}${helm}`;
+      else if (!isScalar(key) || key.value === null || key.value === undefined)
+        why = 'this one is null: quote it if it is meant as text';
+      else {
+        const text = key.source ?? JSON.stringify(key.value);
+        const type = typeof key.value === 'boolean' ? 'a boolean' : 'a number';
+        why = `${text} is read as ${type}: quote it (${JSON.stringify(text)})`;
+      }
+      const line = lineOf(key ?? pair);
+      const message = `a mapping key must be a string; ${why}`;
+      throw new AppError('INPUT_INVALID', `${file}:${line}: ${message}`, { problems: [{ file, line, message }] });
+    },
+  });
+}
+
+/**
  * Parses a (possibly multi-document) YAML or JSON text. Empty documents are dropped; `index` counts the rest
  * from 0. Throws AppError INPUT_INVALID naming file and line, worded as src/config/yaml.ts words it.
  */
@@ -231,6 +292,7 @@ export function parseManifests(text: string, file: string): YamlDocument[] {
   for (const chunk of chunks)
     if (firstContent(chunk.text, 0, chunk.text.length) !== -1) checkSize(chunk, ++document, file);
   if (mayMerge) for (const chunk of chunks) if (chunk.text.includes('<<')) checkMergeOrder(chunk, file);
+  for (const chunk of chunks) if (NON_STRING_KEY.test(chunk.text) && !isJson(chunk.text)) checkKeys(chunk, file);
   for (const chunk of chunks) {
     let value: unknown;
     try {

@@ -1,12 +1,9 @@
 // `validate --output`: every format, once. A new format is one renderer file plus one line here; the CLI's choices,
 // its help and its check of --output all come from this registry, so no branch can fall through to another format.
 import { loadYamlRenderer, renderJson, type OutputFormat } from '../format.js';
-import type { ValidateReport } from './report.js';
+import type { ValidateRenderOptions, ValidateReport } from './report.js';
 
-export interface ValidateRenderOptions {
-  /** Also print the mutation the webhook would apply. */
-  showPatches: boolean;
-}
+export type { ValidateRenderOptions } from './report.js';
 
 export const VALIDATE_FORMATS = {
   text: { load: async () => (await import('./text.js')).renderText },

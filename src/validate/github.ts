@@ -8,6 +8,7 @@ import {
   type DeletionResult,
   type Finding,
   type ObjectResult,
+  type ValidateRenderOptions,
   type ValidateReport,
 } from './report.js';
 import { summaryLine } from './text.js';
@@ -66,7 +67,7 @@ function problemCommand(report: ValidateReport, p: Problem): string {
   );
 }
 
-export function renderGithub(report: ValidateReport, options: { showPatches: boolean }): string {
+export function renderGithub(report: ValidateReport, options: ValidateRenderOptions): string {
   const lines: string[] = [];
   for (const r of report.results) {
     for (const f of r.findings) lines.push(findingCommand(report, r, r.operation, f));
@@ -78,6 +79,6 @@ export function renderGithub(report: ValidateReport, options: { showPatches: boo
   for (const d of report.deletions) for (const f of d.findings) lines.push(findingCommand(report, d, 'DELETE', f));
   for (const n of report.notes) lines.push(command(report, 'notice', {}, 'hookkeeper validate', n));
   for (const p of report.problems) lines.push(problemCommand(report, p));
-  lines.push(summaryLine(report, options.showPatches));
+  lines.push(summaryLine(report, options.showPatches, options.failOn));
   return `${lines.join('\n')}\n`;
 }

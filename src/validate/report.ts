@@ -1,5 +1,6 @@
 // The result of `hookkeeper validate`: a stable, documented shape (the `--output json` document), from which
 // the text and JUnit outputs are rendered.
+import { kindLabel } from '../core/resources.js';
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import { STDIN_NAME } from './inputs.js';
@@ -11,6 +12,14 @@ export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-vali
 
 /** `deny` fails the run (exit 1); `warn` is reported and does not. */
 export type Severity = 'deny' | 'warn';
+
+/** How `validate` is asked to render a report (the same for every format). */
+export interface ValidateRenderOptions {
+  /** Also print the mutation the webhook would apply. */
+  showPatches: boolean;
+  /** What fails the run (--fail-on): under `warn` the summary names the warnings that failed it. */
+  failOn?: Severity;
+}
 
 export interface Finding {
   /** An engine rule id (hook-naming, owner-only-removal, ...) or `crd-schema`. */
@@ -109,7 +118,7 @@ export function fieldPathKeys(path: string): Array<string | number> {
 
 export function describeObject(o: ObjectRef): string {
   const where = [o.namespace, o.name ?? '(generated name)'].filter(Boolean).join('/');
-  return `${o.kind} ${where}`;
+  return `${kindLabel(o.apiVersion, o.kind)} ${where}`;
 }
 
 /** " (line 12)" in the new object's file, or " (old: REF:path:12)" for something only the old version has. */

@@ -166,7 +166,13 @@ function unverifiedFindings(d: Decision, locate: Locate): Finding[] {
   const out: Finding[] = [];
   for (const n of d.notices) {
     if (n.unverifiedOwner === undefined || n.warning === undefined || n.path === undefined) continue;
-    const v = { rule: n.rule, path: n.path, message: n.warning, ...(n.hook ? { hook: n.hook } : {}) };
+    const v = {
+      rule: n.rule,
+      path: n.path,
+      message: n.warning,
+      ...(n.fix ? { fix: n.fix } : {}),
+      ...(n.hook ? { hook: n.hook } : {}),
+    };
     out.push(fromViolation(v, 'warn', locate));
   }
   return out;

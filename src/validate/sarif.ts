@@ -2,6 +2,7 @@
 // GitLab, Azure DevOps) import. One result per finding; input problems and notes are tool notifications.
 import { RULES } from '../core/registry.js';
 import type { Problem } from '../errors.js';
+import { HOMEPAGE, readVersion } from '../version.js';
 import {
   describeObject,
   describeProblem,
@@ -17,7 +18,7 @@ interface Region {
   startLine: number;
 }
 interface PhysicalLocation {
-  artifactLocation: { uri: string };
+  artifactLocation: { uri: string; uriBaseId?: string };
   region?: Region;
 }
 interface Location {
@@ -47,7 +48,8 @@ export interface SarifLog {
   $schema: string;
   version: '2.1.0';
   runs: Array<{
-    tool: { driver: { name: string; rules: ReportingDescriptor[] } };
+    tool: { driver: { name: string; version: string; informationUri: string; rules: ReportingDescriptor[] } };
+    originalUriBaseIds?: Record<string, { description: { text: string } }>;
     invocations: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Notification[] }>;
     results: SarifResult[];
   }>;
@@ -65,20 +67,38 @@ export function fileUri(file: string): string {
     .join('/');
 }
 
-/** A file and line in the working tree; none for stdin and for a file at --old-ref's revision (named in the message). */
+/**
+ * The uriBaseId of a file at --old-ref's revision: its path is relative as a working tree file's is, but names the
+ * file as it was there, so a consumer does not take it for the checkout's (run.originalUriBaseIds says which revision).
+ */
+const OLD_REF_BASE = 'OLD_REF';
+
+/** A file and line in the working tree, or at --old-ref's revision (under OLD_REF_BASE); none for stdin. */
 function physical(report: ValidateReport, file: string, line: number | undefined): Pick<Location, 'physicalLocation'> {
-  if (!inWorkingTree(report, file)) return {};
-  return {
-    physicalLocation: {
-      artifactLocation: { uri: fileUri(file) },
-      ...(line === undefined ? {} : { region: { startLine: line } }),
-    },
-  };
+  const region = line === undefined ? {} : { region: { startLine: line } };
+  if (inWorkingTree(report, file)) return { physicalLocation: { artifactLocation: { uri: fileUri(file) }, ...region } };
+  const atRef = report.oldRef === undefined ? undefined : oldRefPath(report.oldRef, file);
+  if (atRef === undefined) return {};
+  return { physicalLocation: { artifactLocation: { uri: fileUri(atRef), uriBaseId: OLD_REF_BASE }, ...region } };
+}
+
+/** The path of an old file read at --old-ref ("REF:path"), or undefined for any other file. */
+function oldRefPath(ref: string, file: string): string | undefined {
+  return file.startsWith(`${ref}:`) ? file.slice(ref.length + 1) : undefined;
+}
+
+/** Where a location must be in the checkout (a result's own, a notification's): never at the old revision. */
+function checkedOut(
+  report: ValidateReport,
+  file: string,
+  line: number | undefined,
+): Pick<Location, 'physicalLocation'> {
+  return inWorkingTree(report, file) ? physical(report, file, line) : {};
 }
 
 function objectLocation(report: ValidateReport, r: ObjectResult | DeletionResult, line: number | undefined): Location {
   return {
-    ...physical(report, r.file, line ?? r.line),
+    ...checkedOut(report, r.file, line ?? r.line),
     logicalLocations: [{ fullyQualifiedName: describeObject(r.object), kind: 'object' }],
   };
 }
@@ -123,7 +143,7 @@ function problemNotification(report: ValidateReport, p: Problem): Notification {
     message: { text: describeProblem(p) },
     ...(p.file === undefined || !inWorkingTree(report, p.file)
       ? {}
-      : { locations: [physical(report, p.file, p.line)] }),
+      : { locations: [checkedOut(report, p.file, p.line)] }),
   };
 }
 
@@ -160,7 +180,17 @@ export function toSarif(report: ValidateReport): SarifLog {
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'hookkeeper', rules } },
+        tool: { driver: { name: 'hookkeeper', version: readVersion(), informationUri: HOMEPAGE, rules } },
+        ...(report.oldRef === undefined
+          ? {}
+          : {
+              originalUriBaseIds: {
+                [OLD_REF_BASE]: {
+                  // No URI: the revision is not a place on disk; the description says which one it is.
+                  description: { text: `the files at git revision ${report.oldRef} (validate --old-ref)` },
+                },
+              },
+            }),
         invocations: [
           {
             executionSuccessful: report.problems.length === 0,

@@ -6,6 +6,7 @@ import {
   type DeletionResult,
   type Finding,
   type ObjectResult,
+  type ValidateRenderOptions,
   type ValidateReport,
 } from './report.js';
 
@@ -49,21 +50,34 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-export function summaryLine(report: ValidateReport, showPatches: boolean): string {
+/** "; failed by --fail-on warn: hook-naming (2), capi-migration (1)": which warnings failed the run, by rule. */
+function failedByWarnings(report: ValidateReport): string {
+  const counts = new Map<string, number>();
+  for (const r of [...report.results, ...report.deletions])
+    for (const f of r.findings) if (f.severity === 'warn') counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  if (counts.size === 0) return '';
+  return `; failed by --fail-on warn: ${[...counts].map(([rule, n]) => `${rule} (${n})`).join(', ')}`;
+}
+
+export function summaryLine(
+  report: ValidateReport,
+  showPatches: boolean,
+  failOn?: ValidateRenderOptions['failOn'],
+): string {
   const s = report.summary;
   const patched = s.patched > 0 ? ` (${s.patched} patched${showPatches ? '' : ': see them with --show-patches'})` : '';
   const deletions = s.deletions > 0 ? `; ${plural(s.deletions, 'deletion')}` : '';
   // The problems themselves go to stderr, where a terminal shows them and a shell keeps them apart from the report.
   const problems = report.problems.length > 0 ? `; ${plural(report.problems.length, 'input error')}` : '';
-  return `${plural(s.objects, 'object')}: ${s.allowed} allowed${patched}, ${s.denied} denied, ${plural(s.warnings, 'warning')}${deletions}${problems}`;
+  return `${plural(s.objects, 'object')}: ${s.allowed} allowed${patched}, ${s.denied} denied, ${plural(s.warnings, 'warning')}${deletions}${problems}${failOn === 'warn' ? failedByWarnings(report) : ''}`;
 }
 
-export function renderText(report: ValidateReport, options: { showPatches: boolean }): string {
+export function renderText(report: ValidateReport, options: ValidateRenderOptions): string {
   const lines = [
     ...report.results.flatMap((r) => objectLines(r, options.showPatches)),
     ...report.deletions.flatMap(deletionLines),
     ...report.notes.map((n) => `note: ${n}`),
-    summaryLine(report, options.showPatches),
+    summaryLine(report, options.showPatches, options.failOn),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -74,7 +74,7 @@ describe('audit: the migration', () => {
       report.notes.join('\n'),
     );
     const lines = renderAudit(report, { tty: false }).split('\n');
-    const at = lines.findIndex((l) => l.includes('Machine openshift-cluster-api/worker-a'));
+    const at = lines.findIndex((l) => l.includes('Machine.cluster.x-k8s.io openshift-cluster-api/worker-a'));
     assert.ok(lines.slice(at, at + 3).includes('  authoritative: ClusterAPI'), lines.join('\n'));
     assert.match(renderAudit(report, { tty: true }), /^RESULT +RULE +KIND +NAMESPACE +NAME +AUTHORITATIVE +PATH/);
   });

@@ -62,11 +62,14 @@ test('certs usage errors exit 2 with the reason', async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), 'hookkeeper-cli-'));
   t.after(() => rm(cwd, { recursive: true, force: true }));
   const cases: [string[], RegExp][] = [
-    [['certs', '--service', 'hk'], /missing --out, --namespace/],
-    [['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--days', 'ten'], /--days must be a whole number/],
+    [['certs', '--service', 'hk'], /--out, --namespace: missing; /],
+    [
+      ['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--days', 'ten'],
+      /--days: "ten" is not a whole number/,
+    ],
     [
       ['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--renew-before', '3'],
-      /--renew-before needs --renew/,
+      /--renew-before: needs --renew; give --renew too/,
     ],
     [
       ['certs', '--out', 'x', '--service', 'hk', '--namespace', 'ns', '--ip', 'localhost'],

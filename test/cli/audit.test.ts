@@ -33,7 +33,7 @@ describe('hookkeeper audit', () => {
     const lines = r.stdout.trimEnd().split('\n');
     assert.match(
       lines[0] ?? '',
-      /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
+      /^fail stuck-deletion Machine\.machine\.openshift\.io openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: Machine openshift-machine-api\/master-0 has been deleting for 2h /,
     );
     assert.match(lines[1] ?? '', /^ {2}fix: the deletion waits for "clusteroperator\/etcd"/);
     assert.match(lines[2] ?? '', /^ {2}next: the owner "clusteroperator\/etcd"/);
@@ -55,7 +55,7 @@ describe('hookkeeper audit', () => {
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /^RESULT {2}RULE {12}KIND {5}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine {2}openshift-machine-api {2}master-0/,
+      /^RESULT {2}RULE {12}KIND {26}NAMESPACE {14}NAME {6}PATH {29}MESSAGE\nfail {4}stuck-deletion {2}Machine\.machine\.openshift\.io {2}openshift-machine-api {2}master-0/,
     );
     assert.ok(
       r.stderr.includes('\r\u001b[Kauditing machines.machine.openshift.io: 3 objects (3 in all)'),
@@ -96,7 +96,7 @@ describe('hookkeeper audit', () => {
     assert.equal(both.code, 2);
     assert.equal(
       both.stderr,
-      'hookkeeper audit: -A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)\n',
+      'hookkeeper audit: -A/--all-namespaces: cannot go with -n/--namespace; give one of them (all namespaces is the default)\n',
     );
   });
 
@@ -295,7 +295,10 @@ describe('durations (--stuck-after, --audit-interval)', () => {
       assert.throws(
         () => duration('--stuck-after', bad),
         (e: unknown) =>
-          e instanceof AppError && e.code === 'USAGE' && e.message.startsWith('--stuck-after must be a duration'),
+          e instanceof AppError &&
+          e.code === 'USAGE' &&
+          e.message.startsWith('--stuck-after: ') &&
+          e.message.includes('is not a duration; give one such as 90s'),
         bad,
       );
     }

@@ -112,9 +112,12 @@ describe('hookkeeper explain -f', () => {
       [['explain', 'machine/a', 'b', '-f', DUMP], /one Machine at a time/],
       [
         ['explain', 'machine', 'a', '-f', DUMP, '--kubeconfig', 'x'],
-        /-f reads the Machine offline: it cannot go with --kubeconfig/,
+        /-f\/--filename: reads the Machine offline: it cannot go with --kubeconfig/,
       ],
-      [['explain', 'machine', 'a', '-f', DUMP, '-o', 'wide'], /--output must be one of text, json, yaml, got "wide"/],
+      [
+        ['explain', 'machine', 'a', '-f', DUMP, '-o', 'wide'],
+        /-o\/--output: "wide" is not an output format; give one of text, json, yaml/,
+      ],
       [['explain', 'machine'], /which Machine\? give machine NAME/],
       [['explain', '-f', 'test/fixtures/explain/absent.yaml'], /absent\.yaml/],
     ];

@@ -12,7 +12,7 @@ describe('flag and variable messages', () => {
     assert.equal(r.code, 2);
     assert.equal(
       r.stderr,
-      'hookkeeper serve: --log-level must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"\n',
+      'hookkeeper serve: --log-level: "verbose" is not a log level; give one of trace, debug, info, warn, error, fatal, silent\n',
     );
   });
 
@@ -21,7 +21,7 @@ describe('flag and variable messages', () => {
     assert.equal(r.code, 2);
     assert.equal(
       r.stderr,
-      'hookkeeper serve: HOOKKEEPER_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"\n',
+      'hookkeeper serve: HOOKKEEPER_LOG_LEVEL: "loud" is not a log level; give one of trace, debug, info, warn, error, fatal, silent\n',
     );
   });
 
@@ -31,7 +31,7 @@ describe('flag and variable messages', () => {
       assert.equal(r.code, 2);
       assert.equal(
         r.stderr,
-        `hookkeeper serve: --port must be a port number from 0 (any free port) to 65535, got "${port}"\n`,
+        `hookkeeper serve: --port: "${port}" is not a port number; give 0 (any free port) to 65535\n`,
       );
     });
   }
@@ -90,5 +90,77 @@ describe('flag and variable messages', () => {
     assert.equal((await cli(['--version'])).stdout, `${version}\n`);
     const json = await cli(['version', '-o', 'json']);
     assert.deepEqual(JSON.parse(json.stdout), { version });
+  });
+});
+
+/**
+ * One form for every flag error, commander's and hookkeeper's own: `hookkeeper <command>: <flag>: <what is wrong>;
+ * <what works>`, one line, exit 2. Commander's defaults ("error: unknown option '--x'") are reworded into it.
+ */
+const FLAG_ERROR = /^hookkeeper (?:[a-z-]+ )*[a-z-]+: (?:-[a-z]\/)?--[a-z0-9-]+(?:, --[a-z0-9-]+)*: [^;\n]+; [^\n]+\n$/;
+
+describe('flag errors: one form across commands', () => {
+  const commands = [
+    ['serve'],
+    ['review'],
+    ['validate'],
+    ['audit'],
+    ['explain'],
+    ['policy', 'check'],
+    ['test'],
+    ['certs'],
+    ['webhook-config', 'render'],
+    ['admission-policy', 'render'],
+    ['version'],
+  ];
+  for (const cmd of commands) {
+    test(`${cmd.join(' ')} --no-such-flag: no such option, and where the options are`, async () => {
+      const r = await cli([...cmd, '--no-such-flag']);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, FLAG_ERROR);
+      assert.equal(
+        r.stderr,
+        `hookkeeper ${cmd.join(' ')}: --no-such-flag: no such option; see hookkeeper ${cmd.join(' ')} --help\n`,
+      );
+    });
+  }
+
+  const badValues: Array<[string[], RegExp]> = [
+    [['serve', '--log-level', 'loud'], /: --log-level: "loud" is not a log level; give one of trace, debug, /],
+    [['serve', '--port', 'http'], /: --port: "http" is not a port number; give 0 \(any free port\) to 65535/],
+    [['serve', '--lookup-budget', 'x'], /: --lookup-budget: "x" is not a whole number; /],
+    [['validate', '--fail-on', 'error', 'x.yaml'], /: --fail-on: "error" is not a severity; give deny or warn/],
+    [['validate', '-o', 'xml', 'x.yaml'], /: -o\/--output: "xml" is not an output format; give one of text, json, /],
+    [['audit', '-o', 'xml'], /: -o\/--output: "xml" is not an output format; give one of /],
+    [['explain', '-o', 'xml', 'machine', 'm'], /: -o\/--output: "xml" is not an output format; give one of /],
+    [['test', '-o', 'xml', '.'], /: -o\/--output: "xml" is not an output format; give one of /],
+    [['version', '-o', 'xml'], /: -o\/--output: "xml" is not an output format; give text or json/],
+    [['policy', 'check', '-o', 'xml', 'p.yaml'], /: -o\/--output: "xml" is not an output format; give text or json/],
+    [['webhook-config', 'render', '-o', 'xml'], /: -o\/--output: "xml" is not an output format; give yaml or json/],
+    [['admission-policy', 'render', '-o', 'xml'], /: -o\/--output: "xml" is not an output format; give yaml or json/],
+    [['admission-policy', 'render', '--k8s-version', 'x'], /: --k8s-version: "x" is not a Kubernetes version; /],
+    [['certs', '--out', 'd', '--service', 's', '--namespace', 'n', '--days', 'y'], /: --days: "y" is not a whole/],
+    // A flag given without its value: commander's words, reworded.
+    [['validate', '--config'], /^hookkeeper validate: --config: needs a value; give --config <file>\n$/],
+    [['test', '-o'], /^hookkeeper test: -o\/--output: needs a value; give -o, --output <format>\n$/],
+  ];
+  for (const [args, wording] of badValues) {
+    test(`${args.join(' ')}: the value is named, and what works`, async () => {
+      const r = await cli(args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, FLAG_ERROR);
+      assert.match(r.stderr, wording);
+    });
+  }
+
+  test('a near miss of a flag is suggested', async () => {
+    const r = await cli(['validate', '--fail-onn', 'warn']);
+    assert.equal(r.stderr, 'hookkeeper validate: --fail-onn: no such option; did you mean --fail-on?\n');
+  });
+
+  test('an unknown command is named with the commands there are', async () => {
+    const r = await cli(['valdate']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'hookkeeper: valdate: no such command; did you mean validate?\n');
   });
 });

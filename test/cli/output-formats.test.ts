@@ -18,7 +18,7 @@ import { cli } from '../helpers/cli.js';
 async function listedChoices(args: string[], options: { cwd?: string } = {}): Promise<string[]> {
   const r = await cli(args, options);
   assert.equal(r.code, 2, r.stderr);
-  const m = /--output must be one of (.*), got "no-such-format"/.exec(r.stderr);
+  const m = /--output: "no-such-format" is not an output format; give one of (.*)\n/.exec(r.stderr);
   assert.ok(m?.[1], r.stderr);
   return m[1].split(', ');
 }
@@ -104,7 +104,7 @@ const validateChecks: Record<ValidateFormat, (out: string) => void> = {
     assert.equal(
       out,
       [
-        'machines.yaml:1 (document 1): Machine openshift-machine-api/master-0 [CREATE]: DENIED',
+        'machines.yaml:1 (document 1): Machine.machine.openshift.io openshift-machine-api/master-0 [CREATE]: DENIED',
         '  deny hook-naming spec.lifecycleHooks.preDrain[0].name (line 9)',
         '    name is too short',
         '    fix: use a longer name',
@@ -130,12 +130,14 @@ const validateChecks: Record<ValidateFormat, (out: string) => void> = {
       ruleIndex: 0,
       level: 'error',
       message: {
-        text: 'Machine openshift-machine-api/master-0 [CREATE]: name is too short\nfix: use a longer name',
+        text: 'Machine.machine.openshift.io openshift-machine-api/master-0 [CREATE]: name is too short\nfix: use a longer name',
       },
       locations: [
         {
           physicalLocation: { artifactLocation: { uri: 'machines.yaml' }, region: { startLine: 9 } },
-          logicalLocations: [{ fullyQualifiedName: 'Machine openshift-machine-api/master-0', kind: 'object' }],
+          logicalLocations: [
+            { fullyQualifiedName: 'Machine.machine.openshift.io openshift-machine-api/master-0', kind: 'object' },
+          ],
         },
       ],
     });
@@ -144,7 +146,7 @@ const validateChecks: Record<ValidateFormat, (out: string) => void> = {
     assert.equal(
       out,
       [
-        '::error file=machines.yaml,line=9,title=hook-naming spec.lifecycleHooks.preDrain[0].name::Machine openshift-machine-api/master-0 [CREATE]: name is too short%0Afix: use a longer name',
+        '::error file=machines.yaml,line=9,title=hook-naming spec.lifecycleHooks.preDrain[0].name::Machine.machine.openshift.io openshift-machine-api/master-0 [CREATE]: name is too short%0Afix: use a longer name',
         '1 object: 0 allowed, 1 denied, 0 warnings',
         '',
       ].join('\n'),
@@ -155,7 +157,7 @@ const auditChecks: Record<AuditFormatName, (out: string) => void> = {
   text: (out) =>
     assert.match(
       out,
-      /^fail stuck-deletion Machine openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: master-0 has been deleting for 2h\n {2}fix: ask the hook owner\n/,
+      /^fail stuck-deletion Machine\.machine\.openshift\.io openshift-machine-api\/master-0 spec\.lifecycleHooks\.preDrain\[0\]: master-0 has been deleting for 2h\n {2}fix: ask the hook owner\n/,
     ),
   json: (out) => assert.deepEqual(JSON.parse(out), AUDIT_REPORT),
   yaml: (out) => assert.deepEqual(YAML.parse(out), AUDIT_REPORT),

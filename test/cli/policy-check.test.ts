@@ -75,7 +75,7 @@ describe('hookkeeper policy check', () => {
     const cwd = await dirWith({ 'policy.yaml': VALID });
     const r = await cli(['policy', 'check', '-o', 'xml', 'policy.yaml'], { cwd });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /--output must be text or json, got "xml"/);
+    assert.match(r.stderr, /-o\/--output: "xml" is not an output format; give text or json/);
     assert.equal(r.stdout, '');
   });
 });

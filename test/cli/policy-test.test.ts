@@ -510,6 +510,37 @@ ${ALICE_REMOVES}    expect: {allowed: false}
     );
   });
 
+  test('one pass: a case with a schema error still has its other problems reported, semantic ones too', async () => {
+    const cwd = await dirWith(
+      files({
+        'a.hookkeeper-test.yaml': suite(`  - name: many problems
+    operation: UPDATE
+    object: nowhere.yaml
+    identity: {user: a, serviceAccount: {namespace: n, name: s}, group: [x]}
+    expect: {allowed: true, messages: [x], warning: [y]}
+  - name: many problems
+    oldObject: old.yaml
+    expect: {allowd: true, hooks: {preDrain: []}}
+`),
+      }),
+    );
+    const r = await cli(['test', '.'], { cwd });
+    assert.equal(r.code, 2);
+    const problems = r.stdout.split('\n').filter((l) => l.startsWith('a.hookkeeper-test.yaml:'));
+    assert.deepEqual(problems, [
+      'a.hookkeeper-test.yaml:6 cases[0].operation: UPDATE needs object and oldObject',
+      'a.hookkeeper-test.yaml:7 cases[0].object: cannot read nowhere.yaml: no such file or directory',
+      'a.hookkeeper-test.yaml:8 cases[0].identity.group: unknown key "group": did you mean "groups"?',
+      'a.hookkeeper-test.yaml:8 cases[0].identity: give user or serviceAccount, not both',
+      'a.hookkeeper-test.yaml:9 cases[0].expect.warning: unknown key "warning": did you mean "warnings"?',
+      'a.hookkeeper-test.yaml:9 cases[0].expect.messages: a case expected to be allowed has no denial to match: expect allowed: false, or remove messages',
+      'a.hookkeeper-test.yaml:10 cases[1].name: "many problems" names another case too (line 5)',
+      "a.hookkeeper-test.yaml:12 cases[1].expect: must have required property 'allowed'",
+      'a.hookkeeper-test.yaml:12 cases[1].expect.allowd: unknown key "allowd": did you mean "allowed"?',
+      'a.hookkeeper-test.yaml:12 cases[1].expect.hooks: a DELETE leaves no object to carry hooks',
+    ]);
+  });
+
   test('objects: one object per file, with apiVersion and kind, old and new the same object; grant subjects', async () => {
     const cwd = await dirWith(
       files({
@@ -577,7 +608,10 @@ ${ALICE_REMOVES}    expect: {allowed: false}
   test('-o must be a format', async () => {
     const r = await cli(['test', '-o', 'xml', 'examples/policy-tests']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /hookkeeper test: --output must be one of text, json, yaml, junit, got "xml"/);
+    assert.match(
+      r.stderr,
+      /hookkeeper test: -o\/--output: "xml" is not an output format; give one of text, json, yaml, junit/,
+    );
   });
 
   test('-o yaml is the JSON report as YAML, as kubectl prints it', async () => {
@@ -641,7 +675,13 @@ ${ALICE_REMOVES}    expect: {allowed: true}
       /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="hookkeeper test" tests="3" failures="1" errors="1"/,
     );
     assert.match(r.stdout, /<testsuite name="bad\.hookkeeper-test\.yaml" tests="1" failures="0" errors="1"/);
-    assert.match(r.stdout, /<error message="[^"]*must have required property/);
+    // The file's first problem is the error's message; every problem is its text, in one pass.
+    assert.match(r.stdout, /<error message="[^"]*cases\[0\]: give object \(CREATE\)/);
+    assert.match(r.stdout, /<\/error>/);
+    assert.match(
+      r.stdout,
+      /\nbad\.hookkeeper-test\.yaml:6 cases\[0\]\.expect: must have required property &apos;allowed&apos;<\/error>/,
+    );
     assert.match(r.stdout, /<testsuite name="good\.hookkeeper-test\.yaml" tests="2" failures="1" errors="0"/);
     assert.match(r.stdout, /<testcase classname="good\.hookkeeper-test\.yaml" name="denied"\/>/);
     assert.match(

@@ -78,7 +78,7 @@ describe('hookkeeper review', () => {
     assert.deepEqual(JSON.parse(m.stdout).response, { uid: 'uid-remove', allowed: true });
     const both = await cli(['review', '--validate', '--mutate'], { stdin: '{}' });
     assert.equal(both.code, 2);
-    assert.match(both.stderr, /choose one of --mutate and --validate/);
+    assert.match(both.stderr, /--validate: cannot go with --mutate; give one of them/);
   });
 
   test('a bad line is reported on stderr with its line number and exits 2; the rest are answered', async () => {

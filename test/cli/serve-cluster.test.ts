@@ -181,10 +181,13 @@ describe('serve: the cluster it consults', { timeout: HANG_GUARD_MS }, () => {
     const { home } = await staleHome();
     const kubeconfig = join(home, '.kube', 'config');
     const cases: Array<[string[], RegExp]> = [
-      [['--no-cluster', '--kubeconfig', kubeconfig], /--no-cluster cannot go with --kubeconfig or --context/],
+      [
+        ['--no-cluster', '--kubeconfig', kubeconfig],
+        /--no-cluster: cannot go with --kubeconfig or --context; give one or the other/,
+      ],
       [
         ['--no-cluster', '--audit-interval', '10m'],
-        /--audit-interval audits a cluster: it cannot go with --no-cluster/,
+        /--audit-interval: audits a cluster: it cannot go with --no-cluster; /,
       ],
       [['--kubeconfig', kubeconfig, '--context', 'prod'], /--context prod: no such context \(have: old-lab\)/],
     ];

@@ -52,7 +52,7 @@ describe('validate --old-ref: the old version is found by identity anywhere at t
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(
       r.stdout,
-      /clusters\/prod\/cp\.yaml:1 \(document 1\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED/,
+      /clusters\/prod\/cp\.yaml:1 \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED/,
     );
   });
 
@@ -70,7 +70,7 @@ describe('validate --old-ref: the old version is found by identity anywhere at t
     assert.equal(text.code, 0, text.stdout + text.stderr);
     assert.match(
       text.stdout,
-      /<stdin>:1 \(document 1\): Machine openshift-machine-api\/master-9 \[CREATE\]: allowed\n {2}note: no old version of Machine openshift-machine-api\/master-9 was found at main: judged as a CREATE/,
+      /<stdin>:1 \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/master-9 \[CREATE\]: allowed\n {2}note: no old version of Machine\.machine\.openshift\.io openshift-machine-api\/master-9 was found at main: judged as a CREATE/,
     );
     const json = await cli(['validate', '--old-ref', 'main', '--output', 'json', '-'], {
       cwd: repo.dir,
@@ -82,7 +82,10 @@ describe('validate --old-ref: the old version is found by identity anywhere at t
       cwd: repo.dir,
       stdin: input,
     });
-    assert.match(junit.stdout, /<system-out>note: no old version of Machine openshift-machine-api\/master-9/);
+    assert.match(
+      junit.stdout,
+      /<system-out>note: no old version of Machine\.machine\.openshift\.io openshift-machine-api\/master-9/,
+    );
     // Without old objects there is nothing to find: no note, no field.
     const plain = await cli(['validate', '--output', 'json', '-'], { cwd: repo.dir, stdin: input });
     assert.equal((JSON.parse(plain.stdout) as ValidateReport).results[0]?.oldVersionFound, undefined);
@@ -204,7 +207,7 @@ describe('validate -n/--namespace: objects without metadata.namespace', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /Machine master-0 \[CREATE\]: allowed\n {2}note: no namespace: default hook rule "etcd-quorum-protection" \(namespaces openshift-machine-api\) could not be decided; give -n\/--namespace/,
+      /Machine\.machine\.openshift\.io master-0 \[CREATE\]: allowed\n {2}note: no namespace: default hook rule "etcd-quorum-protection" \(namespaces openshift-machine-api\) could not be decided; give -n\/--namespace/,
     );
   });
 

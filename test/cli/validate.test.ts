@@ -70,7 +70,7 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     assert.equal(r.code, 0);
     assert.match(
       r.stdout,
-      /^manifests\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-1 \[CREATE\]: allowed, patched\n/,
+      /^manifests\/control-plane\.yaml:\d+ \(document 2\): Machine\.machine\.openshift\.io openshift-machine-api\/master-1 \[CREATE\]: allowed, patched\n/,
     );
     assert.match(
       r.stdout,
@@ -88,7 +88,7 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     const lines = r.stdout.split('\n');
     assert.match(
       lines[0] ?? '',
-      /^bad-hook\.yaml:1 \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/,
+      /^bad-hook\.yaml:1 \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/worker-9 \[CREATE\]: DENIED$/,
     );
     assert.match(lines[1] ?? '', /^ {2}deny hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line \d+\)$/);
     assert.match(
@@ -111,7 +111,10 @@ describe('hookkeeper validate: inputs and exit codes', () => {
       stdin: yaml(machine({ name: 'x', role: 'worker', preDrain: [{ name: 'b', owner: 'ops-team' }] })),
     });
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /^<stdin>:1 \(document 1\): Machine openshift-machine-api\/x \[CREATE\]: DENIED/);
+    assert.match(
+      r.stdout,
+      /^<stdin>:1 \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/x \[CREATE\]: DENIED/,
+    );
   });
 
   test('unparseable YAML -> exit 2, naming file and line on stderr, beside the results of every other input', async () => {
@@ -119,7 +122,7 @@ describe('hookkeeper validate: inputs and exit codes', () => {
     assert.equal(r.code, 2);
     assert.match(
       r.stdout,
-      /^bad-hook\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/worker-9 \[CREATE\]: DENIED\n/m,
+      /^bad-hook\.yaml:\d+ \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/worker-9 \[CREATE\]: DENIED\n/m,
     );
     assert.match(
       r.stdout,
@@ -220,7 +223,7 @@ describe('hookkeeper validate: output formats', () => {
     ]);
     assert.equal(bad?.oldVersionFound, false);
     assert.deepEqual(bad?.notes, [
-      'no old version of Machine openshift-machine-api/worker-9 was found in --old old: judged as a CREATE',
+      'no old version of Machine.machine.openshift.io openshift-machine-api/worker-9 was found in --old old: judged as a CREATE',
     ]);
     const updated = report.results.find((x) => x.operation === 'UPDATE');
     assert.deepEqual(updated?.old, { file: 'old/control-plane.yaml', document: 1, line: 1 });
@@ -279,12 +282,12 @@ describe('hookkeeper validate: UPDATE simulation', () => {
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /removal\.yaml:1 \(document 1\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\]/,
+      /removal\.yaml:1 \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\]/,
     );
     assert.match(r.stdout, /"hookkeeper-validate" may not remove preDrain hook "EtcdQuorumOperator"/);
     assert.match(
       r.stdout,
-      /old\/control-plane\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/master-2 \[DELETE\]: deleted from the manifests: informational/,
+      /old\/control-plane\.yaml:\d+ \(document 2\): Machine\.machine\.openshift\.io openshift-machine-api\/master-2 \[DELETE\]: deleted from the manifests: informational/,
     );
   });
 
@@ -298,7 +301,7 @@ describe('hookkeeper validate: UPDATE simulation', () => {
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(
       r.stdout,
-      /^<stdin>:\d+ \(document 1, item 0\): Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
+      /^<stdin>:\d+ \(document 1, item 0\): Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
     );
   });
 

@@ -63,15 +63,18 @@ test('render --ca-file --service --output json prints a v1 List', async (t) => {
 
 test('render usage errors exit 2 with the reason', async () => {
   const cases: [string[], RegExp][] = [
-    [['--url', 'https://127.0.0.1:1'], /exactly one of --ca-bundle and --ca-file/],
-    [['--ca-bundle', bundle], /exactly one of --url and --service/],
+    [['--url', 'https://127.0.0.1:1'], /--ca-bundle, --ca-file: both or neither given; give exactly one of them/],
+    [['--ca-bundle', bundle], /--url, --service: both or neither given; give exactly one of them/],
     [
       ['--ca-bundle', bundle, '--url', 'https://a', '--service', 'hk', '--namespace', 'ns'],
-      /exactly one of --url and --service/,
+      /--url, --service: both or neither given; give exactly one of them/,
     ],
-    [['--ca-bundle', bundle, '--service', 'hk'], /--service needs --namespace/],
+    [['--ca-bundle', bundle, '--service', 'hk'], /--service: needs --namespace; /],
     [['--ca-bundle', bundle, '--url', 'http://127.0.0.1:1'], /must use https/],
-    [['--ca-bundle', bundle, '--url', 'https://127.0.0.1:1', '--output', 'toml'], /--output must be yaml or json/],
+    [
+      ['--ca-bundle', bundle, '--url', 'https://127.0.0.1:1', '--output', 'toml'],
+      /-o\/--output: "toml" is not an output format; give yaml or json/,
+    ],
     [['--ca-bundle', pem, '--url', 'https://127.0.0.1:1'], /base64 of a PEM CA certificate/],
     [['--ca-file', '/nonexistent/ca.crt', '--url', 'https://127.0.0.1:1'], /cannot read --ca-file/],
   ];

@@ -64,7 +64,7 @@ function ciStep(script: string): { code: number; stdout: string; stderr: string 
 
 function assertGateFails(run: { code: number; stdout: string; stderr: string }): void {
   assert.equal(run.code, 1, `the gate must fail (exit 1)\n${run.stdout}${run.stderr}`);
-  assert.match(run.stdout, /Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED/);
+  assert.match(run.stdout, /Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED/);
   assert.match(run.stdout, /deny owner-only-removal spec\.lifecycleHooks\.preDrain\[0\] \(old: main:/);
   assert.match(run.stdout, /may not remove preDrain hook "EtcdQuorumOperator"/);
 }
@@ -143,13 +143,13 @@ describe('validate --old-ref as a CI gate on a git repository (no API server)', 
       );
       const run = ciStep('$KUSTOMIZE_CMD deploy/prod | hookkeeper validate --old-ref main -n openshift-machine-api -');
       assert.equal(run.code, 1, run.stdout + run.stderr);
-      assert.match(run.stdout, /Machine openshift-machine-api\/master-1 \[UPDATE\]: DENIED/);
+      assert.match(run.stdout, /Machine\.machine\.openshift\.io openshift-machine-api\/master-1 \[UPDATE\]: DENIED/);
       // Without -n the base's Machine has no namespace at main: no old version, and the note says so.
       const bare = ciStep('$KUSTOMIZE_CMD deploy/prod | hookkeeper validate --old-ref main -');
       assert.equal(bare.code, 0, bare.stdout + bare.stderr);
       assert.match(
         bare.stdout,
-        /note: no old version of Machine openshift-machine-api\/master-1 was found at main: judged as a CREATE/,
+        /note: no old version of Machine\.machine\.openshift\.io openshift-machine-api\/master-1 was found at main: judged as a CREATE/,
       );
     },
   );

@@ -212,9 +212,9 @@ describe('hookkeeper admission-policy render --static DIR', () => {
     assert.deepEqual(readdirSync(dir), [], 'nothing written');
     const json = await cli(['admission-policy', 'render', '--static', dir, '-o', 'json']);
     assert.equal(json.code, 2);
-    assert.match(json.stderr, /--output does not apply with --static/);
+    assert.match(json.stderr, /-o\/--output: does not apply with --static/);
     const stray = await cli(['admission-policy', 'render', '--static-root', '/x']);
     assert.equal(stray.code, 2);
-    assert.match(stray.stderr, /--static-root only applies with --static DIR/);
+    assert.match(stray.stderr, /--static-root: only applies with --static DIR; give --static DIR too/);
   });
 });

@@ -140,7 +140,7 @@ test("docs/ci.md's pre-commit hook installs and refuses a commit whose overlay p
   assert.match(said, /hookkeeper validate\.+Failed/);
   assert.match(
     said,
-    /<kustomize build overlays\/prod>:\d+ .*Machine openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
+    /<kustomize build overlays\/prod>:\d+ .*Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[UPDATE\]: DENIED\n {2}deny owner-only-removal/,
   );
   assert.equal(ok(git('log', '--format=%s', '-1'), 'git log'), 'control plane', 'the refused commit was not made');
   // The refused commit's files are still staged, as git left them: the render at HEAD did not touch the index.

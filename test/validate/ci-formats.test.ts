@@ -115,11 +115,52 @@ describe('--output sarif', () => {
     assert.equal(run?.tool.driver.rules[removal?.ruleIndex ?? -1]?.id, 'owner-only-removal');
   });
 
+  test('at --old-ref, the old place is a physical location under a base id naming the revision', () => {
+    const atRef = validateInputs(
+      [{ file: 'cp.yaml', text: yaml(machine({ name: 'm0', preDrain: [backup] })) }],
+      [{ file: 'origin/main:old/cp.yaml', text: oldText }],
+      { ...options, oldSource: 'at origin/main', oldRef: 'origin/main' },
+    );
+    const text = renderSarif(atRef);
+    assertValidSarif(text);
+    const run = toSarif(atRef).runs[0];
+    const removal = run?.results.find((r) => r.ruleId === 'owner-only-removal');
+    assert.deepEqual(removal?.relatedLocations, [
+      {
+        id: 1,
+        physicalLocation: {
+          artifactLocation: { uri: 'old/cp.yaml', uriBaseId: 'OLD_REF' },
+          region: { startLine: etcdOldLine },
+        },
+        message: { text: `the old version: origin/main:old/cp.yaml:${etcdOldLine}` },
+      },
+    ]);
+    // The base id is declared, saying which revision it stands for; a run without --old-ref declares none.
+    assert.deepEqual(run?.originalUriBaseIds, {
+      OLD_REF: { description: { text: 'the files at git revision origin/main (validate --old-ref)' } },
+    });
+    assert.equal(toSarif(report).runs[0]?.originalUriBaseIds, undefined);
+  });
+
+  test("the driver names hookkeeper's version and its home", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const chart = YAML.parse(readFileSync(new URL('../../charts/hookkeeper/Chart.yaml', import.meta.url), 'utf8')) as {
+      home: string;
+    };
+    const driver = toSarif(report).runs[0]?.tool.driver;
+    assert.equal(driver?.version, pkg.version);
+    assert.equal(driver?.informationUri, chart.home);
+  });
+
   test('a finding on stdin has no file to point at: its object is named instead', () => {
     const onStdin = toSarif(report).runs[0]?.results.find((r) => r.ruleId === 'capi-migration');
     assert.equal(onStdin?.level, 'warning');
     assert.deepEqual(onStdin?.locations, [
-      { logicalLocations: [{ fullyQualifiedName: 'Machine openshift-machine-api/w2', kind: 'object' }] },
+      {
+        logicalLocations: [
+          { fullyQualifiedName: 'Machine.machine.openshift.io openshift-machine-api/w2', kind: 'object' },
+        ],
+      },
     ]);
   });
 

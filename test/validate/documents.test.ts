@@ -176,6 +176,30 @@ describe('parseManifests', () => {
     assert.deepEqual(after?.value, { spec: { lifecycleHooks: { preDrain: [] } } });
   });
 
+  test('a mapping key that is not a string is refused: the cluster would not take it, so the gate must not', () => {
+    const refused = (line: number, what: RegExp) => (e: unknown) =>
+      e instanceof AppError && e.code === 'INPUT_INVALID' && e.problems[0]?.line === line && what.test(e.message);
+    // A Helm line given as a manifest: "{{ .Release.Name }}" is a flow mapping whose key is a mapping.
+    const helm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n';
+    assert.throws(
+      () => parseManifests(helm, 'cm.yaml'),
+      refused(4, /^cm\.yaml:4: a mapping key must be a string; this one is a mapping .*helm template/),
+    );
+    for (const [text, line, what] of [
+      ['metadata:\n  name: m\n  labels:\n    ? [a, b]\n    : x\n', 4, /this one is a sequence/],
+      ['kind: Machine\nmetadata: {name: m, ~: x}\n', 2, /this one is null/],
+      ['kind: Machine\nmetadata: {name: m, {a: 1}: x}\n', 2, /this one is a mapping$/],
+      ['kind: Machine\nspec:\n  1: x\n', 3, /1 is read as a number: quote it \("1"\)/],
+      ['kind: Machine\nspec:\n  true: x\n', 3, /true is read as a boolean: quote it \("true"\)/],
+    ] as const)
+      assert.throws(() => parseManifests(`---\n${text}`, 'm.yaml'), refused(line + 1, what), text);
+    // Quoted, they are strings: accepted, and JSON's keys are strings already.
+    const [quoted] = parseManifests('spec:\n  "1": x\n  "true": y\n  "~": z\n', 'a.yaml');
+    assert.deepEqual(quoted?.value, { spec: { '1': 'x', true: 'y', '~': 'z' } });
+    const [json] = parseManifests('{"spec": {"1": {"x": [1, {"y": 2}]}}}', 'a.json');
+    assert.deepEqual(json?.value, { spec: { '1': { x: [1, { y: 2 }] } } });
+  });
+
   test('a document or line larger than the API server accepts (3 MiB) is refused with file and line', () => {
     const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${Array.from({ length: 4096 }, (_, i) => `  k${i}: ${'x'.repeat(1024)}`).join('\n')}\n`;
     assert.throws(

@@ -7,6 +7,7 @@ import { escapeXml, renderJunit } from '../../src/validate/junit.js';
 import { DEFAULT_USER } from '../../src/validate/report.js';
 import { validateInputs } from '../../src/validate/run.js';
 import { renderText } from '../../src/validate/text.js';
+import { capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { parseXml } from './xml.js';
 
@@ -29,13 +30,13 @@ describe('text output', () => {
     const lines = out.trimEnd().split('\n');
     // Old manifests were given: each object judged as a CREATE says no old version was found, so it is shown.
     assert.deepEqual(lines.slice(0, 2), [
-      'm.yaml:1 (document 1): Machine openshift-machine-api/master-0 [CREATE]: allowed, patched',
-      '  note: no old version of Machine openshift-machine-api/master-0 was found in the old manifests: judged as a CREATE',
+      'm.yaml:1 (document 1): Machine.machine.openshift.io openshift-machine-api/master-0 [CREATE]: allowed, patched',
+      '  note: no old version of Machine.machine.openshift.io openshift-machine-api/master-0 was found in the old manifests: judged as a CREATE',
     ]);
     lines.splice(0, 2);
     assert.match(
       lines[0] ?? '',
-      /^m\.yaml:\d+ \(document 2\): Machine openshift-machine-api\/worker-<0> \[CREATE\]: DENIED$/,
+      /^m\.yaml:\d+ \(document 2\): Machine\.machine\.openshift\.io openshift-machine-api\/worker-<0> \[CREATE\]: DENIED$/,
     );
     assert.match(lines[1] ?? '', /^ {2}deny hook-naming spec\.lifecycleHooks\.preDrain\[0\]\.name \(line \d+\)$/);
     assert.match(
@@ -47,7 +48,7 @@ describe('text output', () => {
     assert.ok(!out.includes('patch:'), 'patches are shown with --show-patches only');
     assert.match(
       out,
-      /old\.yaml:\d+ \(document 1\): Machine openshift-machine-api\/retired \[DELETE\]: deleted from the manifests: informational/,
+      /old\.yaml:\d+ \(document 1\): Machine\.machine\.openshift\.io openshift-machine-api\/retired \[DELETE\]: deleted from the manifests: informational/,
     );
     assert.equal(
       lines.at(-1),
@@ -55,11 +56,50 @@ describe('text output', () => {
     );
   });
 
+  test('a kind two API groups share (Machine, MachineSet) is named with its group; a kind of one group is not', () => {
+    const both = validateInputs(
+      [
+        {
+          file: 'm.yaml',
+          text: [
+            machine({ name: 'w', role: 'worker', preDrain: [{ name: 'bad name', owner: 'x' }] }),
+            capiMachine({ name: 'w', role: 'worker', annotations: { [`${PRE_DRAIN}/bad name`]: 'x' } }),
+            {
+              apiVersion: 'machine.openshift.io/v1',
+              kind: 'ControlPlaneMachineSet',
+              metadata: { name: 'cluster', namespace: 'openshift-machine-api' },
+              spec: {
+                template: {
+                  machines_v1beta1_machine_openshift_io: {
+                    spec: { lifecycleHooks: { preDrain: [{ name: 'bad name', owner: 'x' }] } },
+                  },
+                },
+              },
+            },
+          ]
+            .map((o) => YAML.stringify(o))
+            .join('---\n'),
+        },
+      ],
+      undefined,
+      { policy: DEFAULT_POLICY, userInfo: DEFAULT_USER },
+    );
+    const heads = renderText(both, { showPatches: false })
+      .split('\n')
+      .filter((l) => l.startsWith('m.yaml:'))
+      .map((l) => l.replace(/^m\.yaml:\d+ \(document \d+\): /, '').replace(/ \[CREATE\].*$/, ''));
+    assert.deepEqual(heads, [
+      'Machine.machine.openshift.io openshift-machine-api/w',
+      'Machine.cluster.x-k8s.io default/w',
+      'ControlPlaneMachineSet openshift-machine-api/cluster',
+    ]);
+  });
+
   test('--show-patches adds the JSON Patch and the change in words', () => {
     const out = renderText(report, { showPatches: true });
     assert.match(
       out,
-      /Machine openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}note: no old version[^\n]*\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/,
+      /Machine\.machine\.openshift\.io openshift-machine-api\/master-0 \[CREATE\]: allowed, patched\n {2}note: no old version[^\n]*\n {2}patch: \[\{"op":"add","path":"\/spec\/lifecycleHooks\/preDrain","value":\[\{"name":"EtcdQuorumOperator","owner":"clusteroperator\/etcd"\}\]\}\]\n {2}change: etcd-quorum-protection: added preDrain hook "EtcdQuorumOperator"/,
     );
   });
 });
@@ -91,7 +131,7 @@ describe('JUnit output', () => {
     assert.ok(cases.every((c) => c.name === 'testcase' && c.attrs['classname'] === 'm.yaml'));
     assert.match(
       cases[1]?.attrs['name'] ?? '',
-      /^document 2 \(line \d+\): Machine openshift-machine-api\/worker-<0> \[CREATE\]$/,
+      /^document 2 \(line \d+\): Machine\.machine\.openshift\.io openshift-machine-api\/worker-<0> \[CREATE\]$/,
     );
     const failure = cases[1]?.children.find((c) => c.name === 'failure');
     assert.equal(failure?.attrs['type'], 'hook-naming');
@@ -103,7 +143,7 @@ describe('JUnit output', () => {
     );
     assert.match(
       cases[0]?.children.find((c) => c.name === 'system-out')?.text ?? '',
-      /^note: no old version of Machine openshift-machine-api\/master-0 was found in the old manifests: judged as a CREATE\npatch: \[\{"op":"add"/,
+      /^note: no old version of Machine\.machine\.openshift\.io openshift-machine-api\/master-0 was found in the old manifests: judged as a CREATE\npatch: \[\{"op":"add"/,
     );
     assert.match(cases[2]?.children.find((c) => c.name === 'system-out')?.text ?? '', /^warning: capi-migration/);
     assert.match(oldSuite?.children[0]?.children[0]?.text ?? '', /deleted from the manifests/);

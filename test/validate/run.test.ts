@@ -48,6 +48,19 @@ describe('validateInputs', () => {
     assert.equal(r?.findings[0]?.line, undefined);
     assert.equal(r?.findings[0]?.old?.file, 'old.yaml');
     assert.match(lines[(r?.findings[0]?.old?.line ?? 0) - 1] ?? '', /EtcdQuorumOperator/);
+    // Offline, a grant to the identity validate judges as changes nothing: it says to give --as, and the owner's grant.
+    const message = r?.findings[0]?.message ?? '';
+    assert.doesNotMatch(message, /clusterrolebinding \S+ --clusterrole=\S+ --user=hookkeeper-validate/);
+    assert.match(message, /validate judged this as "hookkeeper-validate": give --as \(and --as-group\) the identity/);
+    assert.ok(
+      message.endsWith(
+        "in the cluster, the owner's controller acts for it through a grant: kubectl create clusterrole " +
+          'hookowner-clusteroperator-etcd --verb=remove --resource=hookowners.hookkeeper.io ' +
+          '--resource-name=clusteroperator/etcd && kubectl create clusterrolebinding hookowner-clusteroperator-etcd ' +
+          '--clusterrole=hookowner-clusteroperator-etcd --serviceaccount=<namespace>:<name>',
+      ),
+      message,
+    );
     const asOperator = validateInputs(now, old, { ...options, userInfo: USERS.etcdOperator });
     assert.equal(asOperator.results[0]?.allowed, true);
   });
@@ -68,6 +81,14 @@ describe('validateInputs', () => {
         old: { file: 'old.yaml', line: oldLine },
         message:
           'unverified: hook BackupFileSystem of my-backup-controller; grant remove on hookowners/my-backup-controller; by hookkeeper-validate',
+        // A warning says how to fix it, as a denial does: protect the owner, so its hook is removed by it alone.
+        fix:
+          'if "my-backup-controller" removed its own hook, nothing is wrong; to have removals of its hooks verified, ' +
+          'grant it to the controller that owns the hook (kubectl create clusterrole hookowner-my-backup-controller ' +
+          '--verb=remove --resource=hookowners.hookkeeper.io --resource-name=my-backup-controller && kubectl create ' +
+          'clusterrolebinding hookowner-my-backup-controller --clusterrole=hookowner-my-backup-controller ' +
+          '--serviceaccount=<namespace>:<name>) or register it under owners in the hookkeeper policy; otherwise keep ' +
+          'the hook: "my-backup-controller" removes it when its work is done',
         hook: { stage: 'preDrain', name: 'BackupFileSystem', owner: 'my-backup-controller' },
       },
     ]);

@@ -3,8 +3,8 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AppError, describeError } from '../../errors.js';
-import { kubernetesVersion } from '../flags.js';
+import { describeError } from '../../errors.js';
+import { flagError, kubernetesVersion, notOneOf } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
@@ -65,14 +65,19 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 async function render(flags: RenderFlags, outputGiven: boolean, io: CliIO): Promise<number> {
   try {
     if (flags.output !== 'yaml' && flags.output !== 'json')
-      throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
+      throw notOneOf('-o/--output', flags.output, 'an output format', ['yaml', 'json']);
     const version = flags.k8sVersion ?? (flags.static === undefined ? DEFAULT_K8S_VERSION : DEFAULT_STATIC_K8S_VERSION);
     const k8sVersion = kubernetesVersion('--k8s-version', version, NATIVE_MIN_MINOR);
     if (flags.static === undefined) {
       const given = ['--static-root', '--no-self-protection', '--webhook-name'].filter((f) => used(f, flags));
-      if (given.length > 0) throw new AppError('USAGE', `${given.join(', ')} only applies with --static DIR`);
+      if (given.length > 0)
+        throw flagError(given.join(', '), 'only applies with --static DIR', 'give --static DIR too');
     } else if (outputGiven) {
-      throw new AppError('USAGE', '--output does not apply with --static: static manifests are written as YAML files');
+      throw flagError(
+        '-o/--output',
+        'does not apply with --static (static manifests are written as YAML files)',
+        'leave it out',
+      );
     }
     const policy = await cliPolicy(flags.config, io);
     if (flags.static !== undefined) return await renderStatic(flags.static, flags, k8sVersion, policy, io);

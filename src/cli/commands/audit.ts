@@ -5,10 +5,10 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AUDIT_FORMATS } from '../../audit/formats.js';
 import type { AuditProgress } from '../../audit/run.js';
-import { AppError, describeError } from '../../errors.js';
+import { describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
-import { duration } from '../flags.js';
+import { duration, flagError, notOneOf } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
 
@@ -74,13 +74,14 @@ async function audit(flags: AuditFlags, io: CliIO): Promise<number> {
   const onProgress = progress(io);
   try {
     if (flags.allNamespaces && flags.namespace !== undefined)
-      throw new AppError(
-        'USAGE',
-        '-A/--all-namespaces and -n/--namespace contradict: give one (all namespaces is the default)',
+      throw flagError(
+        '-A/--all-namespaces',
+        'cannot go with -n/--namespace',
+        'give one of them (all namespaces is the default)',
       );
     const output = flags.output;
     if (!isFormat(AUDIT_FORMATS, output))
-      throw new AppError('USAGE', `--output must be one of ${formatNames(AUDIT_FORMATS).join(', ')}, got "${output}"`);
+      throw notOneOf('-o/--output', output, 'an output format', formatNames(AUDIT_FORMATS));
     const format = AUDIT_FORMATS[output];
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     const policy = await cliPolicy(flags.config, io);

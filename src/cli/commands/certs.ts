@@ -1,10 +1,10 @@
 // `hookkeeper certs`: makes the self-managed CA and serving certificate, and prints the caBundle to paste into the webhooks.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AppError, describeError } from '../../errors.js';
+import { describeError } from '../../errors.js';
 import { ExitCode, exitCodeFor, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
-import { collect, wholeNumber } from '../flags.js';
+import { collect, flagError, wholeNumber } from '../flags.js';
 
 interface CertsFlags {
   out?: string;
@@ -41,11 +41,13 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 async function certs(flags: CertsFlags, io: CliIO): Promise<number> {
   try {
     const missing = (['out', 'service', 'namespace'] as const).filter((f) => !flags[f]);
-    if (missing.length > 0) throw new AppError('USAGE', `missing ${missing.map((f) => `--${f}`).join(', ')}`);
+    if (missing.length > 0)
+      throw flagError(missing.map((f) => `--${f}`).join(', '), 'missing', 'give them: see hookkeeper certs --help');
     const out = resolve(io.cwd, flags.out ?? '');
     const service = flags.service ?? '';
     const namespace = flags.namespace ?? '';
-    if (flags.renewBefore !== undefined && !flags.renew) throw new AppError('USAGE', '--renew-before needs --renew');
+    if (flags.renewBefore !== undefined && !flags.renew)
+      throw flagError('--renew-before', 'needs --renew', 'give --renew too');
     // Certificate generation (@peculiar/x509) loads only for this command.
     const [{ runCerts }, { serviceDnsNames }] = await Promise.all([
       import('../../certs/store.js'),

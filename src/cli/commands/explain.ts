@@ -3,9 +3,9 @@
 // explainMachine -> text, JSON or YAML -> exit code (0 explained, 2 usage or input, 3 cluster).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AppError, describeError } from '../../errors.js';
+import { describeError } from '../../errors.js';
 import { readBounded } from '../../validate/inputs.js';
-import { collect } from '../flags.js';
+import { collect, flagError, notOneOf } from '../flags.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { cliPolicy } from '../policy.js';
 
@@ -62,10 +62,14 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
   try {
     const output = flags.output;
     if (!(OUTPUTS as readonly string[]).includes(output))
-      throw new AppError('USAGE', `--output must be one of ${OUTPUTS.join(', ')}, got "${output}"`);
+      throw notOneOf('-o/--output', output, 'an output format', OUTPUTS);
     const offline = flags.filename.length > 0;
     if (offline && (flags.kubeconfig !== undefined || flags.context !== undefined))
-      throw new AppError('USAGE', '-f reads the Machine offline: it cannot go with --kubeconfig or --context');
+      throw flagError(
+        '-f/--filename',
+        'reads the Machine offline: it cannot go with --kubeconfig or --context',
+        'give one or the other',
+      );
     const policy = await cliPolicy(flags.config, io);
     const [{ parseTarget }, { explainMachine }] = await Promise.all([
       import('../../explain/target.js'),

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, describeError, type Problem } from '../../errors.js';
 import { ExitCode, exitCodeFor, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
-import { collect } from '../flags.js';
+import { collect, flagError, notOneOf } from '../flags.js';
 
 interface CheckFlags {
   filename: string[];
@@ -36,7 +36,10 @@ interface Checked {
 
 async function checkAll(files: readonly string[], flags: CheckFlags, io: CliIO): Promise<number> {
   if (flags.output !== 'text' && flags.output !== 'json') {
-    writeText(io.stderr, `hookkeeper policy check: --output must be text or json, got "${flags.output}"`);
+    writeText(
+      io.stderr,
+      `hookkeeper policy check: ${notOneOf('-o/--output', flags.output, 'an output format', ['text', 'json']).message}`,
+    );
     return ExitCode.Usage;
   }
   if (files.length === 0) {
@@ -44,7 +47,10 @@ async function checkAll(files: readonly string[], flags: CheckFlags, io: CliIO):
     return ExitCode.Usage;
   }
   if (files.filter((f) => f === '-').length > 1) {
-    writeText(io.stderr, 'hookkeeper policy check: stdin (-) may be given once');
+    writeText(
+      io.stderr,
+      `hookkeeper policy check: ${flagError('-f/--filename', 'stdin (-) given twice', 'give - once').message}`,
+    );
     return ExitCode.Usage;
   }
   const results: Checked[] = [];

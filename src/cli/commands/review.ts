@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { collect } from '../flags.js';
+import { collect, flagError } from '../flags.js';
 import type { Webhook } from '../../admission/handle.js';
 import { isRecord } from '../../core/guards.js';
 import { AppError, describeError } from '../../errors.js';
@@ -162,7 +162,8 @@ async function readInput(file: string, io: CliIO): Promise<Lines> {
 
 async function review(files: readonly string[], flags: ReviewFlags, io: CliIO): Promise<number> {
   try {
-    if (flags.mutate && flags.validate) throw new AppError('USAGE', 'choose one of --mutate and --validate');
+    if (flags.mutate && flags.validate)
+      throw flagError('--validate', 'cannot go with --mutate', 'give one of them, or neither to mutate then validate');
     const sources = inputs(files);
     const webhook: Webhook = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'review';
     const policy = await cliPolicy(flags.config, io);

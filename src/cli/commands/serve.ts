@@ -16,7 +16,7 @@ import type { Logger } from '../../log.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
 import { createTwinContext } from '../../kube/twin-context.js';
 import { ExitCode, exitCodeFor, writeText, type CliIO } from '../io.js';
-import { collect, duration, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
+import { collect, duration, flagError, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
 import { policyFile } from '../policy.js';
 
 interface ServeFlags {
@@ -170,11 +170,11 @@ async function clusterFor(
   };
   if (!flags.cluster) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined)
-      throw new AppError('USAGE', '--no-cluster cannot go with --kubeconfig or --context');
+      throw flagError('--no-cluster', 'cannot go with --kubeconfig or --context', 'give one or the other');
     return none('--no-cluster');
   }
   if (kubeconfig && !existsSync(kubeconfig))
-    throw new AppError('USAGE', `--kubeconfig ${flags.kubeconfig}: no such file`);
+    throw flagError('--kubeconfig', `${flags.kubeconfig}: no such file`, 'give the path of a kubeconfig file');
   const source = clusterSource(kubeconfig, io.env);
   if (!source) {
     if (context !== undefined) requireClusterSource(kubeconfig, context, io.env);
@@ -199,8 +199,9 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
   let running: RunningServer | undefined;
   try {
     if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey))
-      throw new AppError('USAGE', '--tls-cert and --tls-key go together');
-    if (flags.clientCn.length > 0 && !flags.clientCa) throw new AppError('USAGE', '--client-cn needs --client-ca');
+      throw flagError('--tls-cert, --tls-key', 'go together', 'give both or neither');
+    if (flags.clientCn.length > 0 && !flags.clientCa)
+      throw flagError('--client-cn', 'needs --client-ca', 'give --client-ca too');
     const configFile = policyFile(flags.config, io);
     const loadKubeConfig = await clusterFor(flags, io, logger);
     const budget =
@@ -226,9 +227,9 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
     const gatherContext = reviewContextGatherer(context, ownerContext, loadKubeConfig.none ? undefined : twinContext);
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
-    if (auditIntervalMs === 0) throw new AppError('USAGE', '--audit-interval must be longer than 0s');
+    if (auditIntervalMs === 0) throw flagError('--audit-interval', 'must be longer than 0s', 'give one such as 10m');
     if (auditIntervalMs !== undefined && !flags.cluster)
-      throw new AppError('USAGE', '--audit-interval audits a cluster: it cannot go with --no-cluster');
+      throw flagError('--audit-interval', 'audits a cluster: it cannot go with --no-cluster', 'give one or the other');
     const stuckAfterMs = duration('--stuck-after', flags.stuckAfter);
     // The audit exports on the server's registry and judges with the policy in force (hot reloads included).
     // The server (node:https, prom-client) is loaded by this command only, not by every CLI invocation.

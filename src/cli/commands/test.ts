@@ -2,6 +2,7 @@
 // warnings and hooks they must end with), judged by the webhook's own path offline, as `kyverno test` and
 // `gator verify` test theirs.
 import type { Command } from 'commander';
+import { notOneOf } from '../flags.js';
 import { describeError } from '../../errors.js';
 import { formatNames, isFormat } from '../../format.js';
 import { TEST_FORMATS } from '../../policy-test/formats.js';
@@ -33,7 +34,10 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function runTests(paths: readonly string[], flags: TestFlags, io: CliIO): Promise<number> {
   if (!isFormat(TEST_FORMATS, flags.output)) {
-    writeText(io.stderr, `hookkeeper test: --output must be one of ${FORMATS.join(', ')}, got "${flags.output}"`);
+    writeText(
+      io.stderr,
+      `hookkeeper test: ${notOneOf('-o/--output', flags.output, 'an output format', FORMATS).message}`,
+    );
     return ExitCode.Usage;
   }
   try {

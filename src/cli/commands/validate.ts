@@ -10,7 +10,7 @@ import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/i
 import { DEFAULT_USER, failedReport, mergeReports, type ValidateReport } from '../../validate/report.js';
 import type { RenderSpec } from '../../validate/render.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
-import { collect, duration } from '../flags.js';
+import { collect, duration, flagError, notOneOf } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 import { rulesHelp } from '../rules-help.js';
 
@@ -132,11 +132,12 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 
 async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: CliIO): Promise<InputFile[] | undefined> {
   if (flags.oldRef !== undefined && flags.old.length > 0)
-    throw new AppError('USAGE', 'choose one of --old and --old-ref');
+    throw flagError('--old-ref', 'cannot go with --old', 'give one of them');
   if (flags.oldRef !== undefined)
     return (await import('../../validate/git.js')).readAtRef(flags.oldRef, paths, io.cwd, {}, flags.exclude);
   if (flags.old.length === 0) return undefined;
-  if (flags.old.includes(STDIN)) throw new AppError('USAGE', '--old cannot read stdin');
+  if (flags.old.includes(STDIN))
+    throw flagError('--old', 'cannot read stdin (-)', 'give the old files or directories, or --old-ref');
   const read = await (
     await import('../../validate/inputs.js')
   ).readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve(''), exclude: flags.exclude });
@@ -158,14 +159,10 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
   let output: ValidateFormat | undefined;
   try {
     if (!isFormat(VALIDATE_FORMATS, flags.output))
-      throw new AppError(
-        'USAGE',
-        `-o/--output must be one of ${formatNames(VALIDATE_FORMATS).join(', ')}, got "${flags.output}"`,
-      );
+      throw notOneOf('-o/--output', flags.output, 'an output format', formatNames(VALIDATE_FORMATS));
     output = flags.output;
     const failOn = FAIL_ON.find((f) => f === flags.failOn);
-    if (failOn === undefined)
-      throw new AppError('USAGE', `--fail-on must be one of ${FAIL_ON.join(', ')}, got "${flags.failOn}"`);
+    if (failOn === undefined) throw notOneOf('--fail-on', flags.failOn, 'a severity', FAIL_ON);
     const paths = [...positional, ...flags.filename];
     const renders: RenderSpec[] = [
       ...flags.kustomize.map((dir) => ({ kind: 'kustomize' as const, dir })),
@@ -204,9 +201,10 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       flags.namespace !== undefined &&
       (flags.namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.namespace))
     )
-      throw new AppError(
-        'USAGE',
-        `-n/--namespace: ${JSON.stringify(flags.namespace)} is not a namespace name (lowercase letters, digits and "-", at most 63)`,
+      throw flagError(
+        '-n/--namespace',
+        `${JSON.stringify(flags.namespace)} is not a namespace name`,
+        'give lowercase letters, digits and "-", at most 63',
       );
     const common = {
       policy,
@@ -263,7 +261,10 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
         { problems: read.notes.map((message) => ({ message })) },
       );
     const render = await VALIDATE_FORMATS[output].load();
-    (output === 'text' ? writeText : write)(io.stdout, render(report, { showPatches: flags.showPatches === true }));
+    (output === 'text' ? writeText : write)(
+      io.stdout,
+      render(report, { showPatches: flags.showPatches === true, failOn }),
+    );
     if (report.problems.length > 0) {
       const n = report.problems.length;
       const head = `cannot validate ${n === 1 ? 'an input' : `${n} inputs`}: unreadable, not Kubernetes objects, or defined twice; the others are reported`;

@@ -1,5 +1,6 @@
 // `hookkeeper version`, as kubectl has it, beside `--version`: the version of this build, in text or JSON.
 import type { Command } from 'commander';
+import { notOneOf } from '../flags.js';
 import { ExitCode, write, writeText, type CliIO } from '../io.js';
 
 export function registerVersion(version: string) {
@@ -10,7 +11,10 @@ export function registerVersion(version: string) {
       .option('-o, --output <format>', 'text or json', 'text')
       .action((flags: { output: string }) => {
         if (flags.output !== 'text' && flags.output !== 'json') {
-          writeText(io.stderr, `hookkeeper version: --output must be text or json, got "${flags.output}"`);
+          writeText(
+            io.stderr,
+            `hookkeeper version: ${notOneOf('-o/--output', flags.output, 'an output format', ['text', 'json']).message}`,
+          );
           done(ExitCode.Usage);
           return;
         }

@@ -6,7 +6,7 @@ import { AppError, describeError } from '../../errors.js';
 import type { RenderOptions } from '../../deploy/render.js';
 import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
-import { wholeNumber } from '../flags.js';
+import { flagError, notOneOf, wholeNumber } from '../flags.js';
 import { cliPolicy } from '../policy.js';
 
 interface RenderFlags {
@@ -53,13 +53,13 @@ export function register(program: Command, io: CliIO, done: (code: number) => vo
 async function render(flags: RenderFlags, io: CliIO): Promise<number> {
   try {
     if (flags.output !== 'yaml' && flags.output !== 'json')
-      throw new AppError('USAGE', `--output must be yaml or json, got "${flags.output}"`);
+      throw notOneOf('-o/--output', flags.output, 'an output format', ['yaml', 'json']);
     if ((flags.caBundle === undefined) === (flags.caFile === undefined))
-      throw new AppError('USAGE', 'give exactly one of --ca-bundle and --ca-file');
+      throw flagError('--ca-bundle, --ca-file', 'both or neither given', 'give exactly one of them');
     if ((flags.url === undefined) === (flags.service === undefined))
-      throw new AppError('USAGE', 'give exactly one of --url and --service');
+      throw flagError('--url, --service', 'both or neither given', 'give exactly one of them');
     if (flags.service !== undefined && flags.namespace === undefined)
-      throw new AppError('USAGE', '--service needs --namespace');
+      throw flagError('--service', 'needs --namespace', "give the service's namespace too");
     const opts: RenderOptions = {
       // certs/pki loads @peculiar/x509: only when a CA file is to be encoded.
       caBundle:

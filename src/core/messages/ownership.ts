@@ -59,16 +59,34 @@ export const removalDenialMessage = message<ChangedHook & { reason: string }>((w
 type Grant = { user: string; grant: string };
 const grantFor = message<Grant>((w) => ['to let ', w.quoted('user'), ' act for it: ', w.text('grant')]);
 
-/** A registered (or RBAC-protected) owner's hook: who may, and the grant that would let the user. */
-export const ownerOnlyReason = message<Grant & { who: string; breakGlass: string; unchecked: string }>((w) => [
-  'only its owner may: ',
-  w.text('who'),
-  ' (',
-  w.text('breakGlass'),
-  '); ',
-  w.text('unchecked'),
-  grantFor,
+/**
+ * The same place offline (`validate`, TypeScript only): RBAC is not visible there, so a grant to the identity it
+ * judged as changes nothing; what does is judging as the identity that makes the change, and in the cluster the
+ * owner's grant (`grant` is grantCommandMessage for the owner's controller, a service account to fill in).
+ */
+const offlineGrantFor = message<Grant>((w) => [
+  'validate judged this as ',
+  w.quoted('user'),
+  ": give --as (and --as-group) the identity that makes the change; in the cluster, the owner's controller acts for it through a grant: ",
+  w.text('grant'),
 ]);
+
+type OwnerOnly = Grant & { who: string; breakGlass: string; unchecked: string };
+const ownerOnlyWith = (tail: Message<Grant>): Message<OwnerOnly> =>
+  message<OwnerOnly>((w) => [
+    'only its owner may: ',
+    w.text('who'),
+    ' (',
+    w.text('breakGlass'),
+    '); ',
+    w.text('unchecked'),
+    tail,
+  ]);
+
+/** A registered (or RBAC-protected) owner's hook: who may, and the grant that would let the user. */
+export const ownerOnlyReason = ownerOnlyWith(grantFor);
+/** The same, offline: see offlineGrantFor. */
+export const offlineOwnerOnlyReason = ownerOnlyWith(offlineGrantFor);
 
 /**
  * An owner the registry does not name while RBAC's grants are not listed: it may be protected. When the user's access
@@ -91,9 +109,9 @@ export const grantsUnknownReason = message<Grant & { breakGlass: string; accessU
   grantFor,
 ]);
 
-/** unverifiedRemoval: deny, for an owner nobody registered or granted (or none at all). */
-export const unverifiedDenyReason = message<Grant & { ownerless: boolean; breakGlass: string; unchecked: string }>(
-  (w) =>
+type UnverifiedDeny = Grant & { ownerless: boolean; breakGlass: string; unchecked: string };
+const unverifiedDenyWith = (tail: Message<Grant>): Message<UnverifiedDeny> =>
+  message<UnverifiedDeny>((w) =>
     w.when(
       'ownerless',
       [
@@ -106,10 +124,15 @@ export const unverifiedDenyReason = message<Grant & { ownerless: boolean; breakG
         w.text('breakGlass'),
         '); ',
         w.text('unchecked'),
-        grantFor,
+        tail,
       ],
     ),
-);
+  );
+
+/** unverifiedRemoval: deny, for an owner nobody registered or granted (or none at all). */
+export const unverifiedDenyReason = unverifiedDenyWith(grantFor);
+/** The same, offline: see offlineGrantFor. */
+export const offlineUnverifiedDenyReason = unverifiedDenyWith(offlineGrantFor);
 
 /** RBAC was asked about the owner and gave no answer. */
 export const uncheckedNote = message<{ user: string; owner: string; adding: boolean }>((w) => [
@@ -227,6 +250,27 @@ export const unverifiedWarning = message<Omit<ChangedHook, 'path' | 'stage'>>((w
     ['unverified: hook ', w.text('name'), ' of ', w.text('owner'), '; grant ', shortGrantMessage, '; ', by],
   );
 });
+
+/**
+ * How to act on unverifiedRemoval: warn's warning (CLI output; the webhook's warning has no room): protect the owner,
+ * so a removal of its hooks is verified next time, or keep the hook if its owner did not remove it. `grant` is
+ * ownership.ts's grantCommand for the owner's controller.
+ */
+export const unverifiedFix = message<{ owner: string; grant: string; ownerless: boolean }>((w) =>
+  w.when(
+    'ownerless',
+    'keep the hook unless its controller removed it: it has no owner, so no removal of it can be verified; give hooks an owner that is registered or granted',
+    [
+      'if ',
+      w.quoted('owner'),
+      ' removed its own hook, nothing is wrong; to have removals of its hooks verified, grant it to the controller that owns the hook (',
+      w.text('grant'),
+      ') or register it under owners in the hookkeeper policy; otherwise keep the hook: ',
+      w.quoted('owner'),
+      ' removes it when its work is done',
+    ],
+  ),
+);
 
 /** Whether RBAC was asked about strictOwners' owners, as its denial says. */
 export const RBAC_NOTES = Object.freeze({

@@ -11,6 +11,7 @@ import {
   breakGlassAddWarning,
   breakGlassText,
   ownerIdentitiesText,
+  offlineOwnerOnlyReason,
   ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
   uncheckedNote,
@@ -101,12 +102,14 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
       violations.push(denial(h, user, reason));
       continue;
     }
-    const reason = ownerOnlyReason.toJs({
+    // `validate` sees no RBAC: a grant to the identity it judges as would change nothing there (see offlineGrantFor).
+    const offline = input.source === 'validate';
+    const reason = (offline ? offlineOwnerOnlyReason : ownerOnlyReason).toJs({
       user: user.username,
       breakGlass,
       who: ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES,
       unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner: h.owner, adding: true }) : '',
-      grant: grantCommand(h.owner, user),
+      grant: offline ? grantCommand(h.owner) : grantCommand(h.owner, user),
     });
     violations.push(denial(h, user, reason));
   }

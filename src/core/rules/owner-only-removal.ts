@@ -18,6 +18,8 @@ import {
   breakGlassText,
   breakGlassWarning,
   grantsUnknownReason,
+  offlineOwnerOnlyReason,
+  offlineUnverifiedDenyReason,
   ownerIdentitiesText,
   ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
@@ -26,6 +28,7 @@ import {
   strictOwnersMessage,
   uncheckedNote,
   unverifiedDenyReason,
+  unverifiedFix,
   unverifiedWarning,
   wildcardReason,
   wildcardWarning,
@@ -143,6 +146,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const ownership = input.context?.ownership;
   const breakGlass = breakGlassText(policy);
   const mirrored = mirroredRemovals(policy, input);
+  // `validate` sees no RBAC: a grant to the identity it judges as would change nothing there (see offlineGrantFor).
+  const offline = input.source === 'validate';
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
@@ -186,7 +191,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
       user: user.username,
       breakGlass,
       unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-      grant: grantCommand(owner, user),
+      grant: offline ? grantCommand(owner) : grantCommand(owner, user),
       ownerless: owner === '',
     });
     if (
@@ -199,7 +204,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     }
     if (isProtected(policy, ownership, owner)) {
       const who = ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES;
-      violations.push(denial(change, user, ownerOnlyReason.toJs({ ...reasonSlots(), who })));
+      const reason = offline ? offlineOwnerOnlyReason : ownerOnlyReason;
+      violations.push(denial(change, user, reason.toJs({ ...reasonSlots(), who })));
       continue;
     }
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
@@ -219,10 +225,13 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
         unverifiedOwner: owner,
         hook: { stage: change.old.stage, name: change.old.name, owner },
         path: change.old.path,
+        fix: unverifiedFix.toJs({ owner, grant: grantCommand(owner), ownerless: owner === '' }),
       });
       continue;
     }
-    violations.push(denial(change, user, unverifiedDenyReason.toJs(reasonSlots())));
+    violations.push(
+      denial(change, user, (offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(reasonSlots())),
+    );
   }
   return { violations, notices };
 };
