@@ -51,7 +51,7 @@ function onPath(name: string, env: RenderOptions['env']): boolean {
 export function kustomizeArgv(env: RenderOptions['env']): string[] {
   if (onPath('kustomize', env)) return ['kustomize', 'build'];
   if (onPath('kubectl', env)) return ['kubectl', 'kustomize'];
-  throw new AppError('USAGE', '-k/--kustomize needs kustomize or kubectl on the PATH');
+  throw new AppError('USAGE', '-k/--kustomize: neither kustomize nor kubectl is on the PATH; install one of them');
 }
 
 export function renderLabel(spec: RenderSpec): string {
@@ -69,7 +69,10 @@ async function fromRoot(dir: string, cwd: string, root: string): Promise<string>
   const abs = resolve(cwd, dir);
   const rel = relative(root, await realpath(abs).catch(() => abs));
   if (rel.startsWith('..') || isAbsolute(rel))
-    throw new AppError('USAGE', `-k ${dir} is outside the repository ${root}, which is rendered at both revisions`);
+    throw new AppError(
+      'USAGE',
+      `-k/--kustomize: ${dir} is outside the repository ${root}; give a directory inside it (it is rendered at both revisions)`,
+    );
   return rel === '' ? '.' : rel.split(sep).join('/');
 }
 

@@ -45,7 +45,7 @@ function assertRemovalDenied(r: CliRun, label: string): void {
   assert.match(
     r.stdout,
     new RegExp(
-      `^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+ .*Machine openshift-machine-api/master-0 \\[UPDATE\\]: DENIED`,
+      `^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+ .*Machine\\.machine\\.openshift\\.io openshift-machine-api/master-0 \\[UPDATE\\]: DENIED`,
       'm',
     ),
   );
@@ -239,7 +239,7 @@ describe('a render that fails, hangs or is new: an input error naming the revisi
   test('-k outside the repository, --old with a render, a bad timeout: usage errors', async () => {
     for (const [args, message] of [
       [['-k', tmpdir()], /is outside the repository/],
-      [['--render', 'true', '--render-timeout', 'soon'], /--render-timeout must be a duration/],
+      [['--render', 'true', '--render-timeout', 'soon'], /--render-timeout: "soon" is not a duration; give one/],
     ] as const) {
       const r = await run([...args]);
       assert.equal(r.code, 2, r.stdout + r.stderr);
@@ -247,7 +247,7 @@ describe('a render that fails, hangs or is new: an input error naming the revisi
     }
     const old = await cli(['validate', '--old', 'base', '--render', 'true'], { cwd: repo.dir });
     assert.equal(old.code, 2);
-    assert.match(old.stderr, /-k and --render take --old-ref/);
+    assert.match(old.stderr, /--old: cannot go with -k or --render; give --old-ref/);
   });
 });
 

@@ -169,7 +169,7 @@ describe('validate --old-ref as a CI gate on a git repository (no API server)', 
         assert.equal(run.code, 1, run.stdout + run.stderr);
         assert.match(
           run.stdout,
-          /^<[^>]*deploy\/prod>:\d+ .*Machine openshift-machine-api\/master-1 \[UPDATE\]: DENIED/m,
+          /^<[^>]*deploy\/prod>:\d+ .*Machine\.machine\.openshift\.io openshift-machine-api\/master-1 \[UPDATE\]: DENIED/m,
         );
         assert.match(
           run.stdout,

@@ -175,7 +175,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
       );
     // --old holds manifests as they are; rendered objects are judged against the same render at a revision.
     if (renders.length > 0 && flags.old.length > 0)
-      throw new AppError('USAGE', '-k and --render take --old-ref (rendered at that revision too), not --old');
+      throw flagError('--old', 'cannot go with -k or --render', 'give --old-ref: renders run at that revision too');
     const renderTimeoutMs = duration('--render-timeout', flags.renderTimeout);
     const policy = await cliPolicy(flags.config, io);
     const [{ readInputs }, { validateInputs }] = await Promise.all([
