@@ -46,7 +46,10 @@ describe('validate: a hook removed from a MachineSet template', () => {
       stdin: stripped,
     });
     assert.equal(warn.code, 1, warn.stdout + warn.stderr);
-    assert.match(warn.stdout, /MachineSet\.machine\.openshift\.io openshift-machine-api\/ci-worker-us-east-1a \[UPDATE\]: allowed/);
+    assert.match(
+      warn.stdout,
+      /MachineSet\.machine\.openshift\.io openshift-machine-api\/ci-worker-us-east-1a \[UPDATE\]: allowed/,
+    );
     assert.match(warn.stdout, WARNING);
     // Offline, only the registry makes a requester the owner: the report says a grant could have made it quiet.
     assert.match(warn.stdout, /template-hook-removed: the cluster's RBAC was not consulted \(validate is offline\)/);
