@@ -270,21 +270,17 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
     );
   });
 
-  test('audit names the same explanation in its stuck-deletion findings', async () => {
-    const r = await cli([
-      'audit',
-      '--kubeconfig',
-      kubeconfig,
-      '-n',
-      MACHINE_NAMESPACE,
-      '--stuck-after',
-      // Deleted moments ago (its start times say two hours: the status was written so); anything deleting is stuck.
-      '1ms',
-      '-o',
-      'json',
-    ]);
+  /** `hookkeeper audit -o json` of the Machines' namespace, which finds something stuck (exit 1). */
+  async function auditStuck(stuckAfter: string): Promise<AuditReport> {
+    const args = ['audit', '--kubeconfig', kubeconfig, '-n', MACHINE_NAMESPACE, '--stuck-after', stuckAfter];
+    const r = await cli([...args, '-o', 'json']);
     assert.equal(r.code, 1, r.stderr);
-    const report = JSON.parse(r.stdout) as AuditReport;
+    return JSON.parse(r.stdout) as AuditReport;
+  }
+
+  test('audit names the same explanation in its stuck-deletion findings', async () => {
+    // Deleted moments ago (its start times say two hours: the status was written so); anything deleting is stuck.
+    const report = await auditStuck('1ms');
     const stuck = report.findings.find(
       (f) => f.rule === 'stuck-deletion' && f.object.kind === 'Machine' && f.hook?.name === 'volume-backup',
     );
@@ -299,19 +295,7 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
 
   test('audit measures a wait from the start the Machine records, not from its deletion', async () => {
     // Deleted moments ago, but its stored status.deletion says it has waited on its pre-drain hook for two hours.
-    const r = await cli([
-      'audit',
-      '--kubeconfig',
-      kubeconfig,
-      '-n',
-      MACHINE_NAMESPACE,
-      '--stuck-after',
-      '1h',
-      '-o',
-      'json',
-    ]);
-    assert.equal(r.code, 1, r.stderr);
-    const report = JSON.parse(r.stdout) as AuditReport;
+    const report = await auditStuck('1h');
     const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
     // Only the hook of the stage it waits at: kcp-cleanup (pre-terminate) holds nothing yet.
     assert.deepEqual(

@@ -7,11 +7,11 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { findKustomize, NO_KUSTOMIZE } from '../helpers/kustomize.js';
+import { hookkeeperShim } from '../validate/gitops-repo.js';
 import { readSettings } from './harness/settings.js';
 
 const settings = readSettings();
@@ -75,13 +75,7 @@ describe('validate --old-ref as a CI gate on a git repository (no API server)', 
     // `hookkeeper` on PATH runs this checkout's CLI from source, as an installed one runs dist/.
     bin = join(dir, '.bin');
     await mkdir(bin);
-    const tsx = import.meta.resolve('tsx');
-    const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-    await writeFile(
-      join(bin, 'hookkeeper'),
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(main)} "$@"\n`,
-      { mode: 0o755 },
-    );
+    await hookkeeperShim(bin);
     git('init', '-q');
     await write('.gitignore', '.bin/\n');
     await write(MACHINE, yaml(machine({ name: 'master-0', preDrain: [ETCD] })));
