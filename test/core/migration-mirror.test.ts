@@ -8,7 +8,7 @@ import { evaluate } from '../../src/core/engine.js';
 import { authoritativeSide, twinRequest } from '../../src/core/migration.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, ReviewInput, TwinFact, UserInfo } from '../../src/core/types.js';
-import { PRE_DRAIN } from '../fixtures/capi.js';
+import { clusterAPICopy, machineAPICopy, type AuthoritativeAPI } from '../fixtures/migration.js';
 import { ETCD, USERS } from '../fixtures/openshift.js';
 
 const NAME = 'ci-ln-7x2k9-worker-a-4kz8q';
@@ -18,31 +18,17 @@ const SYNC: UserInfo = {
   groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-cluster-api', 'system:authenticated'],
 };
 
-type Api = 'MachineAPI' | 'ClusterAPI' | 'Migrating';
+type Api = AuthoritativeAPI;
 
-function mapiMachine(preDrain: Array<{ name: string; owner: string }>, status?: Api, spec?: Api): KubeObject {
-  return {
-    apiVersion: 'machine.openshift.io/v1beta1',
-    kind: 'Machine',
-    metadata: { name: NAME, namespace: 'openshift-machine-api', uid: 'mapi-uid' },
-    spec: { ...(spec ? { authoritativeAPI: spec } : {}), lifecycleHooks: { preDrain } },
-    ...(status ? { status: { authoritativeAPI: status } } : {}),
-  };
-}
-
-function capiMachine(preDrain: Array<{ name: string; owner: string }>): KubeObject {
-  return {
-    apiVersion: 'cluster.x-k8s.io/v1beta2',
-    kind: 'Machine',
-    metadata: {
-      name: NAME,
-      namespace: 'openshift-cluster-api',
-      uid: 'capi-uid',
-      annotations: Object.fromEntries(preDrain.map((h) => [`${PRE_DRAIN}/${h.name}`, h.owner])),
-    },
-    spec: { clusterName: 'ci-ln-7x2k9' },
-  };
-}
+const mapiMachine = (preDrain: Array<{ name: string; owner: string }>, status?: Api, spec?: Api): KubeObject =>
+  machineAPICopy(preDrain, {
+    name: NAME,
+    uid: 'mapi-uid',
+    ...(status ? { status } : {}),
+    ...(spec ? { spec } : {}),
+  });
+const capiMachine = (preDrain: Array<{ name: string; owner: string }>): KubeObject =>
+  clusterAPICopy(preDrain, { name: NAME, uid: 'capi-uid' });
 
 /** An UPDATE as the webhook's transport hands it to the engine, with the twin it looked up. */
 function update(oldObject: KubeObject, object: KubeObject, user: UserInfo, twin?: TwinFact): ReviewInput {

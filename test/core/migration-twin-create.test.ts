@@ -8,7 +8,7 @@ import { parsePolicy } from '../../src/config/load.js';
 import { evaluate } from '../../src/core/engine.js';
 import { createJudgedAgainstTwin, twinHooksLeftOut, twinRequest } from '../../src/core/migration.js';
 import type { KubeObject, ReviewInput, TwinFact, UserInfo } from '../../src/core/types.js';
-import { PRE_DRAIN } from '../fixtures/capi.js';
+import { clusterAPICopy, machineAPICopy } from '../fixtures/migration.js';
 import { ETCD, USERS } from '../fixtures/openshift.js';
 
 const NAME = 'ci-ln-7x2k9-master-3';
@@ -23,30 +23,10 @@ const MAPI_CONTROLLER: UserInfo = {
   groups: ['system:serviceaccounts', 'system:authenticated'],
 };
 
-function mapiMachine(
-  preDrain: Array<{ name: string; owner: string }>,
-  namespace = 'openshift-machine-api',
-): KubeObject {
-  return {
-    apiVersion: 'machine.openshift.io/v1beta1',
-    kind: 'Machine',
-    metadata: { name: NAME, namespace },
-    spec: { authoritativeAPI: 'MachineAPI', lifecycleHooks: { preDrain } },
-  };
-}
-
-function capiMachine(preDrain: Array<{ name: string; owner: string }>): KubeObject {
-  return {
-    apiVersion: 'cluster.x-k8s.io/v1beta2',
-    kind: 'Machine',
-    metadata: {
-      name: NAME,
-      namespace: 'openshift-cluster-api',
-      annotations: Object.fromEntries(preDrain.map((h) => [`${PRE_DRAIN}/${h.name}`, h.owner])),
-    },
-    spec: { clusterName: 'ci-ln-7x2k9' },
-  };
-}
+const mapiMachine = (preDrain: Array<{ name: string; owner: string }>, namespace?: string): KubeObject =>
+  machineAPICopy(preDrain, { name: NAME, spec: 'MachineAPI', ...(namespace ? { namespace } : {}) });
+const capiMachine = (preDrain: Array<{ name: string; owner: string }>): KubeObject =>
+  clusterAPICopy(preDrain, { name: NAME });
 
 /** A CREATE as the webhook's transport hands it to the engine (no request name: a client that sets metadata.name). */
 function create(object: KubeObject, user: UserInfo, twin?: TwinFact): ReviewInput {
