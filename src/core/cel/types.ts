@@ -105,7 +105,16 @@ export interface NativeMutation {
 
 /** The native form a rule module declares (src/core/rules/context.ts). */
 export type NativeForm =
-  | { validating: (ctx: NativeContext) => NativeValidating }
+  | {
+      validating: (ctx: NativeContext) => NativeValidating;
+      /**
+       * Whether its CEL reads a list carrier's index of hooks by name (CelStage.index or oldIndex, celWasStored among
+       * others), which a stage naming one hook twice fails to build: native mode then refuses where the webhook
+       * judges the hooks, a divergence src/native/notes.ts declares. test/native/name-index.test.ts holds it to the
+       * rendered CEL.
+       */
+      readsNameIndex: boolean;
+    }
   | { mutating: (policy: Policy, rule: DefaultHookRule, carrier: HookCarrier) => NativeMutation }
   /** No native form: what native mode does instead, one sentence (render declares it as a divergence). */
   | { webhookOnly: string };

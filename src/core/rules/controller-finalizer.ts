@@ -89,5 +89,5 @@ export const controllerFinalizerRule: CarrierRuleModule<'controller-finalizer'> 
   },
   createReads: () => ({ parts: [] }),
   validate: controllerFinalizer,
-  native: { validating: nativeControllerFinalizer },
+  native: { validating: nativeControllerFinalizer, readsNameIndex: false },
 };

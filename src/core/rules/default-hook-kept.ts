@@ -40,7 +40,7 @@ export const defaultHookKeptRule: CarrierRuleModule<'default-hook-kept'> = {
     }
     return { violations };
   },
-  native: { validating: nativeDefaultHookKept },
+  native: { validating: nativeDefaultHookKept, readsNameIndex: false },
   updateReads: (policy) => ({ parts: defaultHookReadParts(policy) }),
   // A CREATE a default-hook rule selects is sent, hooks or none: a stripped one carries none.
   createReads: () => ({ parts: ['selected'] }),

@@ -45,5 +45,5 @@ export const deletionFreezeRule: CarrierRuleModule<'deletion-freeze'> = {
   facts: [],
   summary: 'a deleting Machine may lose hooks but not gain or change them',
   validate: deletionFreeze,
-  native: { validating: nativeDeletionFreeze },
+  native: { validating: nativeDeletionFreeze, readsNameIndex: true },
 };

@@ -66,5 +66,5 @@ export const hookCountRule: CarrierRuleModule<'hook-count'> = {
     }
     return { violations, warnings };
   },
-  native: { validating: nativeHookCount },
+  native: { validating: nativeHookCount, readsNameIndex: false },
 };

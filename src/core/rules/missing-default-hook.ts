@@ -34,7 +34,7 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
     const lackedBefore = policy.defaultHooks.filter((r) => !carriesDefaultHook(stored, carrier, r));
     return { violations: missingDefaultHookViolations('missing-default-hook', ctx, lackedBefore) };
   },
-  native: { validating: nativeMissingDefaultHook },
+  native: { validating: nativeMissingDefaultHook, readsNameIndex: false },
   updateReads: missingDefaultHookReads,
   createReads: () => ({ parts: [] }),
 };

@@ -149,5 +149,5 @@ export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
   summary:
     "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
   validate: hookNaming,
-  native: { validating: nativeHookNaming },
+  native: { validating: nativeHookNaming, readsNameIndex: true },
 };

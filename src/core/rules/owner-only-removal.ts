@@ -256,5 +256,5 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes, re-owns or adds a protected owner's hook; others get unverifiedRemoval for an unprotected one's removal",
   validate: ownerOnlyRemoval,
-  native: { validating: nativeOwnerOnlyRemoval },
+  native: { validating: nativeOwnerOnlyRemoval, readsNameIndex: true },
 };

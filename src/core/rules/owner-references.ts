@@ -43,5 +43,5 @@ export const ownerReferencesRule: CarrierRuleModule<'owner-references'> = {
   facts: [],
   summary: 'at most one ownerReference is a controller',
   validate: ownerReferences,
-  native: { validating: nativeOwnerReferences },
+  native: { validating: nativeOwnerReferences, readsNameIndex: false },
 };

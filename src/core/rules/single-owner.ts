@@ -89,5 +89,5 @@ export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,
-  native: { validating: nativeSingleOwner },
+  native: { validating: nativeSingleOwner, readsNameIndex: true },
 };

@@ -46,5 +46,5 @@ export const templateHookRemovedRule: CarrierRuleModule<'template-hook-removed'>
     }
     return { violations };
   },
-  native: { validating: nativeTemplateHookRemoved },
+  native: { validating: nativeTemplateHookRemoved, readsNameIndex: true },
 };
