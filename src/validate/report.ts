@@ -2,13 +2,14 @@
 // the text and JUnit outputs are rendered.
 import { kindLabel } from '../core/resources.js';
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
+import { OFFLINE_USERNAME } from '../core/identity.js';
 import { AppError, type Problem } from '../errors.js';
 import { STDIN_NAME } from './inputs.js';
 
 export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
 
 /** Who `validate` judges changes as when --as is not given: a user no policy registers, so removals are checked. */
-export const DEFAULT_USER: UserInfo = Object.freeze({ username: 'hookkeeper-validate', groups: [] });
+export const DEFAULT_USER: UserInfo = Object.freeze({ username: OFFLINE_USERNAME, groups: [] });
 
 /** `deny` fails the run (exit 1); `warn` is reported and does not. */
 export type Severity = 'deny' | 'warn';

@@ -3,7 +3,7 @@
 // owner add it (the same right that removes it: whoever can make a deletion wait can end the wait), break-glass
 // (warned, audited), or the migration's synchronizer mirroring the authoritative copy. Squatting is refused.
 import { ownValue, quote } from '../guards.js';
-import { isBreakGlass } from '../identity.js';
+import { isBreakGlass, judgedOffline } from '../identity.js';
 import type { Hook } from '../carriers.js';
 import { grantCommand, guardsAdditions, judgedAdditions, registeredActor, registeredIdentities } from '../ownership.js';
 import {
@@ -102,8 +102,8 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
       violations.push(denial(h, user, reason));
       continue;
     }
-    // `validate` sees no RBAC: a grant to the identity it judges as would change nothing there (see offlineGrantFor).
-    const offline = input.source === 'validate';
+    // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
+    const offline = judgedOffline(input);
     const reason = (offline ? offlineOwnerOnlyReason : ownerOnlyReason).toJs({
       user: user.username,
       breakGlass,

@@ -3,7 +3,7 @@
 // wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
 // The audit annotation says which route allowed it.
 import { ownValue, quote } from '../guards.js';
-import { isBreakGlass } from '../identity.js';
+import { isBreakGlass, judgedOffline } from '../identity.js';
 import {
   addedHooks,
   changedHooks,
@@ -146,8 +146,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const ownership = input.context?.ownership;
   const breakGlass = breakGlassText(policy);
   const mirrored = mirroredRemovals(policy, input);
-  // `validate` sees no RBAC: a grant to the identity it judges as would change nothing there (see offlineGrantFor).
-  const offline = input.source === 'validate';
+  // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
+  const offline = judgedOffline(input);
   for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
