@@ -1,7 +1,6 @@
 // Policy loading: YAML -> schema check (ajv, all errors) -> semantic checks -> defaults -> frozen Policy.
 // Every problem is reported at once, with file, path and line, so a broken ConfigMap is fixed in one go.
 import { readFile } from 'node:fs/promises';
-import { Ajv, type ErrorObject } from 'ajv';
 import { hookAnnotationKey } from '../core/capi.js';
 import { carrierFor } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
@@ -14,14 +13,12 @@ import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
 import { defaultHookKindProblem } from './kinds.js';
-import { displayPath, documentProblems } from './paths.js';
+import { checkDocument, compileSchema } from './document.js';
+import { displayPath } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
-import { nearest } from './suggest.js';
-import { parseYamlDocuments, toKeys, type YamlDocument } from './yaml.js';
+import { toKeys } from './yaml.js';
 
-// verbose: an error carries its schema, whose known keys name the nearest one to an unknown key.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-const validateSchema = ajv.compile(POLICY_SCHEMA);
+const validateSchema = compileSchema(POLICY_SCHEMA);
 
 interface PolicyFile {
   enforcement?: Partial<Policy['enforcement']>;
@@ -59,38 +56,18 @@ export async function loadPolicyFile(
 }
 
 export function parsePolicy(text: string, file: string): Policy {
-  let docs: YamlDocument[];
-  try {
-    docs = parseYamlDocuments(text, file, { lines: 'key', duplicateKeys: 'report' });
-  } catch (err) {
-    if (err instanceof AppError)
-      throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, { cause: err, problems: err.problems });
-    throw err;
-  }
-  if (docs.length !== 1) {
+  const checked = checkDocument(text, file, validateSchema);
+  if (!('doc' in checked))
     throw new AppError('CONFIG_INVALID', `invalid policy ${file}`, {
-      problems: [{ file, message: `expected one YAML document, found ${docs.length}` }],
+      ...(checked.cause === undefined ? {} : { cause: checked.cause }),
+      problems: checked.problems,
     });
-  }
-  const doc = docs[0] as YamlDocument;
   // Paths as the user wrote them (owners["team/storage"].users); the checks below work on JSON Pointers. The later
   // value of a key given twice is kept, so the rest of the file is still checked.
-  const { at, problems } = documentProblems(doc, file);
-
+  const { doc, at, problems } = checked;
   // Schema problems first, but they do not hide the semantic ones: each semantic check runs on the fields it reads
   // when those passed the schema (present, no schema error at or below them), so every problem is fixed in one go.
-  const schemaPaths: string[] = [];
-  if (!validateSchema(doc.value)) {
-    for (const e of validateSchema.errors ?? []) {
-      // An unknown or badly named key is reported at the key itself, not at the object holding it.
-      const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
-      const key =
-        unknown ?? e.propertyName ?? (e.keyword === 'propertyNames' ? String(e.params['propertyName']) : undefined);
-      const path = key === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(key)}`;
-      schemaPaths.push(path);
-      problems.push(at(path, schemaMessage(e, unknown)));
-    }
-  }
+  const schemaPaths = checked.schemaErrors.map((e) => e.pointer);
   const sound = (path: string): boolean =>
     valueAt(doc.value, path) !== undefined && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`));
   const items = <T>(path: string): Array<[number, T]> => {
@@ -201,21 +178,6 @@ export function parsePolicy(text: string, file: string): Policy {
   }
 
   return deepFreeze(mergeWithDefaults(raw));
-}
-
-/** A schema error in the user's terms: the value a constant must have, the nearest known key to an unknown one. */
-function schemaMessage(e: ErrorObject, unknown: string | undefined): string {
-  if (unknown !== undefined) {
-    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-    const near = nearest(unknown, known);
-    return near === undefined
-      ? `unknown key ${JSON.stringify(unknown)} (known keys: ${known.join(', ')})`
-      : `unknown key ${JSON.stringify(unknown)}: did you mean ${JSON.stringify(near)}?`;
-  }
-  if (e.keyword === 'const') return `must be ${JSON.stringify(e.params['allowedValue'])}`;
-  if (e.keyword === 'enum')
-    return `${e.message ?? 'is invalid'}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-  return e.message ?? 'is invalid';
 }
 
 /** The value at a JSON pointer, or undefined when a step is missing or not a container. */

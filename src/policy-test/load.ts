@@ -2,21 +2,18 @@
 // objects and the policy it names. Every problem comes back at once, as "file:line path: message".
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
 import { metadata } from '../core/guards.js';
 import { escapePointerToken } from '../core/pointer.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
-import { documentProblems } from '../config/paths.js';
+import { checkDocument, compileSchema } from '../config/document.js';
 import { parsePolicy } from '../config/load.js';
-import { nearest } from '../config/suggest.js';
 import { parseYamlDocuments, type YamlDocument } from '../config/yaml.js';
 import { AppError, type Problem } from '../errors.js';
 import { fsReason } from './discover.js';
 import { TEST_SCHEMA, type Expectation, type Grant, type Identity, type TestCase, type TestFile } from './schema.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-const validateSchema = ajv.compile<TestFile>(TEST_SCHEMA);
+const validateSchema = compileSchema<TestFile>(TEST_SCHEMA);
 
 export interface LoadedCase {
   name: string;
@@ -45,22 +42,6 @@ export interface LoadedFile {
 /** Policies by absolute path: several test files usually share one. */
 export type PolicyCache = Map<string, Promise<Policy | Problem[]>>;
 
-/** A schema error in the user's terms, as the policy loader words them: a constant's value, the nearest known key. */
-function schemaMessage(e: ErrorObject, unknown: string | undefined): string {
-  if (unknown !== undefined) {
-    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-    const near = nearest(unknown, known);
-    return near === undefined
-      ? `unknown key ${JSON.stringify(unknown)} (known keys: ${known.join(', ')})`
-      : `unknown key ${JSON.stringify(unknown)}: did you mean ${JSON.stringify(near)}?`;
-  }
-  if (e.keyword === 'const') return `must be ${JSON.stringify(e.params['allowedValue'])}`;
-  if (e.keyword === 'enum')
-    return `${e.message ?? 'is invalid'}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-  if (e.keyword === 'type') return `must be ${String(e.params['type']).split(',').join(' or ')}`;
-  return e.message ?? 'is invalid';
-}
-
 /** A path relative to a test file, as named from the working directory. */
 function beside(testFile: string, path: string): string {
   return isAbsolute(path) ? path : join(dirname(testFile), path);
@@ -88,32 +69,18 @@ export async function loadTestFile(file: string, cwd: string, policies: PolicyCa
   } catch (err) {
     return fail([{ file, message: `cannot read: ${fsReason(err)}` }]);
   }
-  let docs: YamlDocument[];
-  try {
-    docs = parseYamlDocuments(text, file, { lines: 'key', duplicateKeys: 'report', merge: true });
-  } catch (err) {
-    if (err instanceof AppError)
-      return fail(err.problems.length > 0 ? [...err.problems] : [{ file, message: err.message }]);
-    throw err;
-  }
-  if (docs.length !== 1)
-    return fail([{ file, message: `expected one YAML document (a PolicyTest), found ${docs.length}` }]);
-  const doc = docs[0] as YamlDocument;
-  const { at, problems } = documentProblems(doc, file);
+  const checked = checkDocument(text, file, validateSchema, { merge: true, what: 'a PolicyTest' });
+  if (!('doc' in checked)) return fail(checked.problems);
+  const { doc, at, problems } = checked;
   // Where the schema found something wrong: that value (and what is under it) is not read further. An unknown key
   // leaves its mapping usable (the key is ignored), and a missing key marks the key, not the mapping holding it.
-  const schemaPaths: string[] = [];
-  if (!validateSchema(doc.value)) {
-    for (const e of validateSchema.errors ?? []) {
-      // An unknown key is reported at the key itself, not at the object holding it.
-      const unknown = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : undefined;
-      const path = unknown === undefined ? e.instancePath : `${e.instancePath}/${escapePointerToken(unknown)}`;
-      const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : undefined;
-      if (unknown === undefined)
-        schemaPaths.push(missing === undefined ? path : `${path}/${escapePointerToken(missing)}`);
-      problems.push(at(path, schemaMessage(e, unknown)));
-    }
-  }
+  const schemaPaths = checked.schemaErrors
+    .filter((e) => e.unknown === undefined)
+    .map(({ error, pointer }) =>
+      error.keyword === 'required'
+        ? `${pointer}/${escapePointerToken(String(error.params['missingProperty']))}`
+        : pointer,
+    );
   const sound = (pointer: string): boolean => !schemaPaths.some((p) => p === pointer || p.startsWith(`${pointer}/`));
   // Past the schema, read only what passed it, field by field: a case's schema errors and its other problems are
   // all reported in one pass (a typo in expect does not hide an object file that is missing).
