@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Webhook } from '../admission/handle.js';
 import { parseAdmissionReview } from '../admission/parse.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './app-deps.js';
 import { internalError, sendJson } from './answer.js';
 import { BodyTooLarge, readBody } from './body.js';
 import { review } from './review.js';

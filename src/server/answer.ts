@@ -1,7 +1,7 @@
 // Writing an answer: text or JSON with its length, and the HTTP 500 a fault is answered with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Webhook } from '../admission/handle.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './app-deps.js';
 
 /** A text or JSON answer with its length; the body is left out for HEAD (the headers say what GET would send). */
 export function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, text: string): void {

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../log.js';
-import type { RequestListener } from './app.js';
-import type { ServeOptions } from './serve.js';
+import type { RequestListener } from './app-deps.js';
+import type { ServeOptions } from './serve-options.js';
 import type { LoadedTls } from './tls.js';
 
 export function createHttpsServer(options: ServeOptions, tls: LoadedTls, app: RequestListener, logger: Logger): Server {

@@ -1,6 +1,6 @@
 // The GET routes beside the webhooks: /healthz, /readyz and /metrics, and the 404 that lists every route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './app-deps.js';
 import { send } from './answer.js';
 
 const TEXT = 'text/plain; charset=utf-8';

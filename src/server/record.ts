@@ -7,7 +7,7 @@ import { ownerLabel } from '../core/owner-label.js';
 import type { Policy } from '../core/policy.js';
 import type { Decision, GroupVersionKind, ReviewContext, ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './app-deps.js';
 import type { Metrics } from './metrics.js';
 
 /** One parsed admission request in flight: what its steps share. */

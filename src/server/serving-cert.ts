@@ -2,7 +2,7 @@
 // agreeing reads saw (src/server/watch.ts); the watch then starts from that read's fingerprint.
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
-import type { ServeOptions } from './serve.js';
+import type { ServeOptions } from './serve-options.js';
 import { loadTls, tlsPaths, type LoadedTls, type TlsFiles } from './tls.js';
 import { readAgreed, type ReadFile } from './watch.js';
 
