@@ -42,7 +42,7 @@ interface Answer {
   patch?: string;
 }
 
-/** What the webhook answers for one body: the same steps as src/server/app.ts after JSON.parse. */
+/** What the webhook answers for one body: the same steps as src/server/admission-request.ts and review.ts after JSON.parse. */
 function answer(webhook: Webhook, body: unknown): Answer {
   // Frozen: reviewing must never write into the request (mutation writes only into its own copy).
   const parsed = parseAdmissionReview(deepFreeze(body));
