@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
 import { cli } from '../helpers/cli.js';
-import { readDoc } from '../helpers/docs.js';
+import { codeBlocks, readDoc } from '../helpers/docs.js';
 import { gitopsRepo, hookkeeperShim, REMOVE_HOOKS, overlay, baseMachine, tools } from '../validate/gitops-repo.js';
 
 interface Step {
@@ -36,16 +36,11 @@ const CI = process.env['CI'] === 'true';
 
 /** The workflow docs/ci.md shows (one, checked below). */
 function workflow(): Workflow {
-  const found = blocks('docs/ci.md', 'yaml')
+  const found = codeBlocks('docs/ci.md', 'yaml')
     .map((text) => parse(text) as Partial<Workflow>)
     .filter((d) => d.jobs !== undefined);
   assert.equal(found.length, 1, 'docs/ci.md shows one workflow');
   return found[0] as Workflow;
-}
-
-/** The fenced blocks of a page in the given language, in order. */
-function blocks(page: string, lang: string): string[] {
-  return [...readDoc(page).matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'gm'))].map((m) => m[1] ?? '');
 }
 
 /** Every `hookkeeper COMMAND ARGS` in a shell text (also after a pipe, `&&` or `$(`), up to the line's end or a pipe. */
@@ -135,7 +130,7 @@ test("the workflow's validate step, run as Actions runs it, fails a PR whose ove
 });
 
 test('every hookkeeper command in docs/ci.md exists with the flags shown, the image ones included', async () => {
-  const shell = blocks('docs/ci.md', 'bash').join('\n');
+  const shell = codeBlocks('docs/ci.md', 'bash').join('\n');
   const direct = invocations(shell);
   // podman/docker run IMAGE ARGS: the arguments after the image go to the entrypoint, `hookkeeper`.
   const image = [...shell.matchAll(/(?:podman|docker) run .*? REGISTRY\/hookkeeper:\S+ ([^\n#]*)/g)].map((m) =>
@@ -161,7 +156,7 @@ test('.pre-commit-hooks.yaml defines node hooks whose entry and args hookkeeper 
     await assertCommand([...entry, ...(hook.args ?? [])], `.pre-commit-hooks.yaml ${hook.id}`);
     if (hook.files !== undefined) assert.ok(new RegExp(hook.files).test('manifests/machine.yaml'), hook.id);
   }
-  const configs = blocks('docs/ci.md', 'yaml')
+  const configs = codeBlocks('docs/ci.md', 'yaml')
     .map((text) => parse(text) as { repos?: { repo: string; hooks: { id: string; args?: string[] }[] }[] })
     .filter((d) => d.repos !== undefined);
   assert.equal(configs.length, 1, 'docs/ci.md shows one .pre-commit-config.yaml');

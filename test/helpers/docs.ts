@@ -11,6 +11,11 @@ export function readDoc(page: string): string {
   return readFileSync(join(root, page), 'utf8');
 }
 
+/** The fenced code blocks of a page in one language (```yaml ... ```, fences at the line start), in order. */
+export function codeBlocks(page: string, lang: string): string[] {
+  return [...readDoc(page).matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'gm'))].map((m) => m[1] ?? '');
+}
+
 export interface Heading {
   level: number;
   /** The heading as written, without the leading `#`s. */

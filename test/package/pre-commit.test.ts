@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import YAML from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
-import { readDoc } from '../helpers/docs.js';
+import { codeBlocks } from '../helpers/docs.js';
 import { FILES, REMOVE_HOOKS, baseMachine, linkTools, overlay, tools } from '../validate/gitops-repo.js';
 
 const root = packageRoot();
@@ -94,8 +94,7 @@ test("docs/ci.md's pre-commit hook installs and refuses a commit whose overlay p
   });
 
   // The docs' entry, as a user pastes it, pointed at the snapshot.
-  const blocks = [...readDoc('docs/ci.md').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-  const entry = blocks.find((b) => /^repos:/m.test(b));
+  const entry = codeBlocks('docs/ci.md', 'yaml').find((b) => /^repos:/m.test(b));
   assert.ok(entry, 'docs/ci.md shows a .pre-commit-config.yaml');
   const config = YAML.parse(entry) as { repos: Array<{ repo: string; rev: string }> };
   const [hookRepo] = config.repos;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/deploy/render.js';
-import { readDoc } from '../helpers/docs.js';
+import { codeBlocks, readDoc } from '../helpers/docs.js';
 import { baseMachine, gitopsRepo, overlay, REMOVE_HOOKS, tools } from '../validate/gitops-repo.js';
 
 interface Step {
@@ -25,7 +25,7 @@ const CI = process.env['CI'] === 'true';
 
 /** The one workflow docs/ci.md shows, its steps in order. */
 function steps(): Step[] {
-  const docs = [...readDoc('docs/ci.md').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => parse(m[1] ?? ''));
+  const docs = codeBlocks('docs/ci.md', 'yaml').map((text) => parse(text) as { jobs?: unknown } | null);
   const workflows = docs.filter((d): d is { jobs: Record<string, { steps: Step[] }> } => d?.jobs !== undefined);
   assert.equal(workflows.length, 1, 'docs/ci.md shows one workflow');
   return Object.values(workflows[0]?.jobs ?? {}).flatMap((j) => j.steps);
