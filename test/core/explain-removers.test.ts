@@ -4,6 +4,7 @@
 // anyone may.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
@@ -13,68 +14,66 @@ import type { Ownership, OwnerAccess, ReviewInput, UserInfo } from '../../src/co
 import { reviewInput } from '../fixtures/input.js';
 import { machine, type HookSpec } from '../fixtures/openshift.js';
 
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const OWNERS = ['team/storage', 'clusteroperator/etcd', 'backup', ''];
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-const some = <T>(r: () => number, xs: readonly T[]): T[] => xs.filter(() => r() < 0.4);
+const NAMED = OWNERS.slice(0, 3);
 
 interface Scenario {
-  seed: number;
   policy: Policy;
   grants: Record<string, GrantSubjectFact[]>;
   hook: HookSpec;
 }
 
-function scenario(seed: number): Scenario {
-  const r = rng(seed);
-  const owners: Record<string, OwnerIdentities> = {};
-  for (const o of some(r, OWNERS.slice(0, 3)))
-    owners[o] = {
-      users: some(r, ['alice', 'bob']),
-      groups: some(r, ['storage-admins']),
-      serviceAccounts: some(r, [
-        { namespace: 'storage', name: 'operator' },
-        { namespace: 'backup', name: 'agent' },
-      ]),
+type Subject = Pick<GrantSubjectFact, 'kind' | 'name' | 'namespace'>;
+const SUBJECTS: readonly Subject[] = [
+  { kind: 'User', name: 'carol' },
+  { kind: 'Group', name: 'backup-admins' },
+  { kind: 'ServiceAccount', name: 'mover', namespace: 'backup' },
+];
+
+const grant = (s: Subject, role: string, allNames: boolean): GrantSubjectFact => ({
+  ...s,
+  binding: { kind: 'ClusterRoleBinding', name: `b-${s.name}` },
+  role: { kind: 'ClusterRole', name: role },
+  allNames,
+});
+
+const identities: fc.Arbitrary<OwnerIdentities> = fc.record({
+  users: fc.subarray(['alice', 'bob']),
+  groups: fc.subarray(['storage-admins']),
+  serviceAccounts: fc.subarray([
+    { namespace: 'storage', name: 'operator' },
+    { namespace: 'backup', name: 'agent' },
+  ]),
+});
+
+const scenarioArb: fc.Arbitrary<Scenario> = fc
+  .record({
+    owners: fc.dictionary(fc.constantFrom(...NAMED), identities),
+    named: fc.tuple(...NAMED.map(() => fc.subarray([...SUBJECTS]))),
+    wildcard: fc.boolean(),
+    unverifiedRemoval: fc.constantFrom<UnverifiedRemoval>('deny', 'warn', 'allow'),
+    wildcardGrants: fc.constantFrom<WildcardGrants>('deny', 'warn'),
+    breakGlass: fc.record({ users: fc.subarray(['dora']), groups: fc.subarray(['system:masters']) }),
+    owner: fc.constantFrom(...OWNERS),
+  })
+  .map((g) => {
+    // As the grant index reports them (src/kube/owner-grants.ts subjectsFor): named grants, then a wildcard holder
+    // (a role without resourceNames) under every owner, the empty one included.
+    const grants: Record<string, GrantSubjectFact[]> = {};
+    NAMED.forEach((o, i) => {
+      for (const s of g.named[i] ?? []) (grants[o] ??= []).push(grant(s, `hookowner-${o}`, false));
+    });
+    if (g.wildcard)
+      for (const o of OWNERS) (grants[o] ??= []).push(grant({ kind: 'User', name: 'root' }, 'cluster-admin', true));
+    const policy: Policy = {
+      ...DEFAULT_POLICY,
+      owners: g.owners,
+      unverifiedRemoval: g.unverifiedRemoval,
+      wildcardGrants: g.wildcardGrants,
+      breakGlass: g.breakGlass,
     };
-  // As the grant index reports them (src/kube/owner-grants.ts subjectsFor): named grants, then a wildcard holder
-  // (a role without resourceNames) under every owner, the empty one included.
-  const grants: Record<string, GrantSubjectFact[]> = {};
-  const subjects: Array<Pick<GrantSubjectFact, 'kind' | 'name' | 'namespace'>> = [
-    { kind: 'User', name: 'carol' },
-    { kind: 'Group', name: 'backup-admins' },
-    { kind: 'ServiceAccount', name: 'mover', namespace: 'backup' },
-  ];
-  const grant = (s: Pick<GrantSubjectFact, 'kind' | 'name' | 'namespace'>, role: string, allNames: boolean) => ({
-    ...s,
-    binding: { kind: 'ClusterRoleBinding', name: `b-${s.name}` },
-    role: { kind: 'ClusterRole', name: role },
-    allNames,
+    return { policy, grants, hook: { name: 'example.com/Gate', owner: g.owner } };
   });
-  for (const o of OWNERS.slice(0, 3))
-    for (const s of some(r, subjects)) (grants[o] ??= []).push(grant(s, `hookowner-${o}`, false));
-  if (r() < 0.5)
-    for (const o of OWNERS) (grants[o] ??= []).push(grant({ kind: 'User', name: 'root' }, 'cluster-admin', true));
-  const policy: Policy = {
-    ...DEFAULT_POLICY,
-    owners,
-    unverifiedRemoval: pick<UnverifiedRemoval>(r, ['deny', 'warn', 'allow']),
-    wildcardGrants: pick<WildcardGrants>(r, ['deny', 'warn']),
-    breakGlass: { users: some(r, ['dora']), groups: some(r, ['system:masters']) },
-  };
-  return { seed, policy, grants, hook: { name: 'example.com/Gate', owner: pick(r, OWNERS) } };
-}
 
 /** The identity a remover stands for, as a request carries it. */
 function userOf(remover: Remover): UserInfo {
@@ -129,32 +128,32 @@ const facts = (s: Scenario): ExplainFacts => ({
 describe('explain: who may remove a hook, against owner-only-removal', () => {
   test('every listed remover may remove it; a stranger may only where anyone may', () => {
     let checked = 0;
-    for (let seed = 1; seed <= 400; seed++) {
-      const s = scenario(seed);
+    // Fixed seed: the same 400 scenarios every run; a failure names its index.
+    for (const [seed, s] of fc.sample(scenarioArb, { seed: 1, numRuns: 400 }).entries()) {
       const [hook] = explainMachine({
         object: machine({ preDrain: [s.hook] }),
         policy: s.policy,
         facts: facts(s),
       }).hooks;
-      assert.ok(hook, `seed ${seed}`);
+      assert.ok(hook, `scenario ${seed}`);
       for (const remover of hook.removers) {
         if (remover.via === 'anyone') continue;
         const user = userOf(remover);
         assert.equal(
           refused(s, user),
           false,
-          `seed ${seed}: explain lists ${remover.kind} ${remover.name} (${remover.via})`,
+          `scenario ${seed}: explain lists ${remover.kind} ${remover.name} (${remover.via})`,
         );
         checked++;
       }
       const anyone = hook.removers.some((r) => r.via === 'anyone');
       const stranger = { username: 'mallory', groups: ['system:authenticated'] };
-      assert.equal(refused(s, stranger), !anyone, `seed ${seed}: a stranger, explain says anyone: ${anyone}`);
+      assert.equal(refused(s, stranger), !anyone, `scenario ${seed}: a stranger, explain says anyone: ${anyone}`);
       // cluster-admin's wildcard: listed exactly when the rule lets it remove.
       const root = { username: 'root', groups: ['system:authenticated'] };
       if (accessOf(s, root, s.hook.owner) === 'wildcard' && !anyone) {
         const listed = hook.removers.some((r) => r.via === 'rbac-wildcard' && r.name === 'root');
-        assert.equal(refused(s, root), !listed, `seed ${seed}: a wildcard holder, listed: ${listed}`);
+        assert.equal(refused(s, root), !listed, `scenario ${seed}: a wildcard holder, listed: ${listed}`);
       }
     }
     assert.ok(checked > 400, `only ${checked} removers checked`);
