@@ -1,5 +1,6 @@
 // `npm pack`'s prepack and postpack: the tarball carries dist/ already built, so its package.json drops `prepare`,
-// which npm would otherwise list as an install script not covered by allowScripts on every `npm install` of it.
+// which npm would otherwise list as an install script not covered by allowScripts on every `npm install` of it, and
+// `bundleDependencies`, which only an install from git needs (scripts/prepare.js says why): a tarball is not prepared.
 // prepack builds and writes the stripped manifest (the original kept under node_modules); postpack puts it back.
 // A pack that fails between the two leaves the stripped manifest: the next prepack or `restore` puts it back.
 import { spawnSync } from 'node:child_process';
@@ -23,6 +24,7 @@ function strip() {
   const text = readFileSync(manifest, 'utf8');
   const pkg = JSON.parse(text);
   delete pkg.scripts.prepare;
+  delete pkg.bundleDependencies;
   mkdirSync(dirname(kept), { recursive: true });
   writeFileSync(kept, text);
   writeFileSync(manifest, `${JSON.stringify(pkg, null, 2)}\n`);

@@ -1,6 +1,9 @@
 // npm's `prepare`: build dist/, for `npm ci`, `npm pack` and an install from git. pre-commit's `language: node`
 // installs a hook as `npm install -g git+file://…`; npm prepares that clone with an `npm install` that inherits the
-// global install's settings, so it puts no dev dependency here and tsc is missing. Install them here first, locally.
+// global install's settings (npm_config_global), so it puts no dev dependency here and tsc is missing: install them
+// here first, locally. That inherited install also installs this clone globally, into the very directory the outer
+// install is filling at the same time (ENOTEMPTY, now and then); package.json's `bundleDependencies` makes the outer
+// install unpack this package, and so wait for its preparation, before it writes any dependency.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -83,6 +83,19 @@ test('the packed manifest has no install script for npm to warn about, and the c
   assert.ok(own['prepare'], "postpack puts the checkout's prepare back");
 });
 
+test('only an install from git bundles the dependencies: the tarball leaves them to npm', () => {
+  const read = spawnSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' });
+  assert.equal(read.status, 0, read.stderr);
+  assert.equal((JSON.parse(read.stdout) as { bundleDependencies?: unknown }).bundleDependencies, undefined);
+  assert.deepEqual(
+    packed.filter((f) => f.startsWith('node_modules/')),
+    [],
+  );
+  // scripts/prepare.js: without the bundle, pre-commit's `npm install -g git+file://…` races itself.
+  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bundleDependencies?: unknown };
+  assert.equal(own.bundleDependencies, true, "postpack puts the checkout's bundleDependencies back");
+});
+
 test('npm install -g of the tarball, outside the repository, gives a hookkeeper that gates CI', (t) => {
   const prefix = join(work, 'prefix');
   const install = (mode: '--offline' | '--prefer-offline'): SpawnSyncReturns<string> =>

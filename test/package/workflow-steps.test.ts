@@ -69,8 +69,7 @@ test("docs/ci.md's workflow, every step run as Actions runs it, installs hookkee
   Object.assign(env, {
     PATH: `${join(prefix, 'bin')}:${repo.bin}:${process.env['PATH'] ?? ''}`,
     npm_config_prefix: prefix,
-    // A cache of its own, as a runner starts with: with the shared one, pre-commit.test.ts's later install of the same
-    // package from git failed (ENOTEMPTY while npm prepared the git dependency) in both runs that tried it.
+    // A cache of its own, as a runner starts with.
     npm_config_cache: join(prefix, '.npm'),
     GITHUB_BASE_REF: 'main',
   });
