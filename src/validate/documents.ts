@@ -1,6 +1,6 @@
-// Manifest text -> documents, fast enough for 10,000 documents in CI: values come from js-yaml (an order of
-// magnitude faster than the `yaml` package); errors come from src/config/yaml.ts and line numbers from the
-// `yaml` package, which is loaded and run only for a file that fails to parse or a document with a finding.
+// Manifest text -> documents, fast enough for 10,000 documents in CI: values come from js-yaml (much faster than the
+// `yaml` package: BENCHMARKS.md); errors come from src/config/yaml.ts and line numbers from the `yaml` package, which
+// is loaded and run only for a file that fails to parse or a document with a finding.
 import jsyaml from 'js-yaml';
 import type { Document, LineCounter } from 'yaml';
 import { parseYamlDocuments, toKeys, yamlPackage, type YamlDocument } from '../config/yaml.js';

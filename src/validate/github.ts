@@ -1,16 +1,7 @@
 // `validate --output github`: GitHub Actions workflow commands (`::error file=…,line=…,title=…::message`), which a
 // workflow step turns into annotations on the pull request's files, then the summary line as plain text.
-import type { Problem } from '../errors.js';
-import {
-  describeObject,
-  describeProblem,
-  inWorkingTree,
-  type DeletionResult,
-  type Finding,
-  type ObjectResult,
-  type ValidateRenderOptions,
-  type ValidateReport,
-} from './report.js';
+import { annotate, type Annotation } from './annotations.js';
+import { inWorkingTree, type ValidateRenderOptions, type ValidateReport } from './report.js';
 import { summaryLine } from './text.js';
 
 type Level = 'error' | 'warning' | 'notice';
@@ -41,44 +32,22 @@ function command(report: ValidateReport, level: Level, at: Place, title: string,
   return `::${level} ${props.join(',')}::${escapeData(message)}`;
 }
 
-function findingCommand(
-  report: ValidateReport,
-  r: ObjectResult | DeletionResult,
-  operation: string,
-  f: Finding,
-): string {
-  const oldPlace = f.old && ` (old: ${f.old.file}${f.old.line === undefined ? '' : `:${f.old.line}`})`;
-  const message = [
-    `${describeObject(r.object)} [${operation}]: ${f.message}${oldPlace ?? ''}`,
-    ...(f.fix ? [`fix: ${f.fix}`] : []),
-  ].join('\n');
-  // Something only the old version has (a removed hook) is annotated at the object that lost it.
-  const at = { file: r.file, line: f.old ? r.line : (f.line ?? r.line) };
-  return command(report, f.severity === 'deny' ? 'error' : 'warning', at, `${f.rule} ${f.path}`, message);
-}
-
-function problemCommand(report: ValidateReport, p: Problem): string {
-  return command(
-    report,
-    'error',
-    { ...(p.file === undefined ? {} : { file: p.file }), ...(p.line === undefined ? {} : { line: p.line }) },
-    'hookkeeper validate: input error',
-    describeProblem(p),
-  );
+/** One annotation as a workflow command; something only the old version has is annotated at the object that lost it. */
+function annotationCommand(report: ValidateReport, a: Annotation): string {
+  switch (a.kind) {
+    case 'finding':
+      return command(report, a.level, { file: a.subject.file, line: a.line }, `${a.rule} ${a.path}`, a.message);
+    case 'note':
+      return a.subject
+        ? command(report, 'notice', a.subject, a.subject.title, a.text)
+        : command(report, 'notice', {}, 'hookkeeper validate', a.text);
+    case 'problem':
+      return command(report, 'error', a, 'hookkeeper validate: input error', a.message);
+  }
 }
 
 export function renderGithub(report: ValidateReport, options: ValidateRenderOptions): string {
-  const lines: string[] = [];
-  for (const r of report.results) {
-    for (const f of r.findings) lines.push(findingCommand(report, r, r.operation, f));
-    for (const text of [...r.notices, ...r.notes])
-      lines.push(
-        command(report, 'notice', { file: r.file, line: r.line }, `${describeObject(r.object)} [${r.operation}]`, text),
-      );
-  }
-  for (const d of report.deletions) for (const f of d.findings) lines.push(findingCommand(report, d, 'DELETE', f));
-  for (const n of report.notes) lines.push(command(report, 'notice', {}, 'hookkeeper validate', n));
-  for (const p of report.problems) lines.push(problemCommand(report, p));
+  const lines = annotate(report).map((a) => annotationCommand(report, a));
   lines.push(summaryLine(report, options.showPatches, options.failOn));
   return `${lines.join('\n')}\n`;
 }

@@ -1,17 +1,15 @@
 // `validate --output sarif`: a SARIF 2.1.0 log (OASIS), the format code-scanning services (GitHub code scanning,
 // GitLab, Azure DevOps) import. One result per finding; input problems and notes are tool notifications.
 import { RULES } from '../core/registry.js';
-import type { Problem } from '../errors.js';
 import { HOMEPAGE, readVersion } from '../version.js';
 import {
-  describeObject,
-  describeProblem,
-  inWorkingTree,
-  type DeletionResult,
-  type Finding,
-  type ObjectResult,
-  type ValidateReport,
-} from './report.js';
+  annotate,
+  type FindingAnnotation,
+  type NoteAnnotation,
+  type ProblemAnnotation,
+  type Subject,
+} from './annotations.js';
+import { inWorkingTree, type ValidateReport } from './report.js';
 
 // The few SARIF 2.1.0 shapes written here (§3 of the specification); the tests check them against its schema.
 interface Region {
@@ -96,40 +94,29 @@ function checkedOut(
   return inWorkingTree(report, file) ? physical(report, file, line) : {};
 }
 
-function objectLocation(report: ValidateReport, r: ObjectResult | DeletionResult, line: number | undefined): Location {
+function objectLocation(report: ValidateReport, subject: Subject, line: number): Location {
   return {
-    ...checkedOut(report, r.file, line ?? r.line),
-    logicalLocations: [{ fullyQualifiedName: describeObject(r.object), kind: 'object' }],
+    ...checkedOut(report, subject.file, line),
+    logicalLocations: [{ fullyQualifiedName: subject.object, kind: 'object' }],
   };
 }
 
-function resultFor(
-  report: ValidateReport,
-  r: ObjectResult | DeletionResult,
-  operation: string,
-  f: Finding,
-  ruleIndex: (id: string) => number,
-): SarifResult {
-  const oldPlace = f.old && `${f.old.file}${f.old.line === undefined ? '' : `:${f.old.line}`}`;
-  const text = [
-    `${describeObject(r.object)} [${operation}]: ${f.message}${oldPlace ? ` (old: ${oldPlace})` : ''}`,
-    ...(f.fix ? [`fix: ${f.fix}`] : []),
-  ].join('\n');
+function resultFor(report: ValidateReport, a: FindingAnnotation, ruleIndex: (id: string) => number): SarifResult {
   return {
-    ruleId: f.rule,
-    ruleIndex: ruleIndex(f.rule),
-    level: f.severity === 'deny' ? 'error' : 'warning',
-    message: { text },
+    ruleId: a.rule,
+    ruleIndex: ruleIndex(a.rule),
+    level: a.level,
+    message: { text: a.message },
     // Something only the old version has (a removed hook) is reported at the object that lost it, with the old
     // version's place beside it.
-    locations: [objectLocation(report, r, f.old ? r.line : f.line)],
-    ...(f.old
+    locations: [objectLocation(report, a.subject, a.line)],
+    ...(a.old
       ? {
           relatedLocations: [
             {
               id: 1,
-              ...physical(report, f.old.file, f.old.line),
-              message: { text: `the old version: ${oldPlace ?? f.old.file}` },
+              ...physical(report, a.old.file, a.old.line),
+              message: { text: `the old version: ${a.old.place}` },
             },
           ],
         }
@@ -137,13 +124,22 @@ function resultFor(
   };
 }
 
-function problemNotification(report: ValidateReport, p: Problem): Notification {
+function problemNotification(report: ValidateReport, a: ProblemAnnotation): Notification {
   return {
     level: 'error',
-    message: { text: describeProblem(p) },
-    ...(p.file === undefined || !inWorkingTree(report, p.file)
+    message: { text: a.message },
+    ...(a.file === undefined || !inWorkingTree(report, a.file)
       ? {}
-      : { locations: [checkedOut(report, p.file, p.line)] }),
+      : { locations: [checkedOut(report, a.file, a.line)] }),
+  };
+}
+
+function noteNotification(report: ValidateReport, a: NoteAnnotation): Notification {
+  if (!a.subject) return { level: 'note', message: { text: a.text } };
+  return {
+    level: 'note',
+    message: { text: `${a.subject.title}: ${a.text}` },
+    locations: [objectLocation(report, a.subject, a.subject.line)],
   };
 }
 
@@ -160,20 +156,15 @@ export function toSarif(report: ValidateReport): SarifLog {
     }
     return i;
   };
-  const results: SarifResult[] = [];
-  for (const r of report.results)
-    for (const f of r.findings) results.push(resultFor(report, r, r.operation, f, ruleIndex));
-  for (const d of report.deletions)
-    for (const f of d.findings) results.push(resultFor(report, d, 'DELETE', f, ruleIndex));
-  const notes: Notification[] = [
-    ...report.results.flatMap((r) =>
-      [...r.notices, ...r.notes].map((text): Notification => ({
-        level: 'note',
-        message: { text: `${describeObject(r.object)} [${r.operation}]: ${text}` },
-        locations: [objectLocation(report, r, r.line)],
-      })),
-    ),
-    ...report.notes.map((text): Notification => ({ level: 'note', message: { text } })),
+  const annotations = annotate(report);
+  const results = annotations
+    .filter((a): a is FindingAnnotation => a.kind === 'finding')
+    .map((a) => resultFor(report, a, ruleIndex));
+  const notifications = [
+    ...annotations
+      .filter((a): a is ProblemAnnotation => a.kind === 'problem')
+      .map((a) => problemNotification(report, a)),
+    ...annotations.filter((a): a is NoteAnnotation => a.kind === 'note').map((a) => noteNotification(report, a)),
   ];
   return {
     $schema: SARIF_SCHEMA,
@@ -194,7 +185,7 @@ export function toSarif(report: ValidateReport): SarifLog {
         invocations: [
           {
             executionSuccessful: report.problems.length === 0,
-            toolExecutionNotifications: [...report.problems.map((p) => problemNotification(report, p)), ...notes],
+            toolExecutionNotifications: notifications,
           },
         ],
         results,

@@ -1,13 +1,14 @@
 // What DEVELOPMENT.md and the README restate of the code, held to it: the order `npm test` runs its parts in
-// (package.json's `test` script), the output formats each transport's registry has, and the src/kube table.
+// (package.json's `test` script), the output formats each transport's registry has, the annotated tree of the
+// repository and the src/kube table.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/deploy/render.js';
 import { TEST_FORMATS } from '../../src/policy-test/formats.js';
 import { VALIDATE_FORMATS } from '../../src/validate/formats.js';
-import { readDoc } from '../helpers/docs.js';
+import { docSection, readDoc } from '../helpers/docs.js';
 
 const root = packageRoot();
 
@@ -70,4 +71,58 @@ test("DEVELOPMENT.md's src/kube table has a row for every file there, and none f
   const rows = [...section.split('\n\n')[1]!.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1] ?? '');
   const files = readdirSync(join(root, 'src', 'kube')).filter((f) => f.endsWith('.ts'));
   assert.deepEqual([...rows].sort(), files.sort());
+});
+
+/**
+ * The paths DEVELOPMENT.md's annotated tree names ("src/core/rules/", "src/errors.ts"): an entry at two spaces per level,
+ * its description on its line and the deeper-indented lines after it; the names after ";  " in a description are its
+ * siblings, and a "mirrors" description's parenthesised folders ("(admission/ audit/)") its children.
+ */
+function treePaths(): Set<string> {
+  const block = /^```\n([\s\S]*?)^```$/m.exec(docSection('DEVELOPMENT.md', '## Layout and layering'))?.[1];
+  assert.ok(block, "DEVELOPMENT.md's layout section has the annotated tree");
+  const entries: Array<{ depth: number; name: string; text: string }> = [];
+  for (const line of block.split('\n')) {
+    const m = /^((?: {2}){0,2})(\S+)(?: |$)/.exec(line);
+    if (m) entries.push({ depth: (m[1] ?? '').length / 2, name: m[2] ?? '', text: line });
+    else if (entries.length > 0) (entries.at(-1) as { text: string }).text += ` ${line.trim()}`;
+  }
+  const out = new Set<string>();
+  const parents: string[] = [];
+  for (const { depth, name, text } of entries) {
+    parents.length = depth;
+    const at = parents.join('');
+    for (const n of [name, ...[...text.matchAll(/; {2}(\S+) {2}/g)].map((s) => s[1] ?? '')]) out.add(at + n);
+    if (text.includes('mirrors'))
+      for (const group of text.matchAll(/\(((?:[\w-]+\/ ?)+)\)/g))
+        for (const child of (group[1] ?? '').trim().split(' ')) out.add(at + name + child);
+    parents.push(name);
+  }
+  return out;
+}
+
+/** What a directory holds, as the tree names it: directories with a trailing "/"; files too when `files`. */
+function entries(dir: string, files: boolean): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory() || (files && e.isFile()))
+    .map((e) => `${dir}${e.name}${e.isDirectory() ? '/' : ''}`)
+    .sort();
+}
+
+test("DEVELOPMENT.md's annotated tree names every folder of src/, src/core/ and test/ and every file of src/", () => {
+  const tree = treePaths();
+  const named = (dir: string, files: boolean): string[] =>
+    [...tree]
+      .filter((p) => p.startsWith(dir) && /^[^/]+\/?$/.test(p.slice(dir.length)) && (files || p.endsWith('/')))
+      .sort();
+  assert.deepEqual(named('src/', true), entries('src/', true));
+  assert.deepEqual(named('src/core/', false), entries('src/core/', false));
+  assert.deepEqual(named('test/', false), entries('test/', false));
+  // The top level: every folder git keeps there (hidden ones aside), and every file the tree names exists.
+  const top = readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'dist', 'coverage'].includes(e.name))
+    .map((e) => `${e.name}/`)
+    .sort();
+  assert.deepEqual([...tree].filter((p) => /^[^/]+\/$/.test(p)).sort(), top);
+  for (const p of tree) assert.ok(existsSync(join(root, p)), `DEVELOPMENT.md's tree names ${p}, which is not there`);
 });

@@ -74,8 +74,8 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
       ownerPath: (i) => cel`${hookPath(i)} + '.owner'`,
     });
   }
-  // A whole-value comparison: its cost is counted by the top level's size, so even 40,000 hooks cost a few units
-  // (an index built here would pass one expression's limit), and any change of the stanzas counts.
+  // A whole-value comparison: its cost is counted by the top level's size, so it costs a few units however many
+  // hooks there are (an index built here would pass one expression's limit), and any change of the stanzas counts.
   const hasHooks = celJoin(
     STAGES.map((stage) => cel`(${hasPath(OBJECT, [...root, stage])} && size(${select(OBJECT, [...root, stage])}) > 0)`),
     ' || ',

@@ -28,8 +28,8 @@ export function identityVariables(policy: Policy): CelVariable[] {
 
 /**
  * The hooks an UPDATE removes or re-owns, per stage: their indices in the stored object's list (changed<Stage>) and
- * their owners (changedOwners<Stage>, joined in changedOwners). Plain lists, no map per hook: a request may remove
- * 20,000 hooks of one stage within one expression's cost limit.
+ * their owners (changedOwners<Stage>, joined in changedOwners). Plain lists, no map per hook, so removing tens of
+ * thousands of hooks of one stage stays within one expression's cost limit (docs/native-admission-policies.md).
  */
 export function changedVariables(ctx: NativeContext): CelVariable[] {
   const out: CelVariable[] = [];
