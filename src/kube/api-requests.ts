@@ -1,6 +1,7 @@
 // Plain GETs and POSTs to the Kubernetes API (ApiGet, ApiPost) with a ClusterAccess's credentials and a caller's
-// AbortSignal, which the generated @kubernetes/client-node clients do not take: parent lookups must be abandoned when
-// their budget ends, and the audit's list pages are parsed once (JSON.parse) over kept-alive connections.
+// AbortSignal: parent lookups must be abandoned when their budget ends, and the audit's list pages are parsed once
+// (JSON.parse) over kept-alive connections. Not client-node's generated clients: they open a TLS connection per call
+// (about 4 times the request's cost) and take a signal only through a per-call middleware (BENCHMARKS.md).
 import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
@@ -111,7 +112,7 @@ function send(url: URL, options: https.RequestOptions, signal: AbortSignal, body
   });
 }
 
-/** One request at a time, each with the agent requestOptions() gives (none: Node's global agent). */
+/** One request at a time, with requestOptions()'s agent (none: Node's global one; client-node's: new each time). */
 export function accessGet(access: ClusterAccess): ApiGet {
   return async (path, signal) => send(new URL(access.server + path), await access.requestOptions(), signal);
 }

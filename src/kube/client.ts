@@ -1,4 +1,5 @@
-// loadKubeConfig(): client-node's KubeConfig from --kubeconfig/--context, the default search or in-cluster config.
+// loadKubeConfig(): client-node's KubeConfig from --kubeconfig/--context, the default search or in-cluster config:
+// every credential form kubectl reads (exec plugins, auth providers, proxies...), not rewritten here (BENCHMARKS.md).
 // The parent caches and the RBAC index use it directly; the audit only when connect.ts cannot read the kubeconfig.
 import { KubeConfig } from '@kubernetes/client-node';
 import { AppError } from '../errors.js';

@@ -180,7 +180,7 @@ async function clusterFor(
     if (context !== undefined) requireClusterSource(kubeconfig, context, io.env);
     return none(noClusterMessage(io.env));
   }
-  // @kubernetes/client-node takes about a second to load: only a serve that has a cluster pays for it.
+  // @kubernetes/client-node takes half a second and 70 MiB to load (BENCHMARKS.md): only a serve with a cluster pays.
   const kc = (await import('../../kube/client.js')).loadKubeConfig({ kubeconfig, context, env: io.env });
   logger.info(
     { cluster: kc.getCurrentCluster()?.server, context: kc.getCurrentContext(), source: describeSource(source) },
