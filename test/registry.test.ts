@@ -27,6 +27,7 @@ import { reviewInput } from './fixtures/input.js';
 import { cli } from './helpers/cli.js';
 import { docSection } from './helpers/docs.js';
 import { ETCD, machine } from './fixtures/openshift.js';
+import { renderRegistry, renderRulesDoc } from '../scripts/render-rules.js';
 
 const root = packageRoot();
 
@@ -76,6 +77,11 @@ function documentedRules(): Array<{ id: string; enforcement: string; sources: st
 }
 
 const carrierResource = new Set(carrierResources(CARRIERS).resources.map((r) => `${r.group}/${r.plural}`));
+
+test('the ids, the registry and docs/rules.md are what npm run render:rules writes from the rule folders', async () => {
+  for (const { file, text } of [...renderRegistry(root), await renderRulesDoc(root)])
+    assert.equal(readFileSync(join(root, file), 'utf8'), text, `${file} is stale: run npm run render:rules`);
+});
 
 describe('the rule registry', () => {
   test('docs/rules.md lists every rule once, in registry order, with its default enforcement and where it runs', () => {

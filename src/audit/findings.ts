@@ -1,9 +1,9 @@
-// The facts only an audit gathers for its rules (src/core/rules/stuck-deletion.ts, orphaned-owner.ts): how long a
+// The facts only an audit gathers for its rules (src/core/rules/stuck-deletion/rule.ts, orphaned-owner.ts): how long a
 // Machine has been deleting, by the audit's clock, and whether the service accounts of hook owners still exist.
 import type { Hook } from '../core/carriers.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
-import { serviceAccountRequests } from '../core/rules/orphaned-owner.js';
+import { serviceAccountRequests } from '../core/rules/orphaned-owner/rule.js';
 import type { KubeObject, ReviewContext } from '../core/types.js';
 
 /** The `deletion` fact: the audit's clock at its start, for an object that is deleting; undefined when it is not. */

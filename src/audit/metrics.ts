@@ -2,7 +2,7 @@
 // can fire on a stuck deletion or a new violation without anyone running `hookkeeper audit`.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { VALIDATING } from '../core/registry.js';
-import { blockingStage } from '../core/rules/stuck-deletion.js';
+import { blockingStage } from '../core/rules/stuck-deletion/rule.js';
 import type { Stage } from '../core/types.js';
 import type { AuditFinding, AuditReport } from './report.js';
 

@@ -5,7 +5,7 @@ import { hookAnnotationKey } from '../core/capi.js';
 import { carrierFor } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
-import { checkString, HOOK_NAME_PATTERN } from '../core/rules/naming.js';
+import { checkString, HOOK_NAME_PATTERN } from '../core/rules/hook-naming/rule.js';
 import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
 import { AppError } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';

@@ -6,7 +6,7 @@ import type { HookCarrier, HookReading } from './carriers.js';
 import { invalid } from './field-errors.js';
 import { quote } from './guards.js';
 import { annotationKeyErrors } from './qualified-name.js';
-import { checkString, NAME_LIMITS } from './rules/naming.js';
+import { checkString, NAME_LIMITS } from './rules/hook-naming/rule.js';
 import type { Violation } from './types.js';
 
 /**

@@ -1,50 +1,11 @@
 // The one list of rules. Everything that names rules is derived from it: the RuleId type, the policy schema's
 // enforcement properties and default enforcement, the engine's loops, the metrics' series, the validate report.
 import type { Fact, RuleModule } from './rules/context.js';
-import { capiMigrationRule } from './rules/capi-migration.js';
-import { childFinalizerRule } from './rules/children-finalizer.js';
-import { childOwnerReferenceRule } from './rules/children-owner-reference.js';
-import { childParentRule } from './rules/children-parent.js';
-import { crdSchemaRule } from './rules/crd-schema.js';
-import { defaultHookKeptRule } from './rules/default-hook-kept.js';
-import { defaultHooksRule } from './rules/default-hooks.js';
-import { controllerFinalizerRule } from './rules/controller-finalizer.js';
-import { deletionFreezeRule } from './rules/deletion-freeze.js';
-import { hookCountRule } from './rules/hook-count.js';
-import { missingDefaultHookRule } from './rules/missing-default-hook.js';
-import { hookNamingRule } from './rules/naming.js';
-import { orphanedOwnerRule } from './rules/orphaned-owner.js';
-import { ownerOnlyRemovalRule } from './rules/owner-only-removal.js';
-import { ownerReferencesRule } from './rules/owner-references.js';
-import { singleOwnerRule } from './rules/single-owner.js';
-import { stuckDeletionRule } from './rules/stuck-deletion.js';
-import { templateHookRemovedRule } from './rules/template-hook-removed.js';
-import { unprotectedOwnerRule } from './rules/unprotected-owner.js';
+import { RULES } from './rules/index.js';
 import { RULE_IDS, type RuleId } from './rule-ids.js';
 import type { Enforcement, Source } from './types.js';
 
-/** In evaluation order: a decision lists violations rule by rule in this order. */
-export const RULES = [
-  hookNamingRule,
-  hookCountRule,
-  singleOwnerRule,
-  ownerOnlyRemovalRule,
-  templateHookRemovedRule,
-  deletionFreezeRule,
-  controllerFinalizerRule,
-  ownerReferencesRule,
-  defaultHooksRule,
-  defaultHookKeptRule,
-  missingDefaultHookRule,
-  capiMigrationRule,
-  childOwnerReferenceRule,
-  childParentRule,
-  childFinalizerRule,
-  crdSchemaRule,
-  stuckDeletionRule,
-  orphanedOwnerRule,
-  unprotectedOwnerRule,
-] as const satisfies readonly RuleModule[];
+export { RULES };
 
 // The id list and the registry agree entry by entry, in order (a mismatch does not compile).
 type IdsOf<T extends readonly { id: string }[]> = {

@@ -1,6 +1,6 @@
+// Written by `npm run render:rules` from the folders of src/core/rules/: do not edit.
 // The rules' ids, in evaluation order: a leaf that the RuleId type (and so every violation, policy and report type)
-// is read from without importing the rules themselves. registry.ts lists the rule modules in the same order; its
-// type check and test/registry.test.ts hold the two equal.
+// is read from without importing the rules themselves.
 export const RULE_IDS = [
   'hook-naming',
   'hook-count',

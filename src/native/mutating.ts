@@ -1,10 +1,10 @@
 // The mutating side: one MutatingAdmissionPolicy (JSONPatch) and binding per default-hook rule and live carrier
 // it selects, matching the rule's kinds, namespaces, labels and operations in the policy's match constraints.
-import { newlySelectedCel } from '../core/cel/default-hooks.js';
+import { newlySelectedCel } from '../core/rules/default-hooks/cel.js';
 import { DEFAULT_HOOK_CONDITION_NAME } from '../core/cel/webhook-conditions.js';
 import { CARRIERS } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
-import { defaultHooksRule } from '../core/rules/default-hooks.js';
+import { defaultHooksRule } from '../core/rules/default-hooks/rule.js';
 import type { KubeObject } from '../core/types.js';
 import { LABELS, namespaceSelector, pluralOf, resourceRule } from './match.js';
 import type { ApiVersions } from './version.js';
@@ -55,7 +55,7 @@ export function mutatingObjects(
             resourceRules: [resourceRule(carrier, plural, rule.operations)],
           },
           // The objectSelector matches the stored labels or the new ones: on UPDATE, only an object the update makes
-          // match, not deleting, gets the hook, as the webhook decides (src/core/rules/default-hooks.ts).
+          // match, not deleting, gets the hook, as the webhook decides (src/core/rules/default-hooks/rule.ts).
           ...(rule.operations.includes('UPDATE')
             ? {
                 matchConditions: [

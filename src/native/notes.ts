@@ -136,7 +136,7 @@ function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
 
 /** A removal, re-owning or squat whose denial CEL cannot word as the webhook does (the kubectl grant). */
 function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
-  // As grantVariables (src/core/cel/owner-messages.ts) decides where it can build the grant command.
+  // As grantVariables (src/core/rules/owner-only-removal/cel-messages.ts) decides where it can build the grant command.
   const plain = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
   const serviceAccount = /^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
   return (input) => {

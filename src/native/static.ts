@@ -3,7 +3,7 @@
 // API client can see, change or delete them; self-protection extends that to hookkeeper's API-based objects.
 // Pure: the files as values; the CLI writes them.
 import { AppError } from '../errors.js';
-import { breakGlassUser } from '../core/cel/owner-messages.js';
+import { breakGlassUser } from '../core/rules/owner-only-removal/cel-messages.js';
 import { celString, celStringSet } from '../core/cel/text.js';
 import { breakGlassText } from '../core/messages/ownership.js';
 import { HOOKOWNERS } from '../core/ownership.js';

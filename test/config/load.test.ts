@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { parsePolicy } from '../../src/config/load.js';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { HOOK_NAME_PATTERN } from '../../src/core/rules/naming.js';
+import { HOOK_NAME_PATTERN } from '../../src/core/rules/hook-naming/rule.js';
 import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
 const problemsOf = (text: string): PolicyProblem[] => policyProblems(text);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
-import { HOOK_NAME_PATTERN } from '../../src/core/rules/naming.js';
+import { HOOK_NAME_PATTERN } from '../../src/core/rules/hook-naming/rule.js';
 import { machine, USERS } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
 

@@ -131,7 +131,7 @@ test('mutating: fails open on Machine CREATE and the UPDATE that makes a Machine
       [['cluster.x-k8s.io'], ['machines'], ['CREATE', 'UPDATE']],
     ],
   );
-  // Which UPDATEs: test/native/match.test.ts holds the condition to src/core/cel/default-hooks.ts.
+  // Which UPDATEs: test/native/match.test.ts holds the condition to src/core/rules/default-hooks/cel.ts.
   assert.deepEqual(
     (w as { matchConditions?: Array<{ name: string }> } | undefined)?.matchConditions?.map((c) => c.name),
     ['create-or-newly-selected'],

@@ -1,11 +1,11 @@
 // The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied step by step, exactly as written, to
-// a copy of the repository: the rule module, its registry entry, its id, its row in docs/rules.md, then the commands
-// the section names (the render script, the typecheck). Then the behaviour it promises, and the whole unit tier,
+// a copy of the repository: the rule's folder (its module and its README.md), then the commands the section names
+// (the render scripts, the typecheck). Then the behaviour it promises, and the whole unit tier,
 // run there as `npm run test:unit` (a minute or two, so it is in the meta tier: once in CI, not on every Node line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/deploy/render.js';
@@ -15,20 +15,13 @@ import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const root = packageRoot();
 
-/** The code blocks of the section, in order: the rule file, the registry entry, the id, the table row. */
-function example(): { rule: string; registryImport: string; registryEntry: string; id: string; row: string } {
+/** The code blocks of the section, in order: the rule module, its README.md (its row of the rule table). */
+function example(): { rule: string; readme: string } {
   const section = docSection('DEVELOPMENT.md', '## Adding a rule');
   const blocks = [...section.matchAll(/```(?:ts|md)\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-  const [rule, registry, id, row] = blocks;
-  assert.ok(rule && registry && id && row, 'DEVELOPMENT.md shows the rule file, the registry entry, the id, the row');
-  const [registryImport, registryEntry] = registry.split('\n');
-  return {
-    rule,
-    registryImport: registryImport ?? '',
-    registryEntry: registryEntry ?? '',
-    id: id.trimEnd(),
-    row: row.trimEnd(),
-  };
+  const [rule, readme, ...more] = blocks;
+  assert.ok(rule && readme && more.length === 0, "DEVELOPMENT.md shows the rule's module and its README.md");
+  return { rule, readme };
 }
 
 /** What the section says the new rule does, observed through the copy's own engine and render. */
@@ -70,19 +63,12 @@ function run(dir: string, command: string, args: readonly string[], env = proces
   }
 }
 
-/** `insert` before `marker`, which must be in `text`. */
-function before(text: string, marker: string, insert: string): string {
-  const at = text.indexOf(marker);
-  assert.ok(at > 0, `${JSON.stringify(marker)} found`);
-  return `${text.slice(0, at)}${insert}${text.slice(at)}`;
-}
-
 test(
   'the worked example, every step applied as documented, makes a rule the whole system knows',
   // A hang guard, not a bound: the whole unit suite runs inside.
   { timeout: 3 * HANG_GUARD_MS },
   () => {
-    const { rule, registryImport, registryEntry, id, row } = example();
+    const { rule, readme } = example();
     const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
     try {
       cpSync(root, dir, {
@@ -93,24 +79,13 @@ test(
       });
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
 
-      // 1. The rule module.
-      writeFileSync(join(dir, 'src/core/rules/owner-lowercase.ts'), rule);
-      // 2. Its registry entry: the import after the others, the module at the end of the list.
-      const registryFile = join(dir, 'src/core/registry.ts');
-      const registry = readFileSync(registryFile, 'utf8');
-      const afterImports = registry.indexOf('\n', registry.lastIndexOf('\nimport ') + 1) + 1;
-      const withImport = `${registry.slice(0, afterImports)}${registryImport}\n${registry.slice(afterImports)}`;
-      writeFileSync(registryFile, before(withImport, '] as const', `${registryEntry}\n`));
-      // 3. Its id, at the end of the list of ids.
-      const idsFile = join(dir, 'src/core/rule-ids.ts');
-      writeFileSync(idsFile, before(readFileSync(idsFile, 'utf8'), '] as const', `${id}\n`));
-      // 4. Its row, after the last row of the rule table.
-      const rulesDoc = join(dir, 'docs/rules.md');
-      const table = readFileSync(rulesDoc, 'utf8').split('\n');
-      const last = table.findLastIndex((l) => /^\| `[a-z-]+` \|/.test(l));
-      table.splice(last + 1, 0, row);
-      writeFileSync(rulesDoc, table.join('\n'));
-      // 5. The render script, then the typecheck the section names.
+      // 1. The rule module, in a folder of its own; 2. its README.md.
+      const folder = join(dir, 'src/core/rules/owner-lowercase');
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'rule.ts'), rule);
+      writeFileSync(join(folder, 'README.md'), readme);
+      // 3. and 4. The render scripts, then the typecheck the section names.
+      run(dir, 'npm', ['run', '--silent', 'render:rules']);
       run(dir, 'npm', ['run', '--silent', 'render:admission-policies']);
       run(dir, 'npm', ['run', '--silent', 'typecheck']);
 

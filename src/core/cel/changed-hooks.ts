@@ -6,7 +6,12 @@
 // owner, to tell wildcard rights from a named grant.
 import { MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../ownership.js';
 import type { Policy } from '../policy.js';
-import { breakGlassUser, registryLiteral, removeAllowed, type ChangedHookCel } from './owner-messages.js';
+import {
+  breakGlassUser,
+  registryLiteral,
+  removeAllowed,
+  type ChangedHookCel,
+} from '../rules/owner-only-removal/cel-messages.js';
 import { capitalize, cel, celJoin, celList, celString, celVariable, USER, type Cel } from './text.js';
 import type { CelStage, CelVariable, NativeContext } from './types.js';
 

@@ -9,7 +9,7 @@ import type { KindRef, LabelSelector, Policy } from '../policy.js';
 import { twinJudgedOnCreate } from '../migration.js';
 import { VALIDATING } from '../registry.js';
 import type { CreateReads, ObjectPart } from '../rules/context.js';
-import { newlySelectedCel } from './default-hooks.js';
+import { newlySelectedCel } from '../rules/default-hooks/cel.js';
 import { kindAndNamespaceCel, labelSelectorCel, namespaceCel } from './selector.js';
 import { cel, celString } from './text.js';
 

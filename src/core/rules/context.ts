@@ -67,7 +67,13 @@ export interface CreateReads {
 export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership' | 'twin';
 
 interface RuleCommon<Id extends string> {
+  /** Names the rule's folder, src/core/rules/<id>/. */
   id: Id;
+  /**
+   * Its place among the rules (ascending; tens leave room): a decision lists violations rule by rule in this order.
+   * `npm run render:rules` orders the registry and the ids by it.
+   */
+  order: number;
   /** Where the validate function runs (Placement says which sources need a native form). */
   sources: readonly Source[];
   /** Enforcement when the policy does not set one. */

@@ -402,7 +402,7 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
 }
 
 /**
- * A Machine with a stage past one CHUNK of native naming checks (1,200 hooks: src/core/cel/naming.ts), with a few
+ * A Machine with a stage past one CHUNK of native naming checks (1,200 hooks: src/core/rules/hook-naming/cel.ts), with a few
  * bad names anywhere in it, stored or new: what only the later slices of the check see.
  */
 export function largeStageArb(chunk: number): fc.Arbitrary<ReviewInput> {

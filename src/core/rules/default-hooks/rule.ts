@@ -1,0 +1,150 @@
+// Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
+// control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
+import { type Hook, type HookCarrier, wellFormed } from '../../carriers.js';
+import { quote } from '../../guards.js';
+import type { DefaultHookRule, Policy } from '../../policy.js';
+import { defaultHookSelects } from '../../default-hook-selection.js';
+import { matchesObject } from '../../selector.js';
+import type { KubeObject, ReviewInput, Violation } from '../../types.js';
+import type { CarrierRuleModule, ObjectPart, Rule, RuleContext } from '../context.js';
+import { required } from '../../field-errors.js';
+import { nativeDefaultHook } from './cel.js';
+
+/** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
+export function applyDefaultHooks(
+  policy: Policy,
+  input: ReviewInput,
+  carrier: HookCarrier,
+  copy: KubeObject,
+): string[] {
+  const changes: string[] = [];
+  for (const rule of policy.defaultHooks) {
+    if (!defaultHookSelects(rule, input, carrier, copy)) continue;
+    const reading = carrier.read(copy);
+    if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
+    // Likewise a hook without a string name and owner: a rewrite of the stage would drop or change it.
+    const raw = reading.hooks.filter((h) => h.stage === rule.stage);
+    if (raw.some((h) => typeof h.name !== 'string' || typeof h.owner !== 'string')) continue;
+    const stage = wellFormed(raw);
+    // The rule's hook by identity: on Cluster API its "<prefix>/<name>" key, not another key whose name parses alike.
+    const id = carrier.hookId(rule.stage, rule.hook.name);
+    const existing = stage.find((h) => h.id === id);
+    if (existing && existing.owner === rule.hook.owner) continue;
+
+    // Only the first entry of that name, as the CEL form's JSONPatch does (the CRDs' list-map keys never store two).
+    const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h === existing ? rule.hook.owner : h.owner }));
+    if (!existing) next.push({ ...rule.hook, id });
+    carrier.write(copy, rule.stage, next);
+    changes.push(
+      existing
+        ? `${rule.name}: set owner of ${rule.stage} hook ${quote(rule.hook.name)} to ${quote(rule.hook.owner)} (was ${quote(existing.owner)})`
+        : `${rule.name}: added ${rule.stage} hook ${quote(rule.hook.name)} owned by ${quote(rule.hook.owner)}`,
+    );
+  }
+  return changes;
+}
+
+/** Whether `hooks` carry a default-hook rule's hook: its identity (a Cluster API key, a list name) with its owner. */
+export function carriesDefaultHook(hooks: readonly Hook[], carrier: HookCarrier, rule: DefaultHookRule): boolean {
+  const id = carrier.hookId(rule.stage, rule.hook.name);
+  return hooks.some((h) => h.stage === rule.stage && h.id === id && h.owner === rule.hook.owner);
+}
+
+/** Default hooks a stored object lacks, for the audit (which cannot mutate). */
+export function missingDefaultHooks(
+  policy: Policy,
+  input: ReviewInput,
+  carrier: HookCarrier,
+  considered: readonly DefaultHookRule[] = policy.defaultHooks,
+): Array<{ rule: string; stage: string; name: string; owner: string }> {
+  const obj = input.object;
+  if (!obj || !carrier.live) return [];
+  const hooks = wellFormed(carrier.read(obj).hooks);
+  return considered
+    .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))
+    .filter((rule) => !carriesDefaultHook(hooks, carrier, rule))
+    .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
+}
+
+/** The words for an object lacking a default-hook rule's hook (one source: the audit, admission's warning, CEL). */
+export function missingDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
+  return missingMessage(carrier.stagePath(rule.stage), rule.hook.name, rule.hook.owner, rule.name);
+}
+
+/**
+ * The words for a request that ends admission without the hook a default-hook rule added on it (default-hook-kept):
+ * hookkeeper adds it, so only a later mutating plugin can have taken it away.
+ */
+export function strippedDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
+  const { name, owner } = rule.hook;
+  return required(
+    carrier.stagePath(rule.stage),
+    `default hook ${quote(name)} owned by ${quote(owner)} is missing at the end of mutating admission (policy rule ${quote(rule.name)}); a mutating webhook or admission policy removed it`,
+  ).message;
+}
+
+function missingMessage(path: string, name: string, owner: string, rule: string): string {
+  return required(path, `default hook ${quote(name)} owned by ${quote(owner)} is missing (policy rule ${quote(rule)})`)
+    .message;
+}
+
+/** Violations for the default hooks a matching object lacks, under the rule id given. */
+export function missingDefaultHookViolations(
+  id: 'default-hooks' | 'missing-default-hook',
+  { policy, input, carrier }: RuleContext,
+  considered: readonly DefaultHookRule[] = policy.defaultHooks,
+): Violation[] {
+  const violations: Violation[] = [];
+  for (const m of missingDefaultHooks(policy, input, carrier, considered)) {
+    const stage = m.stage as 'preDrain' | 'preTerminate';
+    const path = carrier.stagePath(stage);
+    violations.push({
+      rule: id,
+      path,
+      message: missingMessage(path, m.name, m.owner, m.rule),
+      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper adds it on create and on the update that makes the object match`,
+      hook: { stage, name: m.name, owner: m.owner },
+      key: `default:${m.rule}`,
+    });
+  }
+  return violations;
+}
+
+/** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */
+export const missingDefaultHookRule: Rule = (ctx) => ({
+  violations: missingDefaultHookViolations('default-hooks', ctx),
+});
+
+export const defaultHooksRule: CarrierRuleModule<'default-hooks'> = {
+  // Validating only in the audit: admission adds the hook rather than refusing an object without it.
+  id: 'default-hooks',
+  order: 90,
+  enforcement: 'deny',
+  ratchets: false,
+  sources: ['audit'],
+  selects: 'carriers',
+  facts: [],
+  summary: 'mutating: objects matching a default-hook rule get its hook; the audit reports stored objects lacking it',
+  validate: missingDefaultHookRule,
+  native: { mutating: nativeDefaultHook },
+  mutate: {
+    writes: (carrier, { policy, input }) =>
+      policy.defaultHooks.some((rule) => input.object && defaultHookSelects(rule, input, carrier, input.object))
+        ? [carrier.root]
+        : [],
+    apply: ({ policy, input }, carrier, copy) => applyDefaultHooks(policy, input, carrier, copy),
+  },
+};
+
+/**
+ * What the default-hook rules' verdicts on an UPDATE read: the hooks, the deletion mark and the labels the rules select
+ * by (an object comes to match, or stops matching, by its labels).
+ */
+export function defaultHookReadParts(policy: Policy): ObjectPart[] {
+  const keys = new Set<string>();
+  for (const r of policy.defaultHooks) {
+    for (const k of Object.keys(r.match.labelSelector?.matchLabels ?? {})) keys.add(k);
+    for (const e of r.match.labelSelector?.matchExpressions ?? []) keys.add(e.key);
+  }
+  return ['hooks', 'deletionTimestamp', ...[...keys].map((label) => ({ label }))];
+}

@@ -1,0 +1,29 @@
+// deletion-freeze's words, machine-api-operator's: for the TypeScript rule and its CEL.
+import type { Stage } from '../../types.js';
+import { forbiddenField } from '../../messages/field.js';
+import { message } from '../../messages/message.js';
+
+/** How machine-api-operator names a stage in the message. */
+export const STAGE_WORDS: Readonly<Record<Stage, string>> = Object.freeze({
+  preDrain: 'pre-drain',
+  preTerminate: 'pre-terminate',
+});
+
+/** One hook as Go's %+v prints a LifecycleHook. */
+export const goHookMessage = message<{ name: string; owner: string }>((w) => [
+  '{Name:',
+  w.text('name'),
+  ' Owner:',
+  w.text('owner'),
+  '}',
+]);
+
+/** A deleting Machine's stage gaining or changing hooks; `hooks` is goHookMessage of each, joined with spaces. */
+export const deletionFreezeMessage = message<{ path: string; stageWords: string; hooks: string }>((w) =>
+  forbiddenField(w.text('path'), [
+    w.text('stageWords'),
+    ' hooks are immutable when machine is marked for deletion: the following hooks are new or changed: [',
+    w.text('hooks'),
+    ']',
+  ]),
+);
