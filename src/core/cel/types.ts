@@ -4,6 +4,7 @@ import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
 import type { Stage } from '../types.js';
 import type { Cel } from './text.js';
+import type { Divergence } from '../divergence.js';
 
 /** A named CEL expression, evaluated at most once per request and read as variables.<name>. */
 export interface CelVariable {
@@ -114,6 +115,11 @@ export type NativeForm =
        * rendered CEL.
        */
       readsNameIndex: boolean;
+      /**
+       * Where native mode decides or words this rule otherwise than the webhook, for this policy (src/native/notes.ts
+       * adds the name-index one for a rule that reads the index and does not word it here).
+       */
+      divergences?: (policy: Policy) => readonly Divergence[];
     }
   | { mutating: (policy: Policy, rule: DefaultHookRule, carrier: HookCarrier) => NativeMutation }
   /** No native form: what native mode does instead, one sentence (render declares it as a divergence). */

@@ -19,6 +19,7 @@ import {
   tooLongMessage,
   tooShortMessage,
 } from './messages.js';
+import { hookNamingDivergences } from './divergences.js';
 
 export { HOOK_NAME_PATTERN };
 const HOOK_NAME_RE = new RegExp(HOOK_NAME_PATTERN);
@@ -150,5 +151,5 @@ export const hookNamingRule: CarrierRuleModule<'hook-naming'> = {
   summary:
     "hook names and owners meet the openshift/api CRD's constraints; Cluster API hook annotation keys are qualified names",
   validate: hookNaming,
-  native: { validating: nativeHookNaming, readsNameIndex: true },
+  native: { validating: nativeHookNaming, readsNameIndex: true, divergences: hookNamingDivergences },
 };

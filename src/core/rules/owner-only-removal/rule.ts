@@ -39,6 +39,7 @@ import type { CarrierRuleModule, Rule } from '../context.js';
 import { nativeOwnerOnlyRemoval } from './cel.js';
 import { ownerAdditions } from './additions.js';
 import { twinCreate } from './twin-create.js';
+import { ownerOnlyRemovalDivergences } from './divergences.js';
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 /** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
@@ -257,5 +258,5 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes, re-owns or adds a protected owner's hook; others get unverifiedRemoval for an unprotected one's removal",
   validate: ownerOnlyRemoval,
-  native: { validating: nativeOwnerOnlyRemoval, readsNameIndex: true },
+  native: { validating: nativeOwnerOnlyRemoval, readsNameIndex: true, divergences: ownerOnlyRemovalDivergences },
 };

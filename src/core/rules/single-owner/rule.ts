@@ -6,6 +6,7 @@ import { quote } from '../../guards.js';
 import type { Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 import { nativeSingleOwner } from './cel.js';
+import { singleOwnerDivergences } from './divergences.js';
 
 export const singleOwner: Rule = ({ policy, hooks }) => {
   const violations: Violation[] = [];
@@ -90,5 +91,5 @@ export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   facts: [],
   summary: 'a hook name appears once per stage, carries one owner in both stages, and a reserved name only its owner',
   validate: singleOwner,
-  native: { validating: nativeSingleOwner, readsNameIndex: true },
+  native: { validating: nativeSingleOwner, readsNameIndex: true, divergences: singleOwnerDivergences },
 };
