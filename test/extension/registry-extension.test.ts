@@ -1,11 +1,11 @@
 // The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied step by step, exactly as written, to
-// a copy of the repository: the rule module, its registry entry, its id, its row in docs/rules.md, then the commands
-// the section names (the render script, the typecheck). Then the behaviour it promises, and the whole unit tier,
+// a copy of the repository: the rule module, its registry entry, its id, its row in docs/rules.md, its cases, then the
+// commands the section names (the render script, the typecheck). Then the behaviour it promises, and the whole unit tier,
 // run there as `npm run test:unit` (a minute or two, so it is in the meta tier: once in CI, not on every Node line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/deploy/render.js';
@@ -15,12 +15,21 @@ import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const root = packageRoot();
 
-/** The code blocks of the section, in order: the rule file, the registry entry, the id, the table row. */
-function example(): { rule: string; registryImport: string; registryEntry: string; id: string; row: string } {
+/** The code blocks of the section, in order: the rule file, the registry entry, the id, the table row; the cases. */
+function example(): {
+  rule: string;
+  registryImport: string;
+  registryEntry: string;
+  id: string;
+  row: string;
+  cases: string;
+} {
   const section = docSection('DEVELOPMENT.md', '## Adding a rule');
   const blocks = [...section.matchAll(/```(?:ts|md)\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
   const [rule, registry, id, row] = blocks;
+  const cases = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(rule && registry && id && row, 'DEVELOPMENT.md shows the rule file, the registry entry, the id, the row');
+  assert.ok(cases, "DEVELOPMENT.md shows the rule's cases");
   const [registryImport, registryEntry] = registry.split('\n');
   return {
     rule,
@@ -28,6 +37,7 @@ function example(): { rule: string; registryImport: string; registryEntry: strin
     registryEntry: registryEntry ?? '',
     id: id.trimEnd(),
     row: row.trimEnd(),
+    cases,
   };
 }
 
@@ -82,7 +92,7 @@ test(
   // A hang guard, not a bound: the whole unit suite runs inside.
   { timeout: 3 * HANG_GUARD_MS },
   () => {
-    const { rule, registryImport, registryEntry, id, row } = example();
+    const { rule, registryImport, registryEntry, id, row, cases } = example();
     const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
     try {
       cpSync(root, dir, {
@@ -110,7 +120,10 @@ test(
       const last = table.findLastIndex((l) => /^\| `[a-z-]+` \|/.test(l));
       table.splice(last + 1, 0, row);
       writeFileSync(rulesDoc, table.join('\n'));
-      // 5. The render script, then the typecheck the section names.
+      // 5. Its cases, in a folder of its own.
+      mkdirSync(join(dir, 'src/rules/owner-lowercase'), { recursive: true });
+      writeFileSync(join(dir, 'src/rules/owner-lowercase/cases.yaml'), cases);
+      // 6. The render script, then the typecheck the section names.
       run(dir, 'npm', ['run', '--silent', 'render:admission-policies']);
       run(dir, 'npm', ['run', '--silent', 'typecheck']);
 
