@@ -11,9 +11,23 @@ import { parsePolicy } from '../config/load.js';
 import { parseYamlDocuments, type YamlDocument } from '../config/yaml.js';
 import { AppError, type Problem } from '../errors.js';
 import { fsReason } from './discover.js';
-import { TEST_SCHEMA, type Expectation, type Grant, type Identity, type TestCase, type TestFile } from './schema.js';
+import {
+  RULE_CASES_SCHEMA,
+  TEST_SCHEMA,
+  type Expectation,
+  type Grant,
+  type Identity,
+  type TestCase,
+  type TestFile,
+} from './schema.js';
 
 const validateSchema = compileSchema<TestFile>(TEST_SCHEMA);
+let validateRuleCases: typeof validateSchema | undefined;
+
+export interface LoadOptions {
+  /** A rule's own cases (src/core/rules/<id>/cases.yaml): a case may say `native: differs`. */
+  ruleCases?: boolean;
+}
 
 export interface LoadedCase {
   name: string;
@@ -24,6 +38,8 @@ export interface LoadedCase {
   object: KubeObject | null;
   oldObject: KubeObject | null;
   identity: Identity | undefined;
+  /** A rule case's declaration that native mode decides this request otherwise (only with `ruleCases`). */
+  native?: TestCase['native'];
   /** The case's grants, else the file's; undefined when neither declares any (RBAC not modelled). */
   grants: readonly Grant[] | undefined;
   expect: Expectation;
@@ -61,7 +77,12 @@ function gvkOf(object: KubeObject): GroupVersionKind | undefined {
 
 const isMapping = (v: unknown): v is KubeObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function loadTestFile(file: string, cwd: string, policies: PolicyCache): Promise<LoadedFile> {
+export async function loadTestFile(
+  file: string,
+  cwd: string,
+  policies: PolicyCache,
+  options: LoadOptions = {},
+): Promise<LoadedFile> {
   const fail = (problems: Problem[]): LoadedFile => ({ file, cases: [], problems });
   let text: string;
   try {
@@ -69,7 +90,10 @@ export async function loadTestFile(file: string, cwd: string, policies: PolicyCa
   } catch (err) {
     return fail([{ file, message: `cannot read: ${fsReason(err)}` }]);
   }
-  const checked = checkDocument(text, file, validateSchema, { merge: true, what: 'a PolicyTest' });
+  const schema = options.ruleCases
+    ? (validateRuleCases ??= compileSchema<TestFile>(RULE_CASES_SCHEMA))
+    : validateSchema;
+  const checked = checkDocument(text, file, schema, { merge: true, what: 'a PolicyTest' });
   if (!('doc' in checked)) return fail(checked.problems);
   const { doc, at, problems } = checked;
   // Where the schema found something wrong: that value (and what is under it) is not read further. An unknown key
@@ -220,6 +244,7 @@ async function loadCase(
       object,
       oldObject,
       identity: c.identity,
+      ...(c.native === undefined ? {} : { native: c.native }),
       expect: c.expect,
     },
     problems,

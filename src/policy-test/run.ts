@@ -6,7 +6,7 @@ import { metadata } from '../core/guards.js';
 import { ownersToCheck } from '../core/ownership.js';
 import { serviceAccountUsername, type Policy } from '../core/policy.js';
 import { hasChildRules } from '../core/rules/children-bind.js';
-import type { Decision, KubeObject, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../core/types.js';
+import type { Decision, KubeObject, Mutation, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../core/types.js';
 import type { LoadedCase, LoadedFile } from './load.js';
 import type { CaseResult, Failure, FileResult, Got } from './report.js';
 import { EVERY_OWNER, type ExpectedHook, type Grant, type Identity, type Subject } from './schema.js';
@@ -27,7 +27,8 @@ export function userInfoOf(identity: Identity | undefined): UserInfo {
   };
 }
 
-function subjectMatches(s: Subject, user: UserInfo): boolean {
+/** Whether an RBAC subject names this user (by name, a group of theirs, or their service account). */
+export function subjectMatches(s: Subject, user: UserInfo): boolean {
   if (s.kind === 'User') return s.name === user.username;
   if (s.kind === 'Group') return user.groups.includes(s.name);
   return (
@@ -74,15 +75,6 @@ export const PARENTS_NOTE =
   'a child-resource rule selects this kind: its parent is not looked up offline, so whether the parent exists or ' +
   'is deleting is not judged here';
 
-function hooksOf(c: LoadedCase, object: KubeObject | null): Got['hooks'] {
-  const carrier = carrierFor(c.kind);
-  if (!carrier || object === null) return undefined;
-  const out: NonNullable<Got['hooks']> = { preDrain: [], preTerminate: [] };
-  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
-  for (const h of carrier.read(object).hooks) out[h.stage].push({ name: text(h.name), owner: text(h.owner) });
-  return out;
-}
-
 const hookList = (hooks: readonly ExpectedHook[]): string =>
   `[${hooks.map((h) => `${h.name} (${h.owner})`).join(', ')}]`;
 const key = (h: ExpectedHook): string => `${h.name}\u0000${h.owner}`;
@@ -92,7 +84,8 @@ const sameHooks = (a: readonly ExpectedHook[], b: readonly ExpectedHook[]): bool
 
 const indented = (lines: readonly string[]): string => lines.map((l) => `\n    ${l}`).join('');
 
-function compare(c: LoadedCase, got: Got): Failure[] {
+/** A case's expectations against what a request ended with: each one missed, none when the case passes. */
+export function compare(c: LoadedCase, got: Got): Failure[] {
   const out: Failure[] = [];
   const e = c.expect;
   const verdict = (allowed: boolean): string => (allowed ? 'allowed' : 'denied');
@@ -159,7 +152,8 @@ function compare(c: LoadedCase, got: Got): Failure[] {
   return out;
 }
 
-export function runCase(c: LoadedCase, policy: Policy): CaseResult {
+/** The request a case makes, as the webhook would see it: with the RBAC facts its grants declare, if any. */
+export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
   const subject = (c.object ?? c.oldObject) as KubeObject;
   const meta = metadata(subject);
   const userInfo = userInfoOf(c.identity);
@@ -174,13 +168,37 @@ export function runCase(c: LoadedCase, policy: Policy): CaseResult {
     dryRun: false,
   };
   // As the webhook does: the facts are gathered for the request as sent, before mutation.
-  const input: ReviewInput = c.grants
-    ? { ...base, context: { ownership: ownershipFromGrants(c.grants, policy, base) } }
-    : base;
-  const { decision, mutation } = handle('review', policy, input);
+  return c.grants ? { ...base, context: { ownership: ownershipFromGrants(c.grants, policy, base) } } : base;
+}
+
+/** What the webhook's path ends with on a case's request: the request, its decision and mutation. */
+export function judge(c: LoadedCase, policy: Policy): { input: ReviewInput; decision: Decision; mutation: Mutation } {
+  const input = reviewOf(c, policy);
+  return { input, ...handle('review', policy, input) };
+}
+
+/** The response's warnings, uncapped: break-glass and unverified notices, then `<rule>: <message>` per warning. */
+export function warningsOf(decision: Decision): string[] {
   const warnings: string[] = [];
   for (const n of decision.notices) if (n.warning !== undefined) warnings.push(n.warning);
   for (const v of decision.warnings) warnings.push(`${v.rule}: ${v.message}`);
+  return warnings;
+}
+
+/** The hooks an object carries per stage, in the terms of a case's `expect.hooks` (undefined: not a carrier). */
+export function hooksOf(c: LoadedCase, object: KubeObject | null): Got['hooks'] {
+  const carrier = carrierFor(c.kind);
+  if (!carrier || object === null) return undefined;
+  const out: NonNullable<Got['hooks']> = { preDrain: [], preTerminate: [] };
+  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  for (const h of carrier.read(object).hooks) out[h.stage].push({ name: text(h.name), owner: text(h.owner) });
+  return out;
+}
+
+export function runCase(c: LoadedCase, policy: Policy): CaseResult {
+  const { input, decision, mutation } = judge(c, policy);
+  const { userInfo } = input;
+  const warnings = warningsOf(decision);
   const hooks = hooksOf(c, mutation.mutated ?? c.object);
   const got: Got = {
     allowed: decision.allowed,

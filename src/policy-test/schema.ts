@@ -50,6 +50,11 @@ export type ObjectSource = string | Record<string, unknown>;
 
 export interface TestCase {
   name: string;
+  /**
+   * A rule's own cases only (src/core/rules/<id>/cases.yaml, loaded with `ruleCases`): native mode's verdict on this
+   * request differs from the expected one, as a divergence of src/native/notes.ts declares.
+   */
+  native?: typeof NATIVE_DIFFERS;
   operation?: 'CREATE' | 'UPDATE' | 'DELETE';
   object?: ObjectSource;
   oldObject?: ObjectSource;
@@ -98,6 +103,9 @@ const hooks = {
     properties: { name: { type: 'string' }, owner: { type: 'string' } },
   },
 } as const;
+
+/** The one value of a rule case's `native`. */
+export const NATIVE_DIFFERS = 'differs';
 
 export const TEST_SCHEMA = {
   type: 'object',
@@ -151,6 +159,24 @@ export const TEST_SCHEMA = {
             },
           },
         },
+      },
+    },
+  },
+} as const;
+
+/**
+ * The schema of a rule's own cases (src/core/rules/<id>/cases.yaml): a PolicyTest whose cases may also say `native:
+ * differs`. Only the rules' tests load with it; `hookkeeper test` refuses the key as unknown.
+ */
+export const RULE_CASES_SCHEMA = {
+  ...TEST_SCHEMA,
+  properties: {
+    ...TEST_SCHEMA.properties,
+    cases: {
+      ...TEST_SCHEMA.properties.cases,
+      items: {
+        ...TEST_SCHEMA.properties.cases.items,
+        properties: { ...TEST_SCHEMA.properties.cases.items.properties, native: { const: NATIVE_DIFFERS } },
       },
     },
   },

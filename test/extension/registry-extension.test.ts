@@ -1,6 +1,6 @@
 // The worked example of adding a rule (DEVELOPMENT.md, "Adding a rule"), applied step by step, exactly as written, to
-// a copy of the repository: the rule's folder (its module and its README.md), then the commands the section names
-// (the render scripts, the typecheck). Then the behaviour it promises, and the whole unit tier,
+// a copy of the repository: the rule's folder (its module, its README.md, its cases), then the commands the section
+// names (the render scripts, the typecheck). Then the behaviour it promises, and the whole unit tier,
 // run there as `npm run test:unit` (a minute or two, so it is in the meta tier: once in CI, not on every Node line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,13 +15,15 @@ import { HANG_GUARD_MS } from '../helpers/wait.js';
 
 const root = packageRoot();
 
-/** The code blocks of the section, in order: the rule module, its README.md (its row of the rule table). */
-function example(): { rule: string; readme: string } {
+/** The code blocks of the section, in order: the rule module, its README.md (its row of the rule table); its cases. */
+function example(): { rule: string; readme: string; cases: string } {
   const section = docSection('DEVELOPMENT.md', '## Adding a rule');
   const blocks = [...section.matchAll(/```(?:ts|md)\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
   const [rule, readme, ...more] = blocks;
+  const cases = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(rule && readme && more.length === 0, "DEVELOPMENT.md shows the rule's module and its README.md");
-  return { rule, readme };
+  assert.ok(cases, "DEVELOPMENT.md shows the rule's cases");
+  return { rule, readme, cases };
 }
 
 /** What the section says the new rule does, observed through the copy's own engine and render. */
@@ -68,7 +70,7 @@ test(
   // A hang guard, not a bound: the whole unit suite runs inside.
   { timeout: 3 * HANG_GUARD_MS },
   () => {
-    const { rule, readme } = example();
+    const { rule, readme, cases } = example();
     const dir = mkdtempSync(join(tmpdir(), 'hookkeeper-registry-'));
     try {
       cpSync(root, dir, {
@@ -79,12 +81,13 @@ test(
       });
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
 
-      // 1. The rule module, in a folder of its own; 2. its README.md.
+      // 1. The rule module, in a folder of its own; 2. its README.md; 3. its cases.
       const folder = join(dir, 'src/core/rules/owner-lowercase');
       mkdirSync(folder);
       writeFileSync(join(folder, 'rule.ts'), rule);
       writeFileSync(join(folder, 'README.md'), readme);
-      // 3. and 4. The render scripts, then the typecheck the section names.
+      writeFileSync(join(folder, 'cases.yaml'), cases);
+      // 4. and 5. The render scripts, then the typecheck the section names.
       run(dir, 'npm', ['run', '--silent', 'render:rules']);
       run(dir, 'npm', ['run', '--silent', 'render:admission-policies']);
       run(dir, 'npm', ['run', '--silent', 'typecheck']);

@@ -18,8 +18,8 @@ export interface RawRequest {
   /** Of the JSON body; default application/json (a JSON patch or server-side apply names its own). */
   contentType?: string;
   timeoutMs?: number;
-  /** More request headers (e.g. Impersonate-User). */
-  headers?: Readonly<Record<string, string>>;
+  /** More request headers (e.g. Impersonate-User); a list is sent as one header line per value (Impersonate-Group). */
+  headers?: Readonly<Record<string, string | string[]>>;
 }
 
 export function rawRequest(req: RawRequest): Promise<RawResponse> {

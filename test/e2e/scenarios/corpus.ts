@@ -132,7 +132,7 @@ function committedCorpus(repoRoot: string): RecordedReview[] {
 }
 
 /** The Machine resources the API server serves, by group/version/kind, from its discovery. */
-async function servedResources(env: E2EEnv): Promise<Map<string, Resource>> {
+export async function servedResources(env: E2EEnv): Promise<Map<string, Resource>> {
   const served = new Map<string, Resource>();
   const get = (path: string) =>
     rawRequest({ url: `${env.plane.server}${path}`, ca: env.plane.caPem, token: env.plane.identities.admin.token });
@@ -150,7 +150,7 @@ async function servedResources(env: E2EEnv): Promise<Map<string, Resource>> {
   return served;
 }
 
-async function ensureNamespace(env: E2EEnv, name: string): Promise<void> {
+export async function ensureNamespace(env: E2EEnv, name: string): Promise<void> {
   await env.plane
     .kubeConfig('admin')
     .makeApiClient(CoreV1Api)

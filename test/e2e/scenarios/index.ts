@@ -30,6 +30,7 @@ import { reportScenarios } from './reports.js';
 import { strippedDefaultHookScenarios } from './stripped-default-hook.js';
 import { templateRemovalScenarios } from './template-removal.js';
 import { requestConditionScenarios } from './request-conditions.js';
+import { ruleCaseScenarios, ruleCasesSetup } from './rule-cases.js';
 import { validateAgreementScenarios } from './validate-agreement.js';
 import { validateDifferentialScenarios } from './validate-differential.js';
 import { webhookConfigScenarios } from './webhook-config.js';
@@ -68,14 +69,16 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       // The corpus runs in both suites (upstream's CRDs store what users' clusters store); the cost proof once,
       // in the suite that always runs.
       corpusScenarios,
+      // The rules' own cases, in both suites too.
+      ruleCaseScenarios,
       ...(options.crdIndependent ? [celCostScenarios] : []),
     ],
     ...(options.crdIndependent
       ? {
-          bare: [findSizeLimit, corpusSetup],
+          bare: [findSizeLimit, corpusSetup, ruleCasesSetup],
           afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
         }
-      : { bare: [corpusSetup], afterModes: [corpusComparison] }),
+      : { bare: [corpusSetup, ruleCasesSetup], afterModes: [corpusComparison] }),
     webhookOnly: [
       requestConditionScenarios,
       validateAgreementScenarios,
