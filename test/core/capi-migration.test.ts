@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { capiMigrationWarnings } from '../../src/core/capi-migration.js';
+import { capiMigrationWarnings } from '../../src/core/rules/capi-migration/convertible.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject } from '../../src/core/types.js';
@@ -58,7 +58,7 @@ describe('capiMigrationWarnings', () => {
         'capi-migration',
         'spec.lifecycleHooks.preDrain[0].name',
         { stage: 'preDrain', name: 'storage.example.com/MigrateVolumes', owner: 'storage-team' },
-        'capi-migration:preDrain:"storage.example.com/MigrateVolumes"',
+        'capi-migration:preDrain:"storage.example.com/MigrateVolumes":"storage-team"',
       ],
     );
     assert.equal(
@@ -83,18 +83,60 @@ describe('capiMigrationWarnings', () => {
     assert.deepEqual(warnings([], capi, capiMachine()), []);
   });
 
-  test('advisory: the webhook never reports it, and policies default it to warn', () => {
-    const d = evaluate(
-      DEFAULT_POLICY,
+  test('policies default it to warn', () => assert.equal(DEFAULT_POLICY.enforcement['capi-migration'], 'warn'));
+});
+
+describe('capi-migration at admission: Machine API objects that take part in the migration', () => {
+  const HOOK = { name: 'storage.example.com/MigrateVolumes', owner: 'storage-team' };
+  const create = (obj: KubeObject, policy = DEFAULT_POLICY) =>
+    evaluate(policy, reviewInput({ operation: 'CREATE', object: obj }));
+  const warned = (d: ReturnType<typeof evaluate>) => d.warnings.filter((w) => w.rule === 'capi-migration').length;
+  const withFields = (obj: KubeObject, where: 'spec' | 'status'): KubeObject => ({
+    ...obj,
+    [where]: { ...(obj[where] as object | undefined), authoritativeAPI: 'MachineAPI' },
+  });
+  const noMigration = { ...DEFAULT_POLICY, migration: { ...DEFAULT_POLICY.migration, synchronizers: [] } };
+
+  test('the migration the policy configures covers its Machine API namespace', () => {
+    const d = create(machine({ role: 'worker', preDrain: [HOOK] }));
+    assert.deepEqual([d.allowed, warned(d)], [true, 1]);
+    assert.equal(warned(create(machine({ role: 'worker', preDrain: [HOOK], namespace: 'elsewhere' }))), 0);
+  });
+
+  test('an object naming its authoritative API takes part wherever it is', () => {
+    const other = machine({ role: 'worker', preDrain: [HOOK], namespace: 'elsewhere' });
+    assert.equal(warned(create(withFields(other, 'spec'))), 1);
+    assert.equal(warned(create(withFields(other, 'status'))), 1);
+    assert.equal(warned(create(withFields(other, 'spec'), noMigration)), 1);
+  });
+
+  test('without a configured migration or its fields, nothing takes part; validate still reports every hook', () => {
+    const obj = machine({ role: 'worker', preDrain: [HOOK] });
+    assert.equal(warned(create(obj, noMigration)), 0);
+    const offline = evaluate(noMigration, { ...reviewInput({ operation: 'CREATE', object: obj }), source: 'validate' });
+    assert.equal(warned(offline), 1);
+  });
+
+  test('under deny a new such hook is refused and a stored one only warned, so its owner may still remove others', () => {
+    const deny = {
+      ...DEFAULT_POLICY,
+      enforcement: { ...DEFAULT_POLICY.enforcement, 'capi-migration': 'deny' as const },
+    };
+    const added = evaluate(
+      deny,
+      reviewInput({ operation: 'CREATE', object: machine({ role: 'worker', preDrain: [HOOK] }) }),
+    );
+    assert.deepEqual([added.allowed, added.denials.map((v) => v.rule)], [false, ['capi-migration']]);
+    const other = { name: 'OtherHook', owner: 'storage-team' };
+    const kept = evaluate(
+      deny,
       reviewInput({
-        operation: 'CREATE',
-        object: machine({
-          role: 'worker',
-          preDrain: [{ name: 'storage.example.com/MigrateVolumes', owner: 'storage-team' }],
-        }),
+        operation: 'UPDATE',
+        oldObject: machine({ role: 'worker', preDrain: [HOOK, other] }),
+        object: machine({ role: 'worker', preDrain: [HOOK] }),
+        user: { username: 'system:serviceaccount:storage:operator', groups: [] },
       }),
     );
-    assert.deepEqual([d.allowed, d.denials.length, d.warnings.length], [true, 0, 0]);
-    assert.equal(DEFAULT_POLICY.enforcement['capi-migration'], 'warn');
+    assert.deepEqual([kept.denials.filter((v) => v.rule === 'capi-migration').length, warned(kept)], [0, 1]);
   });
 });

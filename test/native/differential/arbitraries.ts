@@ -77,8 +77,11 @@ const LIST_NAMES = [
   'MigrateVolumes',
   'abc',
   'ab',
+  'a'.repeat(64),
   'a'.repeat(256),
   'a'.repeat(257),
+  // Valid on Machine API, no Cluster API key (capi-migration): a DNS prefix.
+  'storage.example.com/MigrateVolumes',
   'bad name!',
   'ünïcode',
   '-lead',

@@ -1,18 +1,28 @@
-// Rule capi-migration: Machine API hooks whose names cannot become Cluster API hook annotations (the check is in
-// src/core/capi-migration.ts). Advisory, and only `hookkeeper validate` runs it, so CI sees it before a migration.
-import { capiMigrationWarnings } from '../../capi-migration.js';
+// Rule capi-migration: Machine API hooks whose names cannot become Cluster API hook annotations (convertible.ts).
+// `validate` reports every such hook, so CI sees it before a migration is planned; at admission and in the audit,
+// those of objects that take part in the migration (participates.ts), where the conversion will meet them.
 import type { CarrierRuleModule } from '../context.js';
+import { nativeCapiMigration } from './cel.js';
+import { capiMigrationWarnings } from './convertible.js';
+import { participates } from './participates.js';
 
 export const capiMigrationRule: CarrierRuleModule<'capi-migration'> = {
   id: 'capi-migration',
   order: 120,
   enforcement: 'warn',
-  ratchets: false,
-  sources: ['validate'],
+  // A stored name only warns, so under deny an unrelated edit (a hook's owner removing it) is never blocked.
+  ratchets: true,
+  sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   facts: [],
-  // It judges the object's hooks as they are, whatever the update changes.
-  judgesFinalizerRemovals: true,
   summary: 'a Machine API hook name can become a Cluster API hook annotation key',
-  validate: ({ carrier, hooks }) => ({ violations: capiMigrationWarnings(carrier, hooks) }),
+  // An UPDATE that only starts a migration (spec.authoritativeAPI) is not sent: the audit names its hooks.
+  updateReads: () => ({ parts: ['hooks'] }),
+  createReads: () => ({ parts: ['hooks'] }),
+  validate: ({ policy, input, carrier, hooks }) => {
+    if (input.source !== 'validate' && !participates(policy, carrier, input.object, input.namespace))
+      return { violations: [] };
+    return { violations: capiMigrationWarnings(carrier, hooks) };
+  },
+  native: { validating: nativeCapiMigration, readsNameIndex: true },
 };

@@ -1,13 +1,12 @@
 // Machine API -> Cluster API migration check: each {name, owner} hook becomes the annotation
 // "<stage prefix>/<name>: <owner>", and some names Machine API accepts make a key the API server rejects.
-// Advisory only: `hookkeeper validate` reports it so CI catches such hooks before a migration does.
-import { hookAnnotationKey } from './capi.js';
-import type { HookCarrier, HookReading } from './carriers.js';
-import { invalid } from './field-errors.js';
-import { quote } from './guards.js';
-import { annotationKeyErrors } from './qualified-name.js';
-import { checkString, NAME_LIMITS } from './rules/hook-naming/rule.js';
-import type { Violation } from './types.js';
+import { hookAnnotationKey } from '../../capi.js';
+import type { HookCarrier, HookReading } from '../../carriers.js';
+import { quote } from '../../guards.js';
+import { annotationKeyErrors } from '../../qualified-name.js';
+import { checkString, NAME_LIMITS } from '../hook-naming/rule.js';
+import type { Violation } from '../../types.js';
+import { unconvertibleMessage } from './messages.js';
 
 /**
  * Hooks of a Machine API object (carrier format 'list') whose names are valid there but cannot become a
@@ -27,14 +26,11 @@ export function capiMigrationWarnings(carrier: HookCarrier, reading: HookReading
     out.push({
       rule: 'capi-migration',
       path: h.namePath,
-      message: invalid(
-        h.namePath,
-        h.name,
-        `cannot become the Cluster API hook annotation ${quote(key)}: ${errors.join('; ')}`,
-      ).message,
+      message: unconvertibleMessage.toJs({ path: h.namePath, name: h.name, key, errors: errors.join('; ') }),
       fix: `before migrating to Cluster API, rename the hook to a name without '/' of at most 63 characters${suggestion}, and update ${typeof h.owner === 'string' ? quote(h.owner) : 'its owner'}, which removes it by name`,
       hook: { stage: h.stage, name: h.name, owner: typeof h.owner === 'string' ? h.owner : '' },
-      key: `capi-migration:${h.stage}:${quote(h.name)}`,
+      // As the CEL ratchets it (celWasStored): the same name with the same owner was stored.
+      key: `capi-migration:${h.stage}:${quote(h.name)}:${quote(typeof h.owner === 'string' ? h.owner : '')}`,
     });
   }
   return out;
