@@ -2,8 +2,11 @@
 // resumes when the API server ends its watch (timeoutSeconds, 2 s here), and relists after 410 when its
 // resourceVersion has been compacted away while it could not reach the API server. ConfigMaps' watch cache is off
 // (--watch-cache-sizes=configmaps#0) so watches are served by etcd, which compacts every 2 s here
-// (--etcd-compaction-interval): the 410 is etcd's, sent as an ERROR event, as a cluster sends it.
+// (--etcd-compaction-interval): the 410 is etcd's, sent as an ERROR event, as a cluster sends it. Last, the defect
+// client-node 1.4's informer had: a watch whose connection goes silent (a TCP proxy that stops forwarding, as a dropped
+// NAT entry does; its sockets stay open, so keepalive would not notice) is given up at the deadline and resumed.
 import assert from 'node:assert/strict';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { kubeConfigAccess, pooledGet, type PooledGet } from '../../src/kube/api-requests.js';
 import { watchCollection, type WatchedCollection } from '../../src/kube/watch.js';
@@ -146,5 +149,63 @@ describe('a watched collection against kube-apiserver', () => {
     assert.ok(gone > goneBefore, 'the resume from the compacted resourceVersion got an ERROR event with 410');
     assert.ok(lists.length > listed, 'relisted');
     await pollUntil('healthy again', WAIT_MS, async () => (cache.healthy() ? true : undefined));
+  });
+
+  test('a watch whose connection goes silent is given up at the deadline and resumed', async () => {
+    // A TCP proxy in front of the API server; freeze() stops forwarding on the connections open now, without closing
+    // them (new connections pass).
+    const open = new Set<[Socket, Socket]>();
+    let closedByCache = 0;
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(new URL(plane.server).port), '127.0.0.1');
+      const pair: [Socket, Socket] = [client, upstream];
+      open.add(pair);
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => {
+        if (!open.has(pair)) closedByCache++;
+        upstream.destroy();
+      });
+      upstream.on('close', () => client.destroy());
+      client.on('error', () => undefined);
+      upstream.on('error', () => undefined);
+    });
+    const freeze = (): void => {
+      for (const pair of open) {
+        const [client, upstream] = pair;
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      open.clear();
+    };
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const viaProxy = pooledGet({
+      ...kubeConfigAccess(plane.kubeConfig('admin')),
+      server: `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    });
+    const quiet = watchCollection({
+      transport: viaProxy,
+      path: COLLECTION,
+      log: silentLogger(),
+      what: 'e2e ConfigMaps through a proxy',
+      // The API server's end of the watch cannot pass a frozen proxy either: only the deadline can help.
+      watchTimeoutSeconds: 600,
+      inactivityMs: 3_000,
+    });
+    try {
+      await pollUntil('the proxied cache to list', WAIT_MS, async () => (quiet.synced() ? true : undefined));
+      await create('d', { v: '1' });
+      await pollUntil('d seen through the proxy', WAIT_MS, async () => (quiet.get('d', NS) ? true : undefined));
+      freeze();
+      await create('e', { v: '1' });
+      await pollUntil('e seen through a new watch', WAIT_MS, async () => (quiet.get('e', NS) ? true : undefined));
+      assert.ok(closedByCache >= 1, 'the silent connection was closed by the cache');
+    } finally {
+      quiet.stop();
+      viaProxy.close();
+      proxy.close();
+    }
   });
 });
