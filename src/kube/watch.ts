@@ -79,7 +79,9 @@ export interface WatchedCollection {
 /** Why a watch ended without an error: the API server closed it, it went silent, or its resourceVersion is gone. */
 type WatchEnd = 'ended' | 'empty' | 'silent' | 'gone';
 
+/** Why the loop itself abandoned a watch (not the transport, not stop()). */
 class Silent extends Error {}
+class Gone extends Error {}
 
 const metadataOf = (obj: unknown): Record<string, unknown> =>
   isRecord(obj) && isRecord(obj['metadata']) ? obj['metadata'] : {};
@@ -191,7 +193,6 @@ export function watchCollection(options: WatchOptions): WatchedCollection {
     const follow = (): void => controller.abort(stopping.signal.reason);
     stopping.signal.addEventListener('abort', follow, { once: true });
     let heard = false;
-    let gone = false;
     let deadline: unknown;
     // Armed from the request on: a connection that never answers is as silent as one that stopped.
     const arm = (): void => {
@@ -216,10 +217,7 @@ export function watchCollection(options: WatchOptions): WatchedCollection {
           heard = true;
           arm();
           try {
-            if (apply(text) === 'gone') {
-              gone = true;
-              controller.abort(new Silent());
-            }
+            if (apply(text) === 'gone') controller.abort(new Gone());
           } catch (err) {
             controller.abort(err);
           }
@@ -229,7 +227,7 @@ export function watchCollection(options: WatchOptions): WatchedCollection {
       if (res.status !== 200) throw new Error(describeFailure(path, res));
       return heard ? 'ended' : 'empty';
     } catch (err) {
-      if (gone) return 'gone';
+      if (controller.signal.reason instanceof Gone) return 'gone';
       if (controller.signal.reason instanceof Silent) return 'silent';
       throw err;
     } finally {
