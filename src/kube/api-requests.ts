@@ -1,6 +1,6 @@
-// Plain GETs and POSTs to the Kubernetes API (ApiGet, ApiPost) with a ClusterAccess's credentials and a caller's
-// AbortSignal: parent lookups must be abandoned when their budget ends, and the audit's list pages are parsed once
-// (JSON.parse) over kept-alive connections. Not client-node's generated clients: they open a TLS connection per call
+// Plain GETs, POSTs and watches to the Kubernetes API (ApiGet, ApiPost, ApiStream) with a ClusterAccess's credentials
+// and a caller's AbortSignal: parent lookups must be abandoned when their budget ends, a silent watch at its deadline,
+// and the audit's list pages are parsed once (JSON.parse) over kept-alive connections. Not client-node's generated clients: they open a TLS connection per call
 // (about 4 times the request's cost) and take a signal only through a per-call middleware (BENCHMARKS.md).
 import http from 'node:http';
 import https from 'node:https';
