@@ -20,7 +20,7 @@ export interface ParentLookupOptions {
   logger: Logger;
   /** Defaults to a GET with kubeConfig's credentials; tests pass a fake. */
   get?: ApiGet;
-  /** Defaults to informers on kubeConfig; `false` for no cache (every lookup is a GET). */
+  /** Defaults to watched collections with kubeConfig's credentials; `false` for no cache (every lookup is a GET). */
   caches?: CacheFactory | false;
 }
 
@@ -47,7 +47,7 @@ export function createParentLookup(options: ParentLookupOptions): ParentLookup {
   const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
   const get = options.get ?? kubeGet(options.kubeConfig);
   const factory =
-    options.caches === false ? undefined : (options.caches ?? watchCaches(options.kubeConfig, get, options.logger));
+    options.caches === false ? undefined : (options.caches ?? watchCaches(options.kubeConfig, options.logger));
   const caches = new Map<string, ParentCache>();
   const cacheFor = (kind: ParentKindRef): ParentCache | undefined => {
     if (!factory) return undefined;

@@ -3,10 +3,10 @@
 // namespace N" is answered from memory on every review; the audit reads the same index.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
-import { type ApiGet, kubeGet } from './api-requests.js';
+import { kubeConfigAccess, pooledGet } from './api-requests.js';
 import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from './owner-grants.js';
 import { resourcePath } from './types.js';
-import { watchCollection, type WatchedCollection } from './watch.js';
+import { watchCollection, type WatchedCollection, type WatchTransport } from './watch.js';
 
 export interface RbacIndex {
   /** A role naming `owner` in resourceNames is bound to a subject, cluster-wide or in `namespace`. */
@@ -23,26 +23,26 @@ export interface RbacIndex {
 export interface RbacIndexOptions {
   kubeConfig: KubeConfig;
   logger: Logger;
-  /** Defaults to a GET with kubeConfig's credentials; tests pass their own. */
-  get?: ApiGet;
+  /** Defaults to kept-alive connections with kubeConfig's credentials, one pool for the four; tests pass their own. */
+  transport?: WatchTransport & { close?(): void };
 }
 
 export function createRbacIndex(options: RbacIndexOptions): RbacIndex {
-  const get = options.get ?? kubeGet(options.kubeConfig);
+  const transport = options.transport ?? pooledGet(kubeConfigAccess(options.kubeConfig));
   const grants = new OwnerGrants();
   const watched: WatchedCollection[] = GRANT_COLLECTIONS.map((c) => {
     const path = resourcePath(c.resource);
     const what = `RBAC index: ${c.resource.plural}`;
-    const w = watchCollection(options.kubeConfig, get, path, options.logger.child({ rbac: path }), what);
-    // Only what a grant needs is kept from each object (client-node's informer keeps the objects themselves).
+    const w = watchCollection({ transport, path, log: options.logger.child({ rbac: path }), what });
+    // The collection keeps the objects too; the grants are what answers a review.
     if ('role' in c) {
-      w.informer.on('add', (obj) => grants.upsertRole(c.role, obj));
-      w.informer.on('update', (obj) => grants.upsertRole(c.role, obj));
-      w.informer.on('delete', (obj) => grants.deleteRole(c.role, obj));
+      w.on('add', (obj) => grants.upsertRole(c.role, obj));
+      w.on('update', (obj) => grants.upsertRole(c.role, obj));
+      w.on('delete', (obj) => grants.deleteRole(c.role, obj));
     } else {
-      w.informer.on('add', (obj) => grants.upsertBinding(c.binding, obj));
-      w.informer.on('update', (obj) => grants.upsertBinding(c.binding, obj));
-      w.informer.on('delete', (obj) => grants.deleteBinding(c.binding, obj));
+      w.on('add', (obj) => grants.upsertBinding(c.binding, obj));
+      w.on('update', (obj) => grants.upsertBinding(c.binding, obj));
+      w.on('delete', (obj) => grants.deleteBinding(c.binding, obj));
     }
     return w;
   });
@@ -53,6 +53,7 @@ export function createRbacIndex(options: RbacIndexOptions): RbacIndex {
     healthy: () => watched.every((w) => w.healthy()),
     stop() {
       for (const w of watched) w.stop();
+      transport.close?.();
     },
   };
 }

@@ -1,4 +1,4 @@
-// The real plumbing against an in-process fake API server: kubeconfig credentials on every GET, the informer's
+// The real plumbing against an in-process fake API server: kubeconfig credentials on every GET, the cache's
 // list and watch on the parent's collection path, a restart after a failed list, and cache hits without GETs.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -1,7 +1,8 @@
 // Parent lookups: cache first, GET on a miss, and one time budget that always holds, with a fake API.
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from '../../src/core/types.js';
 import type { ParentRequest } from '../../src/core/children.js';
 import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/kube/api-requests.js';
 import type { CacheFactory } from '../../src/kube/parent-cache.js';
@@ -202,7 +203,7 @@ describe('createParentLookup', () => {
     }));
 
   test('a cache hit needs no GET; a miss falls back to GET', async () => {
-    const cached = new Map<string, KubernetesObject>([['vms/testvm', vmObject()]]);
+    const cached = new Map<string, KubeObject>([['vms/testvm', vmObject()]]);
     const caches: CacheFactory = () => ({
       get: (name, ns) => cached.get(`${ns}/${name}`),
       synced: () => true,
