@@ -96,6 +96,8 @@ function parseChunk(chunk: Chunk, file: string, problems: Problem[]): Positions 
     merge: true,
     uniqueKeys: true,
     prettyErrors: false,
+    // The text of each quoted scalar, for the escapes kubectl reads otherwise (kubectl-reading.ts).
+    keepSourceTokens: true,
   });
   const list = Array.isArray(docs) ? docs : [docs];
   const before = problems.length;

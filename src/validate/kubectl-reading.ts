@@ -36,12 +36,27 @@ export function kubectlDifference(doc: Document, text: string): Refusal | undefi
     found = { node, message: typeof message === 'string' ? () => message : message };
     return visit.BREAK;
   };
-  visit(doc, {
-    Node(_, node: Node) {
-      if (node.tag !== undefined && !PLAIN_TAGS.has(node.tag))
-        return refuse(
+  const tagged = (node: Node): symbol | undefined =>
+    node.tag !== undefined && !PLAIN_TAGS.has(node.tag)
+      ? refuse(
           node,
           `the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')}: hookkeeper reads no tag but !!str, !!map and !!seq, so that it never reads a value other than kubectl would; write the value untagged`,
+        )
+      : undefined;
+  visit(doc, {
+    // visit calls the most specific visitor only: Scalar and Map check tags themselves, Node the rest.
+    Node(_, node: Node) {
+      return tagged(node);
+    },
+    Scalar(_, node) {
+      const tag = tagged(node);
+      if (tag !== undefined) return tag;
+      // go-yaml's scanner (scannerc.go, yaml_parser_scan_flow_scalar) knows YAML 1.1's escapes, not 1.2's "\/".
+      const raw = node.type === 'QUOTE_DOUBLE' ? (node.srcToken as { source?: string } | undefined)?.source : undefined;
+      if (raw !== undefined && /(?<!\\)(?:\\\\)*\\\//.test(raw))
+        return refuse(
+          node,
+          'the escape "\\/" in a double-quoted string: kubectl refuses it (YAML 1.1 has no such escape); write "/"',
         );
       return undefined;
     },
@@ -51,6 +66,8 @@ export function kubectlDifference(doc: Document, text: string): Refusal | undefi
       return refuse(key, `a mapping key must be a string; ${nonStringKey(key, helm)}`);
     },
     Map(_, map) {
+      const tag = tagged(map);
+      if (tag !== undefined) return tag;
       // go-yaml (go.yaml.in/yaml/v2 decode.go `mapping`) applies a mapping's entries in order, so a merge key's
       // value wins over a key set before it; YAML's merge rules, which the `yaml` package follows, keep the earlier.
       const seen = new Map<string, unknown>();

@@ -124,6 +124,11 @@ const ROWS: readonly Row[] = [
     kubectl: [{ a: 'b' }, { a: 'c' }],
   },
   {
+    name: '!!map and !!str tags change nothing',
+    text: `${HEAD}data: !!map\n  a: !!str b\n`,
+    kubectl: [{ a: 'b' }],
+  },
+  {
     name: 'a "---" inside an indented block scalar is text',
     text: data('a: |', '  line', '  ---', '  x'),
     kubectl: [{ a: 'line\n---\nx\n' }],
@@ -172,6 +177,12 @@ const ROWS: readonly Row[] = [
     refused: { line: 6, message: /the tag !!int: hookkeeper reads no tag but !!str/ },
   },
   {
+    name: 'a local tag on a mapping: kubectl ignores it',
+    text: `${HEAD}data: !foo\n  a: b\n`,
+    kubectl: [{ a: 'b' }],
+    refused: { line: 6, message: /the tag !foo: hookkeeper reads no tag but !!str, !!map and !!seq/ },
+  },
+  {
     name: 'a document after "..." with no "---": kubectl reads the first and drops it',
     text: `${HEAD}data: {a: b}\n...\n${HEAD}data: {a: c}\n`,
     kubectl: [{ a: 'b' }],
@@ -213,6 +224,12 @@ const ROWS: readonly Row[] = [
     text: `${HEAD}data: {a: b}\n---\n...\n`,
     kubectl: 'refused',
     refused: { line: 7, message: /a document holding nothing but "\.\.\."/ },
+  },
+  {
+    name: 'the YAML 1.2 escape "\\/" in a double-quoted string',
+    text: data('a: "x\\/y"'),
+    kubectl: 'refused',
+    refused: { line: 6, message: /the escape "\\\/" in a double-quoted string: kubectl refuses it/ },
   },
   {
     name: 'a mapping as a key',
