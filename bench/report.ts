@@ -173,7 +173,7 @@ function validateSection(v: ValidateFigure): string {
           v.oneDocValidateMs,
           v.validatePeakMiB,
         ],
-        ['floor: read + js-yaml parse only', median(v.parseMs), v.parseMs.join(', '), v.oneDocParseMs, v.parsePeakMiB],
+        ['floor: read + `yaml` parse only', median(v.parseMs), v.parseMs.join(', '), v.oneDocParseMs, v.parsePeakMiB],
       ],
     )}\n\n` +
     `${v.files} files, ${mb} MiB of Machine manifests, ${v.validateMs.length} rounds in turns. Ratio validate / parse (median over rounds of the two runs' ratio): **${v.ratio}** (target ≤ 1.5: ${yes(v.ratio <= 1.5)}); ` +

@@ -94,7 +94,7 @@ export async function validateFigure(dir: string, repeats: number): Promise<Vali
   const { documents, bytes } = writeManifests(manifests);
   const single = join(dir, 'one');
   writeManifests(single, 1, 1);
-  // Next to node_modules, so the floor resolves js-yaml as the CLI does.
+  // Next to node_modules, so the floor resolves `yaml` as the CLI does.
   const cache = join(REPO, 'node_modules', '.cache', 'hookkeeper-bench');
   mkdirSync(cache, { recursive: true });
   const floorFile = join(cache, 'parse-floor.mjs');

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { AppError, type Problem } from '../errors.js';
 import { unescapePointerToken } from '../core/pointer.js';
+import { kubectlTags } from './kubectl-scalars.js';
 
 let yaml: typeof Yaml | undefined;
 /**
@@ -55,10 +56,15 @@ export interface ParseOptions {
    * the later value kept, so a config's other problems are reported beside it.
    */
   duplicateKeys?: 'error' | 'report';
+  /**
+   * Plain scalars as kubectl reads them (yes is true, 0777 is 511: src/config/kubectl-scalars.ts), for files that
+   * hold manifests; hookkeeper's policy reads YAML 1.2's core schema.
+   */
+  kubectlScalars?: boolean;
 }
 
 /** How many alias expansions a document may make before it counts as a resource-exhaustion attack. */
-const MAX_ALIAS_COUNT = 100;
+export const MAX_ALIAS_COUNT = 100;
 
 /**
  * Parses a (possibly multi-document) YAML or JSON text; throws AppError INPUT_INVALID naming file and line,
@@ -72,6 +78,7 @@ export function parseYamlDocuments(text: string, file: string, options: ParseOpt
     uniqueKeys: true,
     prettyErrors: false,
     merge: options.merge === true,
+    ...(options.kubectlScalars === true ? { customTags: kubectlTags } : {}),
   });
   const list = Array.isArray(docs) ? docs : [docs];
   const problems: Problem[] = [];
@@ -130,7 +137,7 @@ function duplicateKeys(node: unknown, keys: (string | number)[], lines: Yaml.Lin
 }
 
 /** A document's value; the `yaml` package throws a ReferenceError when aliases expand too far. */
-function toJS(doc: Yaml.Document, file: string, line: number): unknown {
+export function toJS(doc: Yaml.Document, file: string, line: number): unknown {
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
   } catch (err) {

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import type https from 'node:https';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import jsyaml from 'js-yaml';
 import { isRecord } from '../core/guards.js';
+import { parseYamlDocuments } from '../config/yaml.js';
 import { AppError } from '../errors.js';
 import type { KubeConnection } from './client.js';
 import { withDeadline } from './deadline.js';
@@ -59,7 +59,10 @@ async function readSimple(file: string, options: ConnectOptions): Promise<Cluste
   const where = options.kubeconfig ? ` ${options.kubeconfig}` : '';
   let doc: unknown;
   try {
-    doc = jsyaml.load(await readFile(file, 'utf8'));
+    // Read as kubectl reads it (sigs.k8s.io/yaml): merge keys, YAML 1.1's booleans (insecure-skip-tls-verify: yes).
+    const docs = parseYamlDocuments(await readFile(file, 'utf8'), file, { merge: true, kubectlScalars: true });
+    if (docs.length > 1) throw new Error(`${file}: expected one YAML document, found ${docs.length}`);
+    doc = docs[0]?.value;
   } catch (cause) {
     throw new AppError('USAGE', `cannot load kubeconfig${where}: ${(cause as Error).message}`, { cause });
   }

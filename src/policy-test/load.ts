@@ -8,7 +8,8 @@ import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
 import { checkDocument, compileSchema } from '../config/document.js';
 import { parsePolicy } from '../config/load.js';
-import { parseYamlDocuments, type YamlDocument } from '../config/yaml.js';
+import type { YamlDocument } from '../config/yaml.js';
+import { parseManifests } from '../validate/documents.js';
 import { AppError, type Problem } from '../errors.js';
 import { fsReason } from './discover.js';
 import {
@@ -272,7 +273,8 @@ async function objectAt(
     }
     let docs: YamlDocument[];
     try {
-      docs = parseYamlDocuments(text, path, { merge: true });
+      // A manifest of its own: read as kubectl would read it (`validate` reads it alike).
+      docs = parseManifests(text, path);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       problems.push(...(err.problems.length > 0 ? err.problems : [{ file: path, message: err.message }]));

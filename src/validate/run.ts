@@ -7,7 +7,7 @@ import { VALIDATE_ONLY } from '../core/registry.js';
 import type { Decision, SchemaError, KubeObject, ReviewInput, UserInfo, Violation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
 import type { CrdSet } from './crd.js';
-import { parseManifests } from './documents.js';
+import { DUPLICATE_KEY, parseManifests } from './documents.js';
 import type { InputFile } from './inputs.js';
 import { duplicate, identityKey, OldIndex, undecidedWithoutNamespace, withNamespace } from './identity.js';
 import { isOtherToolsDocument, subjectsOf, type Keys, type Manifest, type Origin, type Subject } from './objects.js';
@@ -80,7 +80,7 @@ export const MAX_PARSE_ERRORS_SHOWN = 10;
 
 function capped(file: string, found: readonly Problem[]): Problem[] {
   if (found.length <= MAX_PARSE_ERRORS_SHOWN) return [...found];
-  const duplicates = found.filter((p) => /Map keys must be unique/.test(p.message)).length;
+  const duplicates = found.filter((p) => p.message === DUPLICATE_KEY).length;
   // Manifests concatenated without a "---" between them read as one mapping whose keys all repeat.
   const hint =
     duplicates * 2 > found.length ? ': repeated keys all through, as in manifests joined without a "---" line' : '';
@@ -109,7 +109,7 @@ function oldInputError(problems: readonly Problem[], oldProblems: readonly Probl
 }
 
 /**
- * A copy of a string that does not keep its document's text alive. js-yaml's values are slices of its own copy
+ * A copy of a string that does not keep its document's text alive. A parser's values are slices of its own copy
  * of each document, and V8 keeps the whole copy alive for any slice of 13 characters or more, so results holding
  * their object's name would pin every document for each garbage collection to copy. Slicing a concatenation makes
  * V8 flatten it into a string of its own, cheaper than a JSON round trip and as detached (BENCHMARKS.md).

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
 import type { ValidateReport } from '../../src/validate/report.js';
+import { DUPLICATE_KEY } from '../../src/validate/documents.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 import { gitRepo } from '../validate/git-repo.js';
@@ -171,7 +172,10 @@ describe('validate: what a repository holds besides manifests', () => {
     assert.equal(r.code, 2, r.stdout + r.stderr);
     const shown = r.stderr.split('\n').filter((l) => l.startsWith('  joined.yaml'));
     assert.equal(shown.length, 11, r.stderr);
-    assert.match(shown[0] ?? '', /^ {2}joined\.yaml:7: Map keys must be unique$/);
+    assert.match(
+      shown[0] ?? '',
+      /^ {2}joined\.yaml:7: a key given twice in one mapping: kubectl sends the later value/,
+    );
     assert.match(
       shown[10] ?? '',
       /^ {2}joined\.yaml: and \d+ more YAML errors in this file: repeated keys all through, as in manifests joined without a "---" line$/,
@@ -293,7 +297,7 @@ describe('validate: on an input error, the machine formats still say what failed
     for (const output of ['sarif', 'github']) {
       const r = await cli(['validate', '-o', output, '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
       assert.equal(r.code, 2, `${output}: ${r.stderr}`);
-      assert.match(r.stdout, /old-broken\.yaml:2: Map keys must be unique/, output);
+      assert.match(r.stdout, /old-broken\.yaml:2: a key given twice in one mapping/, output);
     }
     const json = await cli(['validate', '-o', 'json', '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
     assert.equal(json.code, 2);
@@ -302,7 +306,7 @@ describe('validate: on an input error, the machine formats still say what failed
         message:
           'cannot validate: the old manifests have a problem (unreadable, not Kubernetes objects, or an object defined twice)',
       },
-      { file: 'old-broken.yaml', line: 2, message: 'Map keys must be unique' },
+      { file: 'old-broken.yaml', line: 2, message: DUPLICATE_KEY },
     ]);
     const sarif = await cli(['validate', '-o', 'sarif', '--old', 'old-broken.yaml', 'good.yaml'], { cwd: dir });
     const log = JSON.parse(sarif.stdout) as { runs: Array<{ invocations: Array<{ executionSuccessful: boolean }> }> };

@@ -152,6 +152,35 @@ describe('connect: kubeconfigs read without client-node', () => {
     await assert.rejects(connect({ kubeconfig: broken, env: {} }), usageError(/^cannot load kubeconfig .*broken: /));
   });
 
+  test("YAML read as kubectl reads a kubeconfig: YAML 1.1's booleans (yes, on), merge keys", async () => {
+    // kubectl (sigs.k8s.io/yaml over go-yaml v2) reads `yes` and `on` as true: TLS verification skipped, compression off.
+    const file = join(dir, 'yaml11');
+    await writeFile(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: main',
+        'x-tls: &tls {insecure-skip-tls-verify: yes}',
+        'clusters:',
+        '- name: c',
+        '  cluster:',
+        '    <<: *tls',
+        '    server: https://127.0.0.1:6443',
+        '    disable-compression: on',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: main, context: {cluster: c, user: u}}]',
+        '',
+      ].join('\n'),
+    );
+    const access = await connect({ kubeconfig: file, env: {} });
+    assert.deepEqual([access.server, access.compress], ['https://127.0.0.1:6443', false]);
+    assert.deepEqual(await access.requestOptions(), {
+      rejectUnauthorized: false,
+      headers: { Authorization: 'Bearer t' },
+    });
+  });
+
   test("kubectl's defaults: $KUBECONFIG when it names one file, else $HOME/.kube/config", async () => {
     assert.equal((await connect({ env: { KUBECONFIG: fake.kubeconfig, HOME: '/nonexistent' } })).server, fake.api.url);
     const home = join(dir, 'home');

@@ -54,3 +54,26 @@ cases:
     { file: 't.yaml', path: 'cases[1].objectt', line: 10, message: 'unknown key "objectt": did you mean "object"?' },
   ]);
 });
+
+test('an object file is read as kubectl reads a manifest: a key kubectl would send as "false" is a problem', async () => {
+  const cwd = await mkdtemp(join(tmpdir(), 'hk-policy-test-load-'));
+  await writeFile(
+    join(cwd, 't.yaml'),
+    'apiVersion: hookkeeper.io/v1alpha1\nkind: PolicyTest\npolicy: policy.yaml\ncases:\n  - name: a\n    object: m.yaml\n    expect: {allowed: true}\n',
+  );
+  await writeFile(
+    join(cwd, 'm.yaml'),
+    'apiVersion: machine.openshift.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\n  labels:\n    n: x\n',
+  );
+  const loaded = await loadTestFile('t.yaml', cwd, new Map());
+  assert.deepEqual(
+    loaded.problems.filter((p) => p.file === 'm.yaml'),
+    [
+      {
+        file: 'm.yaml',
+        line: 6,
+        message: 'a mapping key must be a string; n is read as a boolean (kubectl sends it as "false"): quote it ("n")',
+      },
+    ],
+  );
+});

@@ -13,6 +13,7 @@ import { renderJunit } from '../../src/validate/junit.js';
 import { DEFAULT_USER, failedReport, type ValidateReport } from '../../src/validate/report.js';
 import { validateInputs } from '../../src/validate/run.js';
 import { fileUri, renderSarif, toSarif } from '../../src/validate/sarif.js';
+import { DUPLICATE_KEY } from '../../src/validate/documents.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { parseXml } from './xml.js';
 
@@ -202,7 +203,7 @@ describe('--output github', () => {
     const partial = validateInputs([{ file: 'a.yaml', text: 'x: 1\nx: 2\n' }], undefined, options);
     assert.equal(
       renderGithub(partial, { showPatches: false }).split('\n')[0],
-      '::error file=a.yaml,line=2,title=hookkeeper validate%3A input error::a.yaml:2: Map keys must be unique',
+      `::error file=a.yaml,line=2,title=hookkeeper validate%3A input error::a.yaml:2: ${DUPLICATE_KEY}`,
     );
   });
 });

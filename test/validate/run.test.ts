@@ -8,6 +8,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
 import { CrdSet } from '../../src/validate/crd.js';
+import { DUPLICATE_KEY } from '../../src/validate/documents.js';
 import { DEFAULT_USER } from '../../src/validate/report.js';
 import { validateInputs } from '../../src/validate/run.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
@@ -235,6 +236,7 @@ describe('validateInputs', () => {
       '# the bad one',
       YAML.stringify(bad),
       '...',
+      '---',
       YAML.stringify(bad).replace('name: bad', 'name: bad-2'),
     ].join('\n');
     const lines = text.split('\n');
@@ -251,7 +253,7 @@ describe('validateInputs', () => {
       assert.match(lines[r.line - 1] ?? '', /^apiVersion: machine\.openshift\.io\/v1beta1$/, `document ${r.document}`);
     assert.deepEqual(
       report.results.map((r) => r.line),
-      [2, lines.indexOf('# the bad one') + 2, lines.indexOf('...') + 2],
+      [2, lines.indexOf('# the bad one') + 2, lines.indexOf('...') + 3],
     );
     for (const r of report.results.slice(1)) {
       const naming = r.findings.find(
@@ -287,7 +289,7 @@ describe('validateInputs', () => {
       text: yaml(machine({ name: 'bad', preDrain: [{ name: 'bad name', owner: 'x' }] })),
     };
     const report = validateInputs([good, broken, other], undefined, options);
-    assert.deepEqual(report.problems, [{ file: 'broken.yaml', line: 8, message: 'Map keys must be unique' }]);
+    assert.deepEqual(report.problems, [{ file: 'broken.yaml', line: 8, message: DUPLICATE_KEY }]);
     assert.deepEqual(
       report.results.map((r) => [r.file, r.allowed]),
       [
