@@ -40,7 +40,8 @@ export async function withCheckout<T>(
   use: (dir: string) => Promise<T>,
 ): Promise<T> {
   const env = withoutRepositoryVariables(options.env);
-  const tmp = await mkdtemp(join(tmpdir(), 'hookkeeper-base-'));
+  // The caller's TMPDIR (the environment validate was given), as git and the render commands see it.
+  const tmp = await mkdtemp(join(options.env['TMPDIR'] || tmpdir(), 'hookkeeper-base-'));
   const dir = join(tmp, 'tree');
   const git = (args: string[], what: string): Promise<string> =>
     runBounded(['git', '-c', 'core.hooksPath=/dev/null', ...args], {

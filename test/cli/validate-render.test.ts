@@ -3,7 +3,8 @@
 // deletion of the patch that added it, is judged as the removal it is. Without kustomize or helm their tests skip,
 // saying why (a failure under CI=true: .ci/run provides both).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { ValidateReport } from '../../src/validate/report.js';
@@ -28,15 +29,26 @@ const skip = (what: 'kustomize' | 'helm'): string | false => {
 const HELM = 'helm template charts/machines';
 
 let repo: GitopsRepo;
+// The runs' own TMPDIR, so what other tests on the machine leave there for a moment is not read as this test's leftover.
+let scratch: string;
 before(async () => {
   repo = await gitopsRepo();
+  scratch = mkdtempSync(join(tmpdir(), 'hookkeeper-render-test-'));
 });
-after(async () => repo.cleanup());
+after(async () => {
+  await repo.cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return cli(['validate', '--old-ref', 'main', ...args], {
     cwd: repo.dir,
-    env: { PATH: `${repo.bin}:${process.env['PATH'] ?? ''}`, HOME: process.env['HOME'] ?? tmpdir(), ...env },
+    env: {
+      PATH: `${repo.bin}:${process.env['PATH'] ?? ''}`,
+      HOME: process.env['HOME'] ?? tmpdir(),
+      TMPDIR: scratch,
+      ...env,
+    },
   });
 }
 
@@ -58,7 +70,7 @@ function assertNothingLeft(): void {
   assert.equal(repo.git('worktree', 'list', '--porcelain').match(/^worktree /gm)?.length, 1, 'one worktree');
   assert.equal(repo.git('status', '--porcelain'), '', 'the working tree and index are as they were');
   assert.deepEqual(
-    readdirSync(tmpdir()).filter((d) => d.startsWith('hookkeeper-base-') && existsSync(`${tmpdir()}/${d}/tree`)),
+    readdirSync(scratch).filter((d) => d.startsWith('hookkeeper-base-')),
     [],
   );
 }
