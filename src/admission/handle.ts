@@ -13,7 +13,11 @@ import {
 } from './limits.js';
 import { type AdmissionResult, denied, patched } from './response.js';
 
-export type Webhook = 'validate' | 'mutate' | 'review';
+/** The two webhooks hookkeeper serves. */
+export type Webhook = 'validate' | 'mutate';
+
+/** What handle() does: one webhook's part, or both as the API server chains them (review, validate, test). */
+export type Handling = Webhook | 'mutate-then-validate';
 
 /** What handle() made of one review: the response to send, the decision and the mutation behind it. */
 export interface HandledReview {
@@ -84,21 +88,21 @@ function fromDecision(decision: Decision, mutation: Mutation): AdmissionResult {
 }
 
 export function handle(
-  webhook: Webhook,
+  handling: Handling,
   policy: Policy,
   input: ReviewInput,
   options: EvaluateOptions = {},
 ): HandledReview {
-  if (webhook === 'validate') {
+  if (handling === 'validate') {
     const decision = evaluate(policy, input, options);
     return { result: fromDecision(decision, NO_MUTATION), decision, mutation: NO_MUTATION };
   }
   const mutation = mutate(policy, input, options);
-  if (webhook === 'mutate') {
+  if (handling === 'mutate') {
     const decision: Decision = { allowed: true, denials: [], warnings: [], notices: [] };
     return { result: fromDecision(decision, mutation), decision, mutation };
   }
-  // review: what the API server would end with, mutating then validating the mutated object.
+  // What the API server would end with: mutating, then validating the mutated object.
   const decision = evaluate(policy, mutation.mutated ? { ...input, object: mutation.mutated } : input, options);
   return { result: fromDecision(decision, mutation), decision, mutation };
 }

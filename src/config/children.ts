@@ -20,24 +20,24 @@ export interface ChildRuleFile {
 
 /**
  * Problems as [JSON pointer, message]; `owners` are the owner registry keys in force (file or default), undefined
- * when unknown (the owners section is invalid). `sound(pointer)` says whether a field is present and passed the
+ * when unknown (the owners section is invalid). `schemaValid(pointer)` says whether a field is present and passed the
  * schema: only such fields are checked here, so a schema error elsewhere in a rule does not hide these problems.
  */
 export function childRuleProblems(
   rules: readonly ChildRuleFile[],
   owners: readonly string[] | undefined,
-  sound: (pointer: string) => boolean = () => true,
+  schemaValid: (pointer: string) => boolean = () => true,
 ): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const names = new Set<string>();
   rules.forEach((r, i) => {
     const at = `/children/${i}`;
     if (typeof r !== 'object' || r === null) return;
-    if (sound(`${at}/name`)) {
+    if (schemaValid(`${at}/name`)) {
       if (names.has(r.name)) out.push([`${at}/name`, `duplicate child rule name ${r.name}`]);
       names.add(r.name);
     }
-    const from = sound(`${at}/parent/nameFrom`) ? r.parent.nameFrom : undefined;
+    const from = schemaValid(`${at}/parent/nameFrom`) ? r.parent.nameFrom : undefined;
     if (from && 'label' in from)
       for (const e of qualifiedNameErrors(from.label)) out.push([`${at}/parent/nameFrom/label`, `label key: ${e}`]);
     if (from && 'annotation' in from)
@@ -58,7 +58,7 @@ export function childRuleProblems(
     }
     // Absent, or present and valid: what the finalizer checks below may read.
     const usable = (field: 'finalizer' | 'finalizerRemovers'): boolean =>
-      r[field] === undefined || sound(`${at}/${field}`);
+      r[field] === undefined || schemaValid(`${at}/${field}`);
     if (!usable('finalizer') || !usable('finalizerRemovers')) {
       // checked once the schema problems of these fields are fixed
     } else if (r.finalizer !== undefined) {
@@ -82,7 +82,7 @@ export function childRuleProblems(
         'finalizerRemovers without a finalizer: set finalizer, or drop finalizerRemovers',
       ]);
     }
-    if (owners === undefined || !sound(`${at}/finalizerRemovers`)) return;
+    if (owners === undefined || !schemaValid(`${at}/finalizerRemovers`)) return;
     r.finalizerRemovers?.forEach((key, j) => {
       if (!owners.includes(key))
         out.push([`${at}/finalizerRemovers/${j}`, `${JSON.stringify(key)} is not registered under "owners"`]);

@@ -4,7 +4,7 @@ import type { DefaultHookRule, ObjectSelector, Policy } from '../core/policy.js'
 import { quote } from '../core/guards.js';
 
 /** An entry of the policy in force: from the file (with its JSON Pointer) or from the embedded default. */
-export interface Placed<T> {
+export interface InForce<T> {
   value: T;
   /** JSON Pointer of the entry in the file; undefined when the entry is the embedded default's. */
   pointer?: string;
@@ -15,8 +15,8 @@ export interface Placed<T> {
  * (e.g. "reservedHooks[0] (line 4)"). Two entries of the embedded default never conflict, so never reported.
  */
 export function defaultHookConflicts(
-  reserved: ReadonlyArray<Placed<Policy['reservedHooks'][number]>>,
-  rules: ReadonlyArray<Placed<Pick<DefaultHookRule, 'name' | 'match' | 'stage' | 'hook'>>>,
+  reserved: ReadonlyArray<InForce<Policy['reservedHooks'][number]>>,
+  rules: ReadonlyArray<InForce<Pick<DefaultHookRule, 'name' | 'match' | 'stage' | 'hook'>>>,
   where: (pointer: string) => string,
 ): Array<[string, string]> {
   const out: Array<[string, string]> = [];

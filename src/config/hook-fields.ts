@@ -13,7 +13,7 @@ import { displayPath } from './paths.js';
 import type { CheckedPolicy } from './policy-file.js';
 
 export function hookFieldProblems(p: CheckedPolicy): Problem[] {
-  const { at, sound, valueAt, reservedHooks, defaultHooks } = p;
+  const { at, schemaValid, valueAt, reservedHooks, defaultHooks } = p;
   const problems: Problem[] = [];
   // Hooks written in the policy obey the same naming rules as hooks in a Machine.
   const hookFields: Array<[string, string]> = [
@@ -23,7 +23,7 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
     ),
   ];
   for (const [path, field] of hookFields) {
-    if (!sound(path)) continue;
+    if (!schemaValid(path)) continue;
     const limits =
       field === 'name'
         ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } }
@@ -35,7 +35,7 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
   // A kind no default hook is ever added to would switch the protection off without a word.
   for (const [i] of defaultHooks) {
     const path = `/defaultHooks/${i}/match/kinds`;
-    if (!sound(path)) continue;
+    if (!schemaValid(path)) continue;
     (valueAt(path) as Array<{ group: string; kind: string }>).forEach((k, j) => {
       const message = defaultHookKindProblem(k);
       if (message !== undefined) problems.push(at(`${path}/${j}`, message));
@@ -44,7 +44,8 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
   // A default hook for Cluster API kinds becomes an annotation, whose key the API server checks more strictly.
   for (const [i, r] of defaultHooks) {
     const base = `/defaultHooks/${i}`;
-    if (!sound(`${base}/match/kinds`) || !sound(`${base}/stage`) || !sound(`${base}/hook/name`)) continue;
+    if (!schemaValid(`${base}/match/kinds`) || !schemaValid(`${base}/stage`) || !schemaValid(`${base}/hook/name`))
+      continue;
     if (!r.match.kinds.some((k) => carrierFor({ ...k, version: '' })?.format === 'annotations')) continue;
     const key = hookAnnotationKey(r.stage, r.hook.name);
     for (const e of annotationKeyErrors(key))
@@ -52,7 +53,7 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
   }
   const seen = new Map<string, string>();
   for (const [i, h] of reservedHooks) {
-    if (!sound(`/reservedHooks/${i}/name`) || !sound(`/reservedHooks/${i}/owner`)) continue;
+    if (!schemaValid(`/reservedHooks/${i}/name`) || !schemaValid(`/reservedHooks/${i}/owner`)) continue;
     const other = seen.get(h.name);
     if (other !== undefined && other !== h.owner)
       problems.push(at(`/reservedHooks/${i}`, `hook ${h.name} is reserved twice with different owners`));
@@ -60,9 +61,10 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
   }
   // The probe must stay an owner nobody holds by name, or wildcard rights could not be told from ownership.
   const reserved = `${WILDCARD_PROBE_OWNER} is reserved: hookkeeper asks RBAC about it to tell wildcard rights from a grant naming an owner`;
-  if (sound('/owners') && p.raw.owners && Object.hasOwn(p.raw.owners, WILDCARD_PROBE_OWNER))
+  if (schemaValid('/owners') && p.raw.owners && Object.hasOwn(p.raw.owners, WILDCARD_PROBE_OWNER))
     problems.push(at(`/owners/${escapePointerToken(WILDCARD_PROBE_OWNER)}`, reserved));
   for (const [path, field] of hookFields)
-    if (field === 'owner' && sound(path) && valueAt(path) === WILDCARD_PROBE_OWNER) problems.push(at(path, reserved));
+    if (field === 'owner' && schemaValid(path) && valueAt(path) === WILDCARD_PROBE_OWNER)
+      problems.push(at(path, reserved));
   return problems;
 }

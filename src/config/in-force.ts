@@ -4,26 +4,26 @@
 import type { DefaultHookRule, Policy } from '../core/policy.js';
 import type { Problem } from '../errors.js';
 import { childRuleProblems } from './children.js';
-import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
+import { defaultHookConflicts, type InForce } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY } from './defaults.js';
 import { displayPath } from './paths.js';
 import type { CheckedPolicy } from './policy-file.js';
 
 export function inForceProblems(p: CheckedPolicy): Problem[] {
-  const { at, sound, raw, reservedHooks, defaultHooks } = p;
+  const { at, schemaValid, raw, reservedHooks, defaultHooks } = p;
   const problems: Problem[] = [];
-  const reservedInForce: Array<Placed<Policy['reservedHooks'][number]>> =
+  const reservedInForce: Array<InForce<Policy['reservedHooks'][number]>> =
     raw.reservedHooks === undefined
       ? DEFAULT_POLICY.reservedHooks.map((value) => ({ value }))
       : reservedHooks
-          .filter(([i]) => sound(`/reservedHooks/${i}/name`) && sound(`/reservedHooks/${i}/owner`))
+          .filter(([i]) => schemaValid(`/reservedHooks/${i}/name`) && schemaValid(`/reservedHooks/${i}/owner`))
           .map(([i, value]) => ({ value, pointer: `/reservedHooks/${i}` }));
-  const rulesInForce: Array<Placed<DefaultHookRule>> =
+  const rulesInForce: Array<InForce<DefaultHookRule>> =
     raw.defaultHooks === undefined
       ? DEFAULT_POLICY.defaultHooks.map((value) => ({ value }))
       : defaultHooks
           .filter(([i]) =>
-            ['match/kinds', 'stage', 'hook/name', 'hook/owner'].every((f) => sound(`/defaultHooks/${i}/${f}`)),
+            ['match/kinds', 'stage', 'hook/name', 'hook/owner'].every((f) => schemaValid(`/defaultHooks/${i}/${f}`)),
           )
           .map(([i, r]) => ({ value: { ...r, operations: r.operations ?? [] }, pointer: `/defaultHooks/${i}` }));
   const where = (pointer: string): string => {
@@ -34,7 +34,7 @@ export function inForceProblems(p: CheckedPolicy): Problem[] {
     problems.push(at(path, message));
   const ruleNames = new Set<string>();
   for (const [i, r] of defaultHooks) {
-    if (!sound(`/defaultHooks/${i}/name`)) continue;
+    if (!schemaValid(`/defaultHooks/${i}/name`)) continue;
     if (ruleNames.has(r.name))
       problems.push(at(`/defaultHooks/${i}/name`, `duplicate default hook rule name ${r.name}`));
     ruleNames.add(r.name);
@@ -43,9 +43,9 @@ export function inForceProblems(p: CheckedPolicy): Problem[] {
   const ownerKeys =
     raw.owners === undefined
       ? Object.keys(DEFAULT_POLICY.owners)
-      : sound('/owners')
+      : schemaValid('/owners')
         ? Object.keys(raw.owners)
         : undefined;
-  for (const [path, message] of childRuleProblems(p.children, ownerKeys, sound)) problems.push(at(path, message));
+  for (const [path, message] of childRuleProblems(p.children, ownerKeys, schemaValid)) problems.push(at(path, message));
   return problems;
 }

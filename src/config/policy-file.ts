@@ -29,7 +29,7 @@ export interface CheckedPolicy {
   checked: CheckedDocument;
   raw: PolicyFile;
   /** Whether the field at a JSON pointer is present and passed the schema. */
-  sound: (pointer: string) => boolean;
+  schemaValid: (pointer: string) => boolean;
   /** The value at a JSON pointer, or undefined. */
   valueAt: (pointer: string) => unknown;
   /** A problem at a JSON pointer, with its line. */
@@ -51,7 +51,8 @@ export function checkedPolicy(checked: CheckedDocument): CheckedPolicy {
   return {
     checked,
     raw: typeof doc.value === 'object' && doc.value !== null ? doc.value : {},
-    sound: (path) => valueAt(path) !== undefined && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`)),
+    schemaValid: (path) =>
+      valueAt(path) !== undefined && !schemaPaths.some((p) => p === path || p.startsWith(`${path}/`)),
     valueAt,
     at: checked.at,
     reservedHooks: items('/reservedHooks'),

@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ReviewInput } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Access, AccessReviewer } from './subject-access-review.js';
+import type { SarAnswer, AccessReviewer } from './subject-access-review.js';
 import { type OwnerFacts, type OwnerFactsGatherer, ownerFactsGatherer } from './owner-facts.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 import { DEFAULT_SYNC_GRACE_MS } from './parent-context.js';
@@ -101,7 +101,7 @@ export function createOwnerContext(options: OwnerContextOptions): OwnerContext {
   /** Without the index and the client: nothing granted for sure, nothing answered. */
   const unavailable = (input: ReviewInput): OwnerFacts => ({
     granted: new Set(),
-    access: Object.fromEntries(options.ownersToCheck(input).map((o): [string, Access] => [o, 'unknown'])),
+    access: Object.fromEntries(options.ownersToCheck(input).map((o): [string, SarAnswer] => [o, 'unknown'])),
     grantsKnown: false,
   });
 

@@ -9,7 +9,7 @@ import type { TwinContext } from './twin-context.js';
 
 export type ContextGatherer = (input: ReviewInput) => ReviewContext | Promise<ReviewContext> | undefined;
 
-type Part = ReviewContext | Promise<ReviewContext | undefined> | undefined;
+type Gathered = ReviewContext | Promise<ReviewContext | undefined> | undefined;
 
 export function reviewContextGatherer(
   parents: Pick<ParentContext, 'gather'>,
@@ -19,11 +19,11 @@ export function reviewContextGatherer(
   return (input) => {
     // Only objects that carry hooks have owners to judge.
     const ownerFacts = carrierFor(input.kind) ? owners.gather(input) : undefined;
-    const ownership: Part =
+    const ownership: Gathered =
       ownerFacts instanceof Promise
         ? ownerFacts.then((o) => (o ? { ownership: o } : undefined))
         : ownerFacts && { ownership: ownerFacts };
-    const parts: Part[] = [parents.gather(input), ownership, twins?.gather(input)];
+    const parts: Gathered[] = [parents.gather(input), ownership, twins?.gather(input)];
     const combine = (found: ReadonlyArray<ReviewContext | undefined>): ReviewContext | undefined => {
       const present = found.filter((c): c is ReviewContext => c !== undefined);
       return present.length === 0 ? undefined : present.reduce<ReviewContext>((all, c) => ({ ...all, ...c }), {});

@@ -12,7 +12,7 @@ import { type ApiPost, type ClusterAccess, pooledGet } from './api-requests.js';
 import { HOOK_OWNERS_GROUP, HOOK_OWNERS_RESOURCE, HOOK_OWNERS_VERB } from './owner-grants.js';
 import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
 
-export type Access = 'allowed' | 'denied' | 'unknown';
+export type SarAnswer = 'allowed' | 'denied' | 'unknown';
 
 /** The requester, as the AdmissionReview's userInfo gives it. */
 export interface AccessSubject {
@@ -101,7 +101,7 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
   // Insertion order is recency order (a hit is re-inserted): the first key is the least recently used.
   const cache = new Map<string, { access: 'allowed' | 'denied'; expires: number }>();
   // Concurrent reviews of the same question share one request.
-  const inFlight = new Map<string, Promise<Access>>();
+  const inFlight = new Map<string, Promise<SarAnswer>>();
 
   const remember = (key: string, access: 'allowed' | 'denied'): void => {
     cache.delete(key);
@@ -113,7 +113,12 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
     }
   };
 
-  const ask = async (key: string, subject: AccessSubject, owner: string, ns: string | undefined): Promise<Access> => {
+  const ask = async (
+    key: string,
+    subject: AccessSubject,
+    owner: string,
+    ns: string | undefined,
+  ): Promise<SarAnswer> => {
     try {
       // Settles when the budget ends even if the transport ignores the signal, so no question stays in flight.
       const res = await withDeadline(budgetMs, (signal) => post(SAR_PATH, sarBody(subject, owner, ns), signal));
@@ -135,7 +140,7 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
     }
   };
 
-  const one = (subject: AccessSubject, owner: string, ns: string | undefined): Promise<Access> | Access => {
+  const one = (subject: AccessSubject, owner: string, ns: string | undefined): Promise<SarAnswer> | SarAnswer => {
     if (owner === '') return 'denied';
     const key = cacheKey(subject, owner, ns);
     const hit = cache.get(key);
@@ -158,19 +163,19 @@ export function createAccessReviewer(options: AccessReviewOptions): AccessReview
       const unique = [...new Set(owners)];
       const asked = unique.slice(0, MAX_OWNERS_CHECKED);
       let timer: NodeJS.Timeout | undefined;
-      let expired: Promise<Access> | undefined;
+      let expired: Promise<SarAnswer> | undefined;
       // One budget for the whole review, started by the first question not answered from the cache: the race, not
       // only the request's own abort, bounds the wait (a POST that ignores its signal cannot hold it).
-      const within = (a: Promise<Access> | Access): Promise<Access> | Access => {
+      const within = (a: Promise<SarAnswer> | SarAnswer): Promise<SarAnswer> | SarAnswer => {
         if (typeof a === 'string') return a;
-        expired ??= new Promise<Access>((resolve) => {
+        expired ??= new Promise<SarAnswer>((resolve) => {
           timer = setTimeout(() => resolve('unknown'), budgetMs);
         });
         return Promise.race([a, expired]);
       };
       // Asked as soon as the first owner comes back allowed, not after the slowest answer.
-      let probing: Promise<Access> | Access | undefined;
-      const probeIfAllowed = (a: Access): Access => {
+      let probing: Promise<SarAnswer> | SarAnswer | undefined;
+      const probeIfAllowed = (a: SarAnswer): SarAnswer => {
         if (a === 'allowed') probing ??= one(subject, WILDCARD_PROBE_OWNER, namespace);
         return a;
       };

@@ -106,33 +106,34 @@ export async function loadTestFile(
         ? `${pointer}/${escapePointerToken(String(error.params['missingProperty']))}`
         : pointer,
     );
-  const sound = (pointer: string): boolean => !schemaPaths.some((p) => p === pointer || p.startsWith(`${pointer}/`));
+  const schemaValid = (pointer: string): boolean =>
+    !schemaPaths.some((p) => p === pointer || p.startsWith(`${pointer}/`));
   // Past the schema, read only what passed it, field by field: a case's schema errors and its other problems are
   // all reported in one pass (a typo in expect does not hide an object file that is missing).
   const raw = (isMapping(doc.value) ? doc.value : {}) as Partial<TestFile>;
   const cases: LoadedCase[] = [];
   const firstByName = new Map<string, number>();
   const list = Array.isArray(raw.cases) ? raw.cases : [];
-  const fileGrants = sound('/grants') ? raw.grants : undefined;
+  const fileGrants = schemaValid('/grants') ? raw.grants : undefined;
   if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
   for (const [i, c] of list.entries()) {
     const base = `/cases/${i}`;
     // Not a mapping: nothing in it to read.
     if (!isMapping(c) || schemaPaths.includes(base)) continue;
     const line = doc.lineOf(base) ?? doc.line;
-    if (sound(`${base}/name`)) {
+    if (schemaValid(`${base}/name`)) {
       const first = firstByName.get(c.name);
       if (first !== undefined)
         problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
       else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
     }
-    const loaded = await loadCase(c, base, line, file, cwd, at, sound);
+    const loaded = await loadCase(c, base, line, file, cwd, at, schemaValid);
     problems.push(...loaded.problems);
-    if (loaded.case && sound(base)) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
+    if (loaded.case && schemaValid(base)) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
   }
   let policyFile: string | undefined;
   let policy: Policy | undefined;
-  if (typeof raw.policy === 'string' && sound('/policy')) {
+  if (typeof raw.policy === 'string' && schemaValid('/policy')) {
     policyFile = beside(file, raw.policy);
     const got = await policyAt(policyFile, cwd, policies);
     if (Array.isArray(got)) problems.push(...got.map((p) => (p.file === undefined ? at('/policy', p.message) : p)));
@@ -190,11 +191,11 @@ async function loadCase(
   file: string,
   cwd: string,
   at: At,
-  sound: (pointer: string) => boolean,
+  schemaValid: (pointer: string) => boolean,
 ): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
   const problems: Problem[] = [];
-  // Each check reads only fields the schema passed (`sound`); the rest already have their schema problem.
-  const ok = (key: string): boolean => sound(`${base}/${key}`);
+  // Each check reads only fields the schema passed (`schemaValid`); the rest already have their schema problem.
+  const ok = (key: string): boolean => schemaValid(`${base}/${key}`);
   const derived = operationOf(c);
   if (derived === undefined) problems.push(at(base, 'give object (CREATE), oldObject (DELETE) or both (UPDATE)'));
   else if (c.operation !== undefined && ok('operation') && c.operation !== derived)

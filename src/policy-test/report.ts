@@ -7,7 +7,7 @@ import type { ExpectedHook } from './schema.js';
 export const REPORT_KIND = 'PolicyTestReport';
 
 /** What a case ended with: the webhook's verdict, every denial and warning in full, the mutated object's hooks. */
-export interface Got {
+export interface Observed {
   allowed: boolean;
   /** Each denial's message (the response joins the first five; a test matches against all of them). */
   messages: string[];
@@ -33,7 +33,7 @@ export interface CaseResult {
   passed: boolean;
   operation: Operation;
   userInfo: { username: string; groups: string[] };
-  got: Got;
+  got: Observed;
   failures: Failure[];
   /** What the outcome rests on that a cluster could change (RBAC not declared, parents not looked up). */
   notes: string[];

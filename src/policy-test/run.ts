@@ -1,4 +1,4 @@
-// Runs a test file's cases through the webhook's own path (handle('review'): mutate, then validate the mutated
+// Runs a test file's cases through the webhook's own path (handle('mutate-then-validate'): mutate, then validate the mutated
 // object), offline, and compares what each ends with against what it expects.
 import { handle } from '../admission/handle.js';
 import { carrierFor, STAGES } from '../core/carriers.js';
@@ -8,7 +8,7 @@ import { serviceAccountUsername, type Policy } from '../core/policy.js';
 import { hasChildRules } from '../core/rules/children-bind.js';
 import type { Decision, KubeObject, Mutation, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../core/types.js';
 import type { LoadedCase, LoadedFile } from './load.js';
-import type { CaseResult, Failure, FileResult, Got } from './report.js';
+import type { CaseResult, Failure, FileResult, Observed } from './report.js';
 import { EVERY_OWNER, type ExpectedHook, type Grant, type Identity, type Subject } from './schema.js';
 
 /** Who a case is judged as when it names no identity: a user no policy registers, so removals are checked. */
@@ -85,7 +85,7 @@ const sameHooks = (a: readonly ExpectedHook[], b: readonly ExpectedHook[]): bool
 const indented = (lines: readonly string[]): string => lines.map((l) => `\n    ${l}`).join('');
 
 /** A case's expectations against what a request ended with: each one missed, none when the case passes. */
-export function compare(c: LoadedCase, got: Got): Failure[] {
+export function compare(c: LoadedCase, got: Observed): Failure[] {
   const out: Failure[] = [];
   const e = c.expect;
   const verdict = (allowed: boolean): string => (allowed ? 'allowed' : 'denied');
@@ -174,7 +174,7 @@ export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
 /** What the webhook's path ends with on a case's request: the request, its decision and mutation. */
 export function judge(c: LoadedCase, policy: Policy): { input: ReviewInput; decision: Decision; mutation: Mutation } {
   const input = reviewOf(c, policy);
-  return { input, ...handle('review', policy, input) };
+  return { input, ...handle('mutate-then-validate', policy, input) };
 }
 
 /** The response's warnings, uncapped: break-glass and unverified notices, then `<rule>: <message>` per warning. */
@@ -186,10 +186,10 @@ export function warningsOf(decision: Decision): string[] {
 }
 
 /** The hooks an object carries per stage, in the terms of a case's `expect.hooks` (undefined: not a carrier). */
-export function hooksOf(c: LoadedCase, object: KubeObject | null): Got['hooks'] {
+export function hooksOf(c: LoadedCase, object: KubeObject | null): Observed['hooks'] {
   const carrier = carrierFor(c.kind);
   if (!carrier || object === null) return undefined;
-  const out: NonNullable<Got['hooks']> = { preDrain: [], preTerminate: [] };
+  const out: NonNullable<Observed['hooks']> = { preDrain: [], preTerminate: [] };
   const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
   for (const h of carrier.read(object).hooks) out[h.stage].push({ name: text(h.name), owner: text(h.owner) });
   return out;
@@ -200,7 +200,7 @@ export function runCase(c: LoadedCase, policy: Policy): CaseResult {
   const { userInfo } = input;
   const warnings = warningsOf(decision);
   const hooks = hooksOf(c, mutation.mutated ?? c.object);
-  const got: Got = {
+  const got: Observed = {
     allowed: decision.allowed,
     messages: decision.denials.map((v) => v.message),
     warnings,

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 import type { ServeOptions } from './serve-options.js';
 import { loadTls, tlsPaths, type LoadedTls, type TlsFiles } from './tls.js';
-import { readAgreed, type ReadFile } from './watch.js';
+import { readSettled, type ReadFile } from './watch.js';
 
 export interface ServingCert {
   files: TlsFiles;
@@ -21,7 +21,7 @@ export async function loadServingCert(
   metrics: Metrics,
 ): Promise<ServingCert> {
   const files = await certificateFiles(options, logger);
-  const start = await readAgreed(tlsPaths(files), read);
+  const start = await readSettled(tlsPaths(files), read);
   const loaded = await loadTls(files, start.read, now());
   metrics.certificateExpiry.set(loaded.notAfter.getTime() / 1000);
   return { files, loaded, fingerprint: start.fingerprint };

@@ -69,7 +69,7 @@ export function tlsPaths(files: TlsFiles): string[] {
   return [files.certFile, files.keyFile, ...(files.clientCaFile ? [files.clientCaFile] : [])];
 }
 
-/** `since`: the fingerprint of the pair in use (readAgreed's at start). */
+/** `since`: the fingerprint of the pair in use (readSettled's at start). */
 export async function watchTls(
   server: Server,
   files: TlsFiles,

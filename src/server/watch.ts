@@ -40,7 +40,7 @@ function fromSnapshot(snap: Snapshot): ReadFile {
 }
 
 /** Content that two reads in a row agreed on, to load from, and its fingerprint, for the watch to start from. */
-export interface Agreed {
+export interface Settled {
   read: ReadFile;
   fingerprint: string;
 }
@@ -49,7 +49,7 @@ export interface Agreed {
  * The start-up read: the files are read until two reads in a row agree (at most `attempts` reads), so start-up is
  * not half-loaded either; files that never settle give the last read, which the loader then checks.
  */
-export async function readAgreed(files: readonly string[], read: ReadFile = readFile, attempts = 5): Promise<Agreed> {
+export async function readSettled(files: readonly string[], read: ReadFile = readFile, attempts = 5): Promise<Settled> {
   let seen = await snapshot(files, read);
   for (let i = 1; i < attempts; i++) {
     const again = await snapshot(files, read);
@@ -66,7 +66,7 @@ export async function readAgreed(files: readonly string[], read: ReadFile = read
  * first, and a torn read waits for the next poll. onChange gets exactly what the agreeing reads saw, as a ReadFile
  * to load from, so a write that starts after the reads agreed is not half-loaded by reading the file a third time.
  * A handler that answers 'retry' is called again at the next poll while the content stays the same. `since`: the
- * fingerprint of what is in use (readAgreed's), so a change between that load and this call is not missed.
+ * fingerprint of what is in use (readSettled's), so a change between that load and this call is not missed.
  */
 export async function watchFiles(
   files: readonly string[],

@@ -1,5 +1,5 @@
 // `hookkeeper validate` as a library: manifests in, ValidateReport out, through the webhook's own path
-// (handle('review'): mutate, then validate the mutated object), plus the CRD schema when given.
+// (handle('mutate-then-validate'): mutate, then validate the mutated object), plus the CRD schema when given.
 import { handle } from '../admission/handle.js';
 import { metadata } from '../core/guards.js';
 import type { Policy } from '../core/policy.js';
@@ -280,7 +280,7 @@ function reviewSubject(
   const input: ReviewInput = options.crds
     ? { ...base, context: { ...base.context, schema: schemaFact(options.crds, base, schemaOrder) } }
     : base;
-  const outcome = handle('review', options.policy, input);
+  const outcome = handle('mutate-then-validate', options.policy, input);
   const now = outcome.mutation.mutated ?? input.object;
   // The old version's text: the old manifest's file, or the AdmissionReview's own request.oldObject.
   const oldAt =
@@ -363,7 +363,7 @@ function reviewDeletion(old: Manifest, options: ValidateOptions): DeletionResult
     dryRun: false,
     source: 'validate',
   };
-  const findings = decisionFindings(handle('review', options.policy, input).decision, (_v, keys) => {
+  const findings = decisionFindings(handle('mutate-then-validate', options.policy, input).decision, (_v, keys) => {
     const at = old.doc.lineOf([...old.pointer, ...keys]);
     return at === undefined ? {} : { line: at };
   });

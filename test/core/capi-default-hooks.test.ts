@@ -112,7 +112,7 @@ describe('default-hooks for Cluster API Machines', () => {
 
   test('review: the mutated Machine is what gets validated, and it passes', () => {
     const out = handle(
-      'review',
+      'mutate-then-validate',
       policy,
       capiInput({ operation: 'CREATE', object: capiMachine({ version: 'v1beta2' }), user: CAPI_USERS.kcp }),
     );

@@ -140,7 +140,7 @@ describe('strictOwners with Cluster API hook annotations', () => {
   const strict = capiPolicy('strictOwners: true\n');
   // As the API server runs a CREATE: mutated (a control-plane Machine gets its default hook), then validated.
   const create = (obj: KubeObject, user: UserInfo) =>
-    handle('review', strict, capiInput({ operation: 'CREATE', object: obj, user }));
+    handle('mutate-then-validate', strict, capiInput({ operation: 'CREATE', object: obj, user }));
 
   test('adding a hook with the empty owner is denied, as it could never be identity-checked', () => {
     const out = create(

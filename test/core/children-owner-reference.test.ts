@@ -195,7 +195,7 @@ describe('child-owner-reference: mutation', () => {
 describe('child-owner-reference: validation', () => {
   test('the review path (mutate, then validate the result) allows and warns which reference was added', () => {
     const out = handle(
-      'review',
+      'mutate-then-validate',
       VM_POLICY,
       childInput({ object: launcherPod(), parents: { [VM_KEY]: FOUND(VM_UID) } }),
     );

@@ -41,7 +41,7 @@ describe('default-hook-kept', () => {
   });
 
   test('the same CREATE as the API server runs it (mutate, then validate the mutated object) is allowed', () => {
-    const review = handle('review', DEFAULT_POLICY, create(machine({ role: 'master' })));
+    const review = handle('mutate-then-validate', DEFAULT_POLICY, create(machine({ role: 'master' })));
     assert.equal(review.decision.allowed, true);
     assert.deepEqual(review.result.patch, [{ op: 'add', path: '/spec/lifecycleHooks/preDrain', value: [ETCD] }]);
   });

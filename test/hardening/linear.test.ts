@@ -9,7 +9,7 @@
 // timing ratio is not: garbage collection and caches make linear code run many times slower on 10 times the items.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { handle, type Webhook } from '../../src/admission/handle.js';
+import { handle, type Handling } from '../../src/admission/handle.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
@@ -42,7 +42,7 @@ const openshift = (o: {
 
 interface Case {
   name: string;
-  webhook: Webhook;
+  webhook: Handling;
   policy: Policy;
   input: (n: number) => ReviewInput;
 }
@@ -159,13 +159,13 @@ const CASES: Case[] = [
   },
   {
     name: 'a default hook added to a Machine with many hooks (mutate, review)',
-    webhook: 'review',
+    webhook: 'mutate-then-validate',
     policy: DEFAULT_POLICY,
     input: (n) => openshift({ operation: 'CREATE', object: machine({ preDrain: hooks(n, 'team/x') }) }),
   },
   {
     name: 'Cluster API hook annotations removed by a non-owner',
-    webhook: 'review',
+    webhook: 'mutate-then-validate',
     policy: capiPolicy(),
     input: (n) => {
       const annotations = Object.fromEntries(
@@ -181,7 +181,7 @@ const CASES: Case[] = [
   },
   {
     name: 'a child with many owner references and finalizers (child rules)',
-    webhook: 'review',
+    webhook: 'mutate-then-validate',
     policy: VM_POLICY,
     input: (n) => {
       const refs = Array.from({ length: n }, (_, i) => ({

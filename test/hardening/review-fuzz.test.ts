@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { handle, type Webhook } from '../../src/admission/handle.js';
+import { handle, type Handling } from '../../src/admission/handle.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
 import { MAX_UID_LENGTH } from '../../src/admission/schema.js';
@@ -32,7 +32,7 @@ import {
 import { HANG_GUARD_MS } from '../helpers/wait.js';
 import { applyPatch, type Operation } from '../helpers/json-patch.js';
 
-const WEBHOOKS: readonly Webhook[] = ['validate', 'mutate', 'review'];
+const WEBHOOKS: readonly Handling[] = ['validate', 'mutate', 'mutate-then-validate'];
 
 interface Answer {
   /** 400 for a body that is not a usable review, else 200 with the decision inside. */
@@ -43,7 +43,7 @@ interface Answer {
 }
 
 /** What the webhook answers for one body: the same steps as src/server/admission-request.ts and review.ts after JSON.parse. */
-function answer(webhook: Webhook, body: unknown): Answer {
+function answer(webhook: Handling, body: unknown): Answer {
   // Frozen: reviewing must never write into the request (mutation writes only into its own copy).
   const parsed = parseAdmissionReview(deepFreeze(body));
   if (!parsed.ok) return { status: 400, ...(parsed.uid ? { uid: parsed.uid } : {}) };
@@ -164,13 +164,16 @@ describe('what the policy denies stays denied, whatever else changes', { timeout
       fc.property(unrelatedEdits(review, DECISIVE), (edits) => {
         const body = applyEdits(review, edits);
         const uid = readableUid(body);
-        for (const webhook of ['validate', 'review'] as const) {
+        for (const webhook of ['validate', 'mutate-then-validate'] as const) {
           const a = answer(webhook, body);
           // Only envelope fields (request.name, options, ...) of the wrong type can make it a 400: never an allow either way.
           // The combined review may allow it only with a patch that puts the hook back: a stored object that does not
           // read as a control-plane Machine (its labels gone) makes this UPDATE the one that selects it, which gets
           // the default hook.
-          if (a.status === 200 && !(webhook === 'review' && a.allowed === true && restoresEtcdHook(body, a)))
+          if (
+            a.status === 200 &&
+            !(webhook === 'mutate-then-validate' && a.allowed === true && restoresEtcdHook(body, a))
+          )
             assert.equal(a.allowed, false, `${webhook} allowed it after ${JSON.stringify(edits).slice(0, 300)}`);
           assert.equal(a.uid, uid);
         }

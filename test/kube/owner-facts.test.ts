@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import type { ReviewInput } from '../../src/core/types.js';
-import { createAccessReviewer, type Access, type AccessSubject } from '../../src/kube/subject-access-review.js';
+import { createAccessReviewer, type SarAnswer, type AccessSubject } from '../../src/kube/subject-access-review.js';
 import { ownerFactsGatherer } from '../../src/kube/owner-facts.js';
 import { silentLogger } from '../../src/log.js';
 import { admissionReview } from '../fixtures/openshift.js';
@@ -43,7 +43,7 @@ const PROTECTED: Record<string, (ns: string | undefined) => boolean> = {
   '': () => true,
 };
 
-function setup(asked: readonly string[], answers: Record<string, Access> = {}, ready = true) {
+function setup(asked: readonly string[], answers: Record<string, SarAnswer> = {}, ready = true) {
   const calls: Array<{ subject: AccessSubject; owners: readonly string[]; namespace: string | undefined }> = [];
   const indexAsked: Array<[string, string | undefined]> = [];
   const gather = ownerFactsGatherer({

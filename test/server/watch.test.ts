@@ -1,7 +1,7 @@
 // The file watcher behind certificate and policy hot reload: one reload per change, never one for a torn read.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, mock, test } from 'node:test';
-import { readAgreed, watchFiles } from '../../src/server/watch.js';
+import { readSettled, watchFiles } from '../../src/server/watch.js';
 
 /** Two files whose content a test swaps; `swapAfter` swaps both right after that many reads, as a rename would. */
 class Pair {
@@ -131,7 +131,7 @@ describe('watchFiles', () => {
     const pair = new Pair();
     // The files change while serve starts: the first read is torn (old certificate, new key).
     pair.swapAfter = 1;
-    const start = await readAgreed(['cert', 'key'], pair.read);
+    const start = await readSettled(['cert', 'key'], pair.read);
     assert.deepEqual([String(await start.read('cert')), String(await start.read('key'))], ['cert:new', 'key:new']);
 
     // Another change lands between that load and the watch's start: the first poll reports it.

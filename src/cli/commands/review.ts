@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { collect, flagError } from '../flags.js';
-import type { Webhook } from '../../admission/handle.js';
+import type { Handling } from '../../admission/handle.js';
 import { isRecord } from '../../core/guards.js';
 import { AppError, describeError } from '../../errors.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
@@ -165,7 +165,7 @@ async function review(files: readonly string[], flags: ReviewFlags, io: CliIO): 
     if (flags.mutate && flags.validate)
       throw flagError('--validate', 'cannot go with --mutate', 'give one of them, or neither to mutate then validate');
     const sources = inputs(files);
-    const webhook: Webhook = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'review';
+    const handling: Handling = flags.mutate ? 'mutate' : flags.validate ? 'validate' : 'mutate-then-validate';
     const policy = await cliPolicy(flags.config, io);
     const [{ handle }, { parseAdmissionReview }, { toAdmissionReview }] = await Promise.all([
       import('../../admission/handle.js'),
@@ -179,7 +179,7 @@ async function review(files: readonly string[], flags: ReviewFlags, io: CliIO): 
         return { ok: false, why: `a ${kind}, not an AdmissionReview: ${FOR_MANIFESTS}` };
       const parsed = parseAdmissionReview(value);
       if (!parsed.ok) return { ok: false, why: `${parsed.error}: ${parsed.problems.join('; ')}` };
-      const { result } = handle(webhook, policy, parsed.review.input);
+      const { result } = handle(handling, policy, parsed.review.input);
       return {
         ok: true,
         response: JSON.stringify(toAdmissionReview(parsed.review.uid, result)),

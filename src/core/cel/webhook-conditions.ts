@@ -31,7 +31,7 @@ export const CREATE_CONDITION_NAME = 'carries-what-rules-read';
 export const DEFAULT_HOOK_CONDITION_NAME = 'create-or-newly-selected';
 
 /** A part a rule reads, or every label (what an install that cannot compile its policy must assume). */
-type Part = ObjectPart | 'labels';
+type ReadPart = ObjectPart | 'labels';
 
 /** `has()` of each step of `keys` below `base`, each step above the last known to be a map (as guards.ts dig reads). */
 function present(base: string, keys: readonly string[]): string {
@@ -73,7 +73,7 @@ function sameHookAnnotations(root: readonly string[]): string {
   return `(${within('object', 'oldObject')} && ${within('oldObject', 'object')})`;
 }
 
-function same(part: Part, carrier: HookCarrier | undefined): string | undefined {
+function same(part: ReadPart, carrier: HookCarrier | undefined): string | undefined {
   if (part === 'hooks') {
     if (!carrier) return undefined;
     return carrier.format === 'list' ? sameAt(carrier.root) : sameHookAnnotations(carrier.root);
@@ -83,7 +83,7 @@ function same(part: Part, carrier: HookCarrier | undefined): string | undefined 
   return sameAt(['metadata', part]);
 }
 
-function partKey(part: Part): string {
+function partKey(part: ReadPart): string {
   return typeof part === 'object' ? `label:${part.label}` : part;
 }
 
@@ -94,7 +94,7 @@ const kindCel = (k: KindRef): string =>
 interface KindReads {
   kind: KindRef;
   carrier: HookCarrier | undefined;
-  parts: Map<string, Part>;
+  parts: Map<string, ReadPart>;
   denials: string[];
   everything: boolean;
 }
@@ -106,7 +106,7 @@ function readsOf(
   denies: boolean,
 ): KindReads {
   const out: KindReads = { kind, carrier, parts: new Map(), denials: [], everything: false };
-  const add = (p: Part): void => void out.parts.set(partKey(p), p);
+  const add = (p: ReadPart): void => void out.parts.set(partKey(p), p);
   if (policy === undefined) {
     for (const p of ['hooks', 'ownerReferences', 'finalizers', 'deletionTimestamp', 'labels'] as const) add(p);
     if (denies && carrier?.live) out.denials.push('!has(object.metadata.deletionTimestamp)');
@@ -256,7 +256,7 @@ export function validatingUpdateCondition(policy?: Policy, missingDefaultHookDen
   for (const k of kinds) for (const d of k.denials) denials.set(d, [...(denials.get(d) ?? []), k]);
   for (const [d, list] of denials) terms.push(`(${either(list)} && (${d}))`);
   // Parts other than hooks, by key: unguarded when every kind reads it.
-  const shared = new Map<string, { part: Part; kinds: KindReads[] }>();
+  const shared = new Map<string, { part: ReadPart; kinds: KindReads[] }>();
   for (const k of kinds)
     for (const [key, part] of k.parts) {
       if (key === 'hooks') continue;

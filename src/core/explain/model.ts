@@ -50,10 +50,10 @@ export interface ExplainFacts {
 export type DeletionStep = Stage | 'drain' | 'volumeDetach' | 'infrastructure' | 'other';
 
 /** How hookkeeper knows a value: a status field, a controller's condition, or derived from the hooks present. */
-export type Basis = 'field' | 'condition' | 'derived';
+export type EvidenceKind = 'field' | 'condition' | 'derived';
 
 export interface Evidence {
-  basis: Basis;
+  basis: EvidenceKind;
   /** The field or condition read ("status.deletion.waitForPreDrainHookStartTime"), or how it was derived. */
   detail: string;
 }

@@ -10,7 +10,7 @@ import { ApiException, CustomObjectsApi, RbacAuthorizationV1Api } from '@kuberne
 import type { KubeObject } from '../../../src/core/types.js';
 import { diff } from '../../../src/core/patch.js';
 import type { LoadedCase } from '../../../src/policy-test/load.js';
-import type { Got } from '../../../src/policy-test/report.js';
+import type { Observed } from '../../../src/policy-test/report.js';
 import { compare, hooksOf, userInfoOf } from '../../../src/policy-test/run.js';
 import { NATIVE_DIFFERS } from '../../../src/policy-test/schema.js';
 import { rawRequest } from '../../../testing/control-plane/http.js';
@@ -209,7 +209,7 @@ export const ruleCaseScenarios: Scenario = (env) => {
           continue;
         }
         const hooks = a.object ? hooksOf(r.c, a.object) : undefined;
-        const got: Got = {
+        const got: Observed = {
           allowed: a.allowed,
           messages: a.allowed ? [] : [a.text],
           warnings: a.warnings,
