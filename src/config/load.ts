@@ -6,13 +6,14 @@ import { carrierFor } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
 import { checkString, HOOK_NAME_PATTERN } from '../core/rules/hook-naming/rule.js';
-import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
+import type { DefaultHookRule, ImpliedOwner, OwnerIdentities, Policy } from '../core/policy.js';
 import { AppError } from '../errors.js';
 import { childRuleProblems, type ChildRuleFile, withChildDefaults } from './children.js';
 import { defaultHookConflicts, type Placed } from './default-hook-conflicts.js';
 import { DEFAULT_POLICY, deepFreeze } from './defaults.js';
 import { escapePointerToken } from '../core/pointer.js';
 import { defaultHookKindProblem } from './kinds.js';
+import { impliedOwnerProblems } from './implied-owners.js';
 import { checkDocument, compileSchema } from './document.js';
 import { displayPath } from './paths.js';
 import { POLICY_SCHEMA } from './schema.js';
@@ -24,6 +25,7 @@ interface PolicyFile {
   enforcement?: Partial<Policy['enforcement']>;
   reservedHooks?: Policy['reservedHooks'];
   owners?: Record<string, Partial<OwnerIdentities>>;
+  impliedOwners?: Policy['impliedOwners'];
   strictOwners?: boolean;
   unverifiedRemoval?: Policy['unverifiedRemoval'];
   wildcardGrants?: Policy['wildcardGrants'];
@@ -77,6 +79,7 @@ export function parsePolicy(text: string, file: string): Policy {
   const raw = (typeof doc.value === 'object' && doc.value !== null ? doc.value : {}) as PolicyFile;
   const reservedHooks = items<{ name: string; owner: string }>('/reservedHooks');
   const defaultHooks = items<NonNullable<PolicyFile['defaultHooks']>[number]>('/defaultHooks');
+  const impliedOwners = items<ImpliedOwner>('/impliedOwners');
 
   // Hooks written in the policy obey the same naming rules as hooks in a Machine.
   const hookFields: Array<[string, string]> = [
@@ -84,6 +87,8 @@ export function parsePolicy(text: string, file: string): Policy {
     ...defaultHooks.flatMap(([i]) =>
       ['name', 'owner'].map((f): [string, string] => [`/defaultHooks/${i}/hook/${f}`, f]),
     ),
+    // An implied owner is a hook's owner, written for it.
+    ...impliedOwners.map(([i]): [string, string] => [`/impliedOwners/${i}/owner`, 'owner']),
   ];
   for (const [path, field] of hookFields) {
     if (!sound(path)) continue;
@@ -113,6 +118,7 @@ export function parsePolicy(text: string, file: string): Policy {
     for (const e of annotationKeyErrors(key))
       problems.push(at(`${base}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
   }
+  for (const [path, message] of impliedOwnerProblems(impliedOwners, sound)) problems.push(at(path, message));
   const seen = new Map<string, string>();
   for (const [i, h] of reservedHooks) {
     if (!sound(`/reservedHooks/${i}/name`) || !sound(`/reservedHooks/${i}/owner`)) continue;
@@ -128,6 +134,7 @@ export function parsePolicy(text: string, file: string): Policy {
   for (const [path, field] of hookFields)
     if (field === 'owner' && sound(path) && valueAt(doc.value, path) === WILDCARD_PROBE_OWNER)
       problems.push(at(path, reserved));
+
   // The reservations and default hooks in force (file, else embedded default), where each passed the schema.
   const reservedInForce: Array<Placed<Policy['reservedHooks'][number]>> =
     raw.reservedHooks === undefined
@@ -206,6 +213,7 @@ function mergeWithDefaults(raw: PolicyFile): Policy {
     enforcement: { ...d.enforcement, ...raw.enforcement },
     reservedHooks: raw.reservedHooks ?? d.reservedHooks,
     owners,
+    impliedOwners: raw.impliedOwners ?? d.impliedOwners,
     strictOwners: raw.strictOwners ?? d.strictOwners,
     unverifiedRemoval: raw.unverifiedRemoval ?? d.unverifiedRemoval,
     wildcardGrants: raw.wildcardGrants ?? d.wildcardGrants,
