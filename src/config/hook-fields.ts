@@ -1,4 +1,4 @@
-// The hooks a policy writes (reservedHooks, defaultHooks) checked as the API server and the engine will see them:
+// The hooks a policy writes (reservedHooks, defaultHooks) checked as the API server and the engine will see them (and the hooks impliedOwners names):
 // the naming rules a Machine's hooks obey, kinds a default hook can be added to, Cluster API annotation keys, one
 // owner per reserved hook, and the wildcard probe owner left to hookkeeper.
 import { hookAnnotationKey } from '../core/capi.js';
@@ -8,12 +8,13 @@ import { escapePointerToken } from '../core/pointer.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
 import { checkString, HOOK_NAME_PATTERN } from '../core/rules/hook-naming/rule.js';
 import type { Problem } from '../errors.js';
+import { impliedOwnerProblems } from './implied-owners.js';
 import { defaultHookKindProblem } from './kinds.js';
 import { displayPath } from './paths.js';
 import type { CheckedPolicy } from './policy-file.js';
 
 export function hookFieldProblems(p: CheckedPolicy): Problem[] {
-  const { at, schemaValid, valueAt, reservedHooks, defaultHooks } = p;
+  const { at, schemaValid, valueAt, reservedHooks, defaultHooks, impliedOwners } = p;
   const problems: Problem[] = [];
   // Hooks written in the policy obey the same naming rules as hooks in a Machine.
   const hookFields: Array<[string, string]> = [
@@ -21,6 +22,8 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
     ...defaultHooks.flatMap(([i]) =>
       ['name', 'owner'].map((f): [string, string] => [`/defaultHooks/${i}/hook/${f}`, f]),
     ),
+    // An implied owner is a hook's owner, written for it.
+    ...impliedOwners.map(([i]): [string, string] => [`/impliedOwners/${i}/owner`, 'owner']),
   ];
   for (const [path, field] of hookFields) {
     if (!schemaValid(path)) continue;
@@ -51,6 +54,7 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
     for (const e of annotationKeyErrors(key))
       problems.push(at(`${base}/hook/name`, `as Cluster API annotation key ${JSON.stringify(key)}: ${e}`));
   }
+  for (const [path, message] of impliedOwnerProblems(impliedOwners, schemaValid)) problems.push(at(path, message));
   const seen = new Map<string, string>();
   for (const [i, h] of reservedHooks) {
     if (!schemaValid(`/reservedHooks/${i}/name`) || !schemaValid(`/reservedHooks/${i}/owner`)) continue;

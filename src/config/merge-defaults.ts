@@ -21,6 +21,7 @@ export function mergeWithDefaults(raw: PolicyFile): Policy {
     enforcement: { ...d.enforcement, ...raw.enforcement },
     reservedHooks: raw.reservedHooks ?? d.reservedHooks,
     owners,
+    impliedOwners: raw.impliedOwners ?? d.impliedOwners,
     strictOwners: raw.strictOwners ?? d.strictOwners,
     unverifiedRemoval: raw.unverifiedRemoval ?? d.unverifiedRemoval,
     wildcardGrants: raw.wildcardGrants ?? d.wildcardGrants,

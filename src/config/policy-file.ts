@@ -1,7 +1,7 @@
 // The policy file as checked so far: its value, where each problem goes, and which fields passed the schema. Each
 // semantic check reads a field only when it passed (present, no schema error at or below it), so schema problems do
 // not hide the semantic ones and every problem is fixed in one go.
-import type { DefaultHookRule, OwnerIdentities, Policy } from '../core/policy.js';
+import type { DefaultHookRule, ImpliedOwner, OwnerIdentities, Policy } from '../core/policy.js';
 import type { Problem } from '../errors.js';
 import type { ChildRuleFile } from './children.js';
 import type { CheckedDocument } from './document.js';
@@ -12,6 +12,7 @@ export interface PolicyFile {
   enforcement?: Partial<Policy['enforcement']>;
   reservedHooks?: Policy['reservedHooks'];
   owners?: Record<string, Partial<OwnerIdentities>>;
+  impliedOwners?: Policy['impliedOwners'];
   strictOwners?: boolean;
   unverifiedRemoval?: Policy['unverifiedRemoval'];
   wildcardGrants?: Policy['wildcardGrants'];
@@ -37,6 +38,7 @@ export interface CheckedPolicy {
   /** The items of the list that passed the schema as a list, with their indexes. */
   reservedHooks: Array<[number, { name: string; owner: string }]>;
   defaultHooks: Array<[number, FileDefaultHook]>;
+  impliedOwners: Array<[number, ImpliedOwner]>;
   children: ChildRuleFile[];
 }
 
@@ -57,6 +59,7 @@ export function checkedPolicy(checked: CheckedDocument): CheckedPolicy {
     at: checked.at,
     reservedHooks: items('/reservedHooks'),
     defaultHooks: items('/defaultHooks'),
+    impliedOwners: items('/impliedOwners'),
     children: items<ChildRuleFile>('/children').map(([, r]) => r),
   };
 }

@@ -142,6 +142,20 @@ export const POLICY_SCHEMA = {
         },
       },
     },
+    // A key, not a hook name: the annotation key is what a Cluster API hook is, and it carries the stage. Which keys
+    // are hook keys is the loader's check (src/config/implied-owners.ts), worded better than a regular expression.
+    impliedOwners: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['hook', 'owner'],
+        properties: {
+          hook: { type: 'string', minLength: 1 },
+          owner: { type: 'string', minLength: 1 },
+        },
+      },
+    },
     strictOwners: { type: 'boolean' },
     unverifiedRemoval: { enum: UNVERIFIED_REMOVAL_VALUES },
     wildcardGrants: { enum: WILDCARD_GRANTS_VALUES },

@@ -4,6 +4,7 @@ import { carrierFor, wellFormed, type Hook, type HookCarrier, type RawHook } fro
 import { defaultHookSelects } from './default-hook-selection.js';
 import { ownValue } from './guards.js';
 import { actsFor, isBreakGlass } from './identity.js';
+import { withImpliedOwner } from './implied-owner.js';
 import type { OwnerIdentities, Policy } from './policy.js';
 import type { KubeObject, Ownership, ReviewInput, UserInfo } from './types.js';
 import { grantCommandMessage } from './messages/ownership.js';
@@ -108,6 +109,19 @@ export function changedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHo
   return out;
 }
 
+/**
+ * changedHooks, each stored hook with the owner the policy implies for it when its value is empty: who may remove
+ * or re-own it is judged by that owner (src/core/implied-owner.ts).
+ */
+export function ownedChanges(
+  policy: Policy,
+  carrier: HookCarrier,
+  hooks: readonly RawHook[],
+  oldHooks: readonly RawHook[],
+): HookChange[] {
+  return changedHooks(hooks, oldHooks).map((c) => ({ ...c, old: withImpliedOwner(policy, carrier, c.old) }));
+}
+
 /** The hooks a request adds: well-formed hooks the stored object did not have in that stage with that owner. */
 export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook[]): Hook[] {
   const key = (h: Hook): string => `${idKey(h)}\u0000${h.owner}`;
@@ -144,7 +158,12 @@ export function ownersToCheck(
     for (const h of judgedAdditions(policy, input, carrier))
       if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);
   if (removals && input.operation === 'UPDATE' && input.oldObject !== null)
-    for (const { old } of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)) {
+    for (const { old } of ownedChanges(
+      policy,
+      carrier,
+      carrier.read(input.object).hooks,
+      carrier.read(input.oldObject).hooks,
+    )) {
       const owner = old.owner;
       if (!ask(owner)) continue;
       const ids = registeredIdentities(policy, owner);

@@ -13,6 +13,12 @@ export interface OwnerIdentities {
   serviceAccounts: readonly ServiceAccountRef[];
 }
 
+/** A hook annotation key whose empty value means `owner`. */
+export interface ImpliedOwner {
+  hook: string;
+  owner: string;
+}
+
 export interface LabelSelectorRequirement {
   key: string;
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
@@ -93,6 +99,11 @@ export interface Policy {
   reservedHooks: ReadonlyArray<{ name: string; owner: string }>;
   /** Owner string (as written in hooks) -> the identities that act for it. */
   owners: Readonly<Record<string, OwnerIdentities>>;
+  /**
+   * Cluster API hook annotation keys whose empty value stands for an owner: a control-plane provider writes its hook
+   * with no owner (KubeadmControlPlane's kcp-cleanup), so its removal is judged as that owner's (src/core/implied-owner.ts).
+   */
+  impliedOwners: ReadonlyArray<ImpliedOwner>;
   /**
    * When true, a hook whose owner is neither in `owners` nor granted through RBAC (remove on hookowners) cannot be
    * added, so every hook is identity-checked.

@@ -36,6 +36,39 @@ describe('policy for Cluster API', () => {
     assert.deepEqual(p.enforcement['capi-migration'], 'warn');
   });
 
+  test('impliedOwners: a canonical hook annotation key, a real owner, one owner per key', () => {
+    const implied = (hook: string, owner: string): string =>
+      `  - {hook: ${JSON.stringify(hook)}, owner: ${JSON.stringify(owner)}}\n`;
+    const key = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup';
+    const forms =
+      'pre-drain.delete.hook.machine.cluster.x-k8s.io/<name> or pre-terminate.delete.hook.machine.cluster.x-k8s.io/<name>';
+    assert.deepEqual(
+      problems(
+        'impliedOwners:\n' +
+          implied('kcp-cleanup', 'team/a') +
+          implied('pre-terminate.delete.hook.machine.cluster.x-k8s.io', 'team/a') +
+          implied(key, '') +
+          implied(key, 'team/a') +
+          implied(key, 'team/b') +
+          implied('pre-drain.delete.hook.machine.cluster.x-k8s.io/bad name', 'team/a') +
+          implied(`${key}-2`, 'hookkeeper.io/wildcard-probe') +
+          '  - {hook: x}\n',
+      ),
+      [
+        `4: impliedOwners[0].hook: must be a Cluster API hook annotation key: ${forms}`,
+        `5: impliedOwners[1].hook: must be a Cluster API hook annotation key: ${forms}`,
+        '6: impliedOwners[2].owner: must NOT have fewer than 1 characters',
+        `8: impliedOwners[4]: hook ${key} implies two owners: "team/a" and "team/b"`,
+        "9: impliedOwners[5].hook: as an annotation key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        '10: impliedOwners[6].owner: hookkeeper.io/wildcard-probe is reserved: hookkeeper asks RBAC about it to tell wildcard rights from a grant naming an owner',
+        "11: impliedOwners[7]: must have required property 'owner'",
+        `11: impliedOwners[7].hook: must be a Cluster API hook annotation key: ${forms}`,
+      ],
+    );
+    // The same entry twice is one owner, said twice.
+    assert.deepEqual(problems('impliedOwners:\n' + implied(key, 'team/a') + implied(key, 'team/a')), []);
+  });
+
   test('an empty owner cannot be registered', () => {
     assert.deepEqual(problems('owners:\n  "": {users: [alice]}\n'), [
       '4: owners[""]: must NOT have fewer than 1 characters',

@@ -18,6 +18,7 @@ export const IDENTITY_NAMES = [
   'pgo',
   'capiSync',
   'capiManager',
+  'kcpManager',
 ] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
@@ -55,6 +56,8 @@ const SUBJECTS: Record<IdentityName, Omit<Identity, 'token' | 'uid'>> = {
   capiSync: serviceAccount('openshift-cluster-api', 'capi-controllers'),
   // Cluster API's machine controller as clusterctl installs it (the default policy's machineControllers).
   capiManager: serviceAccount('capi-system', 'capi-manager'),
+  // KubeadmControlPlane's controller as clusterctl installs it: the Cluster API profile's owner of kcp-cleanup.
+  kcpManager: serviceAccount('capi-kubeadm-control-plane-system', 'capi-kubeadm-control-plane-manager'),
 };
 
 export function makeIdentities(): Record<IdentityName, Identity> {
@@ -179,6 +182,8 @@ export function rbacObjects(identities: Record<IdentityName, Identity>): {
       binding('hookkeeper-e2e:machine-controller', [
         saSubject(identities.machineApi),
         saSubject(identities.capiManager),
+        // KubeadmControlPlane creates its Machines.
+        saSubject(identities.kcpManager),
       ]),
       binding('hookkeeper-e2e:child-editor', [user(identities.alice)]),
       binding('hookkeeper-e2e:child-controller', [saSubject(identities.virtController), saSubject(identities.pgo)]),

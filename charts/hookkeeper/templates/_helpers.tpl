@@ -92,10 +92,25 @@ fail-closed backstop and an outage of hookkeeper must neither block writes nor o
 {{- if eq .root.Values.admission.mode "both" -}}Ignore{{- else -}}{{ .value }}{{- end -}}
 {{- end -}}
 
-{{/* The policy value as JSON, after the checks serve would fail on first: a YAML mapping with hookkeeper's apiVersion
+{{/* The policy file's text: the profile's own file (policyProfile cluster-api: files/profiles/cluster-api.yaml, a link
+to webhook-config/components/cluster-api/policy.yaml), else the policy value. A profile is a whole policy file, so it
+refuses a policy value that sets anything: copy the profile into policy to change it. */}}
+{{- define "hookkeeper.policyText" -}}
+{{- if eq .Values.policyProfile "cluster-api" -}}
+{{- $given := fromYaml .Values.policy -}}
+{{- if gt (len (omit $given "apiVersion" "kind")) 0 -}}
+{{- fail "policyProfile cluster-api installs the chart's Cluster API policy file, and policy sets more than apiVersion and kind: set one or the other (to change the profile, copy charts/hookkeeper/files/profiles/cluster-api.yaml into policy and leave policyProfile at openshift)" -}}
+{{- end -}}
+{{- .Files.Get "files/profiles/cluster-api.yaml" -}}
+{{- else -}}
+{{- .Values.policy -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The policy file as JSON, after the checks serve would fail on first: a YAML mapping with hookkeeper's apiVersion
 and kind. */}}
 {{- define "hookkeeper.policy" -}}
-{{- $policy := fromYaml .Values.policy -}}
+{{- $policy := fromYaml (include "hookkeeper.policyText" .) -}}
 {{- if hasKey $policy "Error" -}}
 {{- fail (printf "policy is not a YAML mapping: %s" $policy.Error) -}}
 {{- end -}}

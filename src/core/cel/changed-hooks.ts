@@ -4,6 +4,7 @@
 // per-expression limit, so each is its own variable, made only for the distinct owners nothing else allowed, at most
 // MAX_OWNERS_CHECKED, as the webhook asks; one more asks about the reserved probe owner, only once RBAC allowed an
 // owner, to tell wildcard rights from a named grant.
+import { impliedOwnerCel } from '../implied-owner.js';
 import { MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../ownership.js';
 import type { Policy } from '../policy.js';
 import {
@@ -48,7 +49,8 @@ export function changedVariables(ctx: NativeContext): CelVariable[] {
       },
       {
         name: changedOwnersName(s),
-        expression: cel`request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, h.owner) : []`,
+        // Each with the owner the policy implies for an empty value (src/core/implied-owner.ts), as the webhook judges.
+        expression: cel`request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, ${impliedOwnerCel(ctx.policy, ctx.view.carrier, h)}) : []`,
       },
     );
   }
@@ -67,15 +69,16 @@ const changedOwnersName = (s: CelStage): string => `changedOwners${capitalize(s.
 const changedOwnersOf = (s: CelStage): Cel => celVariable(changedOwnersName(s));
 
 /** The stored hook at index `idx` of stage `s`, as the messages' slots read it. */
-function changedHook(s: CelStage, idx: Cel): ChangedHookCel {
+function changedHook(ctx: NativeContext, s: CelStage, idx: Cel): ChangedHookCel {
   const stored = cel`${s.oldHooks}[${idx}]`;
+  const owner = impliedOwnerCel(ctx.policy, ctx.view.carrier, stored);
   return {
     path: s.hookPath(idx, stored),
     stage: celString(s.stage),
     name: cel`${stored}.name`,
-    owner: cel`${stored}.owner`,
+    owner,
     reowned: cel`(${s.id(stored)} in ${s.index})`,
-    ownerless: cel`${stored}.owner == ''`,
+    ownerless: cel`${owner} == ''`,
   };
 }
 
@@ -90,7 +93,7 @@ export function changedAt(ctx: NativeContext, p: Cel, text: (c: ChangedHookCel) 
     const s = stages[k] as CelStage;
     const before = stages.slice(0, k).map((b) => cel`size(${changedOwnersOf(b)})`);
     const local = before.length === 0 ? p : cel`${p} - ${celJoin(before, ' - ')}`;
-    const hook = text(changedHook(s, cel`${celVariable(changedName(s))}[${local}]`));
+    const hook = text(changedHook(ctx, s, cel`${celVariable(changedName(s))}[${local}]`));
     const bound = celJoin([...before, cel`size(${changedOwnersOf(s)})`], ' + ');
     out = k === stages.length - 1 ? hook : cel`${p} < ${bound} ? ${hook} : ${out}`;
   }
@@ -107,7 +110,7 @@ export function firstChanged(ctx: NativeContext, pred: (owner: Cel) => Cel, text
   for (const s of [...ctx.view.stages].reverse()) {
     // Positions in the owners list (plain strings CEL built), then the stored hook at the first one only.
     const picked = cel`${changedOwnersOf(s)}.transformList(j, o, ${pred(o)}, j)`;
-    out = cel`[${picked}].map(a, size(a) > 0 ? ${text(changedHook(s, cel`${celVariable(changedName(s))}[a[0]]`))} : ${out})[0]`;
+    out = cel`[${picked}].map(a, size(a) > 0 ? ${text(changedHook(ctx, s, cel`${celVariable(changedName(s))}[a[0]]`))} : ${out})[0]`;
   }
   return cel`size(variables.changedOwners) == 0 ? '' : ${out}`;
 }

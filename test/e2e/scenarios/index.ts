@@ -5,6 +5,7 @@ import type { SuitePlan } from '../harness/suite.js';
 import { auditScenarios } from './audit.js';
 import { bothOutageScenarios } from './both-outage.js';
 import { capiScenarios } from './capi.js';
+import { capiProfileScenarios } from './capi-profile.js';
 import { celCostScenarios, findSizeLimit } from './cel-cost.js';
 import { celShimScenarios } from './cel-shims.js';
 import { certRotationScenarios } from './cert-rotation.js';
@@ -78,7 +79,8 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
           bare: [findSizeLimit, corpusSetup, ruleCasesSetup],
           afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
         }
-      : { bare: [corpusSetup, ruleCasesSetup], afterModes: [corpusComparison] }),
+      : // The Cluster API profile against upstream's Cluster API Machine CRD.
+        { bare: [corpusSetup, ruleCasesSetup], afterModes: [corpusComparison, capiProfileScenarios] }),
     webhookOnly: [
       requestConditionScenarios,
       validateAgreementScenarios,

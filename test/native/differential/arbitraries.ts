@@ -121,6 +121,14 @@ export const policyDocument = fc
     extraDefaultHooks: fc.subarray(['capi-machine', 'openshift-machineset', 'openshift-update'] as const),
     // The embedded default's synchronizer, or none (the migration's mirror route off).
     synchronizer: fc.boolean(),
+    // Keys whose empty value stands for an owner: a registered one, one only RBAC grants, an unprotected one.
+    impliedOwners: fc.subarray(
+      [
+        ['drain-guard', OWNERS.storage],
+        ['migrate.volumes', OWNERS.granted],
+        ['EtcdQuorumOperator', OWNERS.unprotected],
+      ].flatMap(([name, owner]) => STAGES.map((st) => ({ hook: `${HOOK_ANNOTATION_PREFIX[st]}/${name}`, owner }))),
+    ),
   })
   .map((k) => ({
     apiVersion: 'hookkeeper.io/v1alpha1',
@@ -131,6 +139,7 @@ export const policyDocument = fc
     wildcardGrants: k.wildcardGrants,
     maxHooksPerStage: k.maxHooksPerStage,
     ...(k.synchronizer ? {} : { migration: { synchronizers: [] } }),
+    impliedOwners: k.impliedOwners,
     reservedHooks: [{ name: 'EtcdQuorumOperator', owner: OWNERS.etcd }],
     owners: {
       [OWNERS.etcd]: { serviceAccounts: [{ namespace: 'openshift-etcd-operator', name: 'etcd-operator' }] },
@@ -189,8 +198,12 @@ interface RawHook {
 }
 
 const ownerArb = fc.constantFrom(...Object.values(OWNERS));
-const hookArb = (names: readonly string[]): fc.Arbitrary<RawHook> =>
-  fc.record({ stage: fc.constantFrom(...STAGES), name: fc.constantFrom(...names), owner: ownerArb });
+// Cluster API providers write their hooks with an empty value (impliedOwners): more often there.
+const capiOwnerArb = fc.constantFrom(...Object.values(OWNERS), OWNERS.empty, OWNERS.empty);
+const hookArb = (names: readonly string[], owner = ownerArb): fc.Arbitrary<RawHook> =>
+  fc.record({ stage: fc.constantFrom(...STAGES), name: fc.constantFrom(...names), owner });
+const hooksOf = (carrier: HookCarrier): fc.Arbitrary<RawHook> =>
+  carrier.format === 'list' ? hookArb(LIST_NAMES) : hookArb(CAPI_NAMES, capiOwnerArb);
 
 /** A hook list as a carrier holds it: list entries, or annotations (a key only starting with the prefix, too). */
 function place(carrier: HookCarrier, hooks: readonly RawHook[], bareKey: boolean): unknown {
@@ -342,11 +355,11 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
     .chain((c) =>
       fc
         .tuple(
-          fc.array(hookArb(c.carrier.format === 'list' ? LIST_NAMES : CAPI_NAMES), {
+          fc.array(hooksOf(c.carrier), {
             minLength: c.stored.length,
             maxLength: c.stored.length,
           }),
-          fc.array(hookArb(c.carrier.format === 'list' ? LIST_NAMES : CAPI_NAMES), {
+          fc.array(hooksOf(c.carrier), {
             minLength: c.added.length,
             maxLength: c.added.length,
           }),

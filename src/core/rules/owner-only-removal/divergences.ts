@@ -7,6 +7,7 @@ import {
   changedHooks,
   judgedAdditions,
   MAX_OWNERS_CHECKED,
+  ownedChanges,
   registeredIdentities,
 } from '../../ownership.js';
 import { mirroredAdditions, mirroredRemovals, twinHooksLeftOut } from '../../migration.js';
@@ -45,7 +46,12 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
     if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
-    const changes = changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+    const changes = ownedChanges(
+      policy,
+      carrier,
+      carrier.read(input.object).hooks,
+      carrier.read(input.oldObject).hooks,
+    );
     return changes.some((c) => maybeGranted(policy, input, c.old.owner));
   };
 }
@@ -96,7 +102,12 @@ function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
     // A squat's denial names the grant the same way (owner-additions.ts).
     const owners = judgedAdditions(policy, input, carrier).map((h) => h.owner);
     if (input.operation === 'UPDATE' && input.oldObject !== null)
-      for (const c of changedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks))
+      for (const c of ownedChanges(
+        policy,
+        carrier,
+        carrier.read(input.object).hooks,
+        carrier.read(input.oldObject).hooks,
+      ))
         owners.push(c.old.owner);
     return owners.some((o) => !worded || unregistered(policy, input, o));
   };

@@ -6,10 +6,10 @@ import { ownValue, quote } from '../../guards.js';
 import { isBreakGlass, judgedOffline } from '../../identity.js';
 import {
   addedHooks,
-  changedHooks,
   grantCommand,
   grantsUnknown,
   isProtected,
+  ownedChanges,
   registeredActor,
   registeredIdentities,
   type HookChange,
@@ -149,7 +149,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const mirrored = mirroredRemovals(policy, input);
   // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
   const offline = judgedOffline(input);
-  for (const change of changedHooks(hooks.hooks, oldHooks.hooks)) {
+  for (const change of ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks)) {
     const owner = change.old.owner;
     const ids = registeredIdentities(policy, owner);
     if (registeredActor(policy, user, owner)) {

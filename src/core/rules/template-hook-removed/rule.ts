@@ -5,7 +5,7 @@
 import { quote } from '../../guards.js';
 import { nativeTemplateHookRemoved } from './cel.js';
 import { templateHookRemovedMessage } from './messages.js';
-import { byOwner, changedHooks } from '../../ownership.js';
+import { byOwner, ownedChanges } from '../../ownership.js';
 import type { Violation } from '../../types.js';
 import type { CarrierRuleModule } from '../context.js';
 
@@ -27,7 +27,7 @@ export const templateHookRemovedRule: CarrierRuleModule<'template-hook-removed'>
   validate: ({ policy, input, carrier, hooks, oldHooks }) => {
     if (input.operation !== 'UPDATE' || carrier.live) return { violations: [] };
     const violations: Violation[] = [];
-    for (const { old, now } of changedHooks(hooks.hooks, oldHooks.hooks)) {
+    for (const { old, now } of ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks)) {
       if (byOwner(policy, input, old.owner)) continue;
       violations.push({
         rule: 'template-hook-removed',

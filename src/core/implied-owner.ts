@@ -1,0 +1,37 @@
+// Implied owners: a Cluster API control-plane provider writes its hook with an empty value (KubeadmControlPlane's
+// pre-terminate kcp-cleanup), so the policy names the owner its key stands for. Both engines judge a stored hook's
+// removal as that owner's: impliedOwner for the TypeScript rules, impliedOwnerCel for their CEL.
+import type { Hook, HookCarrier } from './carriers.js';
+import { cel, celString, type Cel } from './cel/text.js';
+import type { Policy } from './policy.js';
+
+/**
+ * The owner a hook stands for: its own, or, when empty, the one the policy implies for its annotation key (only
+ * Cluster API carriers: a list's hook is identified by its name, which no implied key matches by design).
+ */
+export function impliedOwner(policy: Policy, carrier: HookCarrier, hook: Pick<Hook, 'id' | 'owner'>): string {
+  if (hook.owner !== '' || carrier.format !== 'annotations') return hook.owner;
+  return policy.impliedOwners.find((i) => i.hook === hook.id)?.owner ?? '';
+}
+
+/** The hook with its implied owner in place (itself when nothing is implied). */
+export function withImpliedOwner<H extends Pick<Hook, 'id' | 'owner'>>(
+  policy: Policy,
+  carrier: HookCarrier,
+  hook: H,
+): H {
+  const owner = impliedOwner(policy, carrier, hook);
+  return owner === hook.owner ? hook : { ...hook, owner };
+}
+
+/**
+ * CEL string: the owner of hook `h` ({name, owner, key} on an annotation carrier) as impliedOwner reads it; `h.owner`
+ * alone on a list carrier or when the policy implies none. Keys compare whole, the first entry for a key wins.
+ */
+export function impliedOwnerCel(policy: Policy, carrier: HookCarrier, h: Cel): Cel {
+  if (carrier.format !== 'annotations' || policy.impliedOwners.length === 0) return cel`${h}.owner`;
+  let out = cel`''`;
+  for (const i of [...policy.impliedOwners].reverse())
+    out = cel`${h}.key == ${celString(i.hook)} ? ${celString(i.owner)} : ${out}`;
+  return cel`(${h}.owner != '' ? ${h}.owner : (${out}))`;
+}
