@@ -3,12 +3,12 @@ import { CARRIERS, carrierFor } from '../core/carriers.js';
 import { nearest } from './suggest.js';
 
 const gk = (k: { group: string; kind: string }): string => `${k.group}/${k.kind}`;
-const LIVE = CARRIERS.filter((c) => c.live);
+const LIVE = CARRIERS.filter((c) => c.gatesDeletion);
 
 /** Why `kind` cannot be selected by a default hook, or undefined when it can. */
 export function defaultHookKindProblem(kind: { group: string; kind: string }): string | undefined {
   const carrier = carrierFor({ ...kind, version: '' });
-  if (carrier?.live) return undefined;
+  if (carrier?.gatesDeletion) return undefined;
   const known = LIVE.map(gk);
   if (carrier)
     return `${gk(kind)} holds a Machine template, and templates are not mutated: a default hook is added to the Machines it creates, so select ${known.join(' or ')}`;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseHookAnnotationKey } from '../../src/core/capi.js';
-import { carrierFor, wellFormed, type HookCarrier } from '../../src/core/carriers.js';
+import { carrierFor, MACHINE_STAGES, wellFormed, type HookCarrier } from '../../src/core/carriers.js';
 import { diff } from '../../src/core/patch.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { capiMachine, capiTemplate, KCP_CLEANUP, PRE_DRAIN, PRE_TERMINATE } from '../fixtures/capi.js';
@@ -75,15 +75,26 @@ describe('Cluster API carriers', () => {
   });
 
   test('every key with the hook prefix is a hook, as the Machine controller counts them (strings.HasPrefix)', () => {
-    assert.deepEqual(parseHookAnnotationKey(`${PRE_DRAIN}/x`), { stage: 'preDrain', name: 'x', canonical: true });
-    assert.deepEqual(parseHookAnnotationKey(PRE_DRAIN), { stage: 'preDrain', name: PRE_DRAIN, canonical: false });
-    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`), {
+    assert.deepEqual(parseHookAnnotationKey(`${PRE_DRAIN}/x`, MACHINE_STAGES), {
+      stage: 'preDrain',
+      name: 'x',
+      canonical: true,
+    });
+    assert.deepEqual(parseHookAnnotationKey(PRE_DRAIN, MACHINE_STAGES), {
+      stage: 'preDrain',
+      name: PRE_DRAIN,
+      canonical: false,
+    });
+    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`, MACHINE_STAGES), {
       stage: 'preTerminate',
       name: `${PRE_TERMINATE}-extra/y`,
       canonical: false,
     });
-    assert.equal(parseHookAnnotationKey('machine.cluster.x-k8s.io/exclude-node-draining'), undefined);
-    assert.equal(parseHookAnnotationKey('example.com/pre-drain.delete.hook.machine.cluster.x-k8s.io'), undefined);
+    assert.equal(parseHookAnnotationKey('machine.cluster.x-k8s.io/exclude-node-draining', MACHINE_STAGES), undefined);
+    assert.equal(
+      parseHookAnnotationKey('example.com/pre-drain.delete.hook.machine.cluster.x-k8s.io', MACHINE_STAGES),
+      undefined,
+    );
   });
 
   test('a null annotation value is an empty owner (a Go map[string]string decodes null as "")', () => {
