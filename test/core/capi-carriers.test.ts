@@ -22,18 +22,20 @@ describe('Cluster API carriers', () => {
   test('match on group and kind, for v1beta1 and v1beta2 alike', () => {
     for (const version of ['v1beta1', 'v1beta2']) {
       assert.deepEqual(
-        ['Machine', 'MachineSet', 'MachineDeployment'].map((k) => {
+        ['Machine', 'MachineSet', 'MachineDeployment', 'Cluster'].map((k) => {
           const c = carrier(k, version);
-          return [c.id, c.format, c.live, c.stagePath('preDrain')];
+          return [c.id, c.format, c.live, c.gatesDeletion, c.stages, c.stagePath(c.stages[0] ?? 'preDrain')];
         }),
         [
-          ['capi-machine', 'annotations', true, 'metadata.annotations'],
-          ['capi-machineset', 'annotations', false, 'spec.template.metadata.annotations'],
-          ['capi-machinedeployment', 'annotations', false, 'spec.template.metadata.annotations'],
+          ['capi-machine', 'annotations', true, true, MACHINE_STAGES, 'metadata.annotations'],
+          ['capi-machineset', 'annotations', false, false, MACHINE_STAGES, 'spec.template.metadata.annotations'],
+          ['capi-machinedeployment', 'annotations', false, false, MACHINE_STAGES, 'spec.template.metadata.annotations'],
+          // Upgrade hooks: live (owner-only removal), but gating no deletion.
+          ['capi-cluster', 'annotations', true, false, ['beforeUpgrade'], 'metadata.annotations'],
         ],
       );
     }
-    assert.equal(carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Cluster' }), undefined);
+    assert.equal(carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'ClusterClass' }), undefined);
     assert.equal(carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' })?.format, 'list');
   });
 

@@ -2,7 +2,7 @@
 // v1beta2 Deleting condition; the Machine API's Drainable/Terminable conditions), else derived from the hooks present.
 import type { Hook } from '../carriers.js';
 import { dig, isRecord, metadata } from '../guards.js';
-import type { KubeObject, MachineStage, Stage } from '../types.js';
+import type { KubeObject, MachineStage } from '../types.js';
 import type { ConditionFact, DeletionStanding, DeletionStep, Evidence } from './model.js';
 
 /** Cluster API's MachineDeletingCondition reasons (v1beta2 conditions), and the step each names. */
