@@ -1,4 +1,5 @@
-// The kinds a default hook may select: the live hook carriers (src/core/carriers.ts), the only objects it is added to.
+// The kinds a default hook may select: the carriers whose hooks gate their deletion (Machines, src/core/carriers.ts),
+// the only objects it is added to.
 import { CARRIERS, carrierFor } from '../core/carriers.js';
 import { nearest } from './suggest.js';
 
@@ -10,6 +11,8 @@ export function defaultHookKindProblem(kind: { group: string; kind: string }): s
   const carrier = carrierFor({ ...kind, version: '' });
   if (carrier?.gatesDeletion) return undefined;
   const known = LIVE.map(gk);
+  if (carrier?.live)
+    return `${gk(kind)} carries upgrade hooks, which are not added by default: default hooks gate a Machine's deletion, so select ${known.join(' or ')}`;
   if (carrier)
     return `${gk(kind)} holds a Machine template, and templates are not mutated: a default hook is added to the Machines it creates, so select ${known.join(' or ')}`;
   const near = nearest(gk(kind), known);

@@ -80,6 +80,7 @@ describe('runAudit', () => {
         ['machines.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
         ['machinesets.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
         ['machinedeployments.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
+        ['clusters.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
       ],
     );
     assert.ok(
@@ -314,7 +315,7 @@ describe('runAudit', () => {
       }),
     );
     assert.ok(calls.every((c) => c.namespace === 'openshift-machine-api'));
-    assert.equal(calls.length, 6);
+    assert.equal(calls.length, 7);
     assert.equal(report.namespace, 'openshift-machine-api');
     assert.deepEqual(
       report.passed?.map((p) => p.name),
@@ -331,7 +332,7 @@ describe('runAudit', () => {
     const lister: Lister = {
       async *list(resource: ResourceRef) {
         started.push(resourceName(resource));
-        if (started.length === 6) allStarted();
+        if (started.length === 7) allStarted();
         // The first resource answers only once every other one has been asked: a one-after-another audit would wait here.
         if (resource.plural === 'machines' && resource.group === 'machine.openshift.io') {
           const late = new Promise<never>((_, reject) =>
@@ -346,7 +347,7 @@ describe('runAudit', () => {
     };
     const report = await runAudit(deps(lister));
     assert.equal(report.summary.objects, 1);
-    assert.equal(started.length, 6);
+    assert.equal(started.length, 7);
   });
 
   test("a failure ends the audit and every other resource's listing with it", async () => {
@@ -367,6 +368,7 @@ describe('runAudit', () => {
     await assert.rejects(runAudit(deps(lister)), /forbidden \(403\)/);
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(closed.sort(), [
+      'clusters.cluster.x-k8s.io',
       'controlplanemachinesets.machine.openshift.io',
       'machinedeployments.cluster.x-k8s.io',
       'machines.cluster.x-k8s.io',
