@@ -1,12 +1,12 @@
 // Semantic checks of impliedOwners beyond the schema: the key must be a Cluster API hook annotation key the API
 // server stores, and one key implies one owner (two would make the same empty hook two owners').
 import { HOOK_ANNOTATION_PREFIX, parseHookAnnotationKey } from '../core/capi.js';
+import { MACHINE_STAGES } from '../core/carriers.js';
 import type { ImpliedOwner } from '../core/policy.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
 
-const KEY_FORMS = Object.values(HOOK_ANNOTATION_PREFIX)
-  .map((p) => `${p}/<name>`)
-  .join(' or ');
+// A Machine's deletion hooks, where the control-plane providers leave the value empty.
+const KEY_FORMS = MACHINE_STAGES.map((s) => `${HOOK_ANNOTATION_PREFIX[s]}/<name>`).join(' or ');
 
 export function impliedOwnerProblems(
   entries: ReadonlyArray<[number, ImpliedOwner]>,
@@ -17,7 +17,7 @@ export function impliedOwnerProblems(
   for (const [i, { hook, owner }] of entries) {
     const path = `/impliedOwners/${i}/hook`;
     if (!schemaValid(path)) continue;
-    if (parseHookAnnotationKey(hook)?.canonical !== true) {
+    if (parseHookAnnotationKey(hook, MACHINE_STAGES)?.canonical !== true) {
       out.push([path, `must be a Cluster API hook annotation key: ${KEY_FORMS}`]);
       continue;
     }

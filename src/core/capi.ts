@@ -1,5 +1,6 @@
-// Cluster API keeps deletion hooks as annotations ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>:
-// <owner>") rather than {name, owner} lists; these carriers read and write them so every rule applies unchanged.
+// Cluster API keeps hooks as annotations rather than {name, owner} lists: a Machine's deletion hooks
+// ("pre-drain.delete.hook.machine.cluster.x-k8s.io/<name>: <owner>") and a Cluster's upgrade hooks
+// ("before-upgrade.hook.cluster.cluster.x-k8s.io/<name>"); these carriers read and write them so every rule applies.
 import type { HookCarrier, HookReading, RawHook } from './carrier-types.js';
 import { typeInvalid } from './field-errors.js';
 import { dig, isRecord, quote } from './guards.js';
@@ -7,13 +8,16 @@ import type { Stage, Violation } from './types.js';
 
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 
-/** cluster-api's PreDrainDeleteHookAnnotationPrefix and PreTerminateDeleteHookAnnotationPrefix. */
+/**
+ * cluster-api's PreDrainDeleteHookAnnotationPrefix and PreTerminateDeleteHookAnnotationPrefix (Machines), and
+ * BeforeClusterUpgradeHookAnnotationPrefix (Clusters, api/core/v1beta2/common_types.go; read by the topology
+ * controller, exp/topology/desiredstate/lifecycle_hooks.go, with strings.HasPrefix and whatever the value).
+ */
 export const HOOK_ANNOTATION_PREFIX: Readonly<Record<Stage, string>> = Object.freeze({
   preDrain: 'pre-drain.delete.hook.machine.cluster.x-k8s.io',
   preTerminate: 'pre-terminate.delete.hook.machine.cluster.x-k8s.io',
+  beforeUpgrade: 'before-upgrade.hook.cluster.cluster.x-k8s.io',
 });
-
-const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
 
 export function hookAnnotationKey(stage: Stage, name: string): string {
   return `${HOOK_ANNOTATION_PREFIX[stage]}/${name}`;
@@ -29,10 +33,11 @@ export interface ParsedHookKey {
 /**
  * The hook an annotation key declares, if any. The Machine controller counts every key that merely starts with
  * the prefix (strings.HasPrefix, no "/" required), so such keys are hooks here too, or they would slip past
- * the deletion freeze; lacking a "/<name>" part, their name is the whole key.
+ * the deletion freeze; lacking a "/<name>" part, their name is the whole key. Only the carrier's own `stages` count:
+ * a Machine's before-upgrade annotation gates nothing, nor a Cluster's pre-drain one.
  */
-export function parseHookAnnotationKey(key: string): ParsedHookKey | undefined {
-  for (const stage of STAGES) {
+export function parseHookAnnotationKey(key: string, stages: readonly Stage[]): ParsedHookKey | undefined {
+  for (const stage of stages) {
     const prefix = HOOK_ANNOTATION_PREFIX[stage];
     if (!key.startsWith(prefix)) continue;
     return key.startsWith(`${prefix}/`)
@@ -52,19 +57,25 @@ function notAnObject(path: string, value: unknown): Violation {
   };
 }
 
+/** What an annotation carrier is: a Machine, a template of Machines, or a Cluster (upgrade hooks). */
+type AnnotationRole = 'machine' | 'template' | 'cluster';
+
 export function annotationCarrier(
   id: string,
   group: string,
   kind: string,
-  live: boolean,
+  role: AnnotationRole,
   root: readonly string[],
 ): HookCarrier {
   const rootPath = root.join('.');
+  const stages: readonly Stage[] = role === 'cluster' ? ['beforeUpgrade'] : ['preDrain', 'preTerminate'];
   return {
     id,
     group,
     kind,
-    live,
+    live: role !== 'template',
+    gatesDeletion: role === 'machine',
+    stages,
     format: 'annotations',
     root,
     stagePath: () => rootPath,
@@ -76,9 +87,9 @@ export function annotationCarrier(
       const annotations = obj === null ? undefined : dig(obj, root);
       if (annotations === undefined || annotations === null) return { hooks, problems };
       if (!isRecord(annotations)) return { hooks, problems: [notAnObject(rootPath, annotations)] };
-      const count: Record<Stage, number> = { preDrain: 0, preTerminate: 0 };
+      const count: Record<Stage, number> = { preDrain: 0, preTerminate: 0, beforeUpgrade: 0 };
       for (const [key, value] of Object.entries(annotations)) {
-        const parsed = parseHookAnnotationKey(key);
+        const parsed = parseHookAnnotationKey(key, stages);
         if (!parsed) continue;
         // apimachinery's field.Path.Key notation, e.g. metadata.annotations[pre-drain.delete.hook.machine.cluster.x-k8s.io/x].
         const path = `${rootPath}[${key}]`;
@@ -107,7 +118,7 @@ export function annotationCarrier(
       // entry is its key, so another key whose name parses alike is another hook, left as it is.
       const wanted = new Map(entries.map((h) => [h.id ?? hookAnnotationKey(stage, h.name), h.owner]));
       for (const key of Object.keys(parent)) {
-        const parsed = parseHookAnnotationKey(key);
+        const parsed = parseHookAnnotationKey(key, stages);
         if (!parsed || parsed.stage !== stage) continue;
         const owner = wanted.get(key);
         if (owner === undefined) delete parent[key];
@@ -120,17 +131,19 @@ export function annotationCarrier(
 
 /** Served as v1beta1 and v1beta2 alike: carriers match on group and kind, and the hook annotations did not change. */
 export const CAPI_CARRIERS: readonly HookCarrier[] = [
-  annotationCarrier('capi-machine', CAPI_GROUP, 'Machine', true, ['metadata', 'annotations']),
-  annotationCarrier('capi-machineset', CAPI_GROUP, 'MachineSet', false, [
+  annotationCarrier('capi-machine', CAPI_GROUP, 'Machine', 'machine', ['metadata', 'annotations']),
+  annotationCarrier('capi-machineset', CAPI_GROUP, 'MachineSet', 'template', [
     'spec',
     'template',
     'metadata',
     'annotations',
   ]),
-  annotationCarrier('capi-machinedeployment', CAPI_GROUP, 'MachineDeployment', false, [
+  annotationCarrier('capi-machinedeployment', CAPI_GROUP, 'MachineDeployment', 'template', [
     'spec',
     'template',
     'metadata',
     'annotations',
   ]),
+  // Upgrade hooks (since v1.10): the topology controller holds a Cluster's new version while one is set.
+  annotationCarrier('capi-cluster', CAPI_GROUP, 'Cluster', 'cluster', ['metadata', 'annotations']),
 ];

@@ -34,10 +34,17 @@ export interface HookCarrier {
   group: string;
   kind: string;
   /**
-   * Live carriers are Machines: their hooks gate a real deletion, so owner-only removal, the
-   * deletion freeze and default-hook injection apply. Templates get naming and single-owner only.
+   * Live carriers' hooks gate something of the object itself (a Machine's deletion, a Cluster's upgrade), so
+   * owner-only removal applies. Templates get naming, single-owner and template-hook-removed only.
    */
   live: boolean;
+  /**
+   * The hooks gate the object's own deletion (Machines): the deletion freeze, default hooks, the controller's
+   * finalizer, stuck deletions and `explain` apply. A Cluster's upgrade hooks are live but gate no deletion.
+   */
+  gatesDeletion: boolean;
+  /** The stages this kind has, in order: a Machine's (and its templates') preDrain, preTerminate; a Cluster's beforeUpgrade. */
+  stages: readonly Stage[];
   /** How hooks are written: a {name, owner} list per stage (Machine API) or annotations (Cluster API). */
   format: 'list' | 'annotations';
   /** Path (as keys) of the object holding the stages, used for reading, writing and messages. */

@@ -3,9 +3,13 @@ import { CAPI_CARRIERS } from './capi.js';
 import { typeInvalid } from './field-errors.js';
 import { dig, isRecord } from './guards.js';
 import type { HookCarrier, HookEntry, HookReading, RawHook } from './carrier-types.js';
-import type { GroupVersionKind, Stage, Violation } from './types.js';
+import type { GroupVersionKind, MachineStage, Stage, Violation } from './types.js';
 
-export const STAGES: readonly Stage[] = ['preDrain', 'preTerminate'];
+/** A Machine's deletion stages, in the order its deletion passes them. */
+export const MACHINE_STAGES: readonly MachineStage[] = ['preDrain', 'preTerminate'];
+
+/** Every stage of every carrier: a Machine's, then a Cluster's upgrade. */
+export const STAGES: readonly Stage[] = [...MACHINE_STAGES, 'beforeUpgrade'];
 
 export type { HookCarrier, HookEntry, HookReading, RawHook };
 
@@ -16,6 +20,8 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
     group,
     kind,
     live,
+    gatesDeletion: live,
+    stages: MACHINE_STAGES,
     format: 'list',
     root,
     stagePath: (stage) => `${rootPath}.${stage}`,
@@ -31,7 +37,7 @@ function listCarrier(id: string, group: string, kind: string, live: boolean, roo
         problems.push(structural(rootPath, 'object', stanzas));
         return { hooks, problems };
       }
-      for (const stage of STAGES) {
+      for (const stage of MACHINE_STAGES) {
         const list = stanzas[stage];
         const stagePath = `${rootPath}.${stage}`;
         if (list === undefined || list === null) continue;

@@ -19,7 +19,7 @@ export function defaultHookSelects(
   obj: KubeObject,
 ): boolean {
   const op = input.operation;
-  if (!carrier.live || (op !== 'CREATE' && op !== 'UPDATE') || !rule.operations.includes(op)) return false;
+  if (!carrier.gatesDeletion || (op !== 'CREATE' && op !== 'UPDATE') || !rule.operations.includes(op)) return false;
   if (!matchesObject(rule.match, input.kind, input.namespace, obj)) return false;
   if (op === 'CREATE') return true;
   if (metadata(obj)['deletionTimestamp'] !== undefined) return false;
@@ -29,7 +29,7 @@ export function defaultHookSelects(
 
 /** The default-hook rules that may add a hook on an UPDATE of `carrier` (their selection is then decided per request). */
 export function defaultHookSelectsUpdates(policy: Policy, carrier: HookCarrier): Policy['defaultHooks'] {
-  if (!carrier.live || policy.enforcement['default-hooks'] === 'off') return [];
+  if (!carrier.gatesDeletion || policy.enforcement['default-hooks'] === 'off') return [];
   return policy.defaultHooks.filter(
     (r) =>
       r.operations.includes('UPDATE') &&
@@ -39,7 +39,7 @@ export function defaultHookSelectsUpdates(policy: Policy, carrier: HookCarrier):
 
 /** The default-hook rules that can add a hook to `carrier`'s kind (none when default-hooks is off, or it is no Machine). */
 export function defaultHookRulesOf(policy: Policy, carrier: HookCarrier): Policy['defaultHooks'] {
-  if (policy.enforcement['default-hooks'] === 'off' || !carrier.live) return [];
+  if (policy.enforcement['default-hooks'] === 'off' || !carrier.gatesDeletion) return [];
   return policy.defaultHooks.filter((r) =>
     r.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind),
   );

@@ -15,9 +15,9 @@ export const CONTROLLER_FINALIZER: Readonly<Record<MachineGroup, string>> = Obje
   'cluster.x-k8s.io': 'machine.cluster.x-k8s.io',
 });
 
-/** The controller finalizer of a carrier's kind: only Machines (live carriers) have one hookkeeper holds. */
+/** The controller finalizer of a carrier's kind: only Machines (carriers that gate their deletion) have one hookkeeper holds. */
 export function controllerFinalizerOf(carrier: HookCarrier): string | undefined {
-  if (!carrier.live) return undefined;
+  if (!carrier.gatesDeletion) return undefined;
   return Object.hasOwn(CONTROLLER_FINALIZER, carrier.group)
     ? CONTROLLER_FINALIZER[carrier.group as MachineGroup]
     : undefined;

@@ -1,5 +1,5 @@
 // The policy model the engine evaluates. Loading, defaults and validation live in src/config.
-import type { Enforcement, RuleId, Stage } from './types.js';
+import type { Enforcement, MachineStage, RuleId } from './types.js';
 
 export interface ServiceAccountRef {
   namespace: string;
@@ -47,7 +47,7 @@ export interface DefaultHookRule {
   name: string;
   match: ObjectSelector;
   operations: readonly ('CREATE' | 'UPDATE')[];
-  stage: Stage;
+  stage: MachineStage;
   hook: { name: string; owner: string };
 }
 

@@ -35,6 +35,7 @@ export const KNOWN_RESOURCES: readonly KindResource[] = [
     plural: 'machinedeployments',
     namespaced: true,
   },
+  { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Cluster', plural: 'clusters', namespaced: true },
 ];
 
 /** Kinds more than one known group has (Machine and MachineSet: machine.openshift.io and cluster.x-k8s.io). */

@@ -115,7 +115,11 @@ export type { RuleId };
 
 export type Enforcement = 'deny' | 'warn' | 'off';
 
-export type Stage = 'preDrain' | 'preTerminate';
+/** A Machine's deletion stages, where its hooks hold the deletion (both machine APIs). */
+export type MachineStage = 'preDrain' | 'preTerminate';
+
+/** Every stage a hook may gate: a Machine's deletion stages, and a Cluster API Cluster's upgrade (beforeUpgrade). */
+export type Stage = MachineStage | 'beforeUpgrade';
 
 export interface HookRef {
   stage: Stage;

@@ -3,7 +3,7 @@
 // Conservative: where the condition could send the request (a rule that does not say what it reads, a kind other
 // than a hook carrier), it answers true.
 import { HOOK_ANNOTATION_PREFIX } from './capi.js';
-import { carrierFor, STAGES, type HookCarrier } from './carriers.js';
+import { carrierFor, type HookCarrier } from './carriers.js';
 import { deepEqual } from './finalizers.js';
 import { dig, isRecord } from './guards.js';
 import type { Policy } from './policy.js';
@@ -11,17 +11,17 @@ import { VALIDATING } from './registry.js';
 import type { ObjectPart } from './rules/context.js';
 import type { KubeObject, ReviewInput } from './types.js';
 
-function hookAnnotations(object: KubeObject, root: readonly string[]): unknown {
-  const annotations = dig(object, root);
+function hookAnnotations(object: KubeObject, carrier: HookCarrier): unknown {
+  const annotations = dig(object, carrier.root);
   if (annotations === undefined) return {};
   if (!isRecord(annotations)) return annotations;
-  const prefixes = STAGES.map((s) => HOOK_ANNOTATION_PREFIX[s]);
+  const prefixes = carrier.stages.map((s) => HOOK_ANNOTATION_PREFIX[s]);
   return Object.fromEntries(Object.entries(annotations).filter(([k]) => prefixes.some((p) => k.startsWith(p))));
 }
 
 function partOf(object: KubeObject, part: ObjectPart, carrier: HookCarrier): unknown {
   if (part === 'hooks') {
-    return carrier.format === 'list' ? dig(object, carrier.root) : hookAnnotations(object, carrier.root);
+    return carrier.format === 'list' ? dig(object, carrier.root) : hookAnnotations(object, carrier);
   }
   if (typeof part === 'object') {
     const labels = dig(object, ['metadata', 'labels']);

@@ -2,7 +2,7 @@
 // schema lacks, on read and on write, so a schema without the hook fields erases stored hooks at the next unrelated
 // write, and a CRD's DELETE deletes every object of it. Refused to all but break-glass; upgrades that keep the fields
 // pass. Pure: CEL text and policy specs; static.ts names and binds them.
-import { CARRIERS, STAGES } from '../core/carriers.js';
+import { CARRIERS, MACHINE_STAGES } from '../core/carriers.js';
 import type { HookCarrier } from '../core/carrier-types.js';
 import { celString, celStringSet } from '../core/cel/text.js';
 import { KNOWN_RESOURCES } from '../core/resources.js';
@@ -53,7 +53,7 @@ const stageList = (n: string) =>
   `${typed(n, 'array')} && ('items' in ${n} ? ${hookEntry(`${n}.items`)} : ${preserves(n)})`;
 /** lifecycleHooks: an object whose stages are lists of hooks. */
 const lifecycleHooks = (n: string) =>
-  `${typed(n, 'object')} && ${STAGES.map((s) => `(${hasProp(n, s)} ? (${stageList(prop(n, s))}) : ${preserves(n)})`).join(' && ')}`;
+  `${typed(n, 'object')} && ${MACHINE_STAGES.map((s) => `(${hasProp(n, s)} ? (${stageList(prop(n, s))}) : ${preserves(n)})`).join(' && ')}`;
 
 /** CEL: version `v` of CRD `crd` (object or oldObject) keeps the hooks at root. */
 export function versionKeeps(crd: string, v: string, root: readonly string[]): string {
@@ -140,7 +140,7 @@ const listNode = (n: SchemaNode) =>
   typedNode(n, 'array') && (isNode(n['items']) ? entryNode(n['items']) : preservesNode(n));
 const hooksNode = (n: SchemaNode) =>
   typedNode(n, 'object') &&
-  STAGES.every((s) => {
+  MACHINE_STAGES.every((s) => {
     const p = propNode(n, s);
     return p ? listNode(p) : preservesNode(n);
   });

@@ -40,7 +40,7 @@ const holdsHooks = (c: HookCarrier): Cel => cel`(${celCarrier(c).hasHooks})`;
 export const NOT_FINISHING_DELETION = Object.freeze({
   name: 'not-finishing-deletion',
   expression: cel`!(${FINISHING}) || ${celJoin(
-    CARRIERS.filter((c) => c.live).map(
+    CARRIERS.filter((c) => c.gatesDeletion).map(
       (c) =>
         cel`(request.kind.group == ${celString(c.group)} && request.kind.kind == ${celString(c.kind)} && ${holdsHooks(c)})`,
     ),

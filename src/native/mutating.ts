@@ -31,7 +31,7 @@ export function mutatingObjects(
   const used = new Set<string>();
   policy.defaultHooks.forEach((rule, index) => {
     for (const carrier of CARRIERS) {
-      if (!carrier.live || !rule.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind))
+      if (!carrier.gatesDeletion || !rule.match.kinds.some((k) => k.group === carrier.group && k.kind === carrier.kind))
         continue;
       const plural = pluralOf(carrier);
       if (plural === undefined) continue;

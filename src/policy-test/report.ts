@@ -13,8 +13,8 @@ export interface Observed {
   messages: string[];
   /** The response's warnings, uncapped: break-glass and unverified notices, then `<rule>: <message>` per warning. */
   warnings: string[];
-  /** The hooks of the object after mutation, per stage; absent for a DELETE or a kind that carries no hooks. */
-  hooks?: Record<Stage, ExpectedHook[]>;
+  /** The hooks of the object after mutation, per stage of its kind; absent for a DELETE or a kind that carries no hooks. */
+  hooks?: Partial<Record<Stage, ExpectedHook[]>>;
 }
 
 export interface Failure {

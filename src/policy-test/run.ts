@@ -137,7 +137,7 @@ export function compare(c: LoadedCase, got: Observed): Failure[] {
         stage,
         expected: want,
         got: null,
-        message: `expected ${stage} hooks ${hookList(want)}, got none: ${c.kind.group}/${c.kind.kind} carries no hooks`,
+        message: `expected ${stage} hooks ${hookList(want)}, got none: ${c.kind.group}/${c.kind.kind} ${got.hooks ? `has no ${stage} stage` : 'carries no hooks'}`,
       });
     } else if (!sameHooks(want, have)) {
       out.push({
@@ -189,9 +189,9 @@ export function warningsOf(decision: Decision): string[] {
 export function hooksOf(c: LoadedCase, object: KubeObject | null): Observed['hooks'] {
   const carrier = carrierFor(c.kind);
   if (!carrier || object === null) return undefined;
-  const out: NonNullable<Observed['hooks']> = { preDrain: [], preTerminate: [] };
+  const out: NonNullable<Observed['hooks']> = Object.fromEntries(carrier.stages.map((s) => [s, []]));
   const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
-  for (const h of carrier.read(object).hooks) out[h.stage].push({ name: text(h.name), owner: text(h.owner) });
+  for (const h of carrier.read(object).hooks) out[h.stage]?.push({ name: text(h.name), owner: text(h.owner) });
   return out;
 }
 

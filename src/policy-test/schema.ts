@@ -154,7 +154,7 @@ export const TEST_SCHEMA = {
               hooks: {
                 type: 'object',
                 additionalProperties: false,
-                properties: { preDrain: hooks, preTerminate: hooks },
+                properties: { preDrain: hooks, preTerminate: hooks, beforeUpgrade: hooks },
               },
             },
           },

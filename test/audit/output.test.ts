@@ -249,7 +249,7 @@ describe('audit text output', () => {
     ]);
     assert.equal(
       lines[8],
-      'audited 4 objects (machines.machine.openshift.io: 4, machinesets.machine.openshift.io: not installed, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)',
+      'audited 4 objects (machines.machine.openshift.io: 4, machinesets.machine.openshift.io: not installed, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed, clusters.cluster.x-k8s.io: not installed)',
     );
     assert.equal(lines[9], '2 fail, 1 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
     assert.match(lines[10] ?? '', /^note: machinesets\.machine\.openshift\.io\/v1beta1 is not served by this cluster/);

@@ -9,7 +9,7 @@ import { runAudit, type AuditDeps, type AuditProgress } from '../../src/audit/ru
 import { AppError } from '../../src/errors.js';
 import type { ResourceRef } from '../../src/core/resources.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
-import { capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
+import { BEFORE_UPGRADE, capiCluster, capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -80,6 +80,7 @@ describe('runAudit', () => {
         ['machines.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
         ['machinesets.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
         ['machinedeployments.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
+        ['clusters.cluster.x-k8s.io', 'v1beta1', 'not-installed', 0],
       ],
     );
     assert.ok(
@@ -123,6 +124,32 @@ describe('runAudit', () => {
       uid: '7c2f0a6e-3b1d-4c8e-9f5a-2d6b8e1c4a90',
     });
     assert.deepEqual([report.summary.fail, report.summary.warn, report.summary.passed], [1, 1, 0]);
+  });
+
+  test("Clusters are listed and judged: a misnamed upgrade hook and a reserved name's squat; a long deletion is no stuck one", async () => {
+    const report = await runAudit(
+      deps(
+        fakeLister({
+          'clusters.cluster.x-k8s.io': [
+            [
+              capiCluster(
+                { [`${BEFORE_UPGRADE}-addons`]: 'team-x', [`${BEFORE_UPGRADE}/EtcdQuorumOperator`]: 'team-x' },
+                // Deleting for hours with hooks: an upgrade hook holds no deletion, so stuck-deletion says nothing.
+                { deletionTimestamp: '2026-11-21T08:00:00Z' },
+              ),
+            ],
+          ],
+        }),
+      ),
+    );
+    assert.deepEqual(
+      report.findings.map((f) => [f.rule, f.result, f.object.kind, f.path]),
+      [
+        ['hook-naming', 'fail', 'Cluster', 'metadata.annotations'],
+        ['single-owner', 'fail', 'Cluster', `metadata.annotations[${BEFORE_UPGRADE}/EtcdQuorumOperator]`],
+      ],
+    );
+    assert.equal(report.summary.stuckDeletions, 0);
   });
 
   test('stuck deletions: waiting on hooks longer than stuck-after; which hook, which owner, how long', async () => {
@@ -314,7 +341,7 @@ describe('runAudit', () => {
       }),
     );
     assert.ok(calls.every((c) => c.namespace === 'openshift-machine-api'));
-    assert.equal(calls.length, 6);
+    assert.equal(calls.length, 7);
     assert.equal(report.namespace, 'openshift-machine-api');
     assert.deepEqual(
       report.passed?.map((p) => p.name),
@@ -331,7 +358,7 @@ describe('runAudit', () => {
     const lister: Lister = {
       async *list(resource: ResourceRef) {
         started.push(resourceName(resource));
-        if (started.length === 6) allStarted();
+        if (started.length === 7) allStarted();
         // The first resource answers only once every other one has been asked: a one-after-another audit would wait here.
         if (resource.plural === 'machines' && resource.group === 'machine.openshift.io') {
           const late = new Promise<never>((_, reject) =>
@@ -346,7 +373,7 @@ describe('runAudit', () => {
     };
     const report = await runAudit(deps(lister));
     assert.equal(report.summary.objects, 1);
-    assert.equal(started.length, 6);
+    assert.equal(started.length, 7);
   });
 
   test("a failure ends the audit and every other resource's listing with it", async () => {
@@ -367,6 +394,7 @@ describe('runAudit', () => {
     await assert.rejects(runAudit(deps(lister)), /forbidden \(403\)/);
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(closed.sort(), [
+      'clusters.cluster.x-k8s.io',
       'controlplanemachinesets.machine.openshift.io',
       'machinedeployments.cluster.x-k8s.io',
       'machines.cluster.x-k8s.io',

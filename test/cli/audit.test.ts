@@ -43,7 +43,7 @@ describe('hookkeeper audit', () => {
     );
     assert.equal(
       lines[4],
-      'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed)',
+      'audited 3 objects (machines.machine.openshift.io: 3, machinesets.machine.openshift.io: 0, controlplanemachinesets.machine.openshift.io: not installed, machines.cluster.x-k8s.io: not installed, machinesets.cluster.x-k8s.io: not installed, machinedeployments.cluster.x-k8s.io: not installed, clusters.cluster.x-k8s.io: not installed)',
     );
     assert.equal(lines[5], '1 fail, 0 warn, 2 passed; 1 stuck deletion, 0 orphaned hooks');
     assert.equal(r.stderr, '', 'no progress indicator when stderr is not a terminal');

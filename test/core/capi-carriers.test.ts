@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseHookAnnotationKey } from '../../src/core/capi.js';
-import { carrierFor, wellFormed, type HookCarrier } from '../../src/core/carriers.js';
+import { carrierFor, MACHINE_STAGES, wellFormed, type HookCarrier } from '../../src/core/carriers.js';
 import { diff } from '../../src/core/patch.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { capiMachine, capiTemplate, KCP_CLEANUP, PRE_DRAIN, PRE_TERMINATE } from '../fixtures/capi.js';
@@ -22,18 +22,20 @@ describe('Cluster API carriers', () => {
   test('match on group and kind, for v1beta1 and v1beta2 alike', () => {
     for (const version of ['v1beta1', 'v1beta2']) {
       assert.deepEqual(
-        ['Machine', 'MachineSet', 'MachineDeployment'].map((k) => {
+        ['Machine', 'MachineSet', 'MachineDeployment', 'Cluster'].map((k) => {
           const c = carrier(k, version);
-          return [c.id, c.format, c.live, c.stagePath('preDrain')];
+          return [c.id, c.format, c.live, c.gatesDeletion, c.stages, c.stagePath(c.stages[0] ?? 'preDrain')];
         }),
         [
-          ['capi-machine', 'annotations', true, 'metadata.annotations'],
-          ['capi-machineset', 'annotations', false, 'spec.template.metadata.annotations'],
-          ['capi-machinedeployment', 'annotations', false, 'spec.template.metadata.annotations'],
+          ['capi-machine', 'annotations', true, true, MACHINE_STAGES, 'metadata.annotations'],
+          ['capi-machineset', 'annotations', false, false, MACHINE_STAGES, 'spec.template.metadata.annotations'],
+          ['capi-machinedeployment', 'annotations', false, false, MACHINE_STAGES, 'spec.template.metadata.annotations'],
+          // Upgrade hooks: live (owner-only removal), but gating no deletion.
+          ['capi-cluster', 'annotations', true, false, ['beforeUpgrade'], 'metadata.annotations'],
         ],
       );
     }
-    assert.equal(carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Cluster' }), undefined);
+    assert.equal(carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'ClusterClass' }), undefined);
     assert.equal(carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' })?.format, 'list');
   });
 
@@ -75,15 +77,26 @@ describe('Cluster API carriers', () => {
   });
 
   test('every key with the hook prefix is a hook, as the Machine controller counts them (strings.HasPrefix)', () => {
-    assert.deepEqual(parseHookAnnotationKey(`${PRE_DRAIN}/x`), { stage: 'preDrain', name: 'x', canonical: true });
-    assert.deepEqual(parseHookAnnotationKey(PRE_DRAIN), { stage: 'preDrain', name: PRE_DRAIN, canonical: false });
-    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`), {
+    assert.deepEqual(parseHookAnnotationKey(`${PRE_DRAIN}/x`, MACHINE_STAGES), {
+      stage: 'preDrain',
+      name: 'x',
+      canonical: true,
+    });
+    assert.deepEqual(parseHookAnnotationKey(PRE_DRAIN, MACHINE_STAGES), {
+      stage: 'preDrain',
+      name: PRE_DRAIN,
+      canonical: false,
+    });
+    assert.deepEqual(parseHookAnnotationKey(`${PRE_TERMINATE}-extra/y`, MACHINE_STAGES), {
       stage: 'preTerminate',
       name: `${PRE_TERMINATE}-extra/y`,
       canonical: false,
     });
-    assert.equal(parseHookAnnotationKey('machine.cluster.x-k8s.io/exclude-node-draining'), undefined);
-    assert.equal(parseHookAnnotationKey('example.com/pre-drain.delete.hook.machine.cluster.x-k8s.io'), undefined);
+    assert.equal(parseHookAnnotationKey('machine.cluster.x-k8s.io/exclude-node-draining', MACHINE_STAGES), undefined);
+    assert.equal(
+      parseHookAnnotationKey('example.com/pre-drain.delete.hook.machine.cluster.x-k8s.io', MACHINE_STAGES),
+      undefined,
+    );
   });
 
   test('a null annotation value is an empty owner (a Go map[string]string decodes null as "")', () => {

@@ -112,7 +112,12 @@ test('validating: fails closed on UPDATE of every guarded kind, open on CREATE',
       [
         [['machine.openshift.io'], ['v1beta1'], ['machines', 'machinesets'], [op]],
         [['machine.openshift.io'], ['v1'], ['controlplanemachinesets'], [op]],
-        [['cluster.x-k8s.io'], ['v1beta1', 'v1beta2'], ['machines', 'machinesets', 'machinedeployments'], [op]],
+        [
+          ['cluster.x-k8s.io'],
+          ['v1beta1', 'v1beta2'],
+          ['machines', 'machinesets', 'machinedeployments', 'clusters'],
+          [op],
+        ],
       ],
     );
   }

@@ -68,8 +68,9 @@ describe('hookkeeper test and hookkeeper review agree', () => {
             : c.object;
           const got = ours.got.hooks
             ? [
-                ...ours.got.hooks.preDrain.map((h) => `preDrain ${h.name} ${h.owner}`),
-                ...ours.got.hooks.preTerminate.map((h) => `preTerminate ${h.name} ${h.owner}`),
+                ...(ours.got.hooks.preDrain ?? []).map((h) => `preDrain ${h.name} ${h.owner}`),
+                ...(ours.got.hooks.preTerminate ?? []).map((h) => `preTerminate ${h.name} ${h.owner}`),
+                ...(ours.got.hooks.beforeUpgrade ?? []).map((h) => `beforeUpgrade ${h.name} ${h.owner}`),
               ]
             : [];
           assert.deepEqual(got.sort(), hooksOf(c, patched).sort(), `${file}: ${c.name}`);

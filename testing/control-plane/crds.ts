@@ -41,12 +41,17 @@ export const UPSTREAM_REPORT_CRD_FILES = [
   'reports/wgpolicyk8s.io_clusterpolicyreports.yaml',
 ] as const;
 
-/** OpenShift's -Default CRDs and Cluster API v1.10.10's (which stores v1beta1, the version the scenarios write), and the report CRDs. */
+/**
+ * OpenShift's -Default CRDs and Cluster API v1.10.10's (which stores v1beta1, the version the scenarios write), Cluster
+ * API's Cluster (main: v1beta1 and v1beta2 served, no conversion webhook, so either is written as is; the upgrade
+ * hooks are annotations), and the report CRDs.
+ */
 export const UPSTREAM_CRD_FILES = [
   '0000_10_machine-api_01_machines-Default.crd.yaml',
   '0000_10_machine-api_01_machinesets-Default.crd.yaml',
   'cluster-api-v1.10.10/cluster.x-k8s.io_machines.yaml',
   'cluster-api-v1.10.10/cluster.x-k8s.io_machinesets.yaml',
+  'cluster.x-k8s.io_clusters.yaml',
   ...UPSTREAM_REPORT_CRD_FILES,
 ] as const;
 

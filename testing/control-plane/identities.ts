@@ -143,6 +143,12 @@ export function rbacObjects(identities: Record<IdentityName, Identity>): {
     roles: [
       clusterRole('hookkeeper-e2e:machine-editor', [
         { apiGroups: MACHINE_GROUPS, resources: ['machines'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+        // Clusters' upgrade hooks (where the CRD is installed): the same editors, the same promise.
+        {
+          apiGroups: ['cluster.x-k8s.io'],
+          resources: ['clusters'],
+          verbs: ['get', 'list', 'watch', 'update', 'patch'],
+        },
       ]),
       clusterRole('hookkeeper-e2e:machine-controller', [
         { apiGroups: MACHINE_GROUPS, resources: ['machines', 'machinesets'], verbs: EVERY_VERB },

@@ -22,6 +22,8 @@ export const OPENSHIFT_MACHINESETS: Resource = {
   plural: 'machinesets',
 };
 export const CAPI_MACHINES: Resource = { group: 'cluster.x-k8s.io', version: 'v1beta1', plural: 'machines' };
+/** Cluster API Clusters, whose upgrade hooks are annotations (served by upstream's CRD set only). */
+export const CAPI_CLUSTERS: Resource = { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'clusters' };
 
 /**
  * The validating webhook names in webhook-config/base; the API server quotes them in denials and call failures.

@@ -2,7 +2,7 @@
 // them by identity (a list's name, an annotation key), so every rule's expression is one pass over a hook list with
 // O(1) lookups (linear cost).
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
-import { STAGES, type HookCarrier } from '../carriers.js';
+import type { HookCarrier } from '../carriers.js';
 import type { Stage } from '../types.js';
 import {
   capitalize,
@@ -47,7 +47,7 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
     { name: 'oldRoot', expression: stored(root, cel`{}`) },
   ];
   const stages: CelStage[] = [];
-  for (const stage of STAGES) {
+  for (const stage of carrier.stages) {
     const names = stageNames(stage);
     const field = select(celVariable('root'), [stage]);
     const oldField = select(celVariable('oldRoot'), [stage]);
@@ -77,7 +77,9 @@ function listCarrier(carrier: HookCarrier): CelCarrier {
   // A whole-value comparison: its cost is counted by the top level's size, so it costs a few units however many
   // hooks there are (an index built here would pass one expression's limit), and any change of the stanzas counts.
   const hasHooks = celJoin(
-    STAGES.map((stage) => cel`(${hasPath(OBJECT, [...root, stage])} && size(${select(OBJECT, [...root, stage])}) > 0)`),
+    carrier.stages.map(
+      (stage) => cel`(${hasPath(OBJECT, [...root, stage])} && size(${select(OBJECT, [...root, stage])}) > 0)`,
+    ),
     ' || ',
   );
   return { carrier, variables, stages, changesHooks: changesRoot(root), hasHooks };
@@ -101,7 +103,7 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
   const stages: CelStage[] = [];
   const k = cel`k`;
   const a = cel`a`;
-  for (const stage of STAGES) {
+  for (const stage of carrier.stages) {
     const prefix = celString(HOOK_ANNOTATION_PREFIX[stage]);
     const names = stageNames(stage);
     const hooks = (from: Cel): Cel =>
@@ -135,7 +137,7 @@ function annotationCarrier(carrier: HookCarrier): CelCarrier {
     });
   }
   const prefixes = celJoin(
-    STAGES.map((st) => cel`k.startsWith(${celString(HOOK_ANNOTATION_PREFIX[st])})`),
+    carrier.stages.map((st) => cel`k.startsWith(${celString(HOOK_ANNOTATION_PREFIX[st])})`),
     ' || ',
   );
   // Any change of the annotations counts (a superset; see listCarrier).

@@ -4,7 +4,7 @@
 // and matchCondition send only what a mutating rule selects. `hookkeeper webhook-config render`, webhook-config/base
 // and the Helm chart carry these expressions (test/native/match.test.ts holds them to this file).
 import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
-import { CARRIERS, STAGES, type HookCarrier } from '../carriers.js';
+import { CARRIERS, MACHINE_STAGES, type HookCarrier } from '../carriers.js';
 import type { KindRef, LabelSelector, Policy } from '../policy.js';
 import { twinJudgedOnCreate } from '../migration.js';
 import { VALIDATING } from '../registry.js';
@@ -58,17 +58,19 @@ function sameLabel(key: string): string {
   return `(${has('object')} == ${has('oldObject')} && (!${has('object')} || object.metadata.labels[${str(key)}] == oldObject.metadata.labels[${str(key)}]))`;
 }
 
-/** An annotation key `k` that names a Cluster API hook (it starts with a stage's prefix). */
-const IS_HOOK_KEY = STAGES.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
+/** An annotation key `k` that names one of the carrier's Cluster API hooks (it starts with a stage's prefix). */
+const isHookKey = (carrier: HookCarrier): string =>
+  carrier.stages.map((s) => `k.startsWith(${str(HOOK_ANNOTATION_PREFIX[s])})`).join(' || ');
 
 /**
  * Cluster API hooks: the annotations whose keys start with a hook prefix, with their values, the same on both sides;
  * other annotations may change. Annotations that are no map count as changed.
  */
-function sameHookAnnotations(root: readonly string[]): string {
+function sameHookAnnotations(carrier: HookCarrier): string {
+  const root = carrier.root;
   const path = root.join('.');
   const within = (a: string, b: string): string =>
-    `(!${present(a, root)} || (type(${a}.${path}) == map && ${a}.${path}.all(k, !(${IS_HOOK_KEY}) || ` +
+    `(!${present(a, root)} || (type(${a}.${path}) == map && ${a}.${path}.all(k, !(${isHookKey(carrier)}) || ` +
     `(${present(b, root)} && type(${b}.${path}) == map && k in ${b}.${path} && ${b}.${path}[k] == ${a}.${path}[k]))))`;
   return `(${within('object', 'oldObject')} && ${within('oldObject', 'object')})`;
 }
@@ -76,7 +78,7 @@ function sameHookAnnotations(root: readonly string[]): string {
 function same(part: ReadPart, carrier: HookCarrier | undefined): string | undefined {
   if (part === 'hooks') {
     if (!carrier) return undefined;
-    return carrier.format === 'list' ? sameAt(carrier.root) : sameHookAnnotations(carrier.root);
+    return carrier.format === 'list' ? sameAt(carrier.root) : sameHookAnnotations(carrier);
   }
   if (part === 'labels') return sameAt(['metadata', 'labels']);
   if (typeof part === 'object') return sameLabel(part.label);
@@ -109,7 +111,7 @@ function readsOf(
   const add = (p: ReadPart): void => void out.parts.set(partKey(p), p);
   if (policy === undefined) {
     for (const p of ['hooks', 'ownerReferences', 'finalizers', 'deletionTimestamp', 'labels'] as const) add(p);
-    if (denies && carrier?.live) out.denials.push('!has(object.metadata.deletionTimestamp)');
+    if (denies && carrier?.gatesDeletion) out.denials.push('!has(object.metadata.deletionTimestamp)');
     return out;
   }
   const children = policy.children.some((r) =>
@@ -135,9 +137,9 @@ function carriesHook(carrier: HookCarrier): string {
   if (carrier.format === 'list') {
     const stage = (s: string): string =>
       `(has(${path}.${s}) && (type(${path}.${s}) != list || size(${path}.${s}) > 0))`;
-    return `(${present('object', carrier.root)} && (type(${path}) != map || ${STAGES.map(stage).join(' || ')}))`;
+    return `(${present('object', carrier.root)} && (type(${path}) != map || ${MACHINE_STAGES.map(stage).join(' || ')}))`;
   }
-  return `(${present('object', carrier.root)} && (type(${path}) != map || ${path}.exists(k, ${IS_HOOK_KEY})))`;
+  return `(${present('object', carrier.root)} && (type(${path}) != map || ${path}.exists(k, ${isHookKey(carrier)})))`;
 }
 
 /** More than one controller reference (the API server refuses it too), or references it cannot count. */
@@ -166,7 +168,7 @@ function createParts(policy: Policy | undefined, carrier: HookCarrier): Set<Crea
  * CREATE of a live carrier without a policy (the chart given defaultHooks of its own cannot compile them).
  */
 function selectedOnCreate(c: HookCarrier, policy: Policy | undefined): string | undefined {
-  if (!c.live) return undefined;
+  if (!c.gatesDeletion) return undefined;
   if (policy === undefined) return 'true';
   if (policy.enforcement['default-hooks'] === 'off') return undefined;
   const terms = policy.defaultHooks
@@ -213,7 +215,7 @@ export function validatingCreateCondition(policy?: Policy): MatchCondition {
       else if (p === 'twin') {
         const twin = policy === undefined ? undefined : twinOnCreate(c, policy);
         if (twin !== undefined) carried.push(twin);
-        else if (policy === undefined && c.live) return kindCel(c);
+        else if (policy === undefined && c.gatesDeletion) return kindCel(c);
       } else {
         const selected = selectedOnCreate(c, policy);
         if (selected === 'true') return kindCel(c);

@@ -24,7 +24,7 @@ export function machineCarrier(obj: KubeObject): HookCarrier | undefined {
     version: apiVersion.slice(slash + 1),
     kind: str(obj['kind']) ?? '',
   });
-  return carrier?.live ? carrier : undefined;
+  return carrier?.gatesDeletion ? carrier : undefined;
 }
 
 function holdsOf(hook: Hook, step: DeletionStep | undefined): HookExplanation['holds'] {

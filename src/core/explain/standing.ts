@@ -2,7 +2,7 @@
 // v1beta2 Deleting condition; the Machine API's Drainable/Terminable conditions), else derived from the hooks present.
 import type { Hook } from '../carriers.js';
 import { dig, isRecord, metadata } from '../guards.js';
-import type { KubeObject, Stage } from '../types.js';
+import type { KubeObject, MachineStage } from '../types.js';
 import type { ConditionFact, DeletionStanding, DeletionStep, Evidence } from './model.js';
 
 /** Cluster API's MachineDeletingCondition reasons (v1beta2 conditions), and the step each names. */
@@ -23,7 +23,7 @@ export const CAPI_START_TIMES: ReadonlyArray<{ field: string; step: DeletionStep
 ];
 
 /** The Machine API controller's conditions: False with reason HookPresent while a stage has hooks. */
-export const MAPI_HOOK_CONDITIONS: Readonly<Record<Stage, string>> = Object.freeze({
+export const MAPI_HOOK_CONDITIONS: Readonly<Record<MachineStage, string>> = Object.freeze({
   preDrain: 'Drainable',
   preTerminate: 'Terminable',
 });

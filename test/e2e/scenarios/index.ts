@@ -4,6 +4,7 @@ import type { AdmissionMode } from '../harness/admission-modes.js';
 import type { SuitePlan } from '../harness/suite.js';
 import { auditScenarios } from './audit.js';
 import { bothOutageScenarios } from './both-outage.js';
+import { capiClusterScenarios } from './capi-cluster.js';
 import { capiScenarios } from './capi.js';
 import { capiProfileScenarios } from './capi-profile.js';
 import { celCostScenarios, findSizeLimit } from './cel-cost.js';
@@ -66,6 +67,8 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
       machineSetScenarios,
       templateRemovalScenarios,
       capiScenarios,
+      // Clusters' upgrade hooks: upstream's Cluster CRD is in that set only.
+      ...(options.crdIndependent ? [] : [capiClusterScenarios]),
       bothOutageScenarios,
       // The corpus runs in both suites (upstream's CRDs store what users' clusters store); the cost proof once,
       // in the suite that always runs.

@@ -58,7 +58,7 @@ export function missingDefaultHooks(
   considered: readonly DefaultHookRule[] = policy.defaultHooks,
 ): Array<{ rule: string; stage: string; name: string; owner: string }> {
   const obj = input.object;
-  if (!obj || !carrier.live) return [];
+  if (!obj || !carrier.gatesDeletion) return [];
   const hooks = wellFormed(carrier.read(obj).hooks);
   return considered
     .filter((rule) => matchesObject(rule.match, input.kind, input.namespace, obj))

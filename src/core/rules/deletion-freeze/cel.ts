@@ -9,7 +9,7 @@ import type { NativeContext, NativeValidating, NativeValidation } from '../../ce
 const MAX = MAX_VIOLATION_BYTES;
 
 export function nativeDeletionFreeze({ view: carrier }: NativeContext): NativeValidating {
-  if (!carrier.carrier.live) return { variables: [], validations: [] };
+  if (!carrier.carrier.gatesDeletion) return { variables: [], validations: [] };
   const h = cel`h`;
   const validations: NativeValidation[] = carrier.stages.map((s) => {
     const kept = celWasStored(s, h);

@@ -7,6 +7,8 @@ import { message } from '../../messages/message.js';
 export const STAGE_WORDS: Readonly<Record<Stage, string>> = Object.freeze({
   preDrain: 'pre-drain',
   preTerminate: 'pre-terminate',
+  // No Machine has it (the freeze judges deletion stages only); named as Cluster API names its annotation.
+  beforeUpgrade: 'before-upgrade',
 });
 
 /** One hook as Go's %+v prints a LifecycleHook. */

@@ -13,7 +13,7 @@ function formatHooksGo(hooks: readonly Hook[]): string {
 }
 
 export const deletionFreeze: Rule = ({ input, carrier, hooks, oldHooks }) => {
-  if (input.operation !== 'UPDATE' || !carrier.live || !isDeleting(input.object)) return { violations: [] };
+  if (input.operation !== 'UPDATE' || !carrier.gatesDeletion || !isDeleting(input.object)) return { violations: [] };
   const before = wellFormed(oldHooks.hooks);
   const after = wellFormed(hooks.hooks);
   const violations: Violation[] = [];

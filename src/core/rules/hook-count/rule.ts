@@ -3,7 +3,7 @@
 // hook, so without a bound one Machine editor can make every later hook change exceed the API server's cost limit;
 // counted apart, what others add never refuses a named owner's hook (the etcd operator's, a default hook). A stored
 // object already over a bound may lose hooks of that class or keep their count (warned), never gain.
-import { STAGES, type HookCarrier, type HookReading } from '../../carriers.js';
+import { type HookCarrier, type HookReading } from '../../carriers.js';
 import type { Stage, Violation } from '../../types.js';
 import { nativeHookCount } from './cel.js';
 import { hookCountMessage, type HookClass } from './messages.js';
@@ -43,7 +43,7 @@ export const hookCountRule: CarrierRuleModule<'hook-count'> = {
     const bound: Counts = { others: policy.maxHooksPerStage, named: POLICY_OWNER_HOOKS_PER_STAGE };
     const violations: Violation[] = [];
     const warnings: Violation[] = [];
-    for (const stage of STAGES) {
+    for (const stage of carrier.stages) {
       const n = count(hooks, carrier, stage, named);
       // The stored object is counted only for a stage over a bound, as before the split: not on every UPDATE.
       let old: Counts | undefined;

@@ -106,7 +106,7 @@ export function annotationHookNaming(carrier: HookCarrier, hooks: readonly RawHo
     const name = typeof h.name === 'string' ? h.name : '';
     const ref = typeof h.owner === 'string' ? { hook: { stage: h.stage, name, owner: h.owner } } : {};
     const problems = annotationKeyErrors(key).map((detail) => ({ detail, check: detail }));
-    if (!parseHookAnnotationKey(key)?.canonical) {
+    if (!parseHookAnnotationKey(key, carrier.stages)?.canonical) {
       problems.push({ detail: annotationShapeDetail(h.stage), check: 'shape' });
     }
     for (const p of problems) {

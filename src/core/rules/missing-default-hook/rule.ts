@@ -26,7 +26,7 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
     'an UPDATE of a non-deleting Machine that matches a default-hook rule but lacks its hook is named (the audit reports it too)',
   validate: (ctx) => {
     const { policy, input, carrier } = ctx;
-    if (input.operation !== 'UPDATE' || !carrier.live || policy.enforcement['default-hooks'] === 'off')
+    if (input.operation !== 'UPDATE' || !carrier.gatesDeletion || policy.enforcement['default-hooks'] === 'off')
       return { violations: [] };
     if (metadata(input.object)['deletionTimestamp'] !== undefined || input.oldObject === null)
       return { violations: [] };

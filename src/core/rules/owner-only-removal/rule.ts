@@ -140,7 +140,8 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     ...twin.violations,
   ];
   const notices: Notice[] = [...added.notices, ...twin.notices];
-  // Only Machines' hooks gate a real deletion; templates' hooks are never removed from a deleting object.
+  // Only live carriers' hooks gate something real (a Machine's deletion, a Cluster's upgrade); templates' removals
+  // are template-hook-removed's.
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
   const user = input.userInfo;

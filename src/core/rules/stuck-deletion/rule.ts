@@ -1,6 +1,6 @@
 // Rule stuck-deletion (audit): a Machine that has waited at a hook stage for longer than the audit's threshold. The
 // audit passes its clock as a fact; the wait is measured from where the Machine records its start.
-import { STAGES, wellFormed, type Hook, type HookCarrier } from '../../carriers.js';
+import { MACHINE_STAGES, wellFormed, type Hook, type HookCarrier } from '../../carriers.js';
 import { deletionStanding } from '../../explain/standing.js';
 import { formatDuration } from '../../duration.js';
 import { metadata, quote } from '../../guards.js';
@@ -12,11 +12,11 @@ import { FINALIZERS_HELD_FIX, heldFinalizersNote } from '../../machine-controlle
 
 /**
  * The stage a deletion held by hooks at `stages` waits at: pre-drain hooks hold the drain, pre-terminate hooks only
- * what follows it, so the first stage (in STAGES order) that still has a hook.
+ * what follows it, so the first stage (in MACHINE_STAGES order) that still has a hook.
  */
 export function blockingStage(stages: Iterable<Stage>): Stage | undefined {
   const present = new Set(stages);
-  return STAGES.find((s) => present.has(s));
+  return MACHINE_STAGES.find((s) => present.has(s));
 }
 
 /** When the wait at the hooks' stage began, by the Machine's own record where it keeps one. */
@@ -57,7 +57,13 @@ export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) 
   const deletionTimestamp = metadata(input.object)['deletionTimestamp'];
   const deletion = input.context?.deletion;
   const hooks = wellFormed(reading.hooks);
-  if (!carrier.live || typeof deletionTimestamp !== 'string' || hooks.length === 0 || !deletion || !input.object)
+  if (
+    !carrier.gatesDeletion ||
+    typeof deletionTimestamp !== 'string' ||
+    hooks.length === 0 ||
+    !deletion ||
+    !input.object
+  )
     return { violations: [] };
   const wait = hookWait(input.object, carrier.format, hooks, deletion.nowMs);
   if (!wait || wait.forMs <= deletion.stuckAfterMs) return { violations: [] };
