@@ -2,7 +2,7 @@
 // by every kind of identity, built so that removals, re-owning, limits and stored violations come up often.
 import fc from 'fast-check';
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
-import { CARRIERS, STAGES, type HookCarrier } from '../../../src/core/carriers.js';
+import { CARRIERS, MACHINE_STAGES, STAGES, type HookCarrier } from '../../../src/core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
 import { RULES } from '../../../src/core/registry.js';
 import type { Enforcement, KubeObject, ReviewInput, Stage, TwinFact } from '../../../src/core/types.js';
@@ -127,7 +127,9 @@ export const policyDocument = fc
         ['drain-guard', OWNERS.storage],
         ['migrate.volumes', OWNERS.granted],
         ['EtcdQuorumOperator', OWNERS.unprotected],
-      ].flatMap(([name, owner]) => STAGES.map((st) => ({ hook: `${HOOK_ANNOTATION_PREFIX[st]}/${name}`, owner }))),
+      ].flatMap(([name, owner]) =>
+        MACHINE_STAGES.map((st) => ({ hook: `${HOOK_ANNOTATION_PREFIX[st]}/${name}`, owner })),
+      ),
     ),
   })
   .map((k) => ({
