@@ -4,34 +4,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli/program.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
-import { cli } from '../helpers/cli.js';
+import { cli, commandTree } from '../helpers/cli.js';
 import { makePki } from '../helpers/tls.js';
-
-/** Every command of the tree with its full name ("webhook-config render"). */
-function commands(cmd: Command, prefix = ''): Array<{ name: string; cmd: Command }> {
-  return cmd.commands.flatMap((c) => {
-    const name = `${prefix}${c.name()}`;
-    return [{ name, cmd: c }, ...commands(c, `${name} `)];
-  });
-}
-
-const io = {
-  stdin: new PassThrough(),
-  stdout: new PassThrough(),
-  stderr: new PassThrough(),
-  env: {},
-  cwd: process.cwd(),
-  isTTY: false,
-};
 
 describe("kubectl's -o", () => {
   test('every command with --output takes -o', () => {
-    const withOutput = commands(buildProgram(io, () => undefined)).flatMap(({ name, cmd }) =>
+    const withOutput = commandTree().flatMap(({ name, cmd }) =>
       cmd.options.filter((o) => o.long === '--output').map((o) => ({ name, o })),
     );
     assert.ok(withOutput.length >= 5, withOutput.map((w) => w.name).join(', '));

@@ -1,33 +1,14 @@
 // docs/cli.md's sentence on how commands take the files they read, held to the command tree: which commands take
 // files by position and with -f (as kubectl does), which with -f only, and which by position only.
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli/program.js';
+import { commandTree } from '../helpers/cli.js';
 import { prose, readDoc } from '../helpers/docs.js';
-
-/** Every command of the tree with its full name ("policy check"). */
-function commands(cmd: Command, prefix = ''): Array<{ name: string; cmd: Command }> {
-  return cmd.commands.flatMap((c) => {
-    const name = `${prefix}${c.name()}`;
-    return [{ name, cmd: c }, ...commands(c, `${name} `)];
-  });
-}
-
-const io = {
-  stdin: new PassThrough(),
-  stdout: new PassThrough(),
-  stderr: new PassThrough(),
-  env: {},
-  cwd: process.cwd(),
-  isTTY: false,
-};
 
 /** The commands in each way of taking files, from their options and the names of their positional arguments. */
 function derived(): { both: string[]; flagOnly: string[]; positionOnly: string[] } {
   const out = { both: [] as string[], flagOnly: [] as string[], positionOnly: [] as string[] };
-  for (const { name, cmd } of commands(buildProgram(io, () => undefined))) {
+  for (const { name, cmd } of commandTree()) {
     const flag = cmd.options.some((o) => o.short === '-f' && o.long === '--filename');
     const positional = cmd.registeredArguments.some((a) => /^(file|path)s?$/.test(a.name()));
     if (flag && positional) out.both.push(name);

@@ -1,6 +1,7 @@
 // Runs the CLI in process with injected streams, as a user would from a shell (or a terminal, with tty).
 import { PassThrough } from 'node:stream';
-import { runCli } from '../../src/cli/program.js';
+import type { Command } from 'commander';
+import { buildProgram, runCli } from '../../src/cli/program.js';
 
 export interface CliRun {
   code: number;
@@ -30,4 +31,22 @@ export async function cli(
     isTTY: tty,
   });
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+/** Every command of the CLI's tree with its full name ("policy check"), for tests that read what each declares. */
+export function commandTree(): Array<{ name: string; cmd: Command }> {
+  const io = {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: {},
+    cwd: '/',
+    isTTY: false,
+  };
+  const walk = (cmd: Command, prefix = ''): Array<{ name: string; cmd: Command }> =>
+    cmd.commands.flatMap((c) => {
+      const name = `${prefix}${c.name()}`;
+      return [{ name, cmd: c }, ...walk(c, `${name} `)];
+    });
+  return walk(buildProgram(io, () => undefined));
 }

@@ -44,20 +44,21 @@ const STORED_NAMESPACE = 'e2e-corpus';
 /** Who may create Machines in the suite's RBAC: a CREATE by anyone else is sent as the machine-api controllers. */
 const CREATORS: ReadonlySet<IdentityName> = new Set(['machineApi', 'admin']);
 
-/** The fields the API server sets (or keeps from the stored object) and so cannot come from a request body. */
+/** The metadata the API server sets (or keeps from the stored object), so no request body can carry it. */
+export const SERVER_SET_METADATA: readonly string[] = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+];
+
 function sanitize(obj: KubeObject, name: string, stored: boolean): KubeObject {
   const out = structuredClone(obj);
   const meta = (out['metadata'] ?? {}) as Record<string, unknown>;
-  for (const key of [
-    'uid',
-    'resourceVersion',
-    'generation',
-    'creationTimestamp',
-    'managedFields',
-    'deletionTimestamp',
-    'deletionGracePeriodSeconds',
-  ])
-    delete meta[key];
+  for (const key of SERVER_SET_METADATA) delete meta[key];
   meta['name'] = name;
   if (stored) meta['namespace'] = STORED_NAMESPACE;
   if (stored) meta['labels'] = { ...(meta['labels'] ?? {}), [CORPUS_LABEL]: '' };

@@ -25,7 +25,7 @@ import { applyPatch } from '../../helpers/json-patch.js';
 import { DEFAULT_POLICY_FILE, loadRuleCases } from '../../rules/rule-cases.js';
 import { CORPUS_LABEL } from '../harness/reset.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
-import { ensureNamespace, servedResources } from './corpus.js';
+import { ensureNamespace, SERVER_SET_METADATA, servedResources } from './corpus.js';
 
 /** The suite's policy is the embedded default: only cases under the file that is it can be replayed. */
 const SUITE_POLICY = DEFAULT_POLICY_FILE;
@@ -54,16 +54,7 @@ function body(o: KubeObject, name: string): KubeObject {
   const out = structuredClone(o);
   const meta = metaOf(out);
   // The deletion mark too: the API server sets it, on DELETE (the case's stored object is deleted to get it).
-  for (const key of [
-    'uid',
-    'resourceVersion',
-    'generation',
-    'creationTimestamp',
-    'managedFields',
-    'deletionTimestamp',
-    'deletionGracePeriodSeconds',
-  ])
-    delete meta[key];
+  for (const key of SERVER_SET_METADATA) delete meta[key];
   meta['name'] = name;
   // Kept by the harness's reset between modes, as the corpus's stored objects are.
   const labels = typeof meta['labels'] === 'object' && meta['labels'] !== null ? meta['labels'] : {};
