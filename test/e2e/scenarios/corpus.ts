@@ -337,8 +337,8 @@ export interface OfflineVerdict {
 }
 
 /**
- * validate's verdict on the case, as the API server would relay the webhook's (capi-migration is validate's alone),
- * and the rules that decided it; under the policy file `config` when given (else the embedded default, the suite's).
+ * validate's verdict on the case, as the API server would relay the webhook's, and the rules that decided it (not
+ * capi-migration: it judges by the migration's namespace, and the replay stores UPDATE cases in one of its own); under the policy file `config` when given (else the embedded default, the suite's).
  */
 export async function validateVerdict(
   env: E2EEnv,

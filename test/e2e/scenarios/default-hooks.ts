@@ -40,7 +40,7 @@ export const defaultHookScenarios: Scenario = (env) => {
     });
 
     test('the etcd hook is appended after the hooks a control-plane Machine already has', async () => {
-      const gate = { name: 'example.com/DrainGate', owner: 'drain-team' };
+      const gate = { name: 'DrainGate', owner: 'drain-team' };
       const machines = env().machines('machineApi');
       await machines.create(
         MACHINE_NAMESPACE,
@@ -119,7 +119,7 @@ export const defaultHookScenarios: Scenario = (env) => {
         .patch(MACHINE_NAMESPACE, 'cp-slipped', [{ op: 'add', path: '/metadata/labels/team', value: 'infra' }]);
       assert.deepEqual(warningTexts(labelled.warnings), []);
       // An update of its hooks is sent, and named.
-      const gate = { name: 'example.com/DrainGate', owner: 'drain-team' };
+      const gate = { name: 'DrainGate', owner: 'drain-team' };
       const { object, warnings } = await e
         .machines('alice')
         .patch(MACHINE_NAMESPACE, 'cp-slipped', [

@@ -205,7 +205,7 @@ export const faultScenarios: Scenario = (env) => {
       };
       const machines = e.machines('machineApi');
       // A hook of its own, so the validating CREATE webhook is sent it (a CREATE without hooks is not).
-      const own = { name: 'example.com/Keep', owner: 'team/keep' };
+      const own = { name: 'KeepGate', owner: 'team/keep' };
       const { object: created, warnings } = await machines.create(
         MACHINE_NAMESPACE,
         marked('fault-create', 'fail', [own]),

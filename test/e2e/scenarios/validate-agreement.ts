@@ -34,11 +34,10 @@ interface Verdict {
 
 /**
  * validate's result as the API server would relay the webhook's: denials joined with "; ", notices and warn findings
- * as (shortened) warnings. capi-migration is validate's alone: "the webhook never applies this rule"
- * (docs/cluster-api.md).
+ * as (shortened) warnings.
  */
 function offlineVerdict(r: ObjectResult): Verdict {
-  const findings = r.findings.filter((f) => f.rule !== 'capi-migration');
+  const findings = r.findings;
   const deny = findings.filter((f) => f.severity === 'deny');
   return {
     allowed: deny.length === 0,

@@ -1,6 +1,6 @@
-// Rule capi-migration: Machine API hooks whose names cannot become Cluster API hook annotations (convertible.ts).
-// `validate` reports every such hook, so CI sees it before a migration is planned; at admission and in the audit,
-// those of objects that take part in the migration (participates.ts), where the conversion will meet them.
+// Rule capi-migration: Machine API hooks whose names cannot become Cluster API hook annotations (convertible.ts), on
+// objects that take part in the migration (participates.ts), where the conversion will meet them: at admission, in
+// the audit and in `validate` alike, so the CI gate says what the cluster will.
 import type { CarrierRuleModule } from '../context.js';
 import { nativeCapiMigration } from './cel.js';
 import { capiMigrationWarnings } from './convertible.js';
@@ -20,8 +20,7 @@ export const capiMigrationRule: CarrierRuleModule<'capi-migration'> = {
   updateReads: () => ({ parts: ['hooks'] }),
   createReads: () => ({ parts: ['hooks'] }),
   validate: ({ policy, input, carrier, hooks }) => {
-    if (input.source !== 'validate' && !participates(policy, carrier, input.object, input.namespace))
-      return { violations: [] };
+    if (!participates(policy, carrier, input.object, input.namespace)) return { violations: [] };
     return { violations: capiMigrationWarnings(carrier, hooks) };
   },
   native: { validating: nativeCapiMigration, readsNameIndex: true },
