@@ -25,7 +25,7 @@ export interface Divergence {
 }
 
 /** The well-formed hooks of an object, if its kind carries hooks. */
-export function hooksOf(input: ReviewInput, which: 'object' | 'oldObject') {
+function hooksOf(input: ReviewInput, which: 'object' | 'oldObject') {
   const carrier = carrierFor(input.kind);
   return carrier ? wellFormed(carrier.read(input[which]).hooks) : [];
 }
