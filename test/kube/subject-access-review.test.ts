@@ -27,6 +27,8 @@ interface Posted {
 }
 
 const bob = { user: 'bob', groups: ['system:authenticated'] };
+// Where the budget is not what a test is about: answers over the loopback must not race a busy machine's clock.
+const UNHURRIED_MS = 30_000;
 const SCOPES = 'scopes.authorization.openshift.io';
 
 /** Lets promise callbacks run (mock timers fire inside tick()). */
@@ -108,7 +110,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('posts one review per owner with the requester, the owner as the name and the namespace', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       const answers = await reviewer.review(
         { user: 'bob', groups: ['system:authenticated', 'dev'], uid: 'u-1', extra: { scopes: ['a'] } },
@@ -141,7 +143,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('a cluster-scoped object (no namespace) sends no namespace; the empty owner sends nothing and is denied', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       assert.deepEqual(await reviewer.review(bob, ['team/storage', ''], undefined), {
         'team/storage': 'allowed',
@@ -155,7 +157,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('an owner named __proto__ is answered as an own key, not a prototype', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       const answers = await reviewer.review(bob, ['__proto__', 'team/storage'], 'ns1');
       assert.deepEqual(Object.keys(answers), ['__proto__', 'team/storage']);
@@ -171,6 +173,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
     const reviewer = createAccessReviewer({
       access,
       logger: silentLogger(),
+      budgetMs: UNHURRIED_MS,
       allowedTtlMs: 5_000,
       deniedTtlMs: 2_000,
       now: () => clock,
@@ -205,7 +208,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('the cache keys on uid and extra too: an unscoped answer is never reused for a scoped requester', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       const scoped = (...scopes: string[]) => ({ ...bob, extra: { [SCOPES]: scopes } });
       assert.deepEqual(await reviewer.review(bob, ['team/storage'], 'ns1'), { 'team/storage': 'allowed' });
@@ -228,7 +231,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('the cache holds at most maxEntries answers, dropping the least recently used', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger(), maxEntries: 2 });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS, maxEntries: 2 });
     try {
       await reviewer.review(bob, ['a/1'], 'ns');
       await reviewer.review(bob, ['a/2'], 'ns');
@@ -246,7 +249,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('concurrent reviews of the same question share one request', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       const answers = await Promise.all([1, 2, 3].map(() => reviewer.review(bob, ['team/storage'], 'ns1')));
       assert.deepEqual(answers, Array(3).fill({ 'team/storage': 'allowed' }));
@@ -257,7 +260,7 @@ describe('SubjectAccessReview client against a fake API server', () => {
   });
 
   test('outage rule: errors, refusals and unreadable answers are unknown, and are asked again next time', async () => {
-    const reviewer = createAccessReviewer({ access, logger: silentLogger() });
+    const reviewer = createAccessReviewer({ access, logger: silentLogger(), budgetMs: UNHURRIED_MS });
     try {
       const owners = ['fail/a', 'forbidden/b', 'garbled/c'];
       assert.deepEqual(await reviewer.review(bob, [...owners, 'team/storage'], 'ns1'), {
