@@ -124,6 +124,7 @@ export interface Hook {
   id: string;
   owner: string;
   path: string;
+  namePath: string;
   ownerPath: string;
 }
 
@@ -138,6 +139,7 @@ export function wellFormed(hooks: readonly RawHook[]): Hook[] {
       id: h.key ?? h.name,
       owner: typeof h.owner === 'string' ? h.owner : '',
       path: h.path,
+      namePath: h.namePath,
       ownerPath: h.ownerPath,
     });
   }

@@ -1,0 +1,22 @@
+// Compiled once per policy and carrier: both are fixed for the life of a server, an audit or a validate run, so a
+// rule's expressions are built on its first review and reused.
+import type { HookCarrier } from '../carriers.js';
+import type { Policy } from '../policy.js';
+
+export function compiledPer<T>(build: (policy: Policy, carrier: HookCarrier) => T): (p: Policy, c: HookCarrier) => T {
+  const cache = new WeakMap<Policy, Map<string, T>>();
+  // The last one asked for, before any lookup: a server asks for the same policy and a few carriers all day.
+  let last: { policy: Policy; carrier: HookCarrier; compiled: T } | undefined;
+  return (policy, carrier) => {
+    if (last?.policy === policy && last.carrier === carrier) return last.compiled;
+    let byCarrier = cache.get(policy);
+    if (!byCarrier) cache.set(policy, (byCarrier = new Map<string, T>()));
+    let compiled = byCarrier.get(carrier.id);
+    if (compiled === undefined) {
+      compiled = build(policy, carrier);
+      byCarrier.set(carrier.id, compiled);
+    }
+    last = { policy, carrier, compiled };
+    return compiled;
+  };
+}

@@ -1,0 +1,196 @@
+// A rule's predicate written once: every builder here returns an expression that is both CEL text, for the native
+// policies, and a JavaScript function, for the webhook, the audit and `validate`, as messages/ does for words. A
+// rule built from these cannot decide one way in one engine and another way in the other; test/core/expr.test.ts
+// holds each builder's two compilations together under the CEL evaluator, and the differential fuzzer the rules.
+// Closures, not an interpreter: a compiled predicate costs about what the hand-written TypeScript did (BENCHMARKS.md).
+import { cel, celIdentifier, celJoin, celString, type Cel } from '../cel/text.js';
+import { quote } from '../guards.js';
+import type { Message, Slots } from '../messages/message.js';
+
+/**
+ * What a compiled expression reads in the webhook: the request and the rule's context, opaque here (hooks.ts gives
+ * its shape); `memo` keeps a variable's value for the rest of one evaluation, as the API server keeps one (made by
+ * the first variable read).
+ */
+export interface Env {
+  memo: Map<string, unknown> | undefined;
+}
+
+/** One expression, two compilations: the same value for the same request, in CEL and in JavaScript. */
+export interface Expr<T> {
+  readonly cel: Cel;
+  readonly js: (env: Env) => T;
+}
+
+export type Bool = Expr<boolean>;
+export type Str = Expr<string>;
+export type Int = Expr<number>;
+
+/** An expression whose CEL and JavaScript are given apart: for leaves only (hooks.ts), never for logic. */
+export function leaf<T>(text: Cel, js: (env: Env) => T): Expr<T> {
+  return { cel: text, js };
+}
+
+export function str(value: string): Str {
+  return { cel: celString(value), js: () => value };
+}
+
+export function int(value: number): Int {
+  return { cel: cel`${value}`, js: () => value };
+}
+
+export const TRUE: Bool = { cel: cel`true`, js: () => true };
+
+/** Short-circuiting, as CEL's && (which also absorbs an error on its other side). */
+export function and(...terms: readonly Bool[]): Bool {
+  if (terms.length === 1) return terms[0] as Bool;
+  return {
+    cel: cel`(${celJoin(
+      terms.map((t) => t.cel),
+      ' && ',
+    )})`,
+    js: (env) => {
+      for (const t of terms) if (!t.js(env)) return false;
+      return true;
+    },
+  };
+}
+
+export function or(...terms: readonly Bool[]): Bool {
+  if (terms.length === 1) return terms[0] as Bool;
+  return {
+    cel: cel`(${celJoin(
+      terms.map((t) => t.cel),
+      ' || ',
+    )})`,
+    js: (env) => {
+      for (const t of terms) if (t.js(env)) return true;
+      return false;
+    },
+  };
+}
+
+export function not(term: Bool): Bool {
+  return { cel: cel`!${term.cel}`, js: (env) => !term.js(env) };
+}
+
+export function eq<T extends string | number | boolean>(a: Expr<T>, b: Expr<T>): Bool {
+  return { cel: cel`${a.cel} == ${b.cel}`, js: (env) => a.js(env) === b.js(env) };
+}
+
+export function le(a: Int, b: Int): Bool {
+  return { cel: cel`${a.cel} <= ${b.cel}`, js: (env) => a.js(env) <= b.js(env) };
+}
+
+export function ge(a: Int, b: Int): Bool {
+  return { cel: cel`${a.cel} >= ${b.cel}`, js: (env) => a.js(env) >= b.js(env) };
+}
+
+export function cond<T>(test: Bool, yes: Expr<T>, no: Expr<T>): Expr<T> {
+  return { cel: cel`(${test.cel} ? ${yes.cel} : ${no.cel})`, js: (env) => (test.js(env) ? yes.js(env) : no.js(env)) };
+}
+
+/** CEL's `+` on strings. */
+export function concat(...parts: readonly Str[]): Str {
+  return {
+    cel: celJoin(
+      parts.map((p) => p.cel),
+      ' + ',
+    ),
+    js: (env) => {
+      let out = '';
+      for (const p of parts) out += p.js(env);
+      return out;
+    },
+  };
+}
+
+/** A string's size as CEL counts it: in code points, not UTF-16 units. */
+export function size(s: Str): Int {
+  return { cel: cel`size(${s.cel})`, js: (env) => codePoints(s.js(env)) };
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    n++;
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) i++;
+  }
+  return n;
+}
+
+export function contains(s: Str, part: string): Bool {
+  return { cel: cel`${s.cel}.contains(${celString(part)})`, js: (env) => s.js(env).includes(part) };
+}
+
+export function startsWith(s: Str, prefix: string): Bool {
+  return { cel: cel`${s.cel}.startsWith(${celString(prefix)})`, js: (env) => s.js(env).startsWith(prefix) };
+}
+
+/**
+ * RE2's partial match, as CEL's matches(); the pattern is hookkeeper's own, written in the syntax both read (checked
+ * by compiling it here).
+ */
+export function matches(s: Str, pattern: string): Bool {
+  const re = new RegExp(pattern, 'u');
+  return { cel: cel`${s.cel}.matches(${celString(pattern)})`, js: (env) => re.test(s.js(env)) };
+}
+
+/** Kubernetes' CEL strings library: lower-cases A-Z only. */
+export function lowerAscii(s: Str): Str {
+  return { cel: cel`${s.cel}.lowerAscii()`, js: (env) => s.js(env).replace(/[A-Z]+/g, (m) => m.toLowerCase()) };
+}
+
+/** A message filled with expressions: its CEL from toCel, its text from toJs; the words are the message's. */
+export function say<V extends Slots>(message: Message<V>, slots: { readonly [K in keyof V]: Expr<V[K]> }): Str {
+  const keys = Object.keys(slots) as (keyof V & string)[];
+  const celSlots = Object.fromEntries(keys.map((k) => [k, slots[k].cel])) as { [K in keyof V]: Cel };
+  return {
+    cel: message.toCel(celSlots),
+    js: (env) => {
+      const values: Record<string, unknown> = {};
+      for (const k of keys) values[k] = slots[k].js(env);
+      return message.toJs(values as V);
+    },
+  };
+}
+
+/** A variable of the policy: declared once, read as variables.<name>, evaluated at most once per request. */
+export interface Variable<T> extends Expr<T> {
+  readonly declaration: { name: string; expression: Cel };
+  /** Its value, not kept: for a caller that reads it once. */
+  readonly value: Expr<T>;
+}
+
+export function variable<T>(name: string, value: Expr<T>): Variable<T> {
+  const id = celIdentifier(name);
+  return {
+    cel: cel`variables.${id}`,
+    declaration: { name, expression: value.cel },
+    value,
+    js: (env) => {
+      const memo = (env.memo ??= new Map());
+      if (memo.has(name)) return memo.get(name) as T;
+      const v = value.js(env);
+      memo.set(name, v);
+      return v;
+    },
+  };
+}
+
+/**
+ * A comprehension's variable: its CEL is its name; in JavaScript the comprehension sets it before each evaluation
+ * of the body (evaluation is synchronous, and each comprehension has its own).
+ */
+export interface Bound<T> extends Expr<T> {
+  readonly set: (value: T) => void;
+}
+
+export function bound<T>(name: string): Bound<T> {
+  let value: T;
+  return { cel: celIdentifier(name), js: () => value, set: (v) => (value = v) };
+}
+
+/** For quoting a value in a JavaScript-only text (a fix, a key) exactly as messages quote it. */
+export { quote };

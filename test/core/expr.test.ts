@@ -1,0 +1,84 @@
+// The expression builder's two compilations agree: each builder's JavaScript gives, for the same values, what its CEL
+// gives under the admission CEL evaluator (test/native/evaluator, Kubernetes' libraries), on strings chosen where the
+// two languages differ (code points against UTF-16 units, non-ASCII case, quoting).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { cel, celIdentifier } from '../../src/core/cel/text.js';
+import {
+  and,
+  concat,
+  cond,
+  contains,
+  eq,
+  ge,
+  int,
+  le,
+  leaf,
+  lowerAscii,
+  matches,
+  not,
+  or,
+  say,
+  size,
+  startsWith,
+  str,
+  variable,
+  type Env,
+  type Expr,
+} from '../../src/core/expr/expr.js';
+import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
+import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
+import { admissionEnvironment, prepare } from '../native/evaluator/cel.js';
+import { fromCel, toCel } from '../native/evaluator/values.js';
+
+interface TestEnv extends Env {
+  object: Record<string, string>;
+}
+/** A string field of the request's object: the test's one leaf. */
+const field = (name: string): Expr<string> =>
+  leaf(cel`object.${celIdentifier(name)}`, (env) => (env as TestEnv).object[name] as string);
+
+const celEnv = admissionEnvironment(new Map());
+const SAMPLES = ['', 'abc', 'ABC-Äé', 'a/b', 'example.com/Hook', '😀x', 'H'.repeat(64), 'say "hi"\n\\', 'Zz-9_.'];
+
+function agree<T>(title: string, build: (s: Expr<string>, t: Expr<string>) => Expr<T>): void {
+  test(title, () => {
+    const e = build(field('s'), field('t'));
+    for (const s of SAMPLES)
+      for (const t of ['', 'a/b', 'Hook']) {
+        const object = { s, t };
+        const js = e.js({ memo: new Map(), object } as TestEnv);
+        const viaCel = fromCel(
+          celEnv.evaluate(prepare(e.cel), { object: toCel(object), oldObject: null, request: {} }),
+        ) as T;
+        assert.deepEqual(js, viaCel, `${e.cel} for s=${JSON.stringify(s)}, t=${JSON.stringify(t)}`);
+      }
+  });
+}
+
+describe('expression builders: the same value in JavaScript and in CEL', () => {
+  agree('size counts code points', (s) => size(s));
+  agree('contains, startsWith', (s) => and(contains(s, '/'), not(startsWith(s, 'example'))));
+  agree("matches: RE2's partial match of hookkeeper's name pattern", (s) => matches(s, HOOK_NAME_PATTERN));
+  agree('lowerAscii lower-cases A-Z only', (s) => lowerAscii(s));
+  agree('concat, cond', (s, t) => cond(contains(t, '/'), concat(s, str(' & '), t), concat(str('['), s, str(']'))));
+  agree('comparisons', (s, t) => or(eq(s, t), and(le(size(s), int(3)), ge(size(t), int(1)))));
+  agree("say: a message's words with its slots, quoting as strings.quote does", (s, t) =>
+    say(unconvertibleMessage, { path: str('spec.x'), name: s, key: concat(str('p/'), t), errors: lowerAscii(s) }),
+  );
+});
+
+describe('variables', () => {
+  test('declared once under their name, read as variables.<name>, evaluated once per environment', () => {
+    let evaluations = 0;
+    const counted = leaf(cel`true`, () => (evaluations++, true));
+    const v = variable('migrating', counted);
+    assert.deepEqual(v.declaration, { name: 'migrating', expression: 'true' });
+    assert.equal(v.cel, 'variables.migrating');
+    const env: Env = { memo: new Map() };
+    assert.equal(and(v, v, v).js(env), true);
+    assert.equal(evaluations, 1);
+    v.js({ memo: new Map() });
+    assert.equal(evaluations, 2);
+  });
+});
