@@ -1,8 +1,8 @@
-// capiMigrationWarnings: Machine API hooks whose names cannot become Cluster API hook annotation keys.
+// capi-migration's rule: Machine API hooks whose names cannot become Cluster API hook annotation keys.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { capiMigrationWarnings } from '../../src/core/rules/capi-migration/convertible.js';
+import { capiMigrationRule } from '../../src/core/rules/capi-migration/rule.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject } from '../../src/core/types.js';
@@ -16,11 +16,16 @@ const TWO_SLASHES =
   `(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is ${REGEX}) with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`;
 const MAPI = carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }) as HookCarrier;
 
+/** The rule's violations for an object that takes part in the migration (it names an authoritative API). */
 function warnings(preDrain: HookSpec[], carrier: HookCarrier = MAPI, obj: KubeObject = machine({ preDrain })) {
-  return capiMigrationWarnings(carrier, carrier.read(obj));
+  const object = { ...obj, status: { authoritativeAPI: 'MachineAPI' } };
+  const input = { ...reviewInput({ operation: 'CREATE', object: machine({}) }), object };
+  const hooks = carrier.read(object);
+  const ctx = { policy: DEFAULT_POLICY, input, carrier, hooks, oldHooks: { hooks: [], problems: [] } };
+  return capiMigrationRule.validate?.(ctx).violations ?? [];
 }
 
-describe('capiMigrationWarnings', () => {
+describe('capi-migration on an object that takes part in the migration', () => {
   const P = 'spec.lifecycleHooks.preDrain[0].name';
   const cases: Array<[string, string, string[]]> = [
     ['a plain CamelCase name migrates as is', 'EtcdQuorumOperator', []],
