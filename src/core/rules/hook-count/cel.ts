@@ -7,19 +7,19 @@ import { namedOwners, POLICY_OWNER_HOOKS_PER_STAGE } from '../../policy.js';
 import { capitalize, cel, celString, celStringSet, celVariable, type Cel } from '../../cel/text.js';
 import type { CelVariable, NativeContext, NativeValidating, NativeValidation } from '../../cel/types.js';
 
-export function nativeHookCount({ policy, view: carrier }: NativeContext): NativeValidating {
+export function nativeHookCount({ policy, view }: NativeContext): NativeValidating {
   const owners = [...namedOwners(policy)];
   const bound: Record<HookClass, number> = { others: policy.maxHooksPerStage, named: POLICY_OWNER_HOOKS_PER_STAGE };
   const small = Math.min(bound.others, bound.named);
   // A list entry may be malformed (no object, no string owner): then it is no named owner's, as the webhook reads it.
   const isNamed =
-    carrier.carrier.format === 'list'
+    view.carrier.format === 'list'
       ? cel`type(h) == map && has(h.owner) && type(h.owner) == string && h.owner in ${celStringSet(owners)}`
       : cel`h.owner in ${celStringSet(owners)}`;
   const namedIn = (hooks: Cel): Cel => (owners.length === 0 ? cel`0` : cel`size(${hooks}.filter(h, ${isNamed}))`);
   const variables: CelVariable[] = [];
   const validations: NativeValidation[] = [];
-  for (const s of carrier.stages) {
+  for (const s of view.stages) {
     const [now, was] = [`hookCountNamed${capitalize(s.stage)}`, `hookCountOldNamed${capitalize(s.stage)}`];
     variables.push({ name: now, expression: namedIn(s.hooks) }, { name: was, expression: namedIn(s.oldHooks) });
     const counts: Record<HookClass, { now: Cel; was: Cel }> = {

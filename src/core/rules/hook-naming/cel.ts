@@ -90,12 +90,12 @@ export const CHUNK = 1200;
 export const CHUNKS = 32;
 
 /** One validation per stage and outcome: problems an UPDATE introduced (enforced) or kept (existing). */
-export function nativeHookNaming({ view: carrier, k8sMinor }: NativeContext): NativeValidating {
-  const list = carrier.carrier.format === 'list';
+export function nativeHookNaming({ view, k8sMinor }: NativeContext): NativeValidating {
+  const list = view.carrier.format === 'list';
   const variables: CelVariable[] = [];
   const validations: NativeValidation[] = [];
   const [i, h] = [cel`i`, cel`h`];
-  for (const s of carrier.stages) {
+  for (const s of view.stages) {
     const ok = list ? listOk(h) : keyOk(s, h);
     // A list hook's problem may be in its name or its owner, so it was there when both were; an annotation key's
     // problem belongs to the key, so it was there when the key was, whatever value it had (or has now).

@@ -55,7 +55,7 @@ function strictOwners(ctx: NativeContext): NativeValidation[] {
 }
 
 export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
-  const { policy, view: carrier } = ctx;
+  const { policy, view } = ctx;
   const variables: CelVariable[] = [
     ...identityVariables(policy),
     ...grantVariables(policy),
@@ -65,7 +65,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const additions = nativeOwnerAdditions(ctx);
   variables.push(...additions.variables);
   const validations: NativeValidation[] = [...(policy.strictOwners ? strictOwners(ctx) : []), ...additions.validations];
-  if (!carrier.carrier.live) return { variables, validations };
+  if (!view.carrier.live) return { variables, validations };
   variables.push(
     ...changedVariables(ctx),
     ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? cel`true` : cel`o in variables.registered`),
@@ -80,7 +80,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   // every other request costs one expression (the API server evaluates every message expression of a policy).
   const removal = {
     suffix: 'removal',
-    when: { name: 'changes-hooks', expression: carrier.changesHooks },
+    when: { name: 'changes-hooks', expression: view.changesHooks },
     updateOnly: true,
     changesHooks: true,
   };
@@ -88,7 +88,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     suffix: 'removal',
     when: {
       name: 'break-glass-changes-hooks',
-      expression: cel`(${breakGlassUser(policy)}) && ${carrier.changesHooks}`,
+      expression: cel`(${breakGlassUser(policy)}) && ${view.changesHooks}`,
     },
     updateOnly: true,
     changesHooks: true,
