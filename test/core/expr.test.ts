@@ -26,7 +26,9 @@ import {
   type Env,
   type Expr,
 } from '../../src/core/expr/expr.js';
+import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
+import type { ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
 import { admissionEnvironment, prepare } from '../native/evaluator/cel.js';
 import { fromCel, toCel } from '../native/evaluator/values.js';
@@ -80,5 +82,45 @@ describe('variables', () => {
     assert.equal(evaluations, 1);
     v.js({ memo: new Map() });
     assert.equal(evaluations, 2);
+  });
+});
+
+describe('selectors: the policy’s label selectors and namespaces, the same in JavaScript and in CEL', () => {
+  const selector = {
+    matchLabels: { role: 'master' },
+    matchExpressions: [
+      { key: 'zone', operator: 'In' as const, values: ['a', 'b'] },
+      { key: 'tier', operator: 'NotIn' as const, values: ['x'] },
+      { key: 'keep', operator: 'Exists' as const },
+      { key: 'skip', operator: 'DoesNotExist' as const },
+    ],
+  };
+  const labelSets: Array<Record<string, string> | undefined> = [
+    undefined,
+    {},
+    { role: 'master', zone: 'a', keep: '' },
+    { role: 'master', zone: 'c', keep: '' },
+    { role: 'master', zone: 'b', keep: 'y', tier: 'x' },
+    { role: 'master', zone: 'b', keep: 'y', tier: 'y' },
+    { role: 'master', zone: 'a', keep: '', skip: '1' },
+    { role: 'worker', zone: 'a', keep: '' },
+  ];
+  test('labelsMatch, every operator, on the object and the stored object', () => {
+    for (const labels of labelSets)
+      for (const base of ['object', 'oldObject'] as const) {
+        const e = labelsMatch(selector, base);
+        const object = { metadata: { name: 'm', ...(labels ? { labels } : {}) } };
+        const input = { object, oldObject: object, namespace: 'ns' } as unknown as ReviewInput;
+        const viaCel = celEnv.evaluate(prepare(e.cel), { object, oldObject: object, request: { namespace: 'ns' } });
+        assert.equal(e.js({ memo: undefined, input } as Env), viaCel, `${JSON.stringify(labels)} on ${base}`);
+      }
+  });
+  test('namespaceIn', () => {
+    for (const namespace of ['a', 'b', 'c']) {
+      const e = namespaceIn(['a', 'b']);
+      const input = { object: { metadata: {} }, oldObject: null, namespace } as unknown as ReviewInput;
+      const viaCel = celEnv.evaluate(prepare(e.cel), { object: null, oldObject: null, request: { namespace } });
+      assert.equal(e.js({ memo: undefined, input } as Env), viaCel, namespace);
+    }
   });
 });

@@ -40,6 +40,7 @@ export function int(value: number): Int {
 }
 
 export const TRUE: Bool = { cel: cel`true`, js: () => true };
+export const FALSE: Bool = { cel: cel`false`, js: () => false };
 
 /** Short-circuiting, as CEL's && (which also absorbs an error on its other side). */
 export function and(...terms: readonly Bool[]): Bool {

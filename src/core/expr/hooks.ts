@@ -13,6 +13,7 @@ export class HookEnv implements Env {
   // Each made on first use: most requests a rule sees end at its `when`, before any hook is read.
   memo: Map<string, unknown> | undefined;
   private lists: Map<string, Hook[]> | undefined;
+  private formed: { now?: Hook[]; old?: Hook[] } = {};
   private stored: Map<Stage, Set<string>> | undefined;
 
   constructor(
@@ -27,7 +28,10 @@ export class HookEnv implements Env {
     this.lists ??= new Map();
     let list = this.lists.get(key);
     if (!list) {
-      list = wellFormed((old ? this.oldHooks : this.hooks).hooks).filter((h) => h.stage === stage);
+      const all = old
+        ? (this.formed.old ??= wellFormed(this.oldHooks.hooks))
+        : (this.formed.now ??= wellFormed(this.hooks.hooks));
+      list = all.filter((h) => h.stage === stage);
       this.lists.set(key, list);
     }
     return list;

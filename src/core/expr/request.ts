@@ -37,3 +37,6 @@ export const DELETION_MARKED: Bool = leaf(
   cel`has(object.metadata.deletionTimestamp) && object.metadata.deletionTimestamp != ''`,
   (env) => isDeleting(inputOf(env).object),
 );
+
+/** There is a stored object: an UPDATE's (admission always sends one; offline, `validate --old` does). */
+export const STORED_EXISTS: Bool = leaf(cel`oldObject != null`, (env) => inputOf(env).oldObject !== null);

@@ -94,20 +94,26 @@ export function missingDefaultHookViolations(
   { policy, input, carrier }: RuleContext,
   considered: readonly DefaultHookRule[] = policy.defaultHooks,
 ): Violation[] {
-  const violations: Violation[] = [];
-  for (const m of missingDefaultHooks(policy, input, carrier, considered)) {
-    const stage = m.stage as 'preDrain' | 'preTerminate';
-    const path = carrier.stagePath(stage);
-    violations.push({
-      rule: id,
-      path,
-      message: missingMessage(path, m.name, m.owner, m.rule),
-      fix: `add ${carrier.hookText(stage, m.name, m.owner)} to ${path}; hookkeeper adds it on create and on the update that makes the object match`,
-      hook: { stage, name: m.name, owner: m.owner },
-      key: `default:${m.rule}`,
-    });
-  }
-  return violations;
+  const lacking = new Set(missingDefaultHooks(policy, input, carrier, considered).map((m) => m.rule));
+  return considered.filter((r) => lacking.has(r.name)).map((r) => missingDefaultHookViolation(id, carrier, r));
+}
+
+/** The violation for an object that matches a default-hook rule and lacks its hook. */
+export function missingDefaultHookViolation(
+  id: 'default-hooks' | 'missing-default-hook',
+  carrier: HookCarrier,
+  rule: DefaultHookRule,
+): Violation {
+  const { stage, hook } = rule;
+  const path = carrier.stagePath(stage);
+  return {
+    rule: id,
+    path,
+    message: missingMessage(path, hook.name, hook.owner, rule.name),
+    fix: `add ${carrier.hookText(stage, hook.name, hook.owner)} to ${path}; hookkeeper adds it on create and on the update that makes the object match`,
+    hook: { stage, name: hook.name, owner: hook.owner },
+    key: `default:${rule.name}`,
+  };
 }
 
 /** The audit's side of the rule: a stored object matching a default-hook rule that lacks its hook. */

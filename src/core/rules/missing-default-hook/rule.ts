@@ -2,16 +2,73 @@
 // as the stored object did (created while a fail-open webhook was down, or before hookkeeper was installed), is named
 // at that update, not only by the audit; the update that removes the hook is owner-only-removal's to judge. A warning by default: refusing it would block every edit of such a Machine,
 // and adding the hook is its owner's act (the deletion freeze forbids it once the Machine is deleting).
-import { wellFormed } from '../../carriers.js';
-import { metadata } from '../../guards.js';
-import { nativeMissingDefaultHook } from './cel.js';
+import { cel, celJoin, celString } from '../../cel/text.js';
 import { kindAndNamespaceCel, labelSelectorCel } from '../../cel/selector.js';
+import type { NativeContext, NativeValidating } from '../../cel/types.js';
+import { defaultHookRulesOf } from '../../default-hook-selection.js';
+import { and, not } from '../../expr/expr.js';
+import { compiledPer } from '../../expr/compiled.js';
+import { HookEnv } from '../../expr/hooks.js';
+import { objectHas, operationIs, STORED_EXISTS } from '../../expr/request.js';
+import { labelsMatch, namespaceIn } from '../../expr/selector.js';
+import { metadata } from '../../guards.js';
 import type { Policy } from '../../policy.js';
 import { matchesObject } from '../../selector.js';
 import type { KubeObject, ReviewInput } from '../../types.js';
-import { cel, celJoin } from '../../cel/text.js';
-import type { CarrierRuleModule, UpdateReads } from '../context.js';
-import { carriesDefaultHook, defaultHookReadParts, missingDefaultHookViolations } from '../default-hooks/rule.js';
+import type { CarrierRuleModule, Rule, UpdateReads } from '../context.js';
+import { defaultHookReadParts, missingDefaultHookMessage, missingDefaultHookViolation } from '../default-hooks/rule.js';
+import { carriesRuleHook } from '../default-hooks/selection.js';
+
+/**
+ * Per default-hook rule of the carrier's kind: an UPDATE of a non-deleting object it matches that lacks its hook, as
+ * the stored object did (a hook this very update removes is owner-only-removal's to judge).
+ */
+const lackingBy = compiledPer((policy, carrier) =>
+  defaultHookRulesOf(policy, carrier).map((rule) => ({
+    rule,
+    lacks: and(
+      operationIs('UPDATE'),
+      not(objectHas(['metadata', 'deletionTimestamp'])),
+      namespaceIn(rule.match.namespaces),
+      labelsMatch(rule.match.labelSelector, 'object'),
+      not(carriesRuleHook(rule, carrier, false)),
+      STORED_EXISTS,
+      not(carriesRuleHook(rule, carrier, true)),
+    ),
+  })),
+);
+
+const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
+  const env = new HookEnv(hooks, oldHooks, input);
+  return {
+    violations: lackingBy(policy, carrier)
+      .filter(({ lacks }) => lacks.js(env))
+      .map(({ rule }) => missingDefaultHookViolation('missing-default-hook', carrier, rule)),
+  };
+};
+
+/** A policy of its own, evaluated only for an UPDATE some rule finds lacking (the gate): others cost one condition. */
+function validating({ policy, view }: NativeContext): NativeValidating {
+  const rules = lackingBy(policy, view.carrier);
+  if (rules.length === 0) return { variables: [], validations: [] };
+  const when = {
+    name: 'lacks-default-hook',
+    expression: celJoin(
+      rules.map((r) => cel`(${r.lacks.cel})`),
+      ' || ',
+    ),
+  };
+  return {
+    variables: [],
+    validations: rules.map((r) => ({
+      outcome: 'enforced' as const,
+      expression: cel`!${r.lacks.cel}`,
+      messageExpression: celString(missingDefaultHookMessage(view.carrier, r.rule)),
+      reason: 'Invalid' as const,
+      gate: { suffix: 'default-hooks', when, updateOnly: true },
+    })),
+  };
+}
 
 export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
   id: 'missing-default-hook',
@@ -24,18 +81,8 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
   facts: [],
   summary:
     'an UPDATE of a non-deleting Machine that matches a default-hook rule but lacks its hook is named (the audit reports it too)',
-  validate: (ctx) => {
-    const { policy, input, carrier } = ctx;
-    if (input.operation !== 'UPDATE' || !carrier.gatesDeletion || policy.enforcement['default-hooks'] === 'off')
-      return { violations: [] };
-    if (metadata(input.object)['deletionTimestamp'] !== undefined || input.oldObject === null)
-      return { violations: [] };
-    // Only what the stored object lacked too: a hook this very update removes is owner-only-removal's to judge.
-    const stored = wellFormed(ctx.oldHooks.hooks);
-    const lackedBefore = policy.defaultHooks.filter((r) => !carriesDefaultHook(stored, carrier, r));
-    return { violations: missingDefaultHookViolations('missing-default-hook', ctx, lackedBefore) };
-  },
-  native: { validating: nativeMissingDefaultHook, readsNameIndex: false },
+  validate,
+  native: { validating, readsNameIndex: false },
   updateReads: missingDefaultHookReads,
   createReads: () => ({ parts: [] }),
 };

@@ -1,0 +1,40 @@
+// Which requests a default-hook rule acts on, and whether an object carries its hook, as expressions: what
+// default-hook-kept and missing-default-hook judge, in both engines from one definition.
+import type { HookCarrier } from '../../carriers.js';
+import { and, cond, FALSE, leaf, not, type Bool } from '../../expr/expr.js';
+import type { HookEnv } from '../../expr/hooks.js';
+import { objectHas, operationIs } from '../../expr/request.js';
+import { labelsMatch, namespaceIn } from '../../expr/selector.js';
+import { OBJECT, OLD_OBJECT } from '../../cel/text.js';
+import type { DefaultHookRule } from '../../policy.js';
+import { carriesHook } from '../missing-default-hook/carries.js';
+import { carriesDefaultHook } from './rule.js';
+
+/**
+ * The rule selects this request: a CREATE it matches, or the UPDATE that makes a non-deleting object match (the
+ * stored object did not), as src/core/default-hook-selection.ts's defaultHookSelects decides for the mutation; the
+ * kind is the carrier's, chosen before (defaultHookRulesOf).
+ */
+export function selectsRequest(rule: DefaultHookRule): Bool {
+  const selector = rule.match.labelSelector;
+  const create = rule.operations.includes('CREATE') ? labelsMatch(selector, 'object') : FALSE;
+  // The stored object's labels are read only here, on UPDATE: on CREATE there is none.
+  const update = rule.operations.includes('UPDATE')
+    ? and(
+        not(objectHas(['metadata', 'deletionTimestamp'])),
+        labelsMatch(selector, 'object'),
+        not(labelsMatch(selector, 'oldObject')),
+      )
+    : FALSE;
+  return and(namespaceIn(rule.match.namespaces), cond(operationIs('CREATE'), create, update));
+}
+
+/**
+ * The object (or the stored one) carries the rule's hook with its owner. Both read the stage as written: CEL each
+ * raw entry with a string name and owner, the webhook the well-formed hooks, which are those entries.
+ */
+export function carriesRuleHook(rule: DefaultHookRule, carrier: HookCarrier, stored: boolean): Bool {
+  return leaf(carriesHook(rule, carrier, stored ? OLD_OBJECT : OBJECT), (env) =>
+    carriesDefaultHook((env as HookEnv).stage(rule.stage, stored), carrier, rule),
+  );
+}
