@@ -10,6 +10,7 @@ import type { Policy } from './policy.js';
 import { VALIDATING } from './registry.js';
 import type { ObjectPart } from './rules/context.js';
 import type { KubeObject, ReviewInput } from './types.js';
+import type { Env } from './expr/expr.js';
 
 function hookAnnotations(object: KubeObject, carrier: HookCarrier): unknown {
   const annotations = dig(object, carrier.root);
@@ -39,7 +40,7 @@ export function changesWhatRulesRead(policy: Policy, input: ReviewInput): boolea
     if (policy.enforcement[rule.id] === 'off' || rule.selects !== 'carriers') continue;
     const reads = rule.updateReads?.(policy, carrier);
     if (!reads) return true;
-    if (reads.storedDenial !== undefined && (reads.storedDenialHolds?.(input) ?? true)) return true;
+    if (reads.storedDenial?.js({ memo: undefined, input } as Env) === true) return true;
     for (const part of reads.parts) {
       if (!deepEqual(partOf(object, part, carrier), partOf(oldObject, part, carrier))) return true;
     }

@@ -124,7 +124,7 @@ function readsOf(
     // A rule that does not say what it reads is sent every UPDATE of its kinds.
     if (!reads) out.everything = true;
     for (const p of reads?.parts ?? []) add(p);
-    if (reads?.storedDenial !== undefined) out.denials.push(reads.storedDenial);
+    if (reads?.storedDenial !== undefined) out.denials.push(reads.storedDenial.cel);
   }
   // Hooks of a kind that carries none are nothing to compare.
   if (!carrier) out.parts.delete('hooks');

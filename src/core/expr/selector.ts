@@ -3,10 +3,10 @@
 import { labelSelectorCel } from '../cel/selector.js';
 import { cel, celList, celString } from '../cel/text.js';
 import { metadata } from '../guards.js';
-import type { LabelSelector } from '../policy.js';
+import type { KindRef, LabelSelector } from '../policy.js';
 import { matchesLabels } from '../selector.js';
 import type { ReviewInput } from '../types.js';
-import { leaf, TRUE, type Bool } from './expr.js';
+import { FALSE, leaf, or, TRUE, type Bool } from './expr.js';
 import type { RequestEnv } from './request.js';
 
 const inputOf = (env: unknown): ReviewInput => (env as RequestEnv).input;
@@ -33,4 +33,15 @@ export function namespaceIn(namespaces: readonly string[] | undefined): Bool {
     const own = metadata(input.object)['namespace'];
     return namespaces.includes(input.namespace ?? (typeof own === 'string' ? own : ''));
   });
+}
+
+/** The request's kind is one of these (by group and kind, as a policy's match names kinds). */
+export function kindIn(kinds: readonly KindRef[]): Bool {
+  const terms = kinds.map((k) =>
+    leaf(
+      cel`(request.kind.group == ${celString(k.group)} && request.kind.kind == ${celString(k.kind)})`,
+      (env) => inputOf(env).kind.group === k.group && inputOf(env).kind.kind === k.kind,
+    ),
+  );
+  return terms.length === 0 ? FALSE : or(...terms);
 }

@@ -1,7 +1,7 @@
 // What a rule is: one module per rule declares its id, default enforcement, ratcheting, where it runs, which
 // kinds it selects, the cluster facts it needs, and its validate and/or mutate function (src/core/registry.ts).
 import type { HookCarrier, HookReading } from '../carriers.js';
-import type { Cel } from '../cel/text.js';
+import type { Bool } from '../expr/expr.js';
 import type { NativeForm } from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { Enforcement, KubeObject, Notice, ReviewInput, Source, Violation } from '../types.js';
@@ -44,12 +44,11 @@ export interface UpdateReads {
   parts: readonly ObjectPart[];
   /**
    * A rule that judges what is stored rather than what changes (or only some changes of a part, by some users) can deny
-   * such an UPDATE under `deny`: CEL (over request, object and, after the condition's own guard, oldObject) that holds
-   * for every UPDATE it might deny, which is then sent too.
+   * such an UPDATE under `deny`: an expression (src/core/expr) over the request that holds for every UPDATE it might
+   * deny, which is then sent too. Its CEL joins the condition; its JavaScript says what a request the condition
+   * leaves out loses (src/core/update-reads.ts).
    */
-  storedDenial?: Cel;
-  /** The same in TypeScript, beside it: what a request the condition leaves out loses (src/core/update-reads.ts). */
-  storedDenialHolds?: (input: ReviewInput) => boolean;
+  storedDenial?: Bool;
 }
 
 /**

@@ -14,6 +14,8 @@ import { breakGlassText } from '../../messages/ownership.js';
 import { isDeleting, metadata } from '../../guards.js';
 import { nativeControllerFinalizer, releasedByOther } from './cel.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
+import { leaf } from '../../expr/expr.js';
+import type { RequestEnv } from '../../expr/request.js';
 
 /** A break-glass removal of a held finalizer: auditAnnotations key (the webhook prefixes it with its name). */
 export const AUDIT_KEY_BREAK_GLASS_FINALIZER = 'break-glass-finalizer-removal';
@@ -74,14 +76,16 @@ export const controllerFinalizerRule: CarrierRuleModule<'controller-finalizer'> 
   updateReads: (policy, carrier) => {
     const sent = carrier === undefined ? undefined : releasedByOther(policy, carrier);
     if (carrier === undefined || sent === undefined) return { parts: [] };
-    return {
-      parts: [],
-      storedDenial: sent,
-      storedDenialHolds: (input) =>
+    // A leaf until this rule's predicate is an expression too: its CEL and its TypeScript, side by side.
+    const holds = leaf(sent, (env) => {
+      const { input } = env as unknown as RequestEnv;
+      return (
         !isMachineController(input.userInfo, policy, carrier) &&
         carrier.read(input.object).hooks.length > 0 &&
-        releasesMachine(carrier, input.object, input.oldObject),
-    };
+        releasesMachine(carrier, input.object, input.oldObject)
+      );
+    });
+    return { parts: [], storedDenial: holds };
   },
   createReads: () => ({ parts: [] }),
   validate: controllerFinalizer,

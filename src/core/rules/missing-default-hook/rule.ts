@@ -3,18 +3,14 @@
 // at that update, not only by the audit; the update that removes the hook is owner-only-removal's to judge. A warning by default: refusing it would block every edit of such a Machine,
 // and adding the hook is its owner's act (the deletion freeze forbids it once the Machine is deleting).
 import { cel, celJoin, celString } from '../../cel/text.js';
-import { kindAndNamespaceCel, labelSelectorCel } from '../../cel/selector.js';
 import type { NativeContext, NativeValidating } from '../../cel/types.js';
 import { defaultHookRulesOf } from '../../default-hook-selection.js';
-import { and, not } from '../../expr/expr.js';
+import { and, not, or } from '../../expr/expr.js';
 import { compiledPer } from '../../expr/compiled.js';
 import { HookEnv } from '../../expr/hooks.js';
 import { objectHas, operationIs, STORED_EXISTS } from '../../expr/request.js';
-import { labelsMatch, namespaceIn } from '../../expr/selector.js';
-import { metadata } from '../../guards.js';
+import { kindIn, labelsMatch, namespaceIn } from '../../expr/selector.js';
 import type { Policy } from '../../policy.js';
-import { matchesObject } from '../../selector.js';
-import type { KubeObject, ReviewInput } from '../../types.js';
 import type { CarrierRuleModule, Rule, UpdateReads } from '../context.js';
 import { defaultHookReadParts, missingDefaultHookMessage, missingDefaultHookViolation } from '../default-hooks/rule.js';
 import { carriesRuleHook } from '../default-hooks/selection.js';
@@ -96,15 +92,14 @@ function missingDefaultHookReads(policy: Policy): UpdateReads {
   const parts = defaultHookReadParts(policy);
   if (policy.enforcement['missing-default-hook'] !== 'deny' || policy.enforcement['default-hooks'] === 'off')
     return { parts };
-  const selected = policy.defaultHooks.map(
-    (r) =>
-      cel`(${kindAndNamespaceCel(r.match)} && !has(object.metadata.deletionTimestamp) && ${labelSelectorCel(r.match.labelSelector, cel`object`)})`,
+  if (policy.defaultHooks.length === 0) return { parts };
+  const selected = policy.defaultHooks.map((r) =>
+    and(
+      kindIn(r.match.kinds),
+      namespaceIn(r.match.namespaces),
+      not(objectHas(['metadata', 'deletionTimestamp'])),
+      labelsMatch(r.match.labelSelector, 'object'),
+    ),
   );
-  const holds = (input: ReviewInput): boolean =>
-    input.object !== null &&
-    metadata(input.object)['deletionTimestamp'] === undefined &&
-    policy.defaultHooks.some((r) => matchesObject(r.match, input.kind, input.namespace, input.object as KubeObject));
-  return selected.length === 0
-    ? { parts }
-    : { parts, storedDenial: celJoin(selected, ' || '), storedDenialHolds: holds };
+  return { parts, storedDenial: or(...selected) };
 }
