@@ -13,7 +13,8 @@ export class HookEnv implements Env {
   // Each made on first use: most requests a rule sees end at its `when`, before any hook is read.
   memo: Map<string, unknown> | undefined;
   private lists: Map<string, Hook[]> | undefined;
-  private formed: { now?: Hook[]; old?: Hook[] } = {};
+  private formedNow: Hook[] | undefined;
+  private formedOld: Hook[] | undefined;
   private stored: Map<Stage, Set<string>> | undefined;
 
   constructor(
@@ -29,8 +30,8 @@ export class HookEnv implements Env {
     let list = this.lists.get(key);
     if (!list) {
       const all = old
-        ? (this.formed.old ??= wellFormed(this.oldHooks.hooks))
-        : (this.formed.now ??= wellFormed(this.hooks.hooks));
+        ? (this.formedOld ??= wellFormed(this.oldHooks.hooks))
+        : (this.formedNow ??= wellFormed(this.hooks.hooks));
       list = all.filter((h) => h.stage === stage);
       this.lists.set(key, list);
     }
