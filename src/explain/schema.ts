@@ -36,6 +36,7 @@ const hook = closed(
     stage: oneOf('preDrain', 'preTerminate'),
     name: str,
     owner: str,
+    ownerImplied: { const: true },
     path: str,
     holds: oneOf('now', 'next', 'passed', 'none'),
     protection: closed(

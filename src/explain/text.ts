@@ -31,7 +31,7 @@ function remover(r: Remover): string {
 
 function hookLines(h: HookExplanation): string[] {
   const out = [
-    `  ${h.stage} hook ${quote(h.name)} owned by ${h.owner === '' ? '(no owner)' : quote(h.owner)}: ${HOLDS[h.holds]}`,
+    `  ${h.stage} hook ${quote(h.name)} owned by ${h.owner === '' ? '(no owner)' : quote(h.owner)}${h.ownerImplied ? ' (implied by the policy for its key: the value is empty)' : ''}: ${HOLDS[h.holds]}`,
   ];
   out.push(`    path: ${h.path}`);
   const by = h.protection.by.length > 0 ? ` by ${h.protection.by.join(' and ')}` : '';

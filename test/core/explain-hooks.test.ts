@@ -4,8 +4,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/config/load.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
+import { MACHINE_EXPLANATION_SCHEMA } from '../../src/explain/schema.js';
+import { renderText } from '../../src/explain/text.js';
 import { ETCD_QUORUM_WARNING } from '../../src/core/explain/known-owners.js';
 import type { ExplainFacts, GrantSubjectFact, HookExplanation } from '../../src/core/explain/model.js';
 import type { Policy } from '../../src/core/policy.js';
@@ -231,6 +236,40 @@ describe('explain: the command removes exactly that hook', () => {
       /^Cluster API's KubeadmControlPlane controller: .*\(the hook names no owner\)/,
     );
     assert.deepEqual(kcp?.nextStep.warnings, [ETCD_QUORUM_WARNING]);
+  });
+
+  test("kcp-cleanup under the Cluster API profile: the owner its key implies, protected by the profile's registry", () => {
+    const profile = parsePolicy(readFileSync('webhook-config/components/cluster-api/policy.yaml', 'utf8'), 'profile');
+    const object = capiDeleting({ 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup': '' });
+    object['status'] = { conditions: [{ type: 'Deleting', status: 'True', reason: 'WaitingForPreTerminateHook' }] };
+    const f = facts({
+      serviceAccounts: known({ 'capi-kubeadm-control-plane-system/capi-kubeadm-control-plane-manager': true }),
+    });
+    const [kcp] = hooks(object, f, profile);
+    assert.equal(kcp?.owner, 'controlplane.cluster.x-k8s.io/kcp-cleanup');
+    assert.equal(kcp?.ownerImplied, true);
+    assert.equal(kcp?.protection.status, 'protected');
+    assert.deepEqual(kcp?.protection.by, ['registry']);
+    assert.ok(
+      kcp?.removers.some((r) => r.name === 'capi-kubeadm-control-plane-manager'),
+      JSON.stringify(kcp?.removers),
+    );
+    assert.match(kcp?.nextStep.actor ?? '', /^the owner "controlplane\.cluster\.x-k8s\.io\/kcp-cleanup"/);
+    assert.deepEqual(kcp?.nextStep.warnings, [ETCD_QUORUM_WARNING]);
+    const text = renderText(explainMachine({ object, policy: profile, facts: f }));
+    assert.match(
+      text,
+      /preTerminate hook "kcp-cleanup" owned by "controlplane\.cluster\.x-k8s\.io\/kcp-cleanup" \(implied by the policy for its key: the value is empty\)/,
+    );
+    const schema = new Ajv({ strict: true, allErrors: true }).compile(MACHINE_EXPLANATION_SCHEMA);
+    assert.ok(schema(explainMachine({ object, policy: profile, facts: f })), JSON.stringify(schema.errors));
+    // A hook that names its owner keeps it, implied or not.
+    const [named] = hooks(
+      capiDeleting({ 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup': 'x/y' }),
+      f,
+      profile,
+    );
+    assert.deepEqual([named?.owner, named?.ownerImplied], ['x/y', undefined]);
   });
 
   test('not deleting, or a later stage: no command', () => {

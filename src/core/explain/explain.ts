@@ -1,6 +1,7 @@
 // explainMachine(): why a Machine is (or would be) held, from the object and the facts a transport gathered. One
 // model for `hookkeeper explain` and the audit's stuck-deletion findings; rendering is the transports' job.
 import { carrierFor, wellFormed, type Hook, type HookCarrier } from '../carriers.js';
+import { withImpliedOwner } from '../implied-owner.js';
 import { formatDuration } from '../duration.js';
 import { dig, metadata, quote } from '../guards.js';
 import { heldFinalizersNote } from '../machine-controllers.js';
@@ -106,7 +107,10 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
   const name = str(meta['name']) ?? '';
   const uid = str(meta['uid']);
   const resource = `machines.${carrier.group}`;
-  const hooks = wellFormed(carrier.read(object).hooks);
+  // A hook written with an empty value stands for the owner the policy implies for its key, as the rules judge it.
+  const written = wellFormed(carrier.read(object).hooks);
+  const hooks = written.map((h) => withImpliedOwner(policy, carrier, h));
+  const implied = new Set(hooks.filter((h, i) => h !== written[i]));
   const deletion = deletionStanding(object, carrier.format, hooks, facts.nowMs);
   const auth = carrier.format === 'list' ? authority(object) : {};
   const target: MachineTarget = {
@@ -116,7 +120,10 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
     format: carrier.format,
     ...(auth.notAuthoritative ? { notAuthoritative: auth.notAuthoritative } : {}),
   };
-  const explained = hooks.map((h) => explainHook(policy, facts, h, holdsOf(h, deletion.waitingAt?.step), target));
+  const explained = hooks.map((h) => {
+    const x = explainHook(policy, facts, h, holdsOf(h, deletion.waitingAt?.step), target);
+    return implied.has(h) ? { ...x, ownerImplied: true as const } : x;
+  });
   const notes = [...deletion.notes];
   // Removing the finalizers is no way round the hooks: say so where someone looks for one.
   const held = deletion.deleting && hooks.length > 0 ? heldFinalizersNote(policy, carrier) : undefined;

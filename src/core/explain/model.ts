@@ -116,6 +116,8 @@ export interface HookExplanation {
   stage: Stage;
   name: string;
   owner: string;
+  /** The hook's value is empty and the policy's impliedOwners names the owner its key stands for (`owner`). */
+  ownerImplied?: true;
   path: string;
   /** now: the deletion waits on it; next: it will, at a later step; passed: the deletion is past its stage; none: not deleting. */
   holds: 'now' | 'next' | 'passed' | 'none';
