@@ -11,6 +11,7 @@ import {
   contains,
   eq,
   ge,
+  gt,
   int,
   le,
   leaf,
@@ -27,6 +28,9 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
+import { fieldIsTrue, fieldText } from '../../src/core/expr/fields.js';
+import { all, at, count, emptyList, exists, filter, firstWhere, map } from '../../src/core/expr/lists.js';
+import { metadataHas, metadataList, operationIs, STORED, type Root } from '../../src/core/expr/request.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
@@ -123,4 +127,118 @@ describe('selectors: the policy’s label selectors and namespaces, the same in 
       assert.equal(e.js({ memo: undefined, input } as Env), viaCel, namespace);
     }
   });
+});
+
+/** The request's object, stored object and operation, as each engine reads them. */
+interface Request {
+  object: Record<string, unknown>;
+  oldObject: Record<string, unknown> | null;
+  operation: 'CREATE' | 'UPDATE';
+}
+
+/** Both engines give the same value, or both fail (CEL's error, a JavaScript throw), on every request. */
+function agreeOnRequests<T>(title: string, e: Expr<T>, requests: readonly Request[]): void {
+  test(title, () => {
+    for (const r of requests) {
+      const where = `${e.cel} on ${JSON.stringify(r)}`;
+      const env = { memo: undefined, input: { ...r, namespace: 'ns' } } as unknown as Env;
+      const activation = {
+        object: toCel(r.object),
+        oldObject: toCel(r.oldObject),
+        request: { operation: r.operation },
+      };
+      let js: { value: unknown } | { error: true };
+      let viaCel: { value: unknown } | { error: true };
+      try {
+        js = { value: e.js(env) };
+      } catch {
+        js = { error: true };
+      }
+      try {
+        viaCel = { value: fromCel(celEnv.evaluate(prepare(e.cel), activation)) };
+      } catch {
+        viaCel = { error: true };
+      }
+      assert.deepEqual(js, viaCel, where);
+    }
+  });
+}
+
+const REFS: readonly unknown[][] = [
+  [],
+  [{ kind: 'MachineSet', name: 'a', controller: true }],
+  [
+    { kind: 'MachineSet', name: 'a', controller: true },
+    { kind: 'MachineSet', name: 'b', controller: false },
+    { kind: 'Other', name: 'c' },
+    { kind: 'Other', name: 'd', controller: 'true' },
+    { kind: '😀', name: 'x/y', controller: true },
+    { kind: 'MachineSet', name: 'a', controller: true },
+  ],
+];
+const objectWith = (refs: unknown[] | undefined, items: string[] = []) => ({
+  metadata: { name: 'm', ...(refs ? { ownerReferences: refs } : {}) },
+  items,
+});
+const ITEMS: readonly string[][] = [[], ['a'], ['a', 'B', 'a'], ['😀', 'x/y', 'ab', 'a']];
+const REQUESTS: Request[] = [undefined, ...REFS].flatMap((refs, k) =>
+  ITEMS.flatMap((items) => [
+    { object: objectWith(refs, items), oldObject: null, operation: 'CREATE' as const },
+    {
+      object: objectWith(refs, items),
+      oldObject: objectWith(REFS[(k + 1) % REFS.length], items),
+      operation: 'UPDATE' as const,
+    },
+  ]),
+);
+const items = leaf<readonly string[]>(
+  cel`object.items`,
+  (env) => (env as unknown as { input: Request }).input.object['items'] as string[],
+);
+const controllersOf = (root: Root) =>
+  cond(
+    metadataHas(root, 'ownerReferences'),
+    map(
+      filter(metadataList(root, 'ownerReferences'), 'r', (r) => fieldIsTrue(r, 'controller')),
+      'r',
+      (r) => concat(fieldText(r, 'kind'), str('/'), fieldText(r, 'name')),
+    ),
+    emptyList<string>(),
+  );
+
+describe('list builders and the leaves they read: the same value in JavaScript and in CEL, or an error in both', () => {
+  agreeOnRequests(
+    'filter and map over metadata lists; fields of a map read by has() and string()',
+    controllersOf('object'),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'the stored object, on UPDATE only',
+    cond(and(operationIs('UPDATE'), STORED), controllersOf('oldObject'), emptyList<string>()),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'count, exists',
+    and(
+      gt(count(items), int(1)),
+      exists(items, 'o', (o) => eq(o, str('a'))),
+    ),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'all with an index',
+    all(items, 'i', 'x', (i, x) => or(le(i, int(1)), eq(x, at(items, 0)))),
+    REQUESTS,
+  );
+  agreeOnRequests('at: an error in both out of range', at(items, 1), REQUESTS);
+  agreeOnRequests(
+    'firstWhere: the first element passing, an error in both when none does',
+    firstWhere(items, 'i', 'x', (i, x) => and(gt(i, int(0)), eq(x, at(items, 0)))),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'map of a map',
+    map(items, 'x', (x) => lowerAscii(x)),
+    REQUESTS,
+  );
 });

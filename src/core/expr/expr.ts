@@ -83,6 +83,10 @@ export function le(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} <= ${b.cel}`, js: (env) => a.js(env) <= b.js(env) };
 }
 
+export function gt(a: Int, b: Int): Bool {
+  return { cel: cel`${a.cel} > ${b.cel}`, js: (env) => a.js(env) > b.js(env) };
+}
+
 export function ge(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} >= ${b.cel}`, js: (env) => a.js(env) >= b.js(env) };
 }

@@ -106,4 +106,3 @@ export function hookCheck(check: HookCheck): { validate: Rule; native: NativeFor
   // Ratcheting compares with the stored hooks (wasStored) as a predicate may.
   return { validate, native: { validating, readsNameIndex: check.ratchets || readsStored(check.passes) } };
 }
-

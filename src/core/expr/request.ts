@@ -1,8 +1,9 @@
 // The request as expressions: what a predicate may read besides hooks, each leaf written for both compilers here.
-import { cel, celString, hasPath, OBJECT } from '../cel/text.js';
-import { dig, isDeleting } from '../guards.js';
+import { cel, celIdentifier, celString, hasPath, OBJECT } from '../cel/text.js';
+import { dig, isDeleting, metadata, ownValue } from '../guards.js';
 import type { ReviewInput } from '../types.js';
 import { leaf, type Bool } from './expr.js';
+import type { List } from './lists.js';
 
 /** What every webhook-side environment carries: the request being judged. */
 export interface RequestEnv {
@@ -38,5 +39,30 @@ export const DELETION_MARKED: Bool = leaf(
   (env) => isDeleting(inputOf(env).object),
 );
 
-/** There is a stored object: an UPDATE's (admission always sends one; offline, `validate --old` does). */
-export const STORED_EXISTS: Bool = leaf(cel`oldObject != null`, (env) => inputOf(env).oldObject !== null);
+/** The stored object is there: an UPDATE's (the API server's oldObject is null on CREATE). */
+export const STORED: Bool = leaf(cel`oldObject != null`, (env) => inputOf(env).oldObject != null);
+
+/** The object judged, or the stored one. */
+export type Root = 'object' | 'oldObject';
+
+/**
+ * metadata.<key> is set: has() of an object's metadata, which the API server always sends (a missing one reads as
+ * empty in JavaScript); a null field is absent in both.
+ */
+export function metadataHas(root: Root, key: string): Bool {
+  return leaf(
+    cel`has(${celIdentifier(root)}.metadata.${celIdentifier(key)})`,
+    (env) => ownValue(metadata(inputOf(env)[root]), key) != null,
+  );
+}
+
+/**
+ * metadata.<key>, a list: read after metadataHas. The API server decodes ObjectMeta's lists (ownerReferences,
+ * finalizers) before admission, so CEL only meets a list; JavaScript reads anything else as empty, never failing.
+ */
+export function metadataList(root: Root, key: string): List<unknown> {
+  return leaf(cel`${celIdentifier(root)}.metadata.${celIdentifier(key)}`, (env) => {
+    const value = ownValue(metadata(inputOf(env)[root]), key);
+    return Array.isArray(value) ? (value as unknown[]) : [];
+  });
+}

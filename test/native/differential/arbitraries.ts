@@ -306,6 +306,33 @@ function migrationCase(side: 'MachineAPI' | 'ClusterAPI') {
   };
 }
 
+/**
+ * Owner references as a Machine carries them (its MachineSet's, with or without controller: true; a second
+ * controller only here, as the API server itself refuses one). Each kind/name once per list: where a controller's
+ * kind/name comes twice the engines' ratchets differ (the webhook compares violation keys, the CEL any stored
+ * controller), a divergence the API server's own check makes unreachable; not covered here.
+ */
+const refsArb = fc
+  .uniqueArray(fc.tuple(fc.constantFrom('MachineSet', 'Cluster'), fc.constantFrom('a', 'b', 'c')), {
+    maxLength: 3,
+    selector: ([kind, name]) => `${kind}/${name}`,
+  })
+  .chain((refs) =>
+    fc.tuple(
+      fc.constant(refs),
+      fc.array(fc.constantFrom(true, false, undefined), { minLength: refs.length, maxLength: refs.length }),
+    ),
+  )
+  .map(([refs, controllers]) =>
+    refs.map(([kind, name], i) => ({
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind,
+      name,
+      uid: `uid-${kind}-${name}`,
+      ...(controllers[i] === undefined ? {} : { controller: controllers[i] }),
+    })),
+  );
+
 /** A review and the identity's RBAC, from which the test builds both engines' inputs. */
 export interface Case {
   policy: number;
@@ -337,6 +364,9 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
       // The Machine API CRDs' list-map key refuses a name twice in a stage: rare here, and declared where it matters.
       duplicates: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
       dryRun: fc.boolean(),
+      // Owner references: none (half the reviews) or a list; the stored object's the same, none or its own.
+      refs: fc.option(refsArb, { freq: 2 }),
+      storedRefs: fc.oneof(fc.constant('same' as const), fc.option(refsArb)),
       // The migration: the Machine API copy's authoritativeAPI (status, spec), and the twin the transport found.
       authoritative: fc.constantFrom(undefined, 'MachineAPI', 'ClusterAPI', 'Migrating'),
       specAuthoritative: fc.constantFrom(undefined, 'MachineAPI', 'ClusterAPI'),
@@ -397,6 +427,11 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
                   finalizers: c.finalizers || deleting || c.storedFinalizers,
                 })
               : null;
+          const setRefs = (o: KubeObject | null, refs: unknown[] | null) => {
+            if (o && refs) (o['metadata'] as KubeObject)['ownerReferences'] = refs;
+          };
+          setRefs(object, c.refs);
+          setRefs(oldObject, c.storedRefs === 'same' ? c.refs : c.storedRefs);
           const migration = { status: c.authoritative, spec: c.specAuthoritative };
           for (const o of [object, oldObject]) if (o && isMachineAPIMachine(c.carrier)) authoritativeAPI(o, migration);
           const twinHooks = c.twin === 'stored' ? stored : c.twin === 'new' ? hooks : [];

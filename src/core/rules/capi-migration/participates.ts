@@ -8,8 +8,5 @@ import type { Policy } from '../../policy.js';
 export function participates(policy: Policy): Variable<boolean> {
   const fields = or(objectHas(['spec', 'authoritativeAPI']), objectHas(['status', 'authoritativeAPI']));
   const configured = policy.migration.synchronizers.length > 0;
-  return variable(
-    'migrating',
-    configured ? or(fields, namespaceIs(policy.migration.machineAPINamespace)) : fields,
-  );
+  return variable('migrating', configured ? or(fields, namespaceIs(policy.migration.machineAPINamespace)) : fields);
 }

@@ -8,7 +8,7 @@ import { defaultHookRulesOf } from '../../default-hook-selection.js';
 import { and, not, or } from '../../expr/expr.js';
 import { compiledPer } from '../../expr/compiled.js';
 import { HookEnv } from '../../expr/hooks.js';
-import { objectHas, operationIs, STORED_EXISTS } from '../../expr/request.js';
+import { objectHas, operationIs, STORED } from '../../expr/request.js';
 import { kindIn, labelsMatch, namespaceIn } from '../../expr/selector.js';
 import type { Policy } from '../../policy.js';
 import type { CarrierRuleModule, Rule, UpdateReads } from '../context.js';
@@ -28,7 +28,7 @@ const lackingBy = compiledPer((policy, carrier) =>
       namespaceIn(rule.match.namespaces),
       labelsMatch(rule.match.labelSelector, 'object'),
       not(carriesRuleHook(rule, carrier, false)),
-      STORED_EXISTS,
+      STORED,
       not(carriesRuleHook(rule, carrier, true)),
     ),
   })),

@@ -1,0 +1,122 @@
+// Lists as expressions: CEL's comprehensions (filter, map, exists, all with an index, transformList) and the
+// JavaScript loops that compute the same values. Each comprehension names its variables (the CEL reads them) and
+// binds them afresh (bound), so comprehensions nest. CEL's errors (an index out of range, no element found) throw in
+// JavaScript too, so neither engine answers where the other fails.
+import { cel, celIdentifier } from '../cel/text.js';
+import { bound, type Bool, type Expr, type Int } from './expr.js';
+
+export type List<T> = Expr<readonly T[]>;
+
+const NONE: readonly never[] = [];
+
+export function emptyList<T>(): List<T> {
+  return { cel: cel`[]`, js: () => NONE };
+}
+
+/** CEL's size() of a list: its number of elements. */
+export function count<T>(list: List<T>): Int {
+  return { cel: cel`size(${list.cel})`, js: (env) => list.js(env).length };
+}
+
+/** list[n]: an error in CEL when out of range, thrown here too. */
+export function at<T>(list: List<T>, n: number): Expr<T> {
+  return {
+    cel: cel`${list.cel}[${n}]`,
+    js: (env) => {
+      const items = list.js(env);
+      if (n >= items.length) throw new RangeError(`index ${n} out of range in a list of ${items.length}`);
+      return items[n] as T;
+    },
+  };
+}
+
+export function filter<T>(list: List<T>, name: string, keep: (x: Expr<T>) => Bool): List<T> {
+  const x = bound<T>(name);
+  const test = keep(x);
+  return {
+    cel: cel`${list.cel}.filter(${celIdentifier(name)}, ${test.cel})`,
+    js: (env) => {
+      const out: T[] = [];
+      for (const v of list.js(env)) {
+        x.set(v);
+        if (test.js(env)) out.push(v);
+      }
+      return out;
+    },
+  };
+}
+
+export function map<T, U>(list: List<T>, name: string, f: (x: Expr<T>) => Expr<U>): List<U> {
+  const x = bound<T>(name);
+  const value = f(x);
+  return {
+    cel: cel`${list.cel}.map(${celIdentifier(name)}, ${value.cel})`,
+    js: (env) => {
+      const items = list.js(env);
+      const out = new Array<U>(items.length);
+      for (let k = 0; k < items.length; k++) {
+        x.set(items[k] as T);
+        out[k] = value.js(env);
+      }
+      return out;
+    },
+  };
+}
+
+export function exists<T>(list: List<T>, name: string, test: (x: Expr<T>) => Bool): Bool {
+  const x = bound<T>(name);
+  const body = test(x);
+  return {
+    cel: cel`${list.cel}.exists(${celIdentifier(name)}, ${body.cel})`,
+    js: (env) => {
+      for (const v of list.js(env)) {
+        x.set(v);
+        if (body.js(env)) return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** Each element with its index (CEL's two-variable comprehension), as all() and transformList() read them. */
+type Indexed<T, R> = (i: Int, x: Expr<T>) => R;
+
+function indexed<T>(index: string, name: string) {
+  return { i: bound<number>(index), x: bound<T>(name), names: cel`${celIdentifier(index)}, ${celIdentifier(name)}` };
+}
+
+/** The list's elements all pass `test`, given their index. */
+export function all<T>(list: List<T>, index: string, name: string, test: Indexed<T, Bool>): Bool {
+  const { i, x, names } = indexed<T>(index, name);
+  const body = test(i, x);
+  return {
+    cel: cel`${list.cel}.all(${names}, ${body.cel})`,
+    js: (env) => {
+      const items = list.js(env);
+      for (let k = 0; k < items.length; k++) {
+        i.set(k);
+        x.set(items[k] as T);
+        if (!body.js(env)) return false;
+      }
+      return true;
+    },
+  };
+}
+
+/** The first element that passes `test`, given its index: an error in both engines when none does. */
+export function firstWhere<T>(list: List<T>, index: string, name: string, test: Indexed<T, Bool>): Expr<T> {
+  const { i, x, names } = indexed<T>(index, name);
+  const body = test(i, x);
+  return {
+    cel: cel`${list.cel}.transformList(${names}, ${body.cel}, ${x.cel})[0]`,
+    js: (env) => {
+      const items = list.js(env);
+      for (let k = 0; k < items.length; k++) {
+        i.set(k);
+        x.set(items[k] as T);
+        if (body.js(env)) return items[k] as T;
+      }
+      throw new RangeError('index 0 out of range: no element passes');
+    },
+  };
+}
