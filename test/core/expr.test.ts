@@ -28,12 +28,13 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
-import { fieldIsTrue, fieldText } from '../../src/core/expr/fields.js';
-import { all, at, count, emptyList, exists, filter, firstWhere, map } from '../../src/core/expr/lists.js';
-import { metadataHas, metadataList, operationIs, STORED, type Root } from '../../src/core/expr/request.js';
+import { all, at, count, emptyList, exists, firstWhere, map } from '../../src/core/expr/lists.js';
+import { operationIs, STORED } from '../../src/core/expr/request.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
+// The rule's own composition of the list builders: the most a request's metadata asks of them.
+import { controllersOf } from '../../src/core/rules/owner-references/rule.js';
 import { admissionEnvironment, prepare } from '../native/evaluator/cel.js';
 import { fromCel, toCel } from '../native/evaluator/values.js';
 
@@ -195,16 +196,6 @@ const items = leaf<readonly string[]>(
   cel`object.items`,
   (env) => (env as unknown as { input: Request }).input.object['items'] as string[],
 );
-const controllersOf = (root: Root) =>
-  cond(
-    metadataHas(root, 'ownerReferences'),
-    map(
-      filter(metadataList(root, 'ownerReferences'), 'r', (r) => fieldIsTrue(r, 'controller')),
-      'r',
-      (r) => concat(fieldText(r, 'kind'), str('/'), fieldText(r, 'name')),
-    ),
-    emptyList<string>(),
-  );
 
 describe('list builders and the leaves they read: the same value in JavaScript and in CEL, or an error in both', () => {
   agreeOnRequests(

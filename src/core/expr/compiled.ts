@@ -2,6 +2,9 @@
 // rule's expressions are built on its first review and reused.
 import type { HookCarrier } from '../carriers.js';
 import type { Policy } from '../policy.js';
+import type { RuleContext } from '../rules/context.js';
+import type { Variable } from './expr.js';
+import { HookEnv } from './hooks.js';
 
 export function compiledPer<T>(build: (policy: Policy, carrier: HookCarrier) => T): (p: Policy, c: HookCarrier) => T {
   const cache = new WeakMap<Policy, Map<string, T>>();
@@ -19,4 +22,20 @@ export function compiledPer<T>(build: (policy: Policy, carrier: HookCarrier) => 
     last = { policy, carrier, compiled };
     return compiled;
   };
+}
+
+/**
+ * A hook rule shape's way in, for one review: nothing for a carrier it does not judge or a request its `when` leaves
+ * out; else its compiled stages and the environment they read.
+ */
+export function enter<C extends { when: Variable<boolean> | undefined }>(
+  judges: (carrier: HookCarrier) => boolean,
+  compile: (p: Policy, c: HookCarrier) => C,
+  { policy, input, carrier, hooks, oldHooks }: RuleContext,
+): { compiled: C; env: HookEnv } | undefined {
+  if (!judges(carrier)) return undefined;
+  const compiled = compile(policy, carrier);
+  const env = new HookEnv(hooks, oldHooks, input);
+  if (compiled.when && !compiled.when.value.js(env)) return undefined;
+  return { compiled, env };
 }

@@ -11,8 +11,8 @@ import type { Policy } from '../policy.js';
 import type { RuleId, Violation } from '../types.js';
 import type { Rule } from '../rules/context.js';
 import { not, or, type Bool, type Str, type Variable } from './expr.js';
-import { compiledPer } from './compiled.js';
-import { HookEnv, readsStored, stageView, type HookVar, type StageView } from './hooks.js';
+import { compiledPer, enter } from './compiled.js';
+import { readsStored, stageView, type HookVar, type StageView } from './hooks.js';
 
 export interface HookCheck {
   rule: RuleId;
@@ -53,13 +53,12 @@ export function hookCheck(check: HookCheck): { validate: Rule; native: NativeFor
   const compile = compiler(check);
   const judges = check.carriers ?? (() => true);
 
-  const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
-    if (!judges(carrier)) return { violations: [] };
-    const { when, stages } = compile(policy, carrier);
-    const env = new HookEnv(hooks, oldHooks, input);
-    if (when && !when.value.js(env)) return { violations: [] };
+  const validate: Rule = (ctx) => {
+    const entered = enter(judges, compile, ctx);
+    if (!entered) return { violations: [] };
+    const { compiled, env } = entered;
     const violations: Violation[] = [];
-    for (const { view, h, passes, message } of stages) {
+    for (const { view, h, passes, message } of compiled.stages) {
       for (const hook of view.hooks.js(env)) {
         h.set(hook);
         if (passes.js(env)) continue;

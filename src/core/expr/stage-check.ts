@@ -10,8 +10,8 @@ import type { Policy } from '../policy.js';
 import type { RuleId, Stage, Violation } from '../types.js';
 import type { Rule } from '../rules/context.js';
 import { leaf, type Bool, type Str, type Variable } from './expr.js';
-import { compiledPer } from './compiled.js';
-import { HookEnv, readsStored, stageView, type HookVar, type StageView } from './hooks.js';
+import { compiledPer, enter } from './compiled.js';
+import { readsStored, stageView, type HookVar, type StageView } from './hooks.js';
 
 export interface StageCheck {
   rule: RuleId;
@@ -63,13 +63,12 @@ export function stageCheck(check: StageCheck): { validate: Rule; native: NativeF
     }),
   }));
 
-  const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
-    if (!judges(carrier)) return { violations: [] };
-    const { when, stages } = compile(policy, carrier);
-    const env = new HookEnv(hooks, oldHooks, input);
-    if (when && !when.value.js(env)) return { violations: [] };
+  const validate: Rule = (ctx) => {
+    const entered = enter(judges, compile, ctx);
+    if (!entered) return { violations: [] };
+    const { compiled, env } = entered;
     const violations: Violation[] = [];
-    for (const { view, h, passes, message, listing } of stages) {
+    for (const { view, h, passes, message, listing } of compiled.stages) {
       const bad = view.hooks.js(env).filter((hook) => (h.set(hook), !passes.js(env)));
       if (bad.length === 0) continue;
       listing(bad);

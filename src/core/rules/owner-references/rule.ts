@@ -10,7 +10,7 @@ import { metadataHas, metadataList, operationIs, STORED, type Root } from '../..
 import type { CarrierRuleModule } from '../context.js';
 
 /** Each controller reference of an object as kind/name, in order: the first is the controller, any other an error. */
-const controllersOf = (root: Root): List<string> =>
+export const controllersOf = (root: Root): List<string> =>
   cond(
     metadataHas(root, 'ownerReferences'),
     map(
