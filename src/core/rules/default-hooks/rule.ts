@@ -66,11 +66,6 @@ export function missingDefaultHooks(
     .map((rule) => ({ rule: rule.name, stage: rule.stage, ...rule.hook }));
 }
 
-/** The words for an object lacking a default-hook rule's hook (one source: the audit, admission's warning, CEL). */
-export function missingDefaultHookMessage(carrier: HookCarrier, rule: DefaultHookRule): string {
-  return missingMessage(carrier.stagePath(rule.stage), rule.hook.name, rule.hook.owner, rule.name);
-}
-
 /**
  * The words for a request that ends admission without the hook a default-hook rule added on it (default-hook-kept):
  * hookkeeper adds it, so only a later mutating plugin can have taken it away.

@@ -2,69 +2,36 @@
 // as the stored object did (created while a fail-open webhook was down, or before hookkeeper was installed), is named
 // at that update, not only by the audit; the update that removes the hook is owner-only-removal's to judge. A warning by default: refusing it would block every edit of such a Machine,
 // and adding the hook is its owner's act (the deletion freeze forbids it once the Machine is deleting).
-import { cel, celJoin, celString } from '../../cel/text.js';
-import type { NativeContext, NativeValidating } from '../../cel/types.js';
 import { defaultHookRulesOf } from '../../default-hook-selection.js';
 import { and, not, or } from '../../expr/expr.js';
-import { compiledPer } from '../../expr/compiled.js';
-import { HookEnv } from '../../expr/hooks.js';
 import { objectHas, operationIs, STORED } from '../../expr/request.js';
 import { kindIn, labelsMatch, namespaceIn } from '../../expr/selector.js';
 import type { Policy } from '../../policy.js';
-import type { CarrierRuleModule, Rule, UpdateReads } from '../context.js';
-import { defaultHookReadParts, missingDefaultHookMessage, missingDefaultHookViolation } from '../default-hooks/rule.js';
+import { conditionCheck } from '../../expr/condition-check.js';
+import type { CarrierRuleModule, UpdateReads } from '../context.js';
+import { defaultHookReadParts, missingDefaultHookViolation } from '../default-hooks/rule.js';
 import { carriesRuleHook } from '../default-hooks/selection.js';
 
 /**
  * Per default-hook rule of the carrier's kind: an UPDATE of a non-deleting object it matches that lacks its hook, as
  * the stored object did (a hook this very update removes is owner-only-removal's to judge).
  */
-const lackingBy = compiledPer((policy, carrier) =>
-  defaultHookRulesOf(policy, carrier).map((rule) => ({
-    rule,
-    lacks: and(
-      operationIs('UPDATE'),
-      not(objectHas(['metadata', 'deletionTimestamp'])),
-      namespaceIn(rule.match.namespaces),
-      labelsMatch(rule.match.labelSelector, 'object'),
-      not(carriesRuleHook(rule, carrier, false)),
-      STORED,
-      not(carriesRuleHook(rule, carrier, true)),
-    ),
-  })),
-);
-
-const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
-  const env = new HookEnv(hooks, oldHooks, input);
-  return {
-    violations: lackingBy(policy, carrier)
-      .filter(({ lacks }) => lacks.js(env))
-      .map(({ rule }) => missingDefaultHookViolation('missing-default-hook', carrier, rule)),
-  };
-};
-
-/** A policy of its own, evaluated only for an UPDATE some rule finds lacking (the gate): others cost one condition. */
-function validating({ policy, view }: NativeContext): NativeValidating {
-  const rules = lackingBy(policy, view.carrier);
-  if (rules.length === 0) return { variables: [], validations: [] };
-  const when = {
-    name: 'lacks-default-hook',
-    expression: celJoin(
-      rules.map((r) => cel`(${r.lacks.cel})`),
-      ' || ',
-    ),
-  };
-  return {
-    variables: [],
-    validations: rules.map((r) => ({
-      outcome: 'enforced' as const,
-      expression: cel`!${r.lacks.cel}`,
-      messageExpression: celString(missingDefaultHookMessage(view.carrier, r.rule)),
-      reason: 'Invalid' as const,
-      gate: { suffix: 'default-hooks', when, updateOnly: true },
+const check = conditionCheck({
+  items: (policy, carrier) =>
+    defaultHookRulesOf(policy, carrier).map((rule) => ({
+      holds: and(
+        operationIs('UPDATE'),
+        not(objectHas(['metadata', 'deletionTimestamp'])),
+        namespaceIn(rule.match.namespaces),
+        labelsMatch(rule.match.labelSelector, 'object'),
+        not(carriesRuleHook(rule, carrier, false)),
+        STORED,
+        not(carriesRuleHook(rule, carrier, true)),
+      ),
+      violation: missingDefaultHookViolation('missing-default-hook', carrier, rule),
     })),
-  };
-}
+  gate: { suffix: 'default-hooks', when: 'lacks-default-hook', updateOnly: true },
+});
 
 export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> = {
   id: 'missing-default-hook',
@@ -77,8 +44,8 @@ export const missingDefaultHookRule: CarrierRuleModule<'missing-default-hook'> =
   facts: [],
   summary:
     'an UPDATE of a non-deleting Machine that matches a default-hook rule but lacks its hook is named (the audit reports it too)',
-  validate,
-  native: { validating, readsNameIndex: false },
+  validate: check.validate,
+  native: check.native,
   updateReads: missingDefaultHookReads,
   createReads: () => ({ parts: [] }),
 };
