@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
@@ -16,6 +16,7 @@ import { capiMachine } from '../../../testing/control-plane/machines.js';
 import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
 import { DENIAL_PREFIX, rejected, warningTexts, type PatchOp } from '../../../testing/control-plane/kube.js';
 import { renderForPlane, switchMode, type AdmissionMode, type NativePolicies } from '../harness/admission-modes.js';
+import { describeEachMode } from '../harness/per-mode.js';
 import type { Scenario } from '../harness/suite.js';
 import { metadataOf } from './helpers.js';
 
@@ -85,37 +86,24 @@ export const capiProfileScenarios: Scenario = (env) => {
       if (served?.hookkeeper.running()) await served.hookkeeper.stop();
     });
 
-    for (const mode of MODES) {
-      describe(`admission mode: ${mode}`, () => {
-        const off = (t: TestContext): boolean => {
-          if (env().modes.includes(mode)) return false;
-          t.skip(`mode ${mode} not selected`);
-          return true;
-        };
-        before(async () => {
-          if (!env().modes.includes(mode)) return;
-          const { hookkeeper, native } = await setUp();
-          await switchMode(env().plane, hookkeeper, native, mode);
-        });
-
-        test('an unrelated user may not remove kcp-cleanup, and is told who may', async (t) => {
-          if (off(t)) return;
-          const name = await machine();
-          const refusal = await rejected(() => env().capiMachines('alice').patch(NS, name, REMOVE_KCP));
-          assert.equal(refusal.by, mode === 'webhook' ? 'webhook' : 'policy', refusal.message);
-          const text = mode === 'webhook' ? refusal.message.slice(DENIAL_PREFIX.length) : refusal.text;
-          assert.ok(text.startsWith(DENIAL), `${text}\nwanted it to start with:\n${DENIAL}`);
-          assert.equal(annotationsOf(await env().capiMachines('admin').get(NS, name))[KCP_KEY], '');
-        });
-
-        test("the KubeadmControlPlane controller's service account removes it, unwarned", async (t) => {
-          if (off(t)) return;
-          const name = await machine();
-          const { object, warnings } = await env().capiMachines('kcpManager').patch(NS, name, REMOVE_KCP);
-          assert.equal(annotationsOf(object)[KCP_KEY], undefined);
-          assert.deepEqual(warningTexts(warnings), []);
-        });
+    describeEachMode(MODES, env, setUp, (mode, off) => {
+      test('an unrelated user may not remove kcp-cleanup, and is told who may', async (t) => {
+        if (off(t)) return;
+        const name = await machine();
+        const refusal = await rejected(() => env().capiMachines('alice').patch(NS, name, REMOVE_KCP));
+        assert.equal(refusal.by, mode === 'webhook' ? 'webhook' : 'policy', refusal.message);
+        const text = mode === 'webhook' ? refusal.message.slice(DENIAL_PREFIX.length) : refusal.text;
+        assert.ok(text.startsWith(DENIAL), `${text}\nwanted it to start with:\n${DENIAL}`);
+        assert.equal(annotationsOf(await env().capiMachines('admin').get(NS, name))[KCP_KEY], '');
       });
-    }
+
+      test("the KubeadmControlPlane controller's service account removes it, unwarned", async (t) => {
+        if (off(t)) return;
+        const name = await machine();
+        const { object, warnings } = await env().capiMachines('kcpManager').patch(NS, name, REMOVE_KCP);
+        assert.equal(annotationsOf(object)[KCP_KEY], undefined);
+        assert.deepEqual(warningTexts(warnings), []);
+      });
+    });
   });
 };

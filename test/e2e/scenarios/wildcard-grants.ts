@@ -6,7 +6,7 @@
 // native mode is the same policy rendered to admission policies, whose authorizer asks the same questions.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parsePolicy } from '../../../src/config/load.js';
 import { ETCD_HOOK, openshiftMachine } from '../../../testing/control-plane/machines.js';
@@ -21,6 +21,7 @@ import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane
 import type { IdentityName } from '../../../testing/control-plane/identities.js';
 import { DENIAL_PREFIX, rejected, warningTexts, type Rejection } from '../../../testing/control-plane/kube.js';
 import { pollUntil } from '../../../testing/control-plane/processes.js';
+import { describeEachMode } from '../harness/per-mode.js';
 import type { E2EEnv, Scenario } from '../harness/suite.js';
 import { hooksOf, removeHook, mayRemoveFor } from './helpers.js';
 
@@ -184,93 +185,77 @@ export const wildcardGrantScenarios: Scenario = (env) => {
           return served;
         };
 
-        for (const mode of API_MODES) {
-          describe(`admission mode: ${mode}`, () => {
-            const off = (t: TestContext): boolean => {
-              if (env().modes.includes(mode)) return false;
-              t.skip(`mode ${mode} not selected`);
-              return true;
-            };
-            before(async () => {
-              if (!env().modes.includes(mode)) return;
-              const { hookkeeper, native } = await setUp();
-              await switchMode(env().plane, hookkeeper, native, mode);
+        describeEachMode(API_MODES, env, setUp, (mode, off) => {
+          if (wildcardGrants === 'deny') {
+            test('a cluster-admin is refused the etcd hook, and team/storage’s hook though bob holds its grant', async (t) => {
+              if (off(t)) return;
+              const name = await machine();
+              const etcd = await rejected(() => remove('clusterAdmin', name, ETCD_HOOK.name));
+              assertRefused(
+                mode,
+                etcd,
+                wildcardDenial(0, ETCD_HOOK, grantFor('hookowner-clusteroperator-etcd', ETCD_HOOK.owner)),
+              );
+              const storage = await rejected(() => remove('clusterAdmin', name, STORAGE.name));
+              assertRefused(
+                mode,
+                storage,
+                wildcardDenial(1, STORAGE, grantFor('hookowner-team-storage', STORAGE.owner)),
+              );
+              assert.deepEqual(hooksOf(await env().machines('admin').get(NS, name), 'preDrain'), [ETCD_HOOK, STORAGE]);
             });
 
-            if (wildcardGrants === 'deny') {
-              test('a cluster-admin is refused the etcd hook, and team/storage’s hook though bob holds its grant', async (t) => {
-                if (off(t)) return;
-                const name = await machine();
-                const etcd = await rejected(() => remove('clusterAdmin', name, ETCD_HOOK.name));
-                assertRefused(
-                  mode,
-                  etcd,
-                  wildcardDenial(0, ETCD_HOOK, grantFor('hookowner-clusteroperator-etcd', ETCD_HOOK.owner)),
-                );
-                const storage = await rejected(() => remove('clusterAdmin', name, STORAGE.name));
-                assertRefused(
-                  mode,
-                  storage,
-                  wildcardDenial(1, STORAGE, grantFor('hookowner-team-storage', STORAGE.owner)),
-                );
-                assert.deepEqual(hooksOf(await env().machines('admin').get(NS, name), 'preDrain'), [
-                  ETCD_HOOK,
-                  STORAGE,
-                ]);
-              });
-
-              test('bob, holding only the grant naming team/storage, removes its hook and not the etcd one', async (t) => {
-                if (off(t)) return;
-                const name = await machine();
-                const etcd = await rejected(() => remove('bob', name, ETCD_HOOK.name));
-                assert.match(
-                  etcd.text,
-                  /^spec\.lifecycleHooks\.preDrain\[0\]: Forbidden: "bob" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"; only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator /,
-                );
-                const { object, warnings } = await remove('bob', name, STORAGE.name);
-                assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK]);
-                assert.deepEqual(warnings, []);
-              });
-            } else {
-              test('a cluster-admin removes the etcd hook with a warning and an audit annotation of route wildcard', async (t) => {
-                if (off(t)) return;
-                const e = env();
-                const name = await machine();
-                const { object, warnings } = await remove('clusterAdmin', name, ETCD_HOOK.name);
-                assert.deepEqual(hooksOf(object, 'preDrain'), [STORAGE]);
-                const warning =
-                  'wildcard RBAC: root-operator may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited';
-                assert.deepEqual(warningTexts(warnings), [warning]);
-                const annotations = await auditAnnotationsOf(e, name);
-                const webhook = Object.entries(annotations).find(([k]) => k.endsWith('/wildcard-hook-removal'));
-                const native = annotations['validation.policy.admission.k8s.io/validation_failure'];
-                if (mode !== 'native') {
-                  assert.ok(webhook, JSON.stringify(annotations));
-                  assert.deepEqual(JSON.parse(webhook[1]), {
-                    stage: 'preDrain',
-                    hook: ETCD_HOOK.name,
-                    owner: ETCD_HOOK.owner,
-                    user: 'root-operator',
-                    action: 'removal',
-                    route: 'wildcard',
-                  });
-                }
-                if (mode !== 'webhook') assert.ok(native?.includes(warning), JSON.stringify(annotations));
-              });
-            }
-
-            test('break-glass (system:masters) still removes the etcd hook, warned', async (t) => {
+            test('bob, holding only the grant naming team/storage, removes its hook and not the etcd one', async (t) => {
+              if (off(t)) return;
+              const name = await machine();
+              const etcd = await rejected(() => remove('bob', name, ETCD_HOOK.name));
+              assert.match(
+                etcd.text,
+                /^spec\.lifecycleHooks\.preDrain\[0\]: Forbidden: "bob" may not remove preDrain hook "EtcdQuorumOperator" owned by "clusteroperator\/etcd"; only its owner may: system:serviceaccount:openshift-etcd-operator:etcd-operator /,
+              );
+              const { object, warnings } = await remove('bob', name, STORAGE.name);
+              assert.deepEqual(hooksOf(object, 'preDrain'), [ETCD_HOOK]);
+              assert.deepEqual(warnings, []);
+            });
+          } else {
+            test('a cluster-admin removes the etcd hook with a warning and an audit annotation of route wildcard', async (t) => {
               if (off(t)) return;
               const e = env();
               const name = await machine();
-              const { object, warnings } = await remove('admin', name, ETCD_HOOK.name);
+              const { object, warnings } = await remove('clusterAdmin', name, ETCD_HOOK.name);
               assert.deepEqual(hooksOf(object, 'preDrain'), [STORAGE]);
-              assert.deepEqual(warningTexts(warnings), [
-                `break-glass: ${e.plane.identities.admin.username} may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited`,
-              ]);
+              const warning =
+                'wildcard RBAC: root-operator may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited';
+              assert.deepEqual(warningTexts(warnings), [warning]);
+              const annotations = await auditAnnotationsOf(e, name);
+              const webhook = Object.entries(annotations).find(([k]) => k.endsWith('/wildcard-hook-removal'));
+              const native = annotations['validation.policy.admission.k8s.io/validation_failure'];
+              if (mode !== 'native') {
+                assert.ok(webhook, JSON.stringify(annotations));
+                assert.deepEqual(JSON.parse(webhook[1]), {
+                  stage: 'preDrain',
+                  hook: ETCD_HOOK.name,
+                  owner: ETCD_HOOK.owner,
+                  user: 'root-operator',
+                  action: 'removal',
+                  route: 'wildcard',
+                });
+              }
+              if (mode !== 'webhook') assert.ok(native?.includes(warning), JSON.stringify(annotations));
             });
+          }
+
+          test('break-glass (system:masters) still removes the etcd hook, warned', async (t) => {
+            if (off(t)) return;
+            const e = env();
+            const name = await machine();
+            const { object, warnings } = await remove('admin', name, ETCD_HOOK.name);
+            assert.deepEqual(hooksOf(object, 'preDrain'), [STORAGE]);
+            assert.deepEqual(warningTexts(warnings), [
+              `break-glass: ${e.plane.identities.admin.username} may remove preDrain hook EtcdQuorumOperator of clusteroperator/etcd; audited`,
+            ]);
           });
-        }
+        });
       });
     }
   });
