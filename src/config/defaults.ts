@@ -45,6 +45,24 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
       hook: { ...ETCD_HOOK },
     },
   ],
+  quorumHooks: [
+    {
+      name: 'etcd-quorum',
+      // The control-plane Machines the etcd default hook protects, grouped by the installer's infrastructure id.
+      match: {
+        kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
+        namespaces: ['openshift-machine-api'],
+        labelSelector: {
+          matchExpressions: [
+            { key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] },
+          ],
+        },
+      },
+      stage: 'preDrain',
+      hooks: [ETCD_HOOK.name],
+      clusterLabel: 'machine.openshift.io/cluster-api-cluster',
+    },
+  ],
   // Child-resource rules name their parent kinds, so there is no sensible default.
   children: [],
   // Far above real use (a Machine carries a handful of hooks); native mode's CEL stays linear and in budget under it.

@@ -9,6 +9,7 @@ import { hookFieldProblems } from './hook-fields.js';
 import { inForceProblems } from './in-force.js';
 import { mergeWithDefaults } from './merge-defaults.js';
 import { checkedPolicy } from './policy-file.js';
+import { quorumHookProblems } from './quorum-hooks.js';
 import { POLICY_SCHEMA } from './schema.js';
 
 const validateSchema = compileSchema(POLICY_SCHEMA);
@@ -43,7 +44,12 @@ export function parsePolicy(text: string, file: string): Policy {
   // Paths as the user wrote them (owners["team/storage"].users); the checks work on JSON Pointers. The later value
   // of a key given twice is kept, so the rest of the file is still checked. Schema problems first, then the rest.
   const policy = checkedPolicy(checked);
-  const problems = [...checked.problems, ...hookFieldProblems(policy), ...inForceProblems(policy)];
+  const problems = [
+    ...checked.problems,
+    ...hookFieldProblems(policy),
+    ...inForceProblems(policy),
+    ...quorumHookProblems(policy),
+  ];
   if (problems.length > 0) {
     // In file order (a problem without a line, e.g. a missing top-level field, first), so the list reads like the file.
     const ordered = problems

@@ -33,6 +33,7 @@ export function mergeWithDefaults(raw: PolicyFile): Policy {
       raw.defaultHooks === undefined
         ? d.defaultHooks
         : raw.defaultHooks.map((r) => ({ ...r, operations: r.operations ?? ['CREATE', 'UPDATE'] })),
+    quorumHooks: raw.quorumHooks ?? d.quorumHooks,
     children: raw.children === undefined ? d.children : raw.children.map(withChildDefaults),
     maxHooksPerStage: raw.maxHooksPerStage ?? d.maxHooksPerStage,
     // Field by field: a file naming only its own synchronizer keeps OpenShift's namespaces.

@@ -18,6 +18,7 @@ export interface PolicyFile {
   wildcardGrants?: Policy['wildcardGrants'];
   breakGlass?: Partial<Policy['breakGlass']>;
   defaultHooks?: Array<Omit<DefaultHookRule, 'operations'> & { operations?: DefaultHookRule['operations'] }>;
+  quorumHooks?: Policy['quorumHooks'];
   children?: ChildRuleFile[];
   maxHooksPerStage?: number;
   migration?: Partial<Policy['migration']>;

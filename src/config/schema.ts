@@ -179,6 +179,22 @@ export const POLICY_SCHEMA = {
         },
       },
     },
+    quorumHooks: {
+      type: 'array',
+      maxItems: 16,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'match', 'stage', 'hooks', 'clusterLabel'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          match: objectSelector,
+          stage: { enum: ['preDrain', 'preTerminate'] },
+          hooks: { ...stringList, minItems: 1, maxItems: 16 },
+          clusterLabel: { type: 'string', minLength: 1 },
+        },
+      },
+    },
     children: { type: 'array', items: childRule },
     maxHooksPerStage: { type: 'integer', minimum: 1, maximum: MAX_HOOKS_PER_STAGE_LIMIT },
     migration: {

@@ -51,6 +51,23 @@ export interface DefaultHookRule {
   hook: { name: string; owner: string };
 }
 
+/**
+ * A hook that keeps a control-plane member's quorum (the etcd operator's on OpenShift, a control-plane provider's on
+ * Cluster API): while one Machine of a cluster is deleting without it, nobody but its owner removes it from another
+ * unless the request acknowledges that Machine by name (src/core/quorum.ts).
+ */
+export interface QuorumHook {
+  /** Names the protection in messages, audit findings and metrics. */
+  name: string;
+  /** The control-plane Machines it protects. */
+  match: ObjectSelector;
+  stage: MachineStage;
+  /** Hook names, any one of which protects a Machine (each control-plane provider writes its own). */
+  hooks: readonly string[];
+  /** The label whose value names a Machine's cluster: Machines of one namespace sharing it are one cluster. */
+  clusterLabel: string;
+}
+
 /** Where a child names its parent (same namespace): a label, an annotation, or a name template (core/children.ts). */
 export type ParentNameSource = { label: string } | { annotation: string } | { template: string };
 
@@ -122,6 +139,7 @@ export interface Policy {
   /** Identities that may remove any hook; every such removal is allowed with a warning and audited. */
   breakGlass: { users: readonly string[]; groups: readonly string[] };
   defaultHooks: readonly DefaultHookRule[];
+  quorumHooks: readonly QuorumHook[];
   children: readonly ChildRule[];
   /**
    * At most this many hooks in one stage whose owner the policy does not name (rule hook-count; namedOwners below):

@@ -92,7 +92,7 @@ describe('policy messages', () => {
           line: 10,
           path: 'zzz',
           message:
-            'unknown key "zzz" (known keys: apiVersion, kind, enforcement, reservedHooks, owners, impliedOwners, strictOwners, unverifiedRemoval, wildcardGrants, breakGlass, defaultHooks, children, maxHooksPerStage, migration, machineControllers)',
+            'unknown key "zzz" (known keys: apiVersion, kind, enforcement, reservedHooks, owners, impliedOwners, strictOwners, unverifiedRemoval, wildcardGrants, breakGlass, defaultHooks, quorumHooks, children, maxHooksPerStage, migration, machineControllers)',
         },
       ],
     );
