@@ -52,7 +52,17 @@ export interface ReviewContext {
    * Absent: not looked up, so no removal counts as a mirror.
    */
   twin?: TwinFact;
+  /**
+   * The control-plane Machines of the object's cluster under its quorum hook (src/core/quorum.ts): listed by serve
+   * for a removal of that hook, taken from the audit's lists. Absent: not looked up.
+   */
+  quorum?: QuorumFact;
 }
+
+/** The cluster's control-plane Machines as the transport found them, or why not (a failed list verifies nothing). */
+export type QuorumFact =
+  | { found: true; machines: readonly KubeObject[] }
+  | { found: false; reason: 'Timeout' | 'Error' | 'TooMany'; message: string };
 
 /** The twin copy as the transport found it: the object, or why not (a failed lookup verifies nothing). */
 export type TwinFact =

@@ -63,7 +63,7 @@ export interface CreateReads {
 }
 
 /** Cluster facts a transport gathers before review and passes in ReviewInput.context (the core never fetches). */
-export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership' | 'twin';
+export type Fact = 'parents' | 'schema' | 'deletion' | 'serviceAccounts' | 'ownership' | 'twin' | 'quorum';
 
 interface RuleCommon<Id extends string> {
   /** Names the rule's folder, src/core/rules/<id>/. */
