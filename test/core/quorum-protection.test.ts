@@ -90,7 +90,8 @@ describe('quorum-protection: a second control-plane Machine is not stripped of i
     assert.match(v.message, /ci-ln-7x2k9/);
     assert.match(v.message, /hookkeeper\.io\/quorum-acknowledged/);
     assert.doesNotMatch(v.message, /w-0|m-2/);
-    assert.equal(v.path, 'spec.lifecycleHooks.preDrain');
+    assert.equal(v.path, 'spec.lifecycleHooks.preDrain[0]');
+    assert.match(v.message, /^spec\.lifecycleHooks\.preDrain\[0\]: Forbidden: /);
   });
 
   test('acknowledged by naming the deleting Machine: allowed, warned and audited with its name', () => {

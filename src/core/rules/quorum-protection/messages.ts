@@ -1,9 +1,12 @@
 // quorum-protection's words. The rule runs in the webhook only (native mode cannot list the cluster's Machines), so
 // these are rendered for TypeScript alone; they still live beside the rule, as every rule's words do.
+import { forbiddenField } from '../../messages/field.js';
 import { message } from '../../messages/message.js';
 import { QUORUM_ACK_ANNOTATION } from '../../quorum.js';
 
 type Removal = {
+  /** Where the removed hook was in the stored object. */
+  path: string;
   /** The removed hook's name, and the protection's (policy quorumHooks[].name). */
   hook: string;
   quorum: string;
@@ -38,47 +41,53 @@ const othersWords = message<Others>((w) => [
 ]);
 
 /** Another control-plane Machine of the cluster is deleting without the hook, and the request does not name it. */
-export const breachMessage = message<Others & { acknowledge: string }>((w) => [
-  'removing quorum hook ',
-  w.quoted('hook'),
-  ' from control-plane Machine ',
-  w.text('machine'),
-  ' is refused while control-plane ',
-  othersWords,
-  ' deleting without it (',
-  w.text('quorum'),
-  '): two control-plane Machines deleting unprotected at once can lose etcd quorum. Wait until that deletion ends, ',
-  `or, knowing that, set annotation ${QUORUM_ACK_ANNOTATION}=`,
-  w.text('acknowledge'),
-  ' on ',
-  w.text('machine'),
-  ' in the same request',
-]);
+export const breachMessage = message<Others & { acknowledge: string }>((w) =>
+  forbiddenField(w.text('path'), [
+    'removing quorum hook ',
+    w.quoted('hook'),
+    ' from control-plane Machine ',
+    w.text('machine'),
+    ' is refused while control-plane ',
+    othersWords,
+    ' deleting without it (',
+    w.text('quorum'),
+    '): two control-plane Machines deleting unprotected at once can lose etcd quorum. Wait until that deletion ends, ',
+    `or, knowing that, set annotation ${QUORUM_ACK_ANNOTATION}=`,
+    w.text('acknowledge'),
+    ' on ',
+    w.text('machine'),
+    ' in the same request',
+  ]),
+);
 
 /** The cluster's Machines could not be listed: nothing shows whether another is deleting unprotected. */
-export const lookupFailedMessage = message<Removal & { reason: string }>((w) => [
-  'removing quorum hook ',
-  w.quoted('hook'),
-  ' from control-plane Machine ',
-  w.text('machine'),
-  ' is refused: the control-plane Machines of ',
-  clusterWords,
-  ' could not be listed (',
-  w.text('reason'),
-  '), so nothing shows that no other is deleting without it (',
-  w.text('quorum'),
-  '); retry the request',
-]);
+export const lookupFailedMessage = message<Removal & { reason: string }>((w) =>
+  forbiddenField(w.text('path'), [
+    'removing quorum hook ',
+    w.quoted('hook'),
+    ' from control-plane Machine ',
+    w.text('machine'),
+    ' is refused: the control-plane Machines of ',
+    clusterWords,
+    ' could not be listed (',
+    w.text('reason'),
+    '), so nothing shows that no other is deleting without it (',
+    w.text('quorum'),
+    '); retry the request',
+  ]),
+);
 
-/** Acknowledged: allowed, with the Machines the request named. */
+/**
+ * Acknowledged: allowed, with the Machines the request named. Short, names first: the webhook cuts a warning at 120
+ * characters (src/admission/limits.ts); the audit annotation keeps the rest.
+ */
 export const acknowledgedWarning = message<Others>((w) => [
-  'quorum hook ',
-  w.quoted('hook'),
-  ' removed from control-plane Machine ',
+  'quorum acknowledged: ',
+  w.text('hook'),
+  ' removed from ',
   w.text('machine'),
-  ' while control-plane ',
-  othersWords,
-  ' deleting without it, acknowledged (',
-  w.text('quorum'),
-  '): the cluster may lose etcd quorum until one of them is replaced',
+  ' while ',
+  w.text('others'),
+  w.when('plural', ' are', ' is'),
+  ' deleting without it; audited',
 ]);

@@ -7,9 +7,11 @@
 // Not written with src/core/expr: that builder exists to give one predicate to two engines, and this rule has one.
 // Its hook test reads the implied owner and the RBAC fact, and its decision a list of other objects, neither of which
 // CEL has.
+import type { Hook } from '../../carriers.js';
 import { quote } from '../../guards.js';
 import { byOwner } from '../../ownership.js';
 import { acknowledgedMachines, quorumRemoval, unprotectedPeers, type QuorumRemoval } from '../../quorum.js';
+import type { Policy } from '../../policy.js';
 import type { Notice, ReviewInput, Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 import { NATIVE_QUORUM, quorumProtectionDivergences } from './divergences.js';
@@ -18,10 +20,11 @@ import { acknowledgedWarning, breachMessage, lookupFailedMessage } from './messa
 /** A removal allowed because the request acknowledged the deleting Machines: warned and audited. */
 export const AUDIT_KEY_QUORUM_ACK = 'quorum-acknowledged-hook-removal';
 
-function slots(removal: QuorumRemoval, hook: string) {
+function slots(removal: QuorumRemoval, hook: Hook) {
   const { member, quorum } = removal;
   return {
-    hook,
+    path: hook.path,
+    hook: hook.name,
     quorum: quorum.name,
     machine: member.name,
     namespace: member.namespace,
@@ -30,27 +33,19 @@ function slots(removal: QuorumRemoval, hook: string) {
   };
 }
 
-function violation(removal: QuorumRemoval, hook: string, message: string, fix: string): Violation {
-  const path = removal.member.namespace === '' ? '' : stagePath(removal);
+function violation(hook: Hook, message: string, fix: string): Violation {
   return {
     rule: 'quorum-protection',
-    path,
+    path: hook.path,
     message,
     fix,
-    hook: { stage: removal.quorum.stage, name: hook, owner: removal.removed.find((h) => h.name === hook)?.owner ?? '' },
-    key: `quorum:${removal.quorum.name}:${quote(hook)}`,
+    hook: { stage: hook.stage, name: hook.name, owner: hook.owner },
+    key: `quorum:${hook.stage}:${quote(hook.name)}`,
   };
 }
 
-/** Where the hook was: the stage's list on the Machine API, the annotations on Cluster API. */
-function stagePath(removal: QuorumRemoval): string {
-  const first = removal.removed[0];
-  if (first && first.path.startsWith('metadata.annotations')) return 'metadata.annotations';
-  return `spec.lifecycleHooks.${removal.quorum.stage}`;
-}
-
 /** The request acts for every removed quorum hook's owner: the owner removes its hook once its member is gone. */
-function ownersOwn(removal: QuorumRemoval, input: ReviewInput, policy: Parameters<Rule>[0]['policy']): boolean {
+function ownersOwn(removal: QuorumRemoval, input: ReviewInput, policy: Policy): boolean {
   return removal.removed.length > 0 && removal.removed.every((h) => byOwner(policy, input, h.owner));
 }
 
@@ -61,12 +56,13 @@ export const quorumProtection: Rule = ({ policy, input }) => {
   // Not looked up: a transport with no cluster (serve --no-cluster, `hookkeeper test`) cannot judge it. serve with a
   // cluster always looks for such a removal, so a fact is missing only where no list was possible.
   if (fact === undefined) return { violations: [] };
-  const hook = removal.removed[0]?.name ?? removal.quorum.hooks[0] ?? '';
+  // quorumRemoval found the stored object carrying a quorum hook the new one lacks: at least one was removed.
+  const hook = removal.removed[0];
+  if (!hook) return { violations: [] };
   if (!fact.found)
     return {
       violations: [
         violation(
-          removal,
           hook,
           lookupFailedMessage.toJs({ ...slots(removal, hook), reason: `${fact.reason}: ${fact.message}` }),
           'retry the request; if the list keeps failing, check that hookkeeper may list Machines in this namespace',
@@ -87,7 +83,7 @@ export const quorumProtection: Rule = ({ policy, input }) => {
         value: JSON.stringify({
           quorum: removal.quorum.name,
           cluster: removal.member.cluster,
-          hook,
+          hook: hook.name,
           user: input.userInfo.username,
           acknowledged: peers,
         }),
@@ -98,10 +94,9 @@ export const quorumProtection: Rule = ({ policy, input }) => {
   return {
     violations: [
       violation(
-        removal,
         hook,
         breachMessage.toJs({ ...words, acknowledge: peers.join(',') }),
-        `wait until ${others} is gone or carries ${quote(hook)} again; to remove it anyway, name ${others} in annotation hookkeeper.io/quorum-acknowledged`,
+        `wait until ${others} is gone or carries ${quote(hook.name)} again; to remove it anyway, name ${others} in annotation hookkeeper.io/quorum-acknowledged`,
       ),
     ],
   };
