@@ -78,15 +78,13 @@ export const lookupFailedMessage = message<Removal & { reason: string }>((w) =>
 );
 
 /**
- * Acknowledged: allowed, with the Machines the request named. Short, names first: the webhook cuts a warning at 120
- * characters (src/admission/limits.ts); the audit annotation keeps the rest.
+ * Acknowledged: allowed, with the Machines the request named. Short: the webhook cuts a warning at 120 characters
+ * (src/admission/limits.ts), so the request's own Machine is left to the audit annotation, which keeps the rest.
  */
 export const acknowledgedWarning = message<Others>((w) => [
   'quorum acknowledged: ',
   w.text('hook'),
-  ' removed from ',
-  w.text('machine'),
-  ' while ',
+  ' removed while ',
   w.text('others'),
   w.when('plural', ' are', ' is'),
   ' deleting without it; audited',
