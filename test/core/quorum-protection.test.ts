@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { parsePolicy } from '../../src/config/load.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
+import { divergences } from '../../src/native/notes.js';
 import type { Policy } from '../../src/core/policy.js';
 import { QUORUM_ACK_ANNOTATION, quorumLookup } from '../../src/core/quorum.js';
 import type { KubeObject, Ownership, QuorumFact, ReviewInput, UserInfo } from '../../src/core/types.js';
@@ -237,6 +238,30 @@ describe('quorum-protection: a second control-plane Machine is not stripped of i
     const d = evaluate(policy, update(machine('m-1'), machine('m-1', { hooks: [] }), USERS.admin, CLUSTER_NOW));
     assert.equal(d.allowed, true);
     assert.equal(d.warnings.filter((w) => w.rule === 'quorum-protection').length, 1);
+  });
+});
+
+describe("native mode's declared divergence", () => {
+  test('covers every quorum hook removal the webhook may refuse, and nothing else', () => {
+    const [d, ...more] = divergences(DEFAULT_POLICY).filter((x) => x.rule === 'quorum-protection');
+    assert.equal(more.length, 0);
+    assert.ok(d?.verdictDiffers);
+    assert.equal(d.verdictDiffers(update(machine('m-1'), machine('m-1', { hooks: [] }), USERS.admin)), true);
+    assert.equal(
+      d.verdictDiffers(
+        update(machine('w-1', { role: 'worker' }), machine('w-1', { role: 'worker', hooks: [] }), USERS.admin),
+      ),
+      false,
+    );
+    assert.equal(
+      d.verdictDiffers(update(machine('m-1', { hooks: [ETCD, GUARD] }), machine('m-1'), USERS.admin)),
+      false,
+    );
+    const noQuorum: Policy = { ...DEFAULT_POLICY, quorumHooks: [] };
+    assert.deepEqual(
+      divergences(noQuorum).filter((x) => x.rule === 'quorum-protection'),
+      [],
+    );
   });
 });
 
