@@ -9,7 +9,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { divergences } from '../../src/native/notes.js';
 import type { Policy } from '../../src/core/policy.js';
-import { QUORUM_ACK_ANNOTATION, quorumLookup } from '../../src/core/quorum.js';
+import { QUORUM_ACK_ANNOTATION, quorumLookup, selectorString } from '../../src/core/quorum.js';
 import type { KubeObject, Ownership, QuorumFact, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { ETCD, USERS } from '../fixtures/openshift.js';
 
@@ -274,6 +274,22 @@ describe('quorumLookup: which reviews list the cluster, and how', () => {
       limit: 100,
       key: 'etcd-quorum/openshift-machine-api/ci-ln-7x2k9',
     });
+  });
+
+  test("every selector operator in the API server's query syntax", () => {
+    assert.deepEqual(
+      selectorString({
+        matchLabels: { tier: 'cp' },
+        matchExpressions: [
+          { key: 'a', operator: 'In', values: ['x', 'y'] },
+          { key: 'b', operator: 'NotIn', values: ['z'] },
+          { key: 'c', operator: 'Exists' },
+          { key: 'd', operator: 'DoesNotExist' },
+        ],
+      }),
+      ['tier=cp', 'a in (x,y)', 'b notin (z)', 'c', '!d'],
+    );
+    assert.deepEqual(selectorString(undefined), []);
   });
 
   test('a Machine without the cluster label lists those without it', () => {
