@@ -1,11 +1,25 @@
 // Quorum protection: a quorum hook (policy quorumHooks) holds a control-plane Machine's deletion until its etcd
 // member is safely gone. Two control-plane Machines of one cluster deleting without it can lose quorum, so the
 // admission rule, the audit, explain and the metrics all read a cluster's control-plane Machines through this file.
-import { carrierFor, wellFormed } from './carriers.js';
+import { carrierFor, wellFormed, type Hook } from './carriers.js';
 import { isDeleting, isRecord, metadata } from './guards.js';
-import type { Policy, QuorumHook } from './policy.js';
+import { ownedChanges, registeredActor } from './ownership.js';
+import type { LabelSelector, Policy, QuorumHook } from './policy.js';
+import { KNOWN_RESOURCES } from './resources.js';
 import { matchesObject } from './selector.js';
-import type { GroupVersionKind, KubeObject } from './types.js';
+import type { GroupVersionKind, KubeObject, ReviewInput } from './types.js';
+
+/**
+ * The annotation by which a request removing a quorum hook says it knows which other control-plane Machines of the
+ * cluster are deleting without it: their names, comma-separated (docs/ownership.md#quorum-protection).
+ */
+export const QUORUM_ACK_ANNOTATION = 'hookkeeper.io/quorum-acknowledged';
+
+/**
+ * Most Machines one lookup lists: a cluster's control plane is 3 or 5, twice that during a replacement. More than
+ * this is refused as 'TooMany' rather than judged from part of the cluster.
+ */
+export const MAX_QUORUM_MACHINES = 100;
 
 /** One control-plane Machine as a quorum hook sees it. */
 export interface QuorumMember {
@@ -87,4 +101,109 @@ export function quorumBreaches(
     .sort((a, b) =>
       [a.quorum, a.namespace, a.cluster].join('\0').localeCompare([b.quorum, b.namespace, b.cluster].join('\0')),
     );
+}
+
+/** A request removing a quorum hook: the protection, the Machine as stored, and the quorum hooks it removes. */
+export interface QuorumRemoval {
+  quorum: QuorumHook;
+  member: QuorumMember;
+  /** The removed quorum hooks, each with the owner the policy implies for it (src/core/implied-owner.ts). */
+  removed: Hook[];
+}
+
+/**
+ * An UPDATE of a Machine a quorum hook selects (by the stored object) whose stored object carries one of its hooks at
+ * its stage and whose new object carries none. A re-owning keeps the name, so it keeps the protection.
+ */
+export function quorumRemoval(policy: Policy, input: ReviewInput): QuorumRemoval | undefined {
+  if (input.operation !== 'UPDATE' || input.object === null || input.oldObject === null) return undefined;
+  if (policy.quorumHooks.length === 0 || policy.enforcement['quorum-protection'] === 'off') return undefined;
+  const carrier = carrierFor(input.kind);
+  if (!carrier?.live) return undefined;
+  const q = quorumHookOf(policy, input.kind, input.oldObject, input.namespace);
+  if (!q || !carriesQuorumHook(q, input.kind, input.oldObject) || carriesQuorumHook(q, input.kind, input.object))
+    return undefined;
+  const removed = ownedChanges(policy, carrier, carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks)
+    .filter((c) => c.now === undefined && c.old.stage === q.stage && q.hooks.includes(c.old.name))
+    .map((c) => c.old);
+  return { quorum: q, member: memberOf(q, input.kind, input.oldObject), removed };
+}
+
+/** The one LIST serve sends for a review: the cluster's control-plane Machines, at most `limit`. */
+export interface QuorumLookup {
+  /** The collection, /apis/<group>/<version>/namespaces/<namespace>/machines. */
+  path: string;
+  labelSelector: string;
+  limit: number;
+  /** <quorum>/<namespace>/<cluster>, for logs. */
+  key: string;
+}
+
+/** A label selector in the API's query syntax (label keys and values need no escaping). */
+export function selectorString(selector: LabelSelector | undefined): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(selector?.matchLabels ?? {})) out.push(`${k}=${v}`);
+  for (const r of selector?.matchExpressions ?? []) {
+    const values = (r.values ?? []).join(',');
+    if (r.operator === 'In') out.push(`${r.key} in (${values})`);
+    else if (r.operator === 'NotIn') out.push(`${r.key} notin (${values})`);
+    else if (r.operator === 'Exists') out.push(r.key);
+    else out.push(`!${r.key}`);
+  }
+  return out;
+}
+
+/**
+ * Whether a review needs the cluster's Machines, and the list that finds them: only a quorum hook's removal by someone
+ * the policy does not register for every removed hook's owner (an RBAC-allowed owner is known only later, so it is
+ * listed for too). Anything else costs no request.
+ */
+export function quorumLookup(policy: Policy, input: ReviewInput): QuorumLookup | undefined {
+  const removal = quorumRemoval(policy, input);
+  if (!removal) return undefined;
+  if (removal.removed.length > 0 && removal.removed.every((h) => registeredActor(policy, input.userInfo, h.owner)))
+    return undefined;
+  const resource = KNOWN_RESOURCES.find((r) => r.group === input.kind.group && r.kind === input.kind.kind);
+  if (!resource) return undefined;
+  const { quorum: q, member } = removal;
+  const cluster = member.cluster === '' ? `!${q.clusterLabel}` : `${q.clusterLabel}=${member.cluster}`;
+  return {
+    path: `/apis/${input.kind.group}/${input.kind.version}/namespaces/${encodeURIComponent(member.namespace)}/${resource.plural}`,
+    labelSelector: [...selectorString(q.match.labelSelector), cluster].join(','),
+    limit: MAX_QUORUM_MACHINES,
+    key: `${q.name}/${member.namespace}/${member.cluster}`,
+  };
+}
+
+/**
+ * The other control-plane Machines of the removal's cluster deleting without quorum protection, from the Machines the
+ * transport listed (re-checked here: the list's selector is not trusted to have selected only these), by name.
+ */
+export function unprotectedPeers(
+  policy: Policy,
+  removal: QuorumRemoval,
+  gvk: GroupVersionKind,
+  machines: readonly KubeObject[],
+): string[] {
+  const out = new Set<string>();
+  for (const object of machines) {
+    if (quorumHookOf(policy, gvk, object) !== removal.quorum) continue;
+    const m = memberOf(removal.quorum, gvk, object);
+    if (m.name === removal.member.name || !sameCluster(m, removal.member)) continue;
+    if (m.deleting && !m.protected) out.add(m.name);
+  }
+  return [...out].sort();
+}
+
+/** The Machine names a request's new object acknowledges (QUORUM_ACK_ANNOTATION), trimmed, empty ones left out. */
+export function acknowledgedMachines(object: KubeObject | null): Set<string> {
+  const annotations = metadata(object)['annotations'];
+  const value = isRecord(annotations) ? annotations[QUORUM_ACK_ANNOTATION] : undefined;
+  if (typeof value !== 'string') return new Set();
+  return new Set(
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
 }

@@ -6,6 +6,7 @@ export const RULE_IDS = [
   'hook-count',
   'single-owner',
   'owner-only-removal',
+  'quorum-protection',
   'template-hook-removed',
   'deletion-freeze',
   'controller-finalizer',

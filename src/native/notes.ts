@@ -49,14 +49,14 @@ export function divergences(policy: Policy): Divergence[] {
   const on = (id: keyof Policy['enforcement']): boolean => policy.enforcement[id] !== 'off';
   if (policy.children.length > 0) {
     for (const rule of RULES) {
-      if (rule.native && 'webhookOnly' in rule.native && on(rule.id))
+      if (rule.native && 'webhookOnly' in rule.native && !rule.native.divergences && on(rule.id))
         // Native mode never runs it: every request it decides may be decided otherwise.
         out.push({ rule: rule.id, text: rule.native.webhookOnly, verdictDiffers: () => true });
     }
   }
   // Each rule's own, as it declares them.
   for (const rule of RULES)
-    if (on(rule.id) && rule.native && 'validating' in rule.native && rule.native.divergences)
+    if (on(rule.id) && rule.native && !('mutating' in rule.native) && rule.native.divergences)
       out.push(...rule.native.divergences(policy));
   for (const rule of readsNameIndex(policy)) {
     // A rule that words this divergence itself.

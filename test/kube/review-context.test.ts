@@ -81,6 +81,17 @@ describe('reviewContextGatherer', () => {
     );
     assert.deepEqual(await g(MACHINE), { ownership: OWNERSHIP, twin });
   });
+
+  test("a quorum hook's removal: the cluster's Machines join the other facts", async () => {
+    const quorum = { found: true, machines: [{ kind: 'Machine' }] } as const;
+    const g = reviewContextGatherer(
+      { gather: () => undefined },
+      { gather: () => OWNERSHIP },
+      { gather: () => undefined },
+      { gather: () => Promise.resolve({ quorum }) },
+    );
+    assert.deepEqual(await g(MACHINE), { ownership: OWNERSHIP, quorum });
+  });
 });
 
 describe('clusterSource', () => {

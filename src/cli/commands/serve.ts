@@ -15,6 +15,7 @@ import { clusterSource, describeSource, noClusterMessage, requireClusterSource }
 import type { Logger } from '../../log.js';
 import { reviewContextGatherer } from '../../kube/review-context.js';
 import { createTwinContext } from '../../kube/twin-context.js';
+import { createQuorumContext } from '../../kube/quorum-context.js';
 import { ExitCode, exitCodeFor, writeText, type CliIO } from '../io.js';
 import { collect, duration, flagError, logLevel, LOG_LEVELS, portNumber, wholeNumber } from '../flags.js';
 import { policyFile } from '../policy.js';
@@ -222,9 +223,21 @@ async function serveUntilStopped(flags: ServeFlags, io: CliIO, stop: ReturnType<
       logger: logger.child({ component: 'migration' }),
       policy: () => policyInForce,
     });
+    const quorumContext = createQuorumContext({
+      loadKubeConfig,
+      ...budget,
+      logger: logger.child({ component: 'quorum' }),
+      policy: () => policyInForce,
+    });
     // No cluster, no twin: no mirror is verified, and no CREATE is judged against a twin (a lookup that could only
-    // fail would refuse every Machine CREATE in the migration namespaces).
-    const gatherContext = reviewContextGatherer(context, ownerContext, loadKubeConfig.none ? undefined : twinContext);
+    // fail would refuse every Machine CREATE in the migration namespaces). No cluster, no quorum list either: the
+    // quorum rule judges nothing it was given no Machines for (docs/ownership.md#quorum-protection).
+    const gatherContext = reviewContextGatherer(
+      context,
+      ownerContext,
+      loadKubeConfig.none ? undefined : twinContext,
+      loadKubeConfig.none ? undefined : quorumContext,
+    );
     const auditIntervalMs =
       flags.auditInterval === undefined ? undefined : duration('--audit-interval', flags.auditInterval);
     if (auditIntervalMs === 0) throw flagError('--audit-interval', 'must be longer than 0s', 'give one such as 10m');

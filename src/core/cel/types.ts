@@ -122,5 +122,9 @@ export type NativeForm =
       divergences?: (policy: Policy) => readonly Divergence[];
     }
   | { mutating: (policy: Policy, rule: DefaultHookRule, carrier: HookCarrier) => NativeMutation }
-  /** No native form: what native mode does instead, one sentence (render declares it as a divergence). */
-  | { webhookOnly: string };
+  /**
+   * No native form: what native mode does instead, one sentence (render declares it as a divergence). A child rule's
+   * is in force when the policy has child rules, and may differ on any request; a rule with `divergences` declares
+   * its own, with the requests it covers, instead.
+   */
+  | { webhookOnly: string; divergences?: (policy: Policy) => readonly Divergence[] };

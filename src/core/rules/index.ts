@@ -4,6 +4,7 @@ import { hookNamingRule } from './hook-naming/rule.js';
 import { hookCountRule } from './hook-count/rule.js';
 import { singleOwnerRule } from './single-owner/rule.js';
 import { ownerOnlyRemovalRule } from './owner-only-removal/rule.js';
+import { quorumProtectionRule } from './quorum-protection/rule.js';
 import { templateHookRemovedRule } from './template-hook-removed/rule.js';
 import { deletionFreezeRule } from './deletion-freeze/rule.js';
 import { controllerFinalizerRule } from './controller-finalizer/rule.js';
@@ -26,6 +27,7 @@ export const RULES = [
   hookCountRule,
   singleOwnerRule,
   ownerOnlyRemovalRule,
+  quorumProtectionRule,
   templateHookRemovedRule,
   deletionFreezeRule,
   controllerFinalizerRule,

@@ -28,6 +28,7 @@ import { nativeCelScenarios } from './native-cel.js';
 import { nativeKnobScenarios } from './native-knobs.js';
 import { outageScenarios } from './outage.js';
 import { ownerOnlyRemovalScenarios } from './owner-only-removal.js';
+import { quorumScenarios } from './quorum.js';
 import { reportScenarios } from './reports.js';
 import { strippedDefaultHookScenarios } from './stripped-default-hook.js';
 import { templateRemovalScenarios } from './template-removal.js';
@@ -82,8 +83,12 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
           bare: [findSizeLimit, corpusSetup, ruleCasesSetup],
           afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
         }
-      : // The Cluster API profile against upstream's Cluster API Machine CRD.
-        { bare: [corpusSetup, ruleCasesSetup], afterModes: [corpusComparison, capiProfileScenarios] }),
+      : // The Cluster API profile against upstream's Cluster API Machine CRD; quorum protection against upstream's
+        // Machine CRDs, with a hookkeeper that lists them.
+        {
+          bare: [corpusSetup, ruleCasesSetup],
+          afterModes: [corpusComparison, capiProfileScenarios, quorumScenarios],
+        }),
     webhookOnly: [
       requestConditionScenarios,
       validateAgreementScenarios,
