@@ -10,6 +10,8 @@ export interface QuorumStanding {
   namespace: string;
   /** The cluster label's value; '' when the Machine has none (its namespace is then its cluster). */
   cluster: string;
+  /** The Machine carries one of the hook's names at its stage. */
+  protected: boolean;
   /** The Machine itself is deleting without the hook. */
   unprotectedDeleting: boolean;
   /** The cluster's control-plane Machines deleting without the hook, the Machine among them if it is; sorted. */
@@ -51,6 +53,7 @@ export function quorumStanding(
     hook,
     namespace: me.namespace,
     cluster: me.cluster,
+    protected: me.protected,
     unprotectedDeleting: me.deleting && !me.protected,
     machines: [...names].sort(),
   };
