@@ -2,6 +2,7 @@
 // audit's own rules (stuck deletions: the clock; orphaned owners: service accounts; unprotected owners: grants).
 import { wellFormed, type Hook, type HookCarrier } from '../core/carriers.js';
 import { evaluate } from '../core/engine.js';
+import { withImpliedOwner } from '../core/implied-owner.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, KubeObject, ReviewContext, ReviewInput, UserInfo } from '../core/types.js';
 import type { OwnerGrants } from '../kube/owner-grants.js';
@@ -49,7 +50,11 @@ export function objectFacts(
   const context: ReviewContext = {};
   const deletion = deletionFact(obj, run.nowMs, run.stuckAfterMs);
   if (deletion) context.deletion = deletion;
-  const hooks = run.accounts || run.grants ? wellFormed(carrier.read(obj).hooks) : [];
+  // Implied owners in place (an empty value under a key the policy names), as the rules judge them.
+  const hooks =
+    run.accounts || run.grants
+      ? wellFormed(carrier.read(obj).hooks).map((h) => withImpliedOwner(run.policy, carrier, h))
+      : [];
   const withOwners = (): ObjectFacts => {
     if (run.grants) {
       context.ownership = auditOwnership(run.grants, hooks, namespace);

@@ -43,6 +43,12 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
     labelNames: ['stage', 'owner'],
     registers: [registry],
   });
+  const quorum = new Gauge({
+    name: 'hookkeeper_quorum_unprotected_deleting_machines',
+    help: 'Control-plane Machines deleting without their quorum hook (policy quorumHooks), at the last audit, by quorum hook, namespace and cluster (the cluster label\'s value, "" without one); 2 or more is quorum-at-risk. Only clusters with one have a series.',
+    labelNames: ['quorum', 'namespace', 'cluster'],
+    registers: [registry],
+  });
   const objects = new Gauge({
     name: 'hookkeeper_audit_objects',
     help: 'Objects the last background audit evaluated.',
@@ -72,6 +78,10 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
         stuckBy.set(labels, s.machines);
         stuckSince.set(labels, s.oldestMs / 1000);
       }
+      // Reset first: a cluster whose deletions are protected again (or done) drops its series.
+      quorum.reset();
+      for (const c of report.quorum ?? [])
+        quorum.set({ quorum: c.quorum, namespace: c.namespace, cluster: c.cluster }, c.machines.length);
       objects.set(report.summary.objects);
       lastRun.set(Date.parse(report.finishedAt) / 1000);
     },

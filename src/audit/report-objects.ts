@@ -19,6 +19,9 @@ export interface ReportApi {
 
 type Result = Record<string, unknown>;
 
+/** A deletion that cannot finish, or one that can cost etcd quorum, is worse than a hook that breaks a convention. */
+const HIGH: ReadonlySet<string> = new Set(['stuck-deletion', 'orphaned-owner', 'quorum-at-risk']);
+
 function resourceRef(o: AuditObjectRef): Record<string, string> {
   return {
     apiVersion: o.apiVersion,
@@ -46,8 +49,7 @@ function findingResult(f: AuditFinding, timestamp: Result): Result {
     policy: POLICY_NAME,
     rule: f.rule,
     category: CATEGORY,
-    // A deletion that cannot finish is worse than a hook that breaks a convention.
-    severity: f.rule === 'stuck-deletion' || f.rule === 'orphaned-owner' ? 'high' : 'medium',
+    severity: HIGH.has(f.rule) ? 'high' : 'medium',
     timestamp,
     result: f.result,
     // warn is "not met, and the policy is not scored" in both APIs.

@@ -98,6 +98,22 @@ export interface AuditReport {
   migration?: MigratedMachine[];
   /** The static admission manifests the answering API server reports (also one of `notes`). */
   staticAdmission?: StaticAdmissionStatus;
+  /**
+   * Clusters with control-plane Machines deleting without their quorum hook (policy quorumHooks), one or more; two or
+   * more is a quorum-at-risk finding on each. Absent: none.
+   */
+  quorum?: QuorumCluster[];
+}
+
+/** A cluster's control-plane Machines deleting without quorum protection, at the audit. */
+export interface QuorumCluster {
+  /** The quorum hook's name in the policy. */
+  quorum: string;
+  namespace: string;
+  /** The cluster label's value; '' when the Machines have none. */
+  cluster: string;
+  /** The deleting Machines without the hook, sorted. */
+  machines: string[];
 }
 
 export function objectLabel(o: AuditObjectRef): string {

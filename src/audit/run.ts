@@ -12,12 +12,14 @@ import { AppError } from '../errors.js';
 import { carrierResources, type KindResource } from '../core/resources.js';
 import type { OwnerGrants } from '../kube/owner-grants.js';
 import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
-import { judgeObject, objectFacts, type AuditFacts } from './audit-object.js';
+import type { GroupVersionKind, KubeObject } from '../core/types.js';
+import { judgeObject, objectFacts, type AuditFacts, type ObjectFacts } from './audit-object.js';
 import { serviceAccountFacts, type ServiceAccountExists } from './findings.js';
 import { listOwnerGrants, ownerListing, wildcardListing } from './owner-grants.js';
 import { openPages, refOf, type PageStream } from './pages.js';
-import type { AuditReport, ResourceStatus } from './report.js';
+import type { AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
 import { migrationRecorder, type MigrationRecorder } from './migration.js';
+import { quorumRecorder, type QuorumRecorder } from './quorum.js';
 import { newTally, summarize, tallyObject, type Tally } from './summary.js';
 
 export { AUDIT_USER } from './audit-object.js';
@@ -64,7 +66,18 @@ interface RunState {
   facts: AuditFacts;
   tally: Tally;
   migration: MigrationRecorder;
+  quorum: QuorumRecorder;
+  /** Deleting control-plane Machines without their quorum hook: judged once their resource is listed. */
+  held: HeldObject[];
   notes: string[];
+}
+
+interface HeldObject {
+  resource: string;
+  kind: GroupVersionKind;
+  object: KubeObject;
+  ref: AuditObjectRef;
+  known: ObjectFacts;
 }
 
 export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
@@ -90,6 +103,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     facts,
     tally: newTally(deps.recordPasses),
     migration: migrationRecorder(deps.policy),
+    quorum: quorumRecorder(deps.policy),
+    held: [],
     notes,
   };
   const statuses = await auditResources(deps, planned.resources, state);
@@ -104,6 +119,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   migration.annotate(tally.findings);
   notes.push(...migration.notes());
   const migrated = migration.machines();
+  const quorum = state.quorum.clusters();
   const staticAdmission = deps.apiServerMetrics
     ? staticAdmissionStatus(await deps.apiServerMetrics(), deps.policy)
     : undefined;
@@ -123,7 +139,18 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     ...(tally.passed ? { passed: tally.passed } : {}),
     ...(migrated.length > 0 ? { migration: migrated } : {}),
     ...(staticAdmission ? { staticAdmission } : {}),
+    ...(quorum.length > 0 ? { quorum } : {}),
   };
+}
+
+/** The held Machines, each with its cluster's control-plane Machines from the lists as its quorum fact. */
+function judgeHeld(state: RunState): void {
+  const held = state.held.splice(0);
+  for (const h of held) {
+    const context = { ...h.known.context, quorum: state.quorum.fact(h.kind, h.object) };
+    const found = judgeObject(state.facts, h.object, h.ref, h.kind, { ...h.known, context });
+    tallyObject(state.tally, h.resource, h.ref, found);
+  }
 }
 
 /** Audits each resource in turn; returns what became of each. */
@@ -176,10 +203,13 @@ async function auditResource(
         migration.see(obj, ref);
         let known = objectFacts(facts, obj, carrier, ref.namespace);
         if (known instanceof Promise) known = await known;
-        tallyObject(tally, name, ref, judgeObject(facts, obj, ref, kind, known));
+        if (state.quorum.see(kind, obj)) state.held.push({ resource: name, kind, object: obj, ref, known });
+        else tallyObject(tally, name, ref, judgeObject(facts, obj, ref, kind, known));
       }
       deps.onProgress?.({ resource: name, objects: status.objects, total: tally.objects });
     }
+    // A cluster's Machines are of one resource (one namespace, one kind): all of them are listed now.
+    judgeHeld(state);
   } catch (err) {
     if (!(err instanceof CrdNotInstalled)) throw err;
     status.status = 'not-installed';

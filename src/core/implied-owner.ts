@@ -14,6 +14,9 @@ export function impliedOwner(policy: Policy, carrier: HookCarrier, hook: Pick<Ho
   return policy.impliedOwners.find((i) => i.hook === hook.id)?.owner ?? '';
 }
 
+/** How a finding names an owner the policy implies (the hook's own value is empty). */
+export const IMPLIED_OWNER_NOTE = ' (implied by the policy for its key: the value is empty)';
+
 /** The hook with its implied owner in place (itself when nothing is implied). */
 export function withImpliedOwner<H extends Pick<Hook, 'id' | 'owner'>>(
   policy: Policy,

@@ -52,7 +52,7 @@ export const CLUSTER_STATE: ReadonlySet<RuleId> = new Set(
   RULES.filter(
     (r) =>
       !r.sources.includes('admission') &&
-      r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts' || f === 'ownership'),
+      r.facts.some((f) => f === 'deletion' || f === 'serviceAccounts' || f === 'ownership' || f === 'quorum'),
   ).map((r) => r.id),
 );
 

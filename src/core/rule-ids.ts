@@ -21,6 +21,7 @@ export const RULE_IDS = [
   'crd-schema',
   'stuck-deletion',
   'orphaned-owner',
+  'quorum-at-risk',
   'unprotected-owner',
 ] as const;
 

@@ -1,5 +1,6 @@
 // `explain` against a live cluster: find the Machine (either API, at the version the cluster prefers), then gather
-// what the explanation needs: RBAC grants of its owners, their service accounts, its Node, the etcd ClusterOperator.
+// what the explanation needs: RBAC grants of its owners, their service accounts, its Node, the etcd ClusterOperator,
+// and for a control-plane Machine the Machines of its namespace (its cluster's quorum standing).
 // A fact that cannot be read is unknown with the reason; only finding the Machine itself can fail the command.
 import { isRecord } from '../core/guards.js';
 import { wellFormed } from '../core/carriers.js';
@@ -15,6 +16,7 @@ import { accessGet, type ApiResponse, type ClusterAccess } from '../kube/api-req
 import { withDeadline } from '../kube/deadline.js';
 import { clusterError, responseError } from '../kube/errors.js';
 import type { Lister } from '../kube/types.js';
+import { quorumHookOf } from '../core/quorum.js';
 import { qualified, type Target } from './target.js';
 
 /** Each GET's bound: explain asks a handful of questions, one at a time. */
@@ -171,6 +173,36 @@ async function clusterOperatorFacts(
   return out;
 }
 
+/** At most this many Machines are read from the namespace for the quorum standing (a control plane is a few). */
+const QUORUM_LIST_LIMIT = 10_000;
+
+/**
+ * A control-plane Machine's quorum fact: the Machines of its namespace, at the version it was read at (a cluster is
+ * one namespace's Machines sharing the cluster label; the core picks them). Undefined for a Machine no quorum hook
+ * selects; unknown, with the reason, when they cannot be listed.
+ */
+async function quorumFact(deps: ClusterDeps, policy: Policy, obj: KubeObject): Promise<ExplainFacts['quorum']> {
+  const carrier = machineCarrier(obj);
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const meta = isRecord(obj['metadata']) ? obj['metadata'] : {};
+  const namespace = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
+  if (!carrier || !quorumHookOf(policy, { group: carrier.group, version: '', kind: carrier.kind }, obj))
+    return undefined;
+  const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+  const resource = { group: carrier.group, version, plural: 'machines', namespaced: true };
+  const machines: KubeObject[] = [];
+  try {
+    for await (const page of deps.lister.list(resource, namespace)) {
+      machines.push(...page);
+      if (machines.length > QUORUM_LIST_LIMIT)
+        return unknown(`more than ${QUORUM_LIST_LIMIT} Machines in namespace ${namespace}: not read for the quorum`);
+    }
+  } catch (err) {
+    return unknown(`cannot list the Machines of namespace ${namespace}: ${describeError(err)}`);
+  }
+  return { status: 'known', machines };
+}
+
 /** Everything the explanation needs from the cluster besides the Machine. */
 export async function gatherFacts(
   deps: ClusterDeps,
@@ -207,6 +239,7 @@ export async function gatherFacts(
       notes.push(`cannot check service account ${key}: ${describeError(err)}`);
     }
   }
+  const quorum = await quorumFact(deps, policy, obj);
   return {
     facts: {
       source: 'cluster',
@@ -215,6 +248,7 @@ export async function gatherFacts(
       serviceAccounts: { status: 'known', found },
       node: await nodeFact(deps.access, obj),
       clusterOperators: await clusterOperatorFacts(deps.access, clusterOperatorsFor(hooks)),
+      ...(quorum ? { quorum } : {}),
     },
     notes,
   };

@@ -45,13 +45,16 @@ function describe(c: Candidate): string {
   return `${qualified(groupOf(c.object), text(m['name']))}${ns ? ` -n ${ns}` : ''} (${c.file})`;
 }
 
-/** The one Machine in the files that the target and namespace name. */
+/**
+ * The one Machine in the files that the target and namespace name, and every Machine of the files (its cluster's
+ * quorum standing is read from them).
+ */
 export async function machineFromFiles(
   paths: readonly string[],
   target: Target,
   namespace: string | undefined,
   io: { cwd: string; readStdin: () => Promise<string> },
-): Promise<KubeObject> {
+): Promise<{ object: KubeObject; machines: KubeObject[] }> {
   const inputs = await readInputs(paths, io);
   if (inputs.problems.length > 0)
     throw new AppError('INPUT_INVALID', 'cannot read the files', { problems: inputs.problems });
@@ -70,7 +73,7 @@ export async function machineFromFiles(
     );
   });
   const only = matching[0];
-  if (matching.length === 1 && only) return only.object;
+  if (matching.length === 1 && only) return { object: only.object, machines: machines.map((c) => c.object) };
   if (matching.length === 0)
     throw new AppError(
       'INPUT_INVALID',

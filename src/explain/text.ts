@@ -83,6 +83,11 @@ export function renderText(x: MachineExplanation): string {
     out.push(
       `Authoritative API: spec ${x.authoritativeAPI.spec ?? '(unset)'}, status ${x.authoritativeAPI.status ?? '(unset)'}: ${x.authoritativeAPI.note}`,
     );
+  const q = x.quorum;
+  if (q) {
+    out.push(`Quorum (${q.name}): ${q.state === 'at-risk' ? 'AT RISK' : q.state}: ${q.detail}`);
+    if (q.fix) out.push(`  what to do: ${q.fix}`);
+  }
   out.push('', x.hooks.length > 0 ? 'Hooks:' : 'Hooks: none');
   for (const h of x.hooks) out.push(...hookLines(h));
   if (x.notes.length > 0) out.push('', 'Notes:', ...x.notes.map((note) => `  - ${note}`));

@@ -196,6 +196,37 @@ describe('audit metrics', () => {
     });
   });
 
+  test('control-plane Machines deleting without their quorum hook, by cluster; a cluster that recovers drops its series', async () => {
+    const registry = createMetrics().registry;
+    const metrics = createAuditMetrics(registry);
+    const report = (quorum: AuditReport['quorum']): AuditReport =>
+      ({
+        findings: [],
+        summary: { objects: 6, stuckDeletions: 0 },
+        finishedAt: '2026-01-01T02:00:00Z',
+        ...(quorum ? { quorum } : {}),
+      }) as unknown as AuditReport;
+    const ns = 'openshift-machine-api';
+    metrics.record(
+      report([
+        { quorum: 'etcd-quorum', namespace: ns, cluster: 'c1', machines: ['m-0', 'm-2'] },
+        { quorum: 'etcd-quorum', namespace: ns, cluster: 'c2', machines: ['m-5'] },
+      ]),
+      (owner) => owner,
+    );
+    const name = 'hookkeeper_quorum_unprotected_deleting_machines';
+    assert.deepEqual(metricLines(await registry.metrics(), name), [
+      `${name}{quorum="etcd-quorum",namespace="${ns}",cluster="c1"} 2`,
+      `${name}{quorum="etcd-quorum",namespace="${ns}",cluster="c2"} 1`,
+    ]);
+    metrics.record(report([{ quorum: 'etcd-quorum', namespace: ns, cluster: 'c2', machines: ['m-5'] }]), (o) => o);
+    assert.deepEqual(metricLines(await registry.metrics(), name), [
+      `${name}{quorum="etcd-quorum",namespace="${ns}",cluster="c2"} 1`,
+    ]);
+    metrics.record(report(undefined), (o) => o);
+    assert.deepEqual(metricLines(await registry.metrics(), name), []);
+  });
+
   test('runs repeat every interval without overlapping; failures are counted and keep the last good values', async () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     try {

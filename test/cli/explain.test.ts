@@ -12,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 
 const CAPI = 'test/fixtures/explain/capi-deleting.yaml';
 const DUMP = 'test/fixtures/explain/mapi-dump.yaml';
+const QUORUM = 'test/fixtures/explain/mapi-quorum.yaml';
 const validate = new Ajv({ strict: true, allErrors: true }).compile(MACHINE_EXPLANATION_SCHEMA);
 
 function valid(x: unknown): MachineExplanation {
@@ -64,6 +65,64 @@ describe('hookkeeper explain -f', () => {
       lines.includes('  preTerminate hook "kcp-cleanup" owned by (no owner): will hold the deletion at its stage'),
     );
     assert.equal(r.stderr, '');
+  });
+
+  test('a control-plane Machine whose cluster has two deleting without the etcd hook: quorum at risk, from the files', async () => {
+    const AT_RISK =
+      'Quorum (etcd-quorum): AT RISK: control-plane Machines ci-ln-7x2k9-master-0 and ci-ln-7x2k9-master-2 of cluster ci-ln-7x2k9 are deleting without quorum protection (EtcdQuorumOperator): their etcd members can leave together and lose quorum (from the Machines in the files)';
+    // The protected Machine that is not deleting names its cluster's state as well as the two that are.
+    for (const name of ['ci-ln-7x2k9-master-0', 'ci-ln-7x2k9-master-1']) {
+      const r = await cli(['explain', '-f', QUORUM, 'machine', name]);
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.split('\n');
+      assert.ok(lines.includes(AT_RISK), r.stdout);
+      assert.ok(
+        lines.some((l) =>
+          l.startsWith('  what to do: a deleting Machine takes no new hook, so nothing holds these deletions'),
+        ),
+        r.stdout,
+      );
+      assert.match(
+        lines[1] ?? '',
+        /; QUORUM AT RISK: 2 control-plane Machines of cluster ci-ln-7x2k9 deleting without EtcdQuorumOperator$/,
+      );
+    }
+    const json = valid(
+      JSON.parse((await cli(['explain', '-f', QUORUM, 'machine', 'ci-ln-7x2k9-master-1', '-o', 'json'])).stdout),
+    );
+    assert.deepEqual(
+      { ...json.quorum, detail: undefined, fix: undefined },
+      {
+        name: 'etcd-quorum',
+        hooks: ['EtcdQuorumOperator'],
+        stage: 'preDrain',
+        namespace: 'openshift-machine-api',
+        cluster: 'ci-ln-7x2k9',
+        protected: true,
+        state: 'at-risk',
+        unprotectedDeleting: ['ci-ln-7x2k9-master-0', 'ci-ln-7x2k9-master-2'],
+        detail: undefined,
+        fix: undefined,
+      },
+    );
+    // A worker is no member: no quorum standing at all.
+    const worker = valid(
+      JSON.parse((await cli(['explain', '-f', QUORUM, 'machine', 'ci-ln-7x2k9-worker-0', '-o', 'json'])).stdout),
+    );
+    assert.equal(worker.quorum, undefined);
+  });
+
+  test('one control-plane Machine deleting without the etcd hook is not a quorum at risk', async () => {
+    const r = await cli(['explain', '-f', DUMP, 'machine', 'master-0']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(
+      r.stdout
+        .split('\n')
+        .includes(
+          'Quorum (etcd-quorum): clear: no control-plane Machine of namespace openshift-machine-api is deleting without EtcdQuorumOperator (from the Machines in the files)',
+        ),
+      r.stdout,
+    );
   });
 
   test('-o json follows the published schema; -o yaml is the same value', async () => {

@@ -1,7 +1,8 @@
 // `hookkeeper explain` against a real kube-apiserver with the upstream CRDs (Cluster API main, storing v1beta2; the
 // Machine API's TechPreviewNoUpgrade CRD, which carries authoritativeAPI): deleting Machines of both APIs held by a
 // finalizer, their status written through the status subresource as Cluster API v1.14 and the Machine API controller
-// write it, a cordoned Node, an RBAC grant and service accounts; run in process and as a kubectl plugin through the
+// write it, a cordoned Node, an RBAC grant and service accounts, two control-plane Machines deleting without the etcd
+// hook (a quorum at risk, listed live); run in process and as a kubectl plugin through the
 // kubectl the suite builds, with the package's bin on PATH. One API server, a few objects, no webhook: explain reads.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -32,6 +33,8 @@ const MAPI = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_NAMESPACE}
 const PRE_DRAIN_KEY = 'pre-drain.delete.hook.machine.cluster.x-k8s.io/volume-backup';
 const KCP_KEY = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/kcp-cleanup';
 const exec = promisify(execFile);
+/** Two control-plane Machines deleting without the etcd hook: their cluster's quorum is at risk. */
+const QUORUM = ['quorum-0', 'quorum-1'];
 
 describe('hookkeeper explain against kube-apiserver', { skip }, () => {
   let plane: ControlPlane;
@@ -143,12 +146,16 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
         { type: 'Terminable', status: 'True', lastTransitionTime: deletedAt },
       ],
     });
+    for (const name of QUORUM) {
+      await call('POST', MAPI, openshiftMachine({ name, role: 'master', finalizers: [HOLD] }));
+      await call('DELETE', `${MAPI}/${name}`);
+    }
   });
 
   after(async () => {
-    for (const path of [CAPI, MAPI])
+    for (const at of [`${CAPI}/${NAME}`, `${MAPI}/${NAME}`, ...QUORUM.map((q) => `${MAPI}/${q}`)])
       await rawRequest({
-        url: `${plane.server}${path}/${NAME}`,
+        url: `${plane.server}${at}`,
         method: 'PATCH',
         ca: plane.caPem,
         token: plane.identities.admin.token,
@@ -267,6 +274,25 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
       exec('sh', ['-c', command.replace(/^kubectl /, '"$KUBECTL" ')], {
         env: { ...process.env, KUBECTL: kubectl, KUBECONFIG: kubeconfig },
       }),
+    );
+  });
+
+  test('a control-plane Machine whose cluster has two deleting without the etcd hook: quorum at risk, listed live', async () => {
+    const args = ['explain', 'machines.machine.openshift.io/quorum-1', '-n', MACHINE_NAMESPACE];
+    const r = await cli([...args, '-o', 'json', '--kubeconfig', kubeconfig]);
+    assert.equal(r.code, 0, r.stderr);
+    const x = JSON.parse(r.stdout) as MachineExplanation;
+    assert.equal(x.quorum?.state, 'at-risk', JSON.stringify(x.quorum));
+    // cp-0 joins them once the test above has removed its etcd hook; these two are there either way.
+    for (const name of QUORUM) assert.ok(x.quorum.unprotectedDeleting.includes(name), x.quorum.detail);
+    assert.match(
+      x.summary,
+      /; QUORUM AT RISK: \d control-plane Machines of cluster e2e-7x2k9 deleting without EtcdQuorumOperator$/,
+    );
+    const text = await cli([...args, '--kubeconfig', kubeconfig]);
+    assert.match(
+      text.stdout,
+      /\nQuorum \(etcd-quorum\): AT RISK: control-plane Machines .*quorum-0 and quorum-1 of cluster e2e-7x2k9 are deleting without quorum protection \(EtcdQuorumOperator\)/,
     );
   });
 

@@ -79,11 +79,13 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
     let explanation;
     if (offline) {
       const { machineFromFiles, OFFLINE_FACTS } = await import('../../explain/file.js');
-      const object = await machineFromFiles(flags.filename, target, flags.namespace, {
+      const { object, machines } = await machineFromFiles(flags.filename, target, flags.namespace, {
         cwd: io.cwd,
         readStdin: () => readBounded(io.stdin, 'stdin'),
       });
-      explanation = explainMachine({ object, policy, facts: OFFLINE_FACTS });
+      // The files' Machines stand for the cluster's, as far as the files go (the detail says so).
+      const facts = { ...OFFLINE_FACTS, quorum: { status: 'known' as const, machines } };
+      explanation = explainMachine({ object, policy, facts });
     } else {
       const [{ connect, serviceAccountLookup }, { createLister }, { findMachine, gatherFacts }] = await Promise.all([
         import('../../kube/connect.js'),

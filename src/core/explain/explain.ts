@@ -9,6 +9,7 @@ import type { Policy } from '../policy.js';
 import type { KubeObject } from '../types.js';
 import { explainHook, type MachineTarget } from './hook.js';
 import type { DeletionStep, ExplainFacts, HookExplanation, MachineExplanation } from './model.js';
+import { explainQuorum, quorumSummary } from './quorum.js';
 import { deletionStanding } from './standing.js';
 
 /** The order deletion steps run in, Cluster API's and the Machine API's alike (the latter has no volume step). */
@@ -128,6 +129,8 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
   // Removing the finalizers is no way round the hooks: say so where someone looks for one.
   const held = deletion.deleting && hooks.length > 0 ? heldFinalizersNote(policy, carrier) : undefined;
   if (held) notes.push(held);
+  const quorum = explainQuorum(policy, carrier, object, facts);
+  const summary = summaryOf(deletion, explained);
   if (facts.source === 'file')
     notes.push('offline (-f): the Node, RBAC grants, service accounts and controller health are not known');
   return {
@@ -146,7 +149,8 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
     deletion,
     node: nodeOf(object, facts),
     hooks: explained,
-    summary: summaryOf(deletion, explained),
+    ...(quorum ? { quorum } : {}),
+    summary: quorum?.state === 'at-risk' ? `${summary}; ${quorumSummary(quorum)}` : summary,
     notes,
   };
 }

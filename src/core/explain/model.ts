@@ -1,6 +1,6 @@
 // What `hookkeeper explain machine` answers, as a value: the facts a transport gathers (cluster or file) and the
 // explanation the core builds from them. `-o json` prints MachineExplanation as it is (schema: src/explain/schema.ts).
-import type { Stage } from '../types.js';
+import type { KubeObject, Stage } from '../types.js';
 
 /** A fact the transport could not establish says why: offline, forbidden, not found, not OpenShift... */
 export interface Unknown {
@@ -44,6 +44,31 @@ export interface ExplainFacts {
   node: { status: 'present'; unschedulable: boolean } | { status: 'absent' } | Unknown;
   /** ClusterOperators of the owners hookkeeper knows (known-owners.ts), by name. */
   clusterOperators: Readonly<Record<string, { status: 'found'; conditions: readonly ConditionFact[] } | Unknown>>;
+  /**
+   * The control-plane Machines of the Machine's namespace (listed, or read from the -f files), for its quorum hook's
+   * standing (src/core/quorum-risk.ts). Absent: not read.
+   */
+  quorum?: { status: 'known'; machines: readonly KubeObject[] } | Unknown;
+}
+
+/** A control-plane Machine's cluster under its quorum hook (policy quorumHooks). */
+export interface QuorumExplanation {
+  /** The quorum hook's name in the policy. */
+  name: string;
+  hooks: string[];
+  stage: Stage;
+  namespace: string;
+  /** The cluster label's value; '' without one (the namespace is then the cluster). */
+  cluster: string;
+  /** This Machine carries one of the hooks. */
+  protected: boolean;
+  /** at-risk: two or more of the cluster's control-plane Machines are deleting without the hook. */
+  state: 'at-risk' | 'clear' | 'unknown';
+  /** The cluster's control-plane Machines deleting without the hook, as far as known; sorted. */
+  unprotectedDeleting: string[];
+  detail: string;
+  /** What to do, when at risk. */
+  fix?: string;
 }
 
 /** Where a deletion waits: the two hook stages, and the steps Cluster API and Machine API take between them. */
@@ -142,6 +167,8 @@ export interface MachineExplanation {
   deletion: DeletionStanding;
   node: { name?: string; status: 'present' | 'absent' | 'unknown' | 'none'; cordoned?: boolean; detail: string };
   hooks: HookExplanation[];
+  /** A control-plane Machine's quorum standing; absent for a Machine no quorum hook selects. */
+  quorum?: QuorumExplanation;
   /** One line: where it stands and who must act. */
   summary: string;
   notes: string[];

@@ -19,6 +19,7 @@ import { childFinalizerRule } from './child-finalizer/rule.js';
 import { crdSchemaRule } from './crd-schema/rule.js';
 import { stuckDeletionRule } from './stuck-deletion/rule.js';
 import { orphanedOwnerRule } from './orphaned-owner/rule.js';
+import { quorumAtRiskRule } from './quorum-at-risk/rule.js';
 import { unprotectedOwnerRule } from './unprotected-owner/rule.js';
 
 /** In evaluation order: a decision lists violations rule by rule in this order. */
@@ -42,5 +43,6 @@ export const RULES = [
   crdSchemaRule,
   stuckDeletionRule,
   orphanedOwnerRule,
+  quorumAtRiskRule,
   unprotectedOwnerRule,
 ] as const satisfies readonly RuleModule[];

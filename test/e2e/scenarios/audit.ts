@@ -1,7 +1,8 @@
 // `hookkeeper audit` (in process) against the real API server, as hookkeeper's ServiceAccount with the ClusterRole
 // webhook-config/base ships: seeded violations (a Machine missing a default hook of the audit's policy, a deletion
-// held by a hook, a hook whose owner's ServiceAccount is gone) are found, in JSON and as PolicyReports; a server
-// that does not answer or does not accept the credentials is exit code 3.
+// held by a hook, a hook whose owner's ServiceAccount is gone, two control-plane Machines deleting without their
+// quorum hook) are found, in JSON and as PolicyReports; a server that does not answer or does not accept the
+// credentials is exit code 3.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -43,17 +44,30 @@ defaultHooks:
       labelSelector: { matchLabels: { ${GATE_LABEL}: required } }
     stage: preDrain
     hook: { name: ${DEFAULT_GATE.name}, owner: ${DEFAULT_GATE.owner} }
+quorumHooks:
+  - name: audit-e2e-quorum
+    match:
+      kinds: [{ group: machine.openshift.io, kind: Machine }]
+      namespaces: [${NAMESPACE}]
+      labelSelector: { matchLabels: { machine.openshift.io/cluster-api-machine-role: master } }
+    stage: preDrain
+    hooks: [EtcdQuorumOperator]
+    clusterLabel: machine.openshift.io/cluster-api-cluster
 `;
+
+/** Two control-plane Machines of the audit's quorum hook, deleting without it (break-glass stripped it, say). */
+const QUORUM_MACHINES = ['audit-quorum-0', 'audit-quorum-1'];
 
 interface Seeded {
   rule: string;
   name: string;
-  hook: Hook & { stage: string };
+  hook: (Hook & { stage: string }) | undefined;
 }
 
 const EXPECTED: readonly Seeded[] = [
   { rule: 'default-hooks', name: 'audit-missing-hook', hook: { stage: 'preDrain', ...DEFAULT_GATE } },
   { rule: 'orphaned-owner', name: 'audit-orphaned', hook: { stage: 'preTerminate', ...DEPROVISION } },
+  ...QUORUM_MACHINES.map((name) => ({ rule: 'quorum-at-risk', name, hook: undefined })),
   { rule: 'stuck-deletion', name: 'audit-stuck', hook: { stage: 'preDrain', ...QUIESCE } },
   // storage-team is neither registered nor granted through RBAC (the audit lists the cluster's grants): a warning.
   { rule: 'unprotected-owner', name: 'audit-stuck', hook: { stage: 'preDrain', ...QUIESCE } },
@@ -109,6 +123,13 @@ export const auditScenarios: Scenario = (env) => {
         openshiftMachine({ name: 'audit-orphaned', namespace: NAMESPACE, preTerminate: [DEPROVISION] }),
       );
       await controllers.create(NAMESPACE, openshiftMachine({ name: 'audit-clean', namespace: NAMESPACE }));
+      for (const name of QUORUM_MACHINES) {
+        await controllers.create(
+          NAMESPACE,
+          openshiftMachine({ name, namespace: NAMESPACE, role: 'master', finalizers: [MACHINE_FINALIZER] }),
+        );
+        await controllers.delete(NAMESPACE, name);
+      }
       // deletionTimestamp has whole seconds: wait until it lies more than --stuck-after (1s) in the past.
       const since = Date.parse(
         String(metadataOf(await controllers.get(NAMESPACE, 'audit-stuck'))['deletionTimestamp']),
@@ -140,10 +161,19 @@ export const auditScenarios: Scenario = (env) => {
         stuck?.message ?? '',
         /^Machine audit-e2e\/audit-stuck has been deleting for \d+s \(since .+\): preDrain hook "e2e\.hookkeeper\.io\/Quiesce" owned by "storage-team" is still there$/,
       );
+      const quorum = report.findings.filter((f) => f.rule === 'quorum-at-risk');
+      assert.match(
+        quorum[0]?.message ?? '',
+        /^control-plane Machines audit-quorum-0 and audit-quorum-1 of cluster \S+ are deleting without quorum protection \(EtcdQuorumOperator\)/,
+      );
+      assert.deepEqual(
+        report.quorum?.map((c) => [c.quorum, c.namespace, c.machines]),
+        [['audit-e2e-quorum', NAMESPACE, QUORUM_MACHINES]],
+      );
       assert.deepEqual(report.summary, {
-        objects: 4,
+        objects: 6,
         passed: 1,
-        fail: 3,
+        fail: 5,
         warn: 1,
         stuckDeletions: 1,
         orphanedHooks: 1,
@@ -154,7 +184,7 @@ export const auditScenarios: Scenario = (env) => {
         version: 'v1beta1',
         kind: 'Machine',
         status: 'audited',
-        objects: 4,
+        objects: 6,
       });
     });
 
@@ -176,11 +206,13 @@ export const auditScenarios: Scenario = (env) => {
         [['wgpolicyk8s.io/v1alpha2', 'PolicyReport', NAMESPACE]],
       );
       const [reportDoc] = docs;
-      assert.deepEqual(reportDoc?.summary, { pass: 1, fail: 3, warn: 1, error: 0, skip: 0 });
+      assert.deepEqual(reportDoc?.summary, { pass: 1, fail: 5, warn: 1, error: 0, skip: 0 });
       const results = (reportDoc?.results ?? []).map((r) => [r.result, r.rule ?? '', r.resources[0]?.name]).sort();
       assert.deepEqual(results, [
         ['fail', 'default-hooks', 'audit-missing-hook'],
         ['fail', 'orphaned-owner', 'audit-orphaned'],
+        ['fail', 'quorum-at-risk', 'audit-quorum-0'],
+        ['fail', 'quorum-at-risk', 'audit-quorum-1'],
         ['fail', 'stuck-deletion', 'audit-stuck'],
         ['pass', '', 'audit-clean'],
         ['warn', 'unprotected-owner', 'audit-stuck'],

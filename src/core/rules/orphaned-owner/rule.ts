@@ -6,6 +6,7 @@ import { describeIdentities, type OwnerIdentities, type Policy, type ServiceAcco
 import type { Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 import { breakGlassText } from '../../messages/ownership.js';
+import { IMPLIED_OWNER_NOTE, withImpliedOwner } from '../../implied-owner.js';
 
 /** The identities of a hook's owner when they are only service accounts (users and groups cannot be looked up). */
 function serviceAccountOnly(policy: Policy, h: Hook): OwnerIdentities | undefined {
@@ -13,7 +14,7 @@ function serviceAccountOnly(policy: Policy, h: Hook): OwnerIdentities | undefine
   return !ids || ids.serviceAccounts.length === 0 || ids.users.length > 0 || ids.groups.length > 0 ? undefined : ids;
 }
 
-/** The service accounts to look up for these hooks, hook by hook: the audit's `serviceAccounts` fact. */
+/** The service accounts to look up for these hooks (implied owners in place), hook by hook: the `serviceAccounts` fact. */
 export function serviceAccountRequests(policy: Policy, hooks: readonly Hook[]): ServiceAccountRef[][] {
   const out: ServiceAccountRef[][] = [];
   for (const h of hooks) {
@@ -23,17 +24,19 @@ export function serviceAccountRequests(policy: Policy, hooks: readonly Hook[]): 
   return out;
 }
 
-export const orphanedOwner: Rule = ({ policy, input, hooks: reading }) => {
+export const orphanedOwner: Rule = ({ policy, input, carrier, hooks: reading }) => {
   const found = input.context?.serviceAccounts;
   if (!found) return { violations: [] };
   const violations: Violation[] = [];
-  for (const h of wellFormed(reading.hooks)) {
+  for (const written of wellFormed(reading.hooks)) {
+    // An empty value stands for the owner the policy implies for its key, as the admission rules judge it.
+    const h = withImpliedOwner(policy, carrier, written);
     const ids = serviceAccountOnly(policy, h);
     if (!ids || ids.serviceAccounts.some((sa) => found[`${sa.namespace}/${sa.name}`] !== false)) continue;
     violations.push({
       rule: 'orphaned-owner',
       path: h.path,
-      message: `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}, but none of its registered service accounts exists any more: ${describeIdentities(ids).join(', ')}`,
+      message: `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}${h === written ? '' : IMPLIED_OWNER_NOTE}, but none of its registered service accounts exists any more: ${describeIdentities(ids).join(', ')}`,
       fix: `restore the service account, register the owner's current identity under owners[${quote(h.owner)}] in the hookkeeper policy, or remove the hook as a break-glass identity (${breakGlassText(policy)})`,
       hook: { stage: h.stage, name: h.name, owner: h.owner },
       key: `orphaned:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,

@@ -4,6 +4,7 @@ import { wellFormed } from '../../carriers.js';
 import { quote } from '../../guards.js';
 import { grantCommand, HOOKOWNERS, registeredIdentities } from '../../ownership.js';
 import { describeIdentities } from '../../policy.js';
+import { IMPLIED_OWNER_NOTE, withImpliedOwner } from '../../implied-owner.js';
 import type { Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 
@@ -13,8 +14,10 @@ export const unprotectedOwner: Rule = ({ policy, input, carrier, hooks: reading 
   // Grants not listed: an owner missing from them may be protected, so none is judged unprotected either.
   if (!ownership?.grantsKnown || !carrier.live) return { violations: [] };
   const violations: Violation[] = [];
-  for (const h of wellFormed(reading.hooks)) {
-    // An empty owner (kubeadm's kcp-cleanup) has no name to register or grant: nothing to add, so not reported.
+  for (const written of wellFormed(reading.hooks)) {
+    // An empty value stands for the owner the policy implies for its key (kcp-cleanup under the Cluster API profile);
+    // with none implied it has no name to register or grant: nothing to add, so not reported.
+    const h = withImpliedOwner(policy, carrier, written);
     if (h.owner === '' || ownership.granted.has(h.owner)) continue;
     const ids = registeredIdentities(policy, h.owner);
     if (ids && describeIdentities(ids).length > 0) continue;
@@ -22,7 +25,8 @@ export const unprotectedOwner: Rule = ({ policy, input, carrier, hooks: reading 
       rule: 'unprotected-owner',
       path: h.path,
       message:
-        `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}, which no identity can act for: ` +
+        `${h.stage} hook ${quote(h.name)} is owned by ${quote(h.owner)}${h === written ? '' : IMPLIED_OWNER_NOTE}, ` +
+        `which no identity can act for: ` +
         `${ids ? 'its registry entry lists no identity' : 'it is not registered in the policy'} and no RBAC grant of ` +
         `${HOOKOWNERS.verb} on ${HOOKOWNERS.resource}.${HOOKOWNERS.group} names it`,
       fix:
