@@ -2,9 +2,15 @@
 // cluster), and a deleting one without the hook is judged once its resource is listed, with its cluster's
 // Machines (src/core/rules/quorum-at-risk). The clusters with such deletions go into the report for the metrics.
 import type { Policy } from '../core/policy.js';
-import { memberOf, quorumHookOf, sameCluster, type QuorumMember } from '../core/quorum.js';
+import {
+  memberOf,
+  quorumHookOf,
+  sameCluster,
+  unprotectedClusters,
+  type QuorumCluster,
+  type QuorumMember,
+} from '../core/quorum.js';
 import type { GroupVersionKind, KubeObject, QuorumFact } from '../core/types.js';
-import type { QuorumCluster } from './report.js';
 
 interface Seen {
   quorum: string;
@@ -39,18 +45,7 @@ export function quorumRecorder(policy: Policy): QuorumRecorder {
       return { found: true, machines };
     },
     clusters() {
-      const groups = new Map<string, QuorumCluster>();
-      for (const { quorum, member: m } of seen) {
-        if (!m.deleting || m.protected) continue;
-        const key = JSON.stringify([quorum, m.namespace, m.cluster]);
-        const group = groups.get(key) ?? { quorum, namespace: m.namespace, cluster: m.cluster, machines: [] };
-        group.machines.push(m.name);
-        groups.set(key, group);
-      }
-      const key = (g: QuorumCluster): string => [g.quorum, g.namespace, g.cluster].join('\0');
-      return [...groups.values()]
-        .map((g) => ({ ...g, machines: [...g.machines].sort() }))
-        .sort((a, b) => key(a).localeCompare(key(b)));
+      return unprotectedClusters(seen);
     },
   };
 }

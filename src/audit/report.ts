@@ -2,6 +2,9 @@
 // table, the PolicyReports and the metrics are made.
 import { kindLabel } from '../core/resources.js';
 import type { StaticAdmissionStatus } from './static-admission.js';
+import type { QuorumCluster } from '../core/quorum.js';
+
+export type { QuorumCluster };
 import type { DeletionStanding, HookExplanation } from '../core/explain/model.js';
 import type { HookRef, RuleId } from '../core/types.js';
 
@@ -103,17 +106,6 @@ export interface AuditReport {
    * more is a quorum-at-risk finding on each. Absent: none.
    */
   quorum?: QuorumCluster[];
-}
-
-/** A cluster's control-plane Machines deleting without quorum protection, at the audit. */
-export interface QuorumCluster {
-  /** The quorum hook's name in the policy. */
-  quorum: string;
-  namespace: string;
-  /** The cluster label's value; '' when the Machines have none. */
-  cluster: string;
-  /** The deleting Machines without the hook, sorted. */
-  machines: string[];
 }
 
 export function objectLabel(o: AuditObjectRef): string {

@@ -1,5 +1,6 @@
 // A quorum at risk: the control-plane Machines of one cluster deleting without quorum protection, as the audit's
 // quorum-at-risk finding and `explain` name it, from a Machine and its cluster's Machines (the quorum fact).
+import { gvkOf } from './api-version.js';
 import type { QuorumHook, Policy } from './policy.js';
 import { memberOf, quorumHookOf, sameCluster } from './quorum.js';
 import type { GroupVersionKind, KubeObject } from './types.js';
@@ -17,15 +18,6 @@ export interface QuorumStanding {
   /** The cluster's control-plane Machines deleting without the hook, the Machine among them if it is; sorted. */
   machines: string[];
 }
-
-const gvkOf = (o: KubeObject): GroupVersionKind | undefined => {
-  const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
-  const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 || kind === ''
-    ? undefined
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
-};
 
 /**
  * The standing of a Machine's cluster, from `machines` (the cluster's control-plane Machines as listed or read from
@@ -82,7 +74,8 @@ export function quorumAtRiskText(s: QuorumStanding): string {
 
 /**
  * What to do. A deleting Machine takes no new hook (deletion-freeze, and machine-api-operator's webhook for the Machine
- * API), so the hook cannot be restored; a Cluster API Machine's reconciliation, its deletion included, can be paused.
+ * API), so the hook cannot be restored; a paused Cluster API Machine is not reconciled, its deletion included
+ * (cluster-api core/reconcilers/machine/machine_controller.go returns on EnsurePausedCondition before reconcileDelete).
  */
 export function quorumAtRiskFix(format: 'list' | 'annotations'): string {
   const hold =

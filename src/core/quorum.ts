@@ -32,12 +32,14 @@ export interface QuorumMember {
   protected: boolean;
 }
 
-/** A cluster with two or more control-plane Machines deleting without quorum protection. */
-export interface QuorumBreach {
+/** A cluster's control-plane Machines deleting without quorum protection (two or more: a quorum at risk). */
+export interface QuorumCluster {
+  /** The quorum hook's name in the policy. */
   quorum: string;
   namespace: string;
+  /** The cluster label's value; '' when the Machines have none. */
   cluster: string;
-  /** The unprotected deleting Machines' names, sorted. */
+  /** The deleting Machines without the hook, sorted. */
   machines: string[];
 }
 
@@ -77,30 +79,23 @@ export function sameCluster(a: QuorumMember, b: QuorumMember): boolean {
 }
 
 /**
- * Every cluster where two or more control-plane Machines are deleting without quorum protection, from the objects
- * the caller read (the audit's lists, explain's files): one breach per quorum hook and cluster, in a stable order.
+ * Every cluster with a control-plane Machine deleting without quorum protection, from the Machines the caller read
+ * (the audit's lists), each with the quorum hook that selected it: one entry per quorum hook and cluster, in a stable
+ * order.
  */
-export function quorumBreaches(
-  policy: Policy,
-  objects: ReadonlyArray<{ gvk: GroupVersionKind; object: KubeObject }>,
-): QuorumBreach[] {
-  const groups = new Map<string, QuorumBreach>();
-  for (const { gvk, object } of objects) {
-    const q = quorumHookOf(policy, gvk, object);
-    if (!q) continue;
-    const m = memberOf(q, gvk, object);
+export function unprotectedClusters(seen: ReadonlyArray<{ quorum: string; member: QuorumMember }>): QuorumCluster[] {
+  const groups = new Map<string, QuorumCluster>();
+  for (const { quorum, member: m } of seen) {
     if (!m.deleting || m.protected) continue;
-    const key = JSON.stringify([q.name, m.namespace, m.cluster]);
-    const group = groups.get(key) ?? { quorum: q.name, namespace: m.namespace, cluster: m.cluster, machines: [] };
+    const key = JSON.stringify([quorum, m.namespace, m.cluster]);
+    const group = groups.get(key) ?? { quorum, namespace: m.namespace, cluster: m.cluster, machines: [] };
     group.machines.push(m.name);
     groups.set(key, group);
   }
+  const order = (g: QuorumCluster): string => [g.quorum, g.namespace, g.cluster].join('\0');
   return [...groups.values()]
-    .filter((g) => g.machines.length >= 2)
     .map((g) => ({ ...g, machines: [...g.machines].sort() }))
-    .sort((a, b) =>
-      [a.quorum, a.namespace, a.cluster].join('\0').localeCompare([b.quorum, b.namespace, b.cluster].join('\0')),
-    );
+    .sort((a, b) => order(a).localeCompare(order(b)));
 }
 
 /** A request removing a quorum hook: the protection, the Machine as stored, and the quorum hooks it removes. */

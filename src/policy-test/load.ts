@@ -1,5 +1,6 @@
 // Reading one test file: YAML with positions -> schema (ajv, every error) -> what a schema cannot say -> the
 // objects and the policy it names. Every problem comes back at once, as "file:line path: message".
+import { gvkOf } from '../core/api-version.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { metadata } from '../core/guards.js';
@@ -62,18 +63,6 @@ export type PolicyCache = Map<string, Promise<Policy | Problem[]>>;
 /** A path relative to a test file, as named from the working directory. */
 function beside(testFile: string, path: string): string {
   return isAbsolute(path) ? path : join(dirname(testFile), path);
-}
-
-function gvkOf(object: KubeObject): GroupVersionKind | undefined {
-  const apiVersion = object['apiVersion'];
-  const kind = object['kind'];
-  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || apiVersion === '' || kind === '') return undefined;
-  const slash = apiVersion.lastIndexOf('/');
-  return {
-    group: slash === -1 ? '' : apiVersion.slice(0, slash),
-    version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
-    kind,
-  };
 }
 
 const isMapping = (v: unknown): v is KubeObject => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,6 @@
 // Documents -> the objects `validate` reviews: plain manifests, the items of a List, and AdmissionReviews,
 // each with where it came from (file, document, item, line) so every finding can point at its source.
+import { parseApiVersion } from '../core/api-version.js';
 import { parseAdmissionReview } from '../admission/parse.js';
 import type { YamlDocument } from '../config/yaml.js';
 import { isRecord, metadata } from '../core/guards.js';
@@ -41,13 +42,6 @@ export interface Review extends Located {
 }
 
 export type Subject = Manifest | Review;
-
-export function parseApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.lastIndexOf('/');
-  return slash === -1
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
 
 /** How the new and the old manifests are matched: API group (not version), kind, namespace and name. */
 export function objectKey(gvk: GroupVersionKind, namespace: string | undefined, name: string | undefined): string {

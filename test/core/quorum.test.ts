@@ -1,11 +1,11 @@
 // Quorum groups: which control-plane Machines a quorum hook sees, how they group into clusters, and when a cluster
-// has two or more deleting without the hook (the state the audit, explain and the metrics name).
+// has Machines deleting without the hook (two or more: the state the audit, explain and the metrics name).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePolicy } from '../../src/config/load.js';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { AppError } from '../../src/errors.js';
-import { quorumBreaches } from '../../src/core/quorum.js';
+import { memberOf, quorumHookOf, unprotectedClusters } from '../../src/core/quorum.js';
 import type { KubeObject } from '../../src/core/types.js';
 
 const MAPI = { group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' };
@@ -34,16 +34,18 @@ function machine(
   };
 }
 
-const breaches = (...objects: KubeObject[]) =>
-  quorumBreaches(
-    DEFAULT_POLICY,
-    objects.map((object) => ({ gvk: MAPI, object })),
+const clusters = (...objects: KubeObject[]) =>
+  unprotectedClusters(
+    objects.flatMap((o) => {
+      const q = quorumHookOf(DEFAULT_POLICY, MAPI, o);
+      return q ? [{ quorum: q.name, member: memberOf(q, MAPI, o) }] : [];
+    }),
   );
 
 describe('quorum groups', () => {
-  test('two control-plane Machines of one cluster deleting without the etcd hook are a breach', () => {
+  test('control-plane Machines of one cluster deleting without the etcd hook are one cluster', () => {
     assert.deepEqual(
-      breaches(
+      clusters(
         machine('m-2', { role: 'master', cluster: 'c1', deleting: true }),
         machine('m-0', { role: 'master', cluster: 'c1', deleting: true }),
         machine('m-1', { role: 'master', cluster: 'c1', deleting: true, hook: 'EtcdQuorumOperator' }),
@@ -52,9 +54,9 @@ describe('quorum groups', () => {
     );
   });
 
-  test('one unprotected deletion, a protected one, workers, other clusters and namespaces are not', () => {
+  test('a protected deletion, workers, standing Machines and other namespaces are left out; clusters apart', () => {
     assert.deepEqual(
-      breaches(
+      clusters(
         machine('m-0', { role: 'master', cluster: 'c1', deleting: true }),
         machine('m-1', { role: 'master', cluster: 'c1', deleting: true, hook: 'EtcdQuorumOperator' }),
         machine('m-2', { role: 'master', cluster: 'c1' }),
@@ -62,14 +64,18 @@ describe('quorum groups', () => {
         machine('m-3', { role: 'master', cluster: 'c2', deleting: true }),
         machine('m-4', { role: 'master', deleting: true }),
         machine('m-5', { role: 'master', cluster: 'c1', deleting: true, ns: 'elsewhere' }),
-      ),
-      [],
+      ).map((c) => [c.namespace, c.cluster, c.machines]),
+      [
+        ['openshift-machine-api', '', ['m-4']],
+        ['openshift-machine-api', 'c1', ['m-0']],
+        ['openshift-machine-api', 'c2', ['m-3']],
+      ],
     );
   });
 
   test('another hook of another name protects nothing; an arbiter counts as control plane', () => {
     assert.deepEqual(
-      breaches(
+      clusters(
         machine('a-0', { role: 'arbiter', cluster: 'c1', deleting: true, hook: 'SomethingElse' }),
         machine('m-0', { role: 'master', cluster: 'c1', deleting: true }),
       ).map((b) => b.machines),
