@@ -18,6 +18,14 @@ export function count<T>(list: List<T>): Int {
   return { cel: cel`size(${list.cel})`, js: (env) => list.js(env).length };
 }
 
+/**
+ * The item is an element of the list (CEL's `in`, by equality: an element of another type is not it, as in
+ * JavaScript's includes). Parenthesized, as oneOf is: `!` binds tighter than `in`.
+ */
+export function includes<T>(list: List<unknown>, item: Expr<T>): Bool {
+  return { cel: cel`(${item.cel} in ${list.cel})`, js: (env) => list.js(env).includes(item.js(env)) };
+}
+
 /** list[n]: an error in CEL when out of range, thrown here too. */
 export function at<T>(list: List<T>, n: number): Expr<T> {
   return {
