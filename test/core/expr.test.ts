@@ -30,8 +30,19 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
-import { all, at, count, emptyList, exists, firstWhere, includes, map } from '../../src/core/expr/lists.js';
-import { metadataHas, metadataList, operationIs, STORED } from '../../src/core/expr/request.js';
+import {
+  all,
+  at,
+  count,
+  emptyList,
+  exists,
+  firstWhere,
+  includes,
+  indexesWhere,
+  map,
+} from '../../src/core/expr/lists.js';
+import { fieldIsString, isMap, stringField } from '../../src/core/expr/fields.js';
+import { metadataHas, metadataList, objectHas, objectList, operationIs, STORED } from '../../src/core/expr/request.js';
 import { breakGlassHolder, GROUPS, USERNAME } from '../../src/core/expr/identity.js';
 import { carriesHooks, HookEnv } from '../../src/core/expr/hooks.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
@@ -315,4 +326,46 @@ describe("carriesHooks: a carrier's hooks, read by the engine or from the reques
       assert.equal(e.js({ memo: undefined, input } as Env), viaCel, `the request: ${where}`);
     }
   });
+});
+
+/** A stage as written, malformed entries included: what default-hooks' decision reads before it rewrites one. */
+const ENTRY_LISTS: readonly unknown[][] = [
+  [],
+  [{ name: 'a', owner: 'x' }],
+  [
+    { name: 'b', owner: 'y' },
+    { name: 'a', owner: 'z' },
+    { name: 'a', owner: 'x' },
+  ],
+  [{ name: 'a' }, { owner: 'x' }, { name: 1, owner: 'x' }, 'a', null, { name: 'a', owner: null }],
+  [
+    { name: 'a', owner: 'x' },
+    { name: 'b', owner: 7 },
+  ],
+];
+const ENTRY_REQUESTS: Request[] = [
+  ...ENTRY_LISTS.map((entries) => ({ object: { spec: { entries } }, oldObject: null, operation: 'CREATE' as const })),
+  { object: { spec: {} }, oldObject: null, operation: 'CREATE' },
+];
+
+describe("a list's maps, read where their shape is checked first: the same in JavaScript and in CEL", () => {
+  const entries = cond(objectHas(['spec', 'entries']), objectList(['spec', 'entries']), emptyList());
+  const wellFormed = all(entries, 'i', 'h', (_i, h) =>
+    and(isMap(h), fieldIsString(h, 'name'), fieldIsString(h, 'owner')),
+  );
+  const named = indexesWhere(entries, 'i', 'h', (_i, h) =>
+    and(isMap(h), fieldIsString(h, 'name'), eq(stringField(h, 'name'), str('a'))),
+  );
+  agreeOnRequests('objectList, isMap, fieldIsString', wellFormed, ENTRY_REQUESTS);
+  agreeOnRequests('indexesWhere: the indexes of the elements passing, in order', named, ENTRY_REQUESTS);
+  agreeOnRequests(
+    'at a computed index, stringField: an error in both where there is none',
+    stringField(at(entries, at(named, 0)), 'owner'),
+    ENTRY_REQUESTS,
+  );
+  agreeOnRequests(
+    'stringField of a map without it: an error in both',
+    stringField(at(entries, 0), 'owner'),
+    ENTRY_REQUESTS,
+  );
 });
