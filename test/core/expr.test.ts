@@ -18,18 +18,35 @@ import {
   lowerAscii,
   matches,
   not,
+  oneOf,
   or,
   say,
   size,
   startsWith,
   str,
   variable,
+  type Bool,
   type Env,
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
-import { all, at, count, emptyList, exists, firstWhere, map } from '../../src/core/expr/lists.js';
-import { operationIs, STORED } from '../../src/core/expr/request.js';
+import {
+  all,
+  at,
+  count,
+  emptyList,
+  exists,
+  firstWhere,
+  includes,
+  indexesWhere,
+  map,
+} from '../../src/core/expr/lists.js';
+import { fieldIsString, isMap, stringField } from '../../src/core/expr/fields.js';
+import { metadataHas, metadataList, objectHas, objectList, operationIs, STORED } from '../../src/core/expr/request.js';
+import { breakGlassHolder, GROUPS, USERNAME } from '../../src/core/expr/identity.js';
+import { carriesHooks, HookEnv } from '../../src/core/expr/hooks.js';
+import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
+import type { Policy } from '../../src/core/policy.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
@@ -231,5 +248,124 @@ describe('list builders and the leaves they read: the same value in JavaScript a
     'map of a map',
     map(items, 'x', (x) => lowerAscii(x)),
     REQUESTS,
+  );
+});
+
+/** Who asks and the object's finalizers, as each engine reads them. */
+interface Asked {
+  username: string;
+  groups: string[];
+  finalizers?: unknown[];
+}
+const ASKED: Asked[] = [
+  { username: 'alice', groups: [] },
+  { username: 'bob', groups: ['ops', 'system:masters'], finalizers: ['a', 'b'] },
+  { username: '', groups: ['Ops'], finalizers: [] },
+  { username: 'Alice', groups: ['dev'], finalizers: [1, { a: 'a' }, 'a/b'] },
+  { username: 'system:serviceaccount:ns:ctl', groups: ['system:serviceaccounts'], finalizers: ['😀'] },
+];
+const POLICY_BREAK_GLASS = { breakGlass: { users: ['alice', 'system:serviceaccount:ns:ctl'], groups: ['ops'] } };
+
+function agreeOnAsking(title: string, e: Bool): void {
+  test(title, () => {
+    for (const a of ASKED) {
+      const object = { metadata: { name: 'm', ...(a.finalizers ? { finalizers: a.finalizers } : {}) } };
+      const userInfo = { username: a.username, groups: a.groups };
+      const input = { object, oldObject: null, operation: 'UPDATE', userInfo } as unknown as ReviewInput;
+      const viaCel = celEnv.evaluate(prepare(e.cel), { object: toCel(object), oldObject: null, request: { userInfo } });
+      assert.equal(e.js({ memo: undefined, input } as Env), viaCel, `${e.cel} for ${JSON.stringify(a)}`);
+    }
+  });
+}
+
+describe('who asks and membership: the same in JavaScript and in CEL', () => {
+  const finalizers = cond(metadataHas('object', 'finalizers'), metadataList('object', 'finalizers'), emptyList());
+  agreeOnAsking(
+    'oneOf, under not(): a set of names, case and all',
+    and(not(oneOf(USERNAME, ['alice', 'system:serviceaccount:ns:ctl'])), oneOf(USERNAME, ['', 'bob'])),
+  );
+  agreeOnAsking('oneOf an empty set', oneOf(USERNAME, []));
+  agreeOnAsking(
+    'includes, under not(): by equality, an element of another type is not it',
+    or(and(includes(finalizers, str('a')), not(includes(finalizers, str('b')))), includes(finalizers, str('😀'))),
+  );
+  agreeOnAsking(
+    "breakGlassHolder: the policy's users or a member of its groups",
+    breakGlassHolder(POLICY_BREAK_GLASS as unknown as Policy),
+  );
+  agreeOnAsking(
+    'the groups',
+    exists(GROUPS, 'g', (g) => startsWith(g, 'system:')),
+  );
+});
+
+describe("carriesHooks: a carrier's hooks, read by the engine or from the request, and in CEL", () => {
+  const mapi = carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'Machine' }) as HookCarrier;
+  const capi = carrierFor({ group: 'cluster.x-k8s.io', version: 'v1beta2', kind: 'Machine' }) as HookCarrier;
+  const hook = { name: 'h', owner: 'o' };
+  const objects: Array<[HookCarrier, Record<string, unknown>]> = [
+    [mapi, { metadata: {} }],
+    [mapi, { metadata: {}, spec: {} }],
+    [mapi, { metadata: {}, spec: { lifecycleHooks: {} } }],
+    [mapi, { metadata: {}, spec: { lifecycleHooks: { preDrain: [] } } }],
+    [mapi, { metadata: {}, spec: { lifecycleHooks: { preDrain: [], preTerminate: [hook] } } }],
+    [mapi, { metadata: {}, spec: { lifecycleHooks: { preDrain: [hook] } } }],
+    [capi, { metadata: {} }],
+    [capi, { metadata: { annotations: { other: 'x' } } }],
+    [capi, { metadata: { annotations: { 'pre-drain.delete.hook.machine.cluster.x-k8s.io/h': 'o' } } }],
+    [capi, { metadata: { annotations: { 'pre-terminate.delete.hook.machine.cluster.x-k8s.io': '' } } }],
+  ];
+  test('the same answer from the engine’s reading, the request and CEL', () => {
+    for (const [carrier, object] of objects) {
+      const e = carriesHooks(carrier);
+      const input = { object, oldObject: null, operation: 'UPDATE' } as unknown as ReviewInput;
+      const viaCel = celEnv.evaluate(prepare(e.cel), { object: toCel(object), oldObject: null, request: {} });
+      const read = new HookEnv(carrier.read(object), carrier.read(null), input);
+      const where = `${carrier.id} ${JSON.stringify(object)}`;
+      assert.equal(e.js(read), viaCel, `engine's reading: ${where}`);
+      assert.equal(e.js({ memo: undefined, input } as Env), viaCel, `the request: ${where}`);
+    }
+  });
+});
+
+/** A stage as written, malformed entries included: what default-hooks' decision reads before it rewrites one. */
+const ENTRY_LISTS: readonly unknown[][] = [
+  [],
+  [{ name: 'a', owner: 'x' }],
+  [
+    { name: 'b', owner: 'y' },
+    { name: 'a', owner: 'z' },
+    { name: 'a', owner: 'x' },
+  ],
+  [{ name: 'a' }, { owner: 'x' }, { name: 1, owner: 'x' }, 'a', null, { name: 'a', owner: null }],
+  [
+    { name: 'a', owner: 'x' },
+    { name: 'b', owner: 7 },
+  ],
+];
+const ENTRY_REQUESTS: Request[] = [
+  ...ENTRY_LISTS.map((entries) => ({ object: { spec: { entries } }, oldObject: null, operation: 'CREATE' as const })),
+  { object: { spec: {} }, oldObject: null, operation: 'CREATE' },
+];
+
+describe("a list's maps, read where their shape is checked first: the same in JavaScript and in CEL", () => {
+  const entries = cond(objectHas(['spec', 'entries']), objectList(['spec', 'entries']), emptyList());
+  const wellFormed = all(entries, 'i', 'h', (_i, h) =>
+    and(isMap(h), fieldIsString(h, 'name'), fieldIsString(h, 'owner')),
+  );
+  const named = indexesWhere(entries, 'i', 'h', (_i, h) =>
+    and(isMap(h), fieldIsString(h, 'name'), eq(stringField(h, 'name'), str('a'))),
+  );
+  agreeOnRequests('objectList, isMap, fieldIsString', wellFormed, ENTRY_REQUESTS);
+  agreeOnRequests('indexesWhere: the indexes of the elements passing, in order', named, ENTRY_REQUESTS);
+  agreeOnRequests(
+    'at a computed index, stringField: an error in both where there is none',
+    stringField(at(entries, at(named, 0)), 'owner'),
+    ENTRY_REQUESTS,
+  );
+  agreeOnRequests(
+    'stringField of a map without it: an error in both',
+    stringField(at(entries, 0), 'owner'),
+    ENTRY_REQUESTS,
   );
 });

@@ -360,7 +360,8 @@ describe('renderNativePolicies', () => {
     );
     assert.match(
       annotations ?? '',
-      /== "clusteroperator\/etcd" \? \[JSONPatch\{op: "test", path: "\/metadata\/annotations", value: \{\}\}\] : \[JSONPatch\{op: "add"/,
+      // The condition is carriesRuleHook's (default-hooks/decision.ts), parenthesized.
+      /== "clusteroperator\/etcd"\) \? \[JSONPatch\{op: "test", path: "\/metadata\/annotations", value: \{\}\}\] : \[JSONPatch\{op: "add"/,
     );
   });
 

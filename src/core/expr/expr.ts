@@ -3,7 +3,7 @@
 // rule built from these cannot decide one way in one engine and another way in the other; test/core/expr.test.ts
 // holds each builder's two compilations together under the CEL evaluator, and the differential fuzzer the rules.
 // Closures, not an interpreter: a compiled predicate costs about what the hand-written TypeScript did (BENCHMARKS.md).
-import { cel, celIdentifier, celJoin, celString, type Cel } from '../cel/text.js';
+import { cel, celIdentifier, celJoin, celString, celStringSet, type Cel } from '../cel/text.js';
 import { quote } from '../guards.js';
 import type { Message, Slots } from '../messages/message.js';
 
@@ -93,6 +93,15 @@ export function ge(a: Int, b: Int): Bool {
 
 export function cond<T>(test: Bool, yes: Expr<T>, no: Expr<T>): Expr<T> {
   return { cel: cel`(${test.cel} ? ${yes.cel} : ${no.cel})`, js: (env) => (test.js(env) ? yes.js(env) : no.js(env)) };
+}
+
+/**
+ * The string is one of these (CEL's `in` of a map literal, a set). Parenthesized: CEL's `!` binds tighter than
+ * `in`, so not() of it must not read `!s in {...}`.
+ */
+export function oneOf(s: Str, values: readonly string[]): Bool {
+  const set = new Set(values);
+  return { cel: cel`(${s.cel} in ${celStringSet(set)})`, js: (env) => set.has(s.js(env)) };
 }
 
 /** CEL's `+` on strings. */

@@ -28,3 +28,26 @@ export function fieldText(m: Expr<unknown>, key: string): Str {
     return typeof field === 'string' ? field : quote(field);
   });
 }
+
+/** m is a map (an object in JavaScript): what a list's elements are checked for before their fields are read. */
+export function isMap(m: Expr<unknown>): Bool {
+  return leaf(cel`type(${m.cel}) == map`, (env) => isRecord(m.js(env)));
+}
+
+/** m.<key> is there and a string (read on a map: isMap first). */
+export function fieldIsString(m: Expr<unknown>, key: string): Bool {
+  const k = celIdentifier(key);
+  return leaf(cel`(has(${m.cel}.${k}) && type(${m.cel}.${k}) == string)`, (env) => {
+    const v = m.js(env);
+    return isRecord(v) && Object.hasOwn(v, key) && typeof v[key] === 'string';
+  });
+}
+
+/** m.<key> as it is, read once fieldIsString holds (CEL's selection fails on a map without it; JavaScript throws). */
+export function stringField(m: Expr<unknown>, key: string): Str {
+  return leaf(cel`${m.cel}.${celIdentifier(key)}`, (env) => {
+    const v = m.js(env);
+    if (!isRecord(v) || !Object.hasOwn(v, key)) throw new RangeError(`no such key: ${key}`);
+    return v[key] as string;
+  });
+}

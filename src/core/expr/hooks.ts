@@ -2,11 +2,12 @@
 // hooks the engine already read (carriers.ts), each well-formed hook a {name, owner} with its identity, as CEL sees
 // a schema-valid one. The only leaves a hook rule's predicate reads.
 import { wellFormed, type Hook, type HookCarrier, type HookReading } from '../carriers.js';
-import { celWasStored } from '../cel/carrier.js';
+import { celCarrier, celWasStored } from '../cel/carrier.js';
 import { cel } from '../cel/text.js';
 import type { CelStage } from '../cel/types.js';
 import type { ReviewInput, Stage } from '../types.js';
 import { bound, leaf, type Bool, type Env, type Expr, type Str } from './expr.js';
+import type { RequestEnv } from './request.js';
 
 /** What a hook rule's expressions read in the webhook: the request's hooks, read once by the engine. */
 export class HookEnv implements Env {
@@ -51,6 +52,17 @@ export class HookEnv implements Env {
 }
 
 const hookEnv = (env: Env): HookEnv => env as HookEnv;
+
+/**
+ * The object carries a hook in any stage: the hooks the engine read where a rule runs, else (a webhook condition's
+ * predicate, src/core/update-reads.ts) the carrier's reading of the request's object.
+ */
+export function carriesHooks(carrier: HookCarrier): Bool {
+  return leaf(cel`(${celCarrier(carrier).hasHooks})`, (env) => {
+    const reading = env instanceof HookEnv ? env.hooks : carrier.read((env as unknown as RequestEnv).input.object);
+    return reading.hooks.length > 0;
+  });
+}
 
 /** One hook inside a comprehension over a stage: its fields, and where it is written (for messages). */
 export interface HookVar {

@@ -18,14 +18,24 @@ export function count<T>(list: List<T>): Int {
   return { cel: cel`size(${list.cel})`, js: (env) => list.js(env).length };
 }
 
-/** list[n]: an error in CEL when out of range, thrown here too. */
-export function at<T>(list: List<T>, n: number): Expr<T> {
+/**
+ * The item is an element of the list (CEL's `in`, by equality: an element of another type is not it, as in
+ * JavaScript's includes). Parenthesized, as oneOf is: `!` binds tighter than `in`.
+ */
+export function includes<T>(list: List<unknown>, item: Expr<T>): Bool {
+  return { cel: cel`(${item.cel} in ${list.cel})`, js: (env) => list.js(env).includes(item.js(env)) };
+}
+
+/** list[n], n fixed or computed: an error in CEL when out of range, thrown here too. */
+export function at<T>(list: List<T>, n: number | Int): Expr<T> {
+  const index = typeof n === 'number' ? { cel: cel`${n}`, js: () => n } : n;
   return {
-    cel: cel`${list.cel}[${n}]`,
+    cel: cel`${list.cel}[${index.cel}]`,
     js: (env) => {
       const items = list.js(env);
-      if (n >= items.length) throw new RangeError(`index ${n} out of range in a list of ${items.length}`);
-      return items[n] as T;
+      const k = index.js(env);
+      if (k < 0 || k >= items.length) throw new RangeError(`index ${k} out of range in a list of ${items.length}`);
+      return items[k] as T;
     },
   };
 }
@@ -117,6 +127,25 @@ export function firstWhere<T>(list: List<T>, index: string, name: string, test: 
         if (body.js(env)) return items[k] as T;
       }
       throw new RangeError('index 0 out of range: no element passes');
+    },
+  };
+}
+
+/** The indexes of the elements that pass `test`, in order (CEL's transformList returning the index). */
+export function indexesWhere<T>(list: List<T>, index: string, name: string, test: Indexed<T, Bool>): List<number> {
+  const { i, x, names } = indexed<T>(index, name);
+  const body = test(i, x);
+  return {
+    cel: cel`${list.cel}.transformList(${names}, ${body.cel}, ${i.cel})`,
+    js: (env) => {
+      const items = list.js(env);
+      const out: number[] = [];
+      for (let k = 0; k < items.length; k++) {
+        i.set(k);
+        x.set(items[k] as T);
+        if (body.js(env)) out.push(k);
+      }
+      return out;
     },
   };
 }

@@ -1,5 +1,5 @@
 // The request as expressions: what a predicate may read besides hooks, each leaf written for both compilers here.
-import { cel, celIdentifier, celString, hasPath, OBJECT } from '../cel/text.js';
+import { cel, celIdentifier, celString, hasPath, OBJECT, select } from '../cel/text.js';
 import { dig, isDeleting, metadata, ownValue } from '../guards.js';
 import type { ReviewInput } from '../types.js';
 import { leaf, type Bool } from './expr.js';
@@ -63,6 +63,14 @@ export function metadataHas(root: Root, key: string): Bool {
 export function metadataList(root: Root, key: string): List<unknown> {
   return leaf(cel`${celIdentifier(root)}.metadata.${celIdentifier(key)}`, (env) => {
     const value = ownValue(metadata(inputOf(env)[root]), key);
+    return Array.isArray(value) ? (value as unknown[]) : [];
+  });
+}
+
+/** The object's value at `keys`, a list: read after objectHas. JavaScript reads anything else as empty. */
+export function objectList(keys: readonly string[]): List<unknown> {
+  return leaf(select(OBJECT, keys), (env) => {
+    const value = dig(inputOf(env).object, keys);
     return Array.isArray(value) ? (value as unknown[]) : [];
   });
 }

@@ -1,13 +1,17 @@
 // default-hooks as a MutatingAdmissionPolicy JSONPatch: the hook appended when missing, its owner replaced when
 // wrong, nothing when present; a malformed stage (a hook without string name and owner) is left alone, as the
 // webhook leaves it, and a spec that is no object is replaced, as the webhook replaces it. Cluster API: the
-// annotation "<stage prefix>/<name>: <owner>".
+// annotation "<stage prefix>/<name>: <owner>". Whether it writes and on which entry is decision.ts's, shared with
+// the webhook's mutation; the operations that write are this file's.
 import { hookAnnotationKey } from '../../capi.js';
 import type { HookCarrier } from '../../carriers.js';
 import type { DefaultHookRule, Policy } from '../../policy.js';
 import { kindAndNamespaceCel, labelSelectorCel } from '../../cel/selector.js';
 import { cel, celJoin, celString, hasPath, OBJECT, OLD_OBJECT, pointer, select, type Cel } from '../../cel/text.js';
 import type { NativeMutation } from '../../cel/types.js';
+import { not } from '../../expr/expr.js';
+import { at } from '../../expr/lists.js';
+import { hookWrite, type HookWrite } from './decision.js';
 
 const patch = (op: 'add' | 'replace' | 'test', path: Cel, value: Cel): Cel =>
   cel`JSONPatch{op: ${celString(op)}, path: ${path}, value: ${value}}`;
@@ -36,27 +40,18 @@ function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutati
     if (depth < carrier.root.length)
       steps.push(cel`type(${select(OBJECT, keys)}) != map ? [${patch('replace', celString(pointer(keys)), value)}]`);
   }
-  const at = select(OBJECT, stageKeys);
   const stagePointer = pointer(stageKeys);
+  const write = hookWrite(rule, carrier);
+  const named = write.named as NonNullable<HookWrite['named']>;
   return {
-    variables: [
-      { name: 'stage', expression: cel`${hasPath(OBJECT, stageKeys)} ? ${at} : []` },
-      {
-        name: 'wellFormed',
-        expression: cel`variables.stage.all(h, type(h) == map && has(h.name) && type(h.name) == string && has(h.owner) && type(h.owner) == string)`,
-      },
-      {
-        name: 'at',
-        expression: cel`variables.wellFormed ? variables.stage.transformList(i, h, h.name == ${celString(name)}, i) : []`,
-      },
-    ],
+    variables: write.variables.map((v) => v.declaration),
     jsonPatch: celJoin(
       [
         ...steps,
-        cel`!variables.wellFormed ? []`,
-        cel`size(variables.at) == 0 ? [${patch('add', celString(`${stagePointer}/-`), hook)}]`,
-        cel`variables.stage[variables.at[0]].owner == ${celString(owner)} ? ${unchanged(stagePointer, '[]')}`,
-        cel`[${patch('replace', cel`${celString(`${stagePointer}/`)} + string(variables.at[0]) + '/owner'`, celString(owner))}]`,
+        cel`${not(write.writable).cel} ? []`,
+        cel`${write.absent.cel} ? [${patch('add', celString(`${stagePointer}/-`), hook)}]`,
+        cel`${write.kept.cel} ? ${unchanged(stagePointer, '[]')}`,
+        cel`[${patch('replace', cel`${celString(`${stagePointer}/`)} + string(${at(named, 0).cel}) + '/owner'`, celString(owner))}]`,
       ],
       ' : ',
     ),
@@ -66,14 +61,13 @@ function listMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutati
 function annotationMutation(rule: DefaultHookRule, carrier: HookCarrier): NativeMutation {
   const key = celString(hookAnnotationKey(rule.stage, rule.hook.name));
   const owner = celString(rule.hook.owner);
-  const annotations = select(OBJECT, carrier.root);
   // The parents of the annotations (spec.template.metadata) exist on every object that can carry them.
   return {
     variables: [],
     jsonPatch: celJoin(
       [
         cel`!${hasPath(OBJECT, carrier.root)} ? [${patch('add', celString(pointer(carrier.root)), cel`{${key}: ${owner}}`)}]`,
-        cel`${key} in ${annotations} && ${annotations}[${key}] == ${owner} ? ${unchanged(pointer(carrier.root), '{}')}`,
+        cel`${hookWrite(rule, carrier).kept.cel} ? ${unchanged(pointer(carrier.root), '{}')}`,
         cel`[${patch('add', celString(pointer([...carrier.root, hookAnnotationKey(rule.stage, rule.hook.name)])), owner)}]`,
       ],
       ' : ',

@@ -1,6 +1,10 @@
 // Rule default-hooks (mutating): objects matching a policy rule get its hook, e.g. etcd quorum protection on
 // control-plane Machines. Idempotent: present hooks are left alone, a wrong owner is corrected in place.
-import { type Hook, type HookCarrier, wellFormed } from '../../carriers.js';
+import { type HookCarrier, type HookReading, wellFormed } from '../../carriers.js';
+import { compiledPer } from '../../expr/compiled.js';
+import { HookEnv } from '../../expr/hooks.js';
+import { hookWrite, type HookWrite } from './decision.js';
+import { carriesDefaultHook } from './selection.js';
 import { quote } from '../../guards.js';
 import type { DefaultHookRule, Policy } from '../../policy.js';
 import { defaultHookSelects } from '../../default-hook-selection.js';
@@ -10,6 +14,11 @@ import type { CarrierRuleModule, ObjectPart, Rule, RuleContext } from '../contex
 import { required } from '../../field-errors.js';
 import { nativeDefaultHook } from './cel.js';
 
+/** Each default-hook rule's write decision, compiled once per policy and carrier. */
+const writesOf = compiledPer((policy, carrier) => policy.defaultHooks.map((rule) => hookWrite(rule, carrier)));
+
+const NO_HOOKS: HookReading = { hooks: [], problems: [] };
+
 /** Applies every matching default-hook rule to `copy` (a clone of input.object); returns what changed. */
 export function applyDefaultHooks(
   policy: Policy,
@@ -18,20 +27,29 @@ export function applyDefaultHooks(
   copy: KubeObject,
 ): string[] {
   const changes: string[] = [];
-  for (const rule of policy.defaultHooks) {
-    if (!defaultHookSelects(rule, input, carrier, copy)) continue;
+  policy.defaultHooks.forEach((rule, k) => {
+    if (!defaultHookSelects(rule, input, carrier, copy)) return;
     const reading = carrier.read(copy);
-    if (reading.problems.length > 0) continue; // malformed stanzas: validation reports them; never rewrite them
-    // Likewise a hook without a string name and owner: a rewrite of the stage would drop or change it.
-    const raw = reading.hooks.filter((h) => h.stage === rule.stage);
-    if (raw.some((h) => typeof h.name !== 'string' || typeof h.owner !== 'string')) continue;
-    const stage = wellFormed(raw);
-    // The rule's hook by identity: on Cluster API its "<prefix>/<name>" key, not another key whose name parses alike.
-    const id = carrier.hookId(rule.stage, rule.hook.name);
-    const existing = stage.find((h) => h.id === id);
-    if (existing && existing.owner === rule.hook.owner) continue;
+    // Stanzas the schema refuses (not an object, a stage not a list, an entry not an object) are validation's to
+    // report and never rewritten; the JSONPatch fails on them (failurePolicy Ignore) or leaves them as they are.
+    if (reading.problems.length > 0) return;
+    // The copy as it stands, earlier rules' hooks included, as the next MutatingAdmissionPolicy sees the object.
+    const env = new HookEnv(reading, NO_HOOKS, { ...input, object: copy });
+    const write = writesOf(policy, carrier)[k] as HookWrite;
+    if (!write.writable.js(env)) return;
+    const absent = write.absent.js(env);
+    if (!absent && write.kept.js(env)) return;
 
-    // Only the first entry of that name, as the CEL form's JSONPatch does (the CRDs' list-map keys never store two).
+    const stage = wellFormed(reading.hooks.filter((h) => h.stage === rule.stage));
+    // The entry to re-own: a list's first of the hook's name (its index, as the JSONPatch replaces it), a Cluster API
+    // hook's own key.
+    const id = carrier.hookId(rule.stage, rule.hook.name);
+    const named = write.named?.js(env);
+    const existing = absent
+      ? undefined
+      : named
+        ? stage.find((h) => h.index === named[0])
+        : stage.find((h) => h.id === id);
     const next = stage.map((h) => ({ name: h.name, id: h.id, owner: h === existing ? rule.hook.owner : h.owner }));
     if (!existing) next.push({ ...rule.hook, id });
     carrier.write(copy, rule.stage, next);
@@ -40,14 +58,8 @@ export function applyDefaultHooks(
         ? `${rule.name}: set owner of ${rule.stage} hook ${quote(rule.hook.name)} to ${quote(rule.hook.owner)} (was ${quote(existing.owner)})`
         : `${rule.name}: added ${rule.stage} hook ${quote(rule.hook.name)} owned by ${quote(rule.hook.owner)}`,
     );
-  }
+  });
   return changes;
-}
-
-/** Whether `hooks` carry a default-hook rule's hook: its identity (a Cluster API key, a list name) with its owner. */
-export function carriesDefaultHook(hooks: readonly Hook[], carrier: HookCarrier, rule: DefaultHookRule): boolean {
-  const id = carrier.hookId(rule.stage, rule.hook.name);
-  return hooks.some((h) => h.stage === rule.stage && h.id === id && h.owner === rule.hook.owner);
 }
 
 /** Default hooks a stored object lacks, for the audit (which cannot mutate). */

@@ -1,6 +1,6 @@
 // Which requests a default-hook rule acts on, and whether an object carries its hook, as expressions: what
 // default-hook-kept and missing-default-hook judge, in both engines from one definition.
-import type { HookCarrier } from '../../carriers.js';
+import type { Hook, HookCarrier } from '../../carriers.js';
 import { and, cond, FALSE, leaf, not, type Bool } from '../../expr/expr.js';
 import type { HookEnv } from '../../expr/hooks.js';
 import { objectHas, operationIs } from '../../expr/request.js';
@@ -8,7 +8,6 @@ import { labelsMatch, namespaceIn } from '../../expr/selector.js';
 import { OBJECT, OLD_OBJECT } from '../../cel/text.js';
 import type { DefaultHookRule } from '../../policy.js';
 import { carriesHook } from '../missing-default-hook/carries.js';
-import { carriesDefaultHook } from './rule.js';
 
 /**
  * The rule selects this request: a CREATE it matches, or the UPDATE that makes a non-deleting object match (the
@@ -37,4 +36,10 @@ export function carriesRuleHook(rule: DefaultHookRule, carrier: HookCarrier, sto
   return leaf(carriesHook(rule, carrier, stored ? OLD_OBJECT : OBJECT), (env) =>
     carriesDefaultHook((env as HookEnv).stage(rule.stage, stored), carrier, rule),
   );
+}
+
+/** Whether `hooks` carry a default-hook rule's hook: its identity (a Cluster API key, a list name) with its owner. */
+export function carriesDefaultHook(hooks: readonly Hook[], carrier: HookCarrier, rule: DefaultHookRule): boolean {
+  const id = carrier.hookId(rule.stage, rule.hook.name);
+  return hooks.some((h) => h.stage === rule.stage && h.id === id && h.owner === rule.hook.owner);
 }

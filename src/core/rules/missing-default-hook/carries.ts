@@ -1,6 +1,6 @@
 // Whether an object (object or oldObject) carries a default-hook rule's hook with its owner, in CEL: read in place,
-// as a gate's matchCondition has no variables. The webhook's side is default-hooks/rule.ts carriesDefaultHook; the
-// two meet in default-hooks/selection.ts.
+// as a gate's matchCondition has no variables. The webhook's side is default-hooks/selection.ts carriesDefaultHook;
+// the two meet there, in carriesRuleHook.
 import { hookAnnotationKey } from '../../capi.js';
 import type { HookCarrier } from '../../carriers.js';
 import { cel, celString, hasPath, select, type Cel } from '../../cel/text.js';
