@@ -87,6 +87,7 @@ describe('expression builders: the same value in JavaScript and in CEL', () => {
   agree('lowerAscii lower-cases A-Z only', (s) => lowerAscii(s));
   agree('concat, cond', (s, t) => cond(contains(t, '/'), concat(s, str(' & '), t), concat(str('['), s, str(']'))));
   agree('comparisons', (s, t) => or(eq(s, t), and(le(size(s), int(3)), ge(size(t), int(1)))));
+  agree('not over a comparison negates the comparison', (s, t) => and(not(eq(s, t)), not(le(size(s), int(3)))));
   agree("say: a message's words with its slots, quoting as strings.quote does", (s, t) =>
     say(unconvertibleMessage, { path: str('spec.x'), name: s, key: concat(str('p/'), t), errors: lowerAscii(s) }),
   );

@@ -47,6 +47,26 @@ export function celVariable(name: string): Cel {
 }
 
 /** The operators expressions are joined with (' : ' chains conditions that each end in `? value`). */
+/**
+ * Whether `found` holds at some position of `expr` outside string literals and brackets: where an operator binds the
+ * whole expression, so a caller knows to parenthesize it before joining it with a tighter one.
+ */
+export function atTopLevel(expr: Cel, found: (expr: Cel, i: number) => boolean): boolean {
+  let depth = 0;
+  let quoted: string | undefined;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i] as string;
+    if (quoted !== undefined) {
+      if (c === '\\') i++;
+      else if (c === quoted) quoted = undefined;
+    } else if (c === '"' || c === "'") quoted = c;
+    else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) depth--;
+    else if (depth === 0 && found(expr, i)) return true;
+  }
+  return false;
+}
+
 export type CelJoiner = ' && ' | ' || ' | ', ' | ' + ' | ' - ' | ' : ';
 
 /** CEL terms joined by an operator (or a list's commas), unparenthesized. */

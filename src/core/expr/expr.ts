@@ -3,7 +3,7 @@
 // rule built from these cannot decide one way in one engine and another way in the other; test/core/expr.test.ts
 // holds each builder's two compilations together under the CEL evaluator, and the differential fuzzer the rules.
 // Closures, not an interpreter: a compiled predicate costs about what the hand-written TypeScript did (BENCHMARKS.md).
-import { cel, celIdentifier, celJoin, celString, celStringSet, type Cel } from '../cel/text.js';
+import { atTopLevel, cel, celIdentifier, celJoin, celString, celStringSet, type Cel } from '../cel/text.js';
 import { quote } from '../guards.js';
 import type { Message, Slots } from '../messages/message.js';
 
@@ -72,7 +72,12 @@ export function or(...terms: readonly Bool[]): Bool {
 }
 
 export function not(term: Bool): Bool {
-  return { cel: cel`!${term.cel}`, js: (env) => !term.js(env) };
+  return { cel: cel`!${operand(term.cel)}`, js: (env) => !term.js(env) };
+}
+
+/** A term `!` applies to whole: parenthesized when it has a top-level space (`a == b`, `x in y` bind looser). */
+function operand(expr: Cel): Cel {
+  return atTopLevel(expr, (e, i) => e[i] === ' ') ? cel`(${expr})` : expr;
 }
 
 export function eq<T extends string | number | boolean>(a: Expr<T>, b: Expr<T>): Bool {

@@ -2,7 +2,7 @@
 // rules print (toJs, from values) and to the CEL string expression the native policies evaluate (toCel, from CEL
 // expressions of the same slots). Every word is written once, so the two engines cannot word a problem differently.
 import { quote } from '../guards.js';
-import { cel, celJoin, celString, celStringValue, type Cel } from '../cel/text.js';
+import { atTopLevel, cel, celJoin, celString, celStringValue, type Cel } from '../cel/text.js';
 
 /** The values a message is filled with: text, counts and conditions. */
 export type Slots = Readonly<Record<string, string | number | boolean>>;
@@ -56,19 +56,8 @@ function partTerms<V extends Slots>(part: Part<V>, exprs: CelSlots<V>): Cel[] {
  * ternary) is at its top level, so the chain cannot change its meaning.
  */
 function concatenable(expr: Cel): Cel {
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = 0; i < expr.length; i++) {
-    const c = expr[i] as string;
-    if (quote !== undefined) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c)) depth--;
-    else if (depth === 0 && (/[?:&|=<>!*/%-]/.test(c) || expr.startsWith(' in ', i))) return cel`(${expr})`;
-  }
-  return expr;
+  const looser = (e: Cel, i: number): boolean => /[?:&|=<>!*/%-]/.test(e[i] as string) || e.startsWith(' in ', i);
+  return atTopLevel(expr, looser) ? cel`(${expr})` : expr;
 }
 
 /** Terms concatenated: adjacent literals (and slots given as literals) merged, so CEL reads as the text does. */
