@@ -31,6 +31,8 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { changeCheck } from '../../src/core/expr/change-check.js';
+import { identityVariables } from '../../src/core/cel/changed-hooks.js';
+import { strictOwners } from '../../src/core/rules/owner-only-removal/strict-owners.js';
 import type { OwnerView } from '../../src/core/expr/owners.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import { celCarrier } from '../../src/core/cel/carrier.js';
@@ -307,6 +309,34 @@ function withFacts(input: ReviewInput): ReviewInput {
   return { ...input, context: { ownership: { granted: new Set(), access, grantsKnown: true } } };
 }
 
+/** Validations and their variables as one Warn-bound policy of the admission evaluator, every failure reported. */
+function warnPolicy(
+  variables: readonly { name: string; expression: unknown }[],
+  validations: readonly { expression: unknown; messageExpression: unknown }[],
+  operations: readonly string[],
+) {
+  const name = 'expr-test';
+  return compilePolicies([
+    {
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations }] },
+        variables: variables.map((v) => ({ name: v.name, expression: String(v.expression) })),
+        validations: validations.map((v) => ({
+          expression: String(v.expression),
+          messageExpression: String(v.messageExpression),
+        })),
+      },
+    },
+    {
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Warn'] },
+    },
+  ]);
+}
+
 function changeCheckAgrees(title: string, passes: (o: OwnerView) => Bool): void {
   test(title, () => {
     const check = changeCheck({
@@ -323,31 +353,7 @@ function changeCheckAgrees(title: string, passes: (o: OwnerView) => Bool): void 
     if (!('validating' in check.native)) throw new Error('a validating form');
     const view = celCarrier(SET);
     const native = check.native.validating({ policy: OWNED_POLICY, view, k8sMinor: 36 });
-    const name = 'change-check';
-    const compiled = compilePolicies([
-      {
-        kind: 'ValidatingAdmissionPolicy',
-        metadata: { name },
-        spec: {
-          matchConstraints: {
-            resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['UPDATE'] }],
-          },
-          variables: [...view.variables, ...native.variables].map((v) => ({
-            name: v.name,
-            expression: `${v.expression}`,
-          })),
-          validations: native.validations.map((v) => ({
-            expression: `${v.expression}`,
-            messageExpression: `${v.messageExpression}`,
-          })),
-        },
-      },
-      {
-        kind: 'ValidatingAdmissionPolicyBinding',
-        metadata: { name },
-        spec: { policyName: name, validationActions: ['Warn'] },
-      },
-    ]);
+    const compiled = warnPolicy([...view.variables, ...native.variables], native.validations, ['UPDATE']);
     for (const input of changeInputs()) {
       const hooks = SET.read(input.object);
       const oldHooks = SET.read(input.oldObject);
@@ -380,5 +386,46 @@ describe('changeCheck: each changed hook judged by its owner, RBAC read from the
     assert.equal(and(TRUE, a, TRUE), a);
     assert.equal(or(FALSE, FALSE), FALSE);
     assert.equal(and(TRUE), TRUE);
+  });
+});
+
+// strictOwners as a hookCheck over ownerProtected and RBAC_NOTE (src/core/expr/owners.ts): a registered owner in both
+// engines; a grant only in JavaScript, as CEL cannot list RBAC (the divergence owner-only-removal declares).
+describe('ownerProtected, RBAC_NOTE: the registry in both engines, RBAC grants in JavaScript only', () => {
+  const STRICT: Policy = { ...OWNED_POLICY, strictOwners: true };
+  const view = celCarrier(SET);
+  if (!('validating' in strictOwners.native)) throw new Error('a validating form');
+  const native = strictOwners.native.validating({ policy: STRICT, view, k8sMinor: 36 });
+  const compiled = warnPolicy([...view.variables, ...identityVariables(STRICT)], native.validations, [
+    'CREATE',
+    'UPDATE',
+  ]);
+  const inputs: ReviewInput[] = changeInputs().flatMap((i) => [
+    // Each stored hook added anew, and each kept one stored as it was.
+    { ...i, operation: 'CREATE' as const, oldObject: null },
+    { ...i, object: i.oldObject, oldObject: i.object },
+  ]);
+  const judge = (input: ReviewInput, granted: readonly string[] | undefined) => {
+    const ownership = granted && { granted: new Set(granted), access: {}, grantsKnown: true };
+    const judged = ownership ? { ...input, context: { ownership } } : input;
+    const [hooks, oldHooks] = [SET.read(input.object), SET.read(input.oldObject)];
+    return strictOwners.validate({ policy: STRICT, input: judged, carrier: SET, hooks, oldHooks }).violations;
+  };
+  test('no grants: the same hooks refused, in the same words', () => {
+    for (const input of inputs) {
+      const messages = judge(input, undefined).map((v) => v.message);
+      const viaCel = admit(compiled, input, { authorize: () => false }).warnings.map((w) => w.message);
+      // Native mode names each stage's first refused hook: the webhook's first of that stage.
+      assert.deepEqual(viaCel, messages.length > 0 ? [messages[0]] : [], JSON.stringify(input.object));
+    }
+  });
+  test("a grant protects an owner in the webhook's judgement only", () => {
+    const input = inputs.find((i) => i.operation === 'CREATE') as ReviewInput;
+    const refused = (granted: readonly string[] | undefined) => judge(input, granted).map((v) => v.hook?.owner);
+    // Y is stored re-owned to team/z.
+    assert.deepEqual(refused(undefined), ['team/x', 'team/z', 'free', '', 'team/x']);
+    assert.deepEqual(refused(['team/x', 'free']), ['team/z', '']);
+    assert.doesNotMatch(judge(input, [])[0]?.message ?? '(RBAC', /\(RBAC/);
+    assert.match(judge(input, undefined)[0]?.message ?? '', /\(RBAC not consulted\)/);
   });
 });

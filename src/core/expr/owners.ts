@@ -4,9 +4,10 @@
 // MAX_OWNERS_CHECKED), so an owner's leaves read differently where it is the k-th owner asked about (askedOwner)
 // than for any changed hook's owner `o` (otherOwner); change-check.ts compiles a predicate for both.
 import type { ChangedHookCel } from '../cel/changed-hooks.js';
-import { cel, celVariable } from '../cel/text.js';
+import { cel, celString, celVariable } from '../cel/text.js';
 import { ownValue } from '../guards.js';
-import { registeredActor, type HookChange } from '../ownership.js';
+import { RBAC_NOTES } from '../messages/ownership.js';
+import { isProtected, registeredActor, type HookChange } from '../ownership.js';
 import type { Policy } from '../policy.js';
 import type { ReviewInput } from '../types.js';
 import { FALSE, leaf, type Bool, type Env, type Str } from './expr.js';
@@ -92,3 +93,28 @@ export function changeVar(c: ChangedHookCel): ChangeVar {
     reowned: leaf(c.reowned, (env) => change(env).now !== undefined),
   };
 }
+
+/** What every webhook-side environment of a rule shape carries (HookEnv, ChangeEnv). */
+interface FactsEnv {
+  readonly policy: Policy;
+  readonly input: ReviewInput;
+}
+const facts = (env: Env): FactsEnv => env as unknown as FactsEnv;
+
+/**
+ * The owner is protected: the policy registers it, or (the webhook only: CEL cannot list the cluster's RBAC) a grant
+ * of the transport's index names it. An empty owner has no name to register or grant.
+ */
+export function ownerProtected(owner: Str): Bool {
+  return leaf(cel`${owner.cel} in variables.registered`, (env) => {
+    const { policy, input } = facts(env);
+    return isProtected(policy, input.context?.ownership, owner.js(env));
+  });
+}
+
+/** What a refusal says of RBAC's grants: listed, not listed yet, or not consulted (native mode never lists them). */
+export const RBAC_NOTE: Str = leaf(celString(RBAC_NOTES.notConsulted), (env) => {
+  const ownership = facts(env).input.context?.ownership;
+  if (!ownership) return RBAC_NOTES.notConsulted;
+  return ownership.grantsKnown ? RBAC_NOTES.known : RBAC_NOTES.notListed;
+});
