@@ -425,6 +425,8 @@ describe('ownerProtected, RBAC_NOTE: the registry in both engines, RBAC grants i
     // Y is stored re-owned to team/z.
     assert.deepEqual(refused(undefined), ['team/x', 'team/z', 'free', '', 'team/x']);
     assert.deepEqual(refused(['team/x', 'free']), ['team/z', '']);
+    // hookCheck's key option: the key strictOwners' violations had before it was a hookCheck.
+    assert.equal(judge(input, ['team/x', 'free'])[0]?.key, 'unregistered:preDrain:"Y":"team/z"');
     assert.doesNotMatch(judge(input, [])[0]?.message ?? '(RBAC', /\(RBAC/);
     assert.match(judge(input, undefined)[0]?.message ?? '', /\(RBAC not consulted\)/);
   });
