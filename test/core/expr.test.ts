@@ -25,10 +25,21 @@ import {
   startsWith,
   str,
   variable,
+  FALSE,
+  TRUE,
   type Bool,
   type Env,
   type Expr,
 } from '../../src/core/expr/expr.js';
+import { changeCheck } from '../../src/core/expr/change-check.js';
+import { identityVariables } from '../../src/core/cel/changed-hooks.js';
+import { strictOwners } from '../../src/core/rules/owner-only-removal/strict-owners.js';
+import type { OwnerView } from '../../src/core/expr/owners.js';
+import { celCarrier } from '../../src/core/cel/carrier.js';
+import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { ownersToCheck, WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
+import { templateHookRemovedMessage } from '../../src/core/rules/template-hook-removed/messages.js';
+import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
 import {
   all,
@@ -48,7 +59,7 @@ import { carriesHooks, HookEnv } from '../../src/core/expr/hooks.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import type { Policy } from '../../src/core/policy.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
-import type { ReviewInput } from '../../src/core/types.js';
+import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
 // The rule's own composition of the list builders: the most a request's metadata asks of them.
 import { controllersOf } from '../../src/core/rules/owner-references/rule.js';
@@ -321,7 +332,7 @@ describe("carriesHooks: a carrier's hooks, read by the engine or from the reques
       const e = carriesHooks(carrier);
       const input = { object, oldObject: null, operation: 'UPDATE' } as unknown as ReviewInput;
       const viaCel = celEnv.evaluate(prepare(e.cel), { object: toCel(object), oldObject: null, request: {} });
-      const read = new HookEnv(carrier.read(object), carrier.read(null), input);
+      const read = new HookEnv(carrier.read(object), carrier.read(null), input, DEFAULT_POLICY);
       const where = `${carrier.id} ${JSON.stringify(object)}`;
       assert.equal(e.js(read), viaCel, `engine's reading: ${where}`);
       assert.equal(e.js({ memo: undefined, input } as Env), viaCel, `the request: ${where}`);
@@ -369,4 +380,188 @@ describe("a list's maps, read where their shape is checked first: the same in Ja
     stringField(at(entries, 0), 'owner'),
     ENTRY_REQUESTS,
   );
+});
+
+// changeCheck and the ownership leaves (src/core/expr/owners.ts): the webhook reads RBAC's answers from the review's
+// ownership fact, native mode asks the authorizer once per owner; both must decide each changed hook alike.
+const OWNED_POLICY: Policy = {
+  ...DEFAULT_POLICY,
+  owners: { 'team/a': { users: ['alice'], groups: [], serviceAccounts: [] } },
+  breakGlass: { users: ['root'], groups: [] },
+};
+const SET = carrierFor({ group: 'machine.openshift.io', version: 'v1beta1', kind: 'MachineSet' }) as HookCarrier;
+const setWith = (preDrain: { name: string; owner: string }[]): KubeObject => ({
+  apiVersion: 'machine.openshift.io/v1beta1',
+  kind: 'MachineSet',
+  metadata: { name: 'workers', namespace: 'ns' },
+  spec: { template: { spec: { lifecycleHooks: { preDrain } } } },
+});
+const STORED_HOOKS = [
+  { name: 'A', owner: 'team/a' },
+  { name: 'X', owner: 'team/x' },
+  { name: 'Y', owner: 'team/y' },
+  { name: 'Free', owner: 'free' },
+  { name: 'Empty', owner: '' },
+  { name: 'X2', owner: 'team/x' },
+];
+/** RBAC as the API server would answer: per user, the owners a grant names; '*' for rights over every owner. */
+const RBAC: Record<string, readonly string[]> = { alice: [], bob: ['team/x'], carol: ['*'], root: [] };
+const allows = (user: string, owner: string): boolean =>
+  (RBAC[user] ?? []).includes('*') || (RBAC[user] ?? []).includes(owner);
+
+function changeInputs(): ReviewInput[] {
+  const out: ReviewInput[] = [];
+  const keeps = [[0, 1, 2, 3, 4, 5], [1, 2], [0, 3], [], [5]];
+  for (const user of Object.keys(RBAC))
+    for (const kept of keeps)
+      out.push({
+        operation: 'UPDATE',
+        kind: { group: 'machine.openshift.io', version: 'v1beta1', kind: 'MachineSet' },
+        namespace: 'ns',
+        name: 'workers',
+        // A kept hook re-owned by the request is changed too.
+        object: setWith(kept.map((k) => (k === 2 ? { name: 'Y', owner: 'team/z' } : STORED_HOOKS[k]!))),
+        oldObject: setWith(STORED_HOOKS),
+        userInfo: { username: user, groups: [] },
+        dryRun: false,
+      });
+  return out;
+}
+
+/** The ownership fact as the transport gathers it: one answer per owner it asks about. */
+function withFacts(input: ReviewInput): ReviewInput {
+  const access = Object.fromEntries(
+    ownersToCheck(OWNED_POLICY, input, new Set()).map((o) => [
+      o,
+      allows(input.userInfo.username, o)
+        ? allows(input.userInfo.username, WILDCARD_PROBE_OWNER)
+          ? ('wildcard' as const)
+          : ('allowed' as const)
+        : ('denied' as const),
+    ]),
+  );
+  return { ...input, context: { ownership: { granted: new Set(), access, grantsKnown: true } } };
+}
+
+/** Validations and their variables as one Warn-bound policy of the admission evaluator, every failure reported. */
+function warnPolicy(
+  variables: readonly { name: string; expression: unknown }[],
+  validations: readonly { expression: unknown; messageExpression: unknown }[],
+  operations: readonly string[],
+) {
+  const name = 'expr-test';
+  return compilePolicies([
+    {
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations }] },
+        variables: variables.map((v) => ({ name: v.name, expression: String(v.expression) })),
+        validations: validations.map((v) => ({
+          expression: String(v.expression),
+          messageExpression: String(v.messageExpression),
+        })),
+      },
+    },
+    {
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Warn'] },
+    },
+  ]);
+}
+
+function changeCheckAgrees(title: string, passes: (o: OwnerView) => Bool): void {
+  test(title, () => {
+    const check = changeCheck({
+      rule: 'template-hook-removed',
+      carriers: (c) => !c.live,
+      passes,
+      message: (c) => say(templateHookRemovedMessage, { kind: str('MachineSet'), ...c }),
+      fix: () => '',
+      key: 'k',
+      family: 'template',
+      gate: 'g',
+      reason: 'Forbidden',
+    });
+    if (!('validating' in check.native)) throw new Error('a validating form');
+    const view = celCarrier(SET);
+    const native = check.native.validating({ policy: OWNED_POLICY, view, k8sMinor: 36 });
+    const compiled = warnPolicy([...view.variables, ...native.variables], native.validations, ['UPDATE']);
+    for (const input of changeInputs()) {
+      const hooks = SET.read(input.object);
+      const oldHooks = SET.read(input.oldObject);
+      const webhook = check.validate({ policy: OWNED_POLICY, input: withFacts(input), carrier: SET, hooks, oldHooks });
+      const viaCel = admit(compiled, input, { authorize: (q) => allows(input.userInfo.username, q.name) });
+      const where = `${input.userInfo.username} keeping ${JSON.stringify(SET.read(input.object).hooks.map((h) => h.name))}`;
+      // Native mode names each failing owner's first hook (and the first of the rest): every one the webhook's.
+      const messages = webhook.violations.map((v) => v.message);
+      assert.equal(viaCel.warnings.length > 0, messages.length > 0, where);
+      for (const w of viaCel.warnings) assert.ok(messages.includes(w.message), `${where}: ${w.message}`);
+      // Each owner RBAC is asked about has a validation of its own: faulted by one engine, named by the other.
+      const ownerIn = (m: string) => /(?: of "([^"]*)")?: /.exec(m)?.[1] ?? '';
+      for (const owner of ownersToCheck(OWNED_POLICY, input, new Set()))
+        assert.equal(
+          viaCel.warnings.some((w) => ownerIn(w.message) === owner),
+          messages.some((m) => ownerIn(m) === owner),
+          `${where}: owner ${owner}`,
+        );
+    }
+  });
+}
+
+describe('changeCheck: each changed hook judged by its owner, RBAC read from the review in JavaScript and asked in CEL', () => {
+  changeCheckAgrees('acting for the owner by the registry or by a grant naming it', (o) => or(o.actsFor, o.rbacNamed));
+  changeCheckAgrees('an owner named in the predicate', (o) => or(o.actsFor, eq(o.owner, str('free'))));
+  changeCheckAgrees('a grant naming the owner, not the registry', (o) => o.rbacNamed);
+  test('TRUE and FALSE terms leave and/or as the other terms, in both compilations', () => {
+    const a = leaf<boolean>(cel`a`, () => true);
+    assert.equal(or(FALSE, a), a);
+    assert.equal(and(TRUE, a, TRUE), a);
+    assert.equal(or(FALSE, FALSE), FALSE);
+    assert.equal(and(TRUE), TRUE);
+  });
+});
+
+// strictOwners as a hookCheck over ownerProtected and RBAC_NOTE (src/core/expr/owners.ts): a registered owner in both
+// engines; a grant only in JavaScript, as CEL cannot list RBAC (the divergence owner-only-removal declares).
+describe('ownerProtected, RBAC_NOTE: the registry in both engines, RBAC grants in JavaScript only', () => {
+  const STRICT: Policy = { ...OWNED_POLICY, strictOwners: true };
+  const view = celCarrier(SET);
+  if (!('validating' in strictOwners.native)) throw new Error('a validating form');
+  const native = strictOwners.native.validating({ policy: STRICT, view, k8sMinor: 36 });
+  const compiled = warnPolicy([...view.variables, ...identityVariables(STRICT)], native.validations, [
+    'CREATE',
+    'UPDATE',
+  ]);
+  const inputs: ReviewInput[] = changeInputs().flatMap((i) => [
+    // Each stored hook added anew, and each kept one stored as it was.
+    { ...i, operation: 'CREATE' as const, oldObject: null },
+    { ...i, object: i.oldObject, oldObject: i.object },
+  ]);
+  const judge = (input: ReviewInput, granted: readonly string[] | undefined) => {
+    const ownership = granted && { granted: new Set(granted), access: {}, grantsKnown: true };
+    const judged = ownership ? { ...input, context: { ownership } } : input;
+    const [hooks, oldHooks] = [SET.read(input.object), SET.read(input.oldObject)];
+    return strictOwners.validate({ policy: STRICT, input: judged, carrier: SET, hooks, oldHooks }).violations;
+  };
+  test('no grants: the same hooks refused, in the same words', () => {
+    for (const input of inputs) {
+      const messages = judge(input, undefined).map((v) => v.message);
+      const viaCel = admit(compiled, input, { authorize: () => false }).warnings.map((w) => w.message);
+      // Native mode names each stage's first refused hook: the webhook's first of that stage.
+      assert.deepEqual(viaCel, messages.length > 0 ? [messages[0]] : [], JSON.stringify(input.object));
+    }
+  });
+  test("a grant protects an owner in the webhook's judgement only", () => {
+    const input = inputs.find((i) => i.operation === 'CREATE') as ReviewInput;
+    const refused = (granted: readonly string[] | undefined) => judge(input, granted).map((v) => v.hook?.owner);
+    // Y is stored re-owned to team/z.
+    assert.deepEqual(refused(undefined), ['team/x', 'team/z', 'free', '', 'team/x']);
+    assert.deepEqual(refused(['team/x', 'free']), ['team/z', '']);
+    // hookCheck's key option: the key strictOwners' violations had before it was a hookCheck.
+    assert.equal(judge(input, ['team/x', 'free'])[0]?.key, 'unregistered:preDrain:"Y":"team/z"');
+    assert.doesNotMatch(judge(input, [])[0]?.message ?? '(RBAC', /\(RBAC/);
+    assert.match(judge(input, undefined)[0]?.message ?? '', /\(RBAC not consulted\)/);
+  });
 });

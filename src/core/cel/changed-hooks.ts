@@ -68,8 +68,10 @@ const changedName = (s: CelStage): string => `changed${capitalize(s.stage)}`;
 const changedOwnersName = (s: CelStage): string => `changedOwners${capitalize(s.stage)}`;
 const changedOwnersOf = (s: CelStage): Cel => celVariable(changedOwnersName(s));
 
+export type { ChangedHookCel };
+
 /** The stored hook at index `idx` of stage `s`, as the messages' slots read it. */
-function changedHook(ctx: NativeContext, s: CelStage, idx: Cel): ChangedHookCel {
+export function changedHook(ctx: Pick<NativeContext, 'policy' | 'view'>, s: CelStage, idx: Cel): ChangedHookCel {
   const stored = cel`${s.oldHooks}[${idx}]`;
   const owner = impliedOwnerCel(ctx.policy, ctx.view.carrier, stored);
   return {
@@ -115,6 +117,9 @@ export function firstChanged(ctx: NativeContext, pred: (owner: Cel) => Cel, text
   return cel`size(variables.changedOwners) == 0 ? '' : ${out}`;
 }
 
+/** The families of owners RBAC is asked about, each with its own variables. */
+export type RbacFamily = 'guarded' | 'unverified' | 'template';
+
 /**
  * The variables that ask RBAC about each distinct owner of a family the registry did not settle, one check per
  * variable, the first MAX_OWNERS_CHECKED in the order of their first changed hook: `guarded` (owners whose hooks
@@ -123,7 +128,7 @@ export function firstChanged(ctx: NativeContext, pred: (owner: Cel) => Cel, text
  * The unresolved lists hold positions in changedOwners, so the k-th owner's first changed hook is at the head of the
  * k-th list: its message costs no pass of its own (`${family}At<k>`).
  */
-export function rbacVariables(family: 'guarded' | 'unverified' | 'template', filter: Cel): CelVariable[] {
+export function rbacVariables(family: RbacFamily, filter: Cel): CelVariable[] {
   const v = (name: string): Cel => celVariable(`${family}${name}`);
   const out: CelVariable[] = [
     {

@@ -35,7 +35,7 @@ export function enter<C extends { when: Variable<boolean> | undefined }>(
 ): { compiled: C; env: HookEnv } | undefined {
   if (!judges(carrier)) return undefined;
   const compiled = compile(policy, carrier);
-  const env = new HookEnv(hooks, oldHooks, input);
+  const env = new HookEnv(hooks, oldHooks, input, policy);
   if (compiled.when && !compiled.when.value.js(env)) return undefined;
   return { compiled, env };
 }

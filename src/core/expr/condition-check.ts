@@ -28,7 +28,7 @@ export function conditionCheck(check: ConditionCheck): { validate: Rule; native:
   const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
     const items = itemsOf(policy, carrier);
     if (items.length === 0 || input.object === null) return { violations: [] };
-    const env = new HookEnv(hooks, oldHooks, input);
+    const env = new HookEnv(hooks, oldHooks, input, policy);
     // Copies: the items are compiled once and shared by every review.
     return { violations: items.filter((i) => i.holds.js(env)).map((i) => ({ ...i.violation })) };
   };

@@ -42,8 +42,13 @@ export function int(value: number): Int {
 export const TRUE: Bool = { cel: cel`true`, js: () => true };
 export const FALSE: Bool = { cel: cel`false`, js: () => false };
 
-/** Short-circuiting, as CEL's && (which also absorbs an error on its other side). */
+/**
+ * Short-circuiting, as CEL's && (which also absorbs an error on its other side). A TRUE term is left out (a leaf a
+ * compilation knows to hold there, ownership's among them), as a FALSE one is from `or`: x && true is x, errors too.
+ */
 export function and(...terms: readonly Bool[]): Bool {
+  if (terms.includes(TRUE)) terms = terms.filter((t) => t !== TRUE);
+  if (terms.length === 0) return TRUE;
   if (terms.length === 1) return terms[0] as Bool;
   return {
     cel: cel`(${celJoin(
@@ -58,6 +63,8 @@ export function and(...terms: readonly Bool[]): Bool {
 }
 
 export function or(...terms: readonly Bool[]): Bool {
+  if (terms.includes(FALSE)) terms = terms.filter((t) => t !== FALSE);
+  if (terms.length === 0) return FALSE;
   if (terms.length === 1) return terms[0] as Bool;
   return {
     cel: cel`(${celJoin(

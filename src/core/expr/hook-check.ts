@@ -31,6 +31,8 @@ export interface HookCheck {
   reason: 'Invalid' | 'Forbidden';
   /** Violations carry their hook (stage, name, owner), for `validate` and `explain`. */
   namesHook?: boolean;
+  /** What repeated violations and `validate` compare them by; by default the rule, identity and owner. */
+  key?: (h: Hook) => string;
 }
 
 interface Compiled {
@@ -70,7 +72,7 @@ export function hookCheck(check: HookCheck): { validate: Rule; native: NativeFor
           fix: check.fix(hook),
           ...(check.namesHook ? { hook: { stage: hook.stage, name: hook.name, owner: hook.owner } } : {}),
           // What the CEL's wasStored compares: identity and owner.
-          key: `${check.rule}:${hook.stage}:${quote(hook.id)}:${quote(hook.owner)}`,
+          key: check.key?.(hook) ?? `${check.rule}:${hook.stage}:${quote(hook.id)}:${quote(hook.owner)}`,
         });
       }
     }

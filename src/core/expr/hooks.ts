@@ -5,6 +5,7 @@ import { wellFormed, type Hook, type HookCarrier, type HookReading } from '../ca
 import { celCarrier, celWasStored } from '../cel/carrier.js';
 import { cel } from '../cel/text.js';
 import type { CelStage } from '../cel/types.js';
+import type { Policy } from '../policy.js';
 import type { ReviewInput, Stage } from '../types.js';
 import { bound, leaf, type Bool, type Env, type Expr, type Str } from './expr.js';
 import type { RequestEnv } from './request.js';
@@ -22,6 +23,7 @@ export class HookEnv implements Env {
     readonly hooks: HookReading,
     readonly oldHooks: HookReading,
     readonly input: ReviewInput,
+    readonly policy: Policy,
   ) {}
 
   /** A stage's well-formed hooks, in order. */

@@ -70,7 +70,7 @@ const compiled = compiledPer((policy, carrier): Compiled | null => {
 export const controllerFinalizer: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
   const c = compiled(policy, carrier);
   if (c === null) return { violations: [] };
-  const env = new HookEnv(hooks, oldHooks, input);
+  const env = new HookEnv(hooks, oldHooks, input, policy);
   if (!c.releasedByOther.js(env)) return { violations: [] };
   if (c.breakGlass.js(env)) {
     // The audit record is the webhook's alone: native mode's break-glass outcome warns without it.

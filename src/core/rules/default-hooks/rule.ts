@@ -34,7 +34,7 @@ export function applyDefaultHooks(
     // report and never rewritten; the JSONPatch fails on them (failurePolicy Ignore) or leaves them as they are.
     if (reading.problems.length > 0) return;
     // The copy as it stands, earlier rules' hooks included, as the next MutatingAdmissionPolicy sees the object.
-    const env = new HookEnv(reading, NO_HOOKS, { ...input, object: copy });
+    const env = new HookEnv(reading, NO_HOOKS, { ...input, object: copy }, policy);
     const write = writesOf(policy, carrier)[k] as HookWrite;
     if (!write.writable.js(env)) return;
     const absent = write.absent.js(env);

@@ -3,15 +3,9 @@
 // hookowners.hookkeeper.io/<owner>; otherwise denied (a registered owner) or given unverifiedRemoval's outcome.
 // The changed hooks and the RBAC checks per owner: ./changed-hooks.ts.
 import { nativeOwnerAdditions } from './cel-additions.js';
-import {
-  breakGlassWarning,
-  RBAC_NOTES,
-  strictOwnersMessage,
-  unverifiedWarning,
-  wildcardWarning,
-} from '../../messages/ownership.js';
+import { strictOwners } from './strict-owners.js';
+import { breakGlassWarning, unverifiedWarning, wildcardWarning } from '../../messages/ownership.js';
 import { MAX_OWNERS_CHECKED } from '../../ownership.js';
-import { celWasStored } from '../../cel/carrier.js';
 import {
   changedAt,
   changedVariables,
@@ -29,30 +23,10 @@ import {
   wildcardDenialMessage,
   type ChangedHookCel,
 } from './cel-messages.js';
-import { cel, celJoin, celString, celVariable, type Cel } from '../../cel/text.js';
+import { cel, celJoin, celVariable, type Cel } from '../../cel/text.js';
 import type { CelVariable, NativeContext, NativeValidating, NativeValidation } from '../../cel/types.js';
 
-const [h, i, o] = [cel`h`, cel`i`, cel`o`];
-
-/** strictOwners: a hook added with an owner the registry does not name (RBAC grants cannot be listed from CEL). */
-function strictOwners(ctx: NativeContext): NativeValidation[] {
-  return ctx.view.stages.map((s) => {
-    const passes = cel`(h.owner in variables.registered || ${celWasStored(s, h)})`;
-    const message = strictOwnersMessage.toCel({
-      path: s.ownerPath(i, h),
-      owner: cel`h.owner`,
-      name: cel`h.name`,
-      ownerless: cel`h.owner == ''`,
-      rbac: celString(RBAC_NOTES.notConsulted),
-    });
-    return {
-      outcome: 'enforced',
-      expression: cel`${s.hooks}.all(h, ${passes})`,
-      messageExpression: cel`${s.hooks}.transformList(i, h, !${passes}, ${message})[0]`,
-      reason: 'Invalid',
-    };
-  });
-}
+const o = cel`o`;
 
 export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const { policy, view } = ctx;
@@ -64,7 +38,9 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   // Squatting: hooks added under a guarded owner's name, on every carrier (owner-additions.ts).
   const additions = nativeOwnerAdditions(ctx);
   variables.push(...additions.variables);
-  const validations: NativeValidation[] = [...(policy.strictOwners ? strictOwners(ctx) : []), ...additions.validations];
+  const strict =
+    policy.strictOwners && 'validating' in strictOwners.native ? strictOwners.native.validating(ctx) : undefined;
+  const validations: NativeValidation[] = [...(strict?.validations ?? []), ...additions.validations];
   if (!view.carrier.live) return { variables, validations };
   variables.push(
     ...changedVariables(ctx),

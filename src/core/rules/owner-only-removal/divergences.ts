@@ -1,9 +1,9 @@
 // Where native mode decides or words owner-only-removal otherwise than the webhook: CEL sees no RBAC grant, no twin,
 // and words a grant only where it can build it.
 import type { Divergence } from '../../divergence.js';
-import { carrierFor } from '../../carriers.js';
+import { carrierFor, wellFormed } from '../../carriers.js';
+import { strictOwners } from './strict-owners.js';
 import {
-  addedHooks,
   changedHooks,
   judgedAdditions,
   MAX_OWNERS_CHECKED,
@@ -57,18 +57,29 @@ function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
 }
 
 /**
- * A hook of the new object with an owner the policy does not register, that the stored object did not have in that
- * stage with that owner: what strictOwners judges (an unchanged hook passes in both).
+ * How many hooks strictOwners refuses in `input` when RBAC grants exactly `granted`: its own check, asked with the
+ * grants CEL sees (none) and with the most the webhook may see, so what differs is its predicate's, not a second one.
  */
-function addsUnregistered(
-  policy: Policy,
-  which: (policy: Policy, input: ReviewInput, owner: string) => boolean,
-): (input: ReviewInput) => boolean {
+function strictRefusals(policy: Policy, input: ReviewInput, granted: (owners: string[]) => ReadonlySet<string>) {
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return 0;
+  const [hooks, oldHooks] = [carrier.read(input.object), carrier.read(input.oldObject)];
+  const ownership = { granted: granted(wellFormed(hooks.hooks).map((h) => h.owner)), access: {}, grantsKnown: true };
+  const judged = { ...input, context: { ...input.context, ownership } };
+  return strictOwners.validate({ policy, input: judged, carrier, hooks, oldHooks }).violations.length;
+}
+
+/**
+ * strictOwners refuses a hook native mode would accept, or the reverse, depending on RBAC's grants: added with an owner
+ * the policy does not register, that a grant may protect (any, unless the review carries the grants the webhook's
+ * transport indexed; `known`) or, for the words, any grant (a refusal says whether RBAC was consulted).
+ */
+function grantsDecideStrictOwners(policy: Policy, known: boolean): (input: ReviewInput) => boolean {
+  const none = () => new Set<string>();
   return (input) => {
-    const carrier = carrierFor(input.kind);
-    if (!carrier) return false;
-    const added = addedHooks(carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
-    return added.some((h) => which(policy, input, h.owner));
+    const ownership = input.context?.ownership;
+    const most = (owners: string[]) => (known && ownership?.grantsKnown ? ownership.granted : new Set(owners));
+    return strictRefusals(policy, input, none) !== strictRefusals(policy, input, most);
   };
 }
 
@@ -148,8 +159,8 @@ export function ownerOnlyRemovalDivergences(policy: Policy): Divergence[] {
     out.push({
       rule: 'owner-only-removal',
       text: 'under strictOwners, native mode accepts only owners registered in the policy, as CEL cannot list RBAC grants: an owner granted only through RBAC is refused where the webhook accepts it, and a refusal says RBAC was not consulted; register it',
-      verdictDiffers: addsUnregistered(policy, maybeGranted),
-      wordsDiffer: addsUnregistered(policy, unregistered),
+      verdictDiffers: grantsDecideStrictOwners(policy, true),
+      wordsDiffer: grantsDecideStrictOwners(policy, false),
     });
   }
   return out;

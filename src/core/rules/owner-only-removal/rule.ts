@@ -5,7 +5,6 @@
 import { ownValue, quote } from '../../guards.js';
 import { isBreakGlass, judgedOffline } from '../../identity.js';
 import {
-  addedHooks,
   grantCommand,
   grantsUnknown,
   isProtected,
@@ -23,9 +22,7 @@ import {
   ownerIdentitiesText,
   ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
-  RBAC_NOTES,
   removalDenialMessage,
-  strictOwnersMessage,
   uncheckedNote,
   unverifiedDenyReason,
   unverifiedFix,
@@ -38,6 +35,7 @@ import type { Notice, UserInfo, Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 import { nativeOwnerOnlyRemoval } from './cel.js';
 import { ownerAdditions } from './additions.js';
+import { strictOwners } from './strict-owners.js';
 import { twinCreate } from './twin-create.js';
 import { ownerOnlyRemovalDivergences } from './divergences.js';
 
@@ -102,40 +100,12 @@ function denial(change: HookChange, user: UserInfo, reason: string): Violation {
   };
 }
 
-/** Every hook added with an owner nobody registered or granted: refused under strictOwners. */
-function strictOwnerViolations(ctx: Parameters<Rule>[0]): Violation[] {
-  const { policy, input, hooks, oldHooks } = ctx;
-  const ownership = input.context?.ownership;
-  const out: Violation[] = [];
-  for (const h of addedHooks(hooks.hooks, oldHooks.hooks)) {
-    if (isProtected(policy, ownership, h.owner)) continue;
-    out.push({
-      rule: 'owner-only-removal',
-      path: h.ownerPath,
-      message: strictOwnersMessage.toJs({
-        path: h.ownerPath,
-        owner: h.owner,
-        name: h.name,
-        ownerless: h.owner === '',
-        rbac: ownership ? (ownership.grantsKnown ? RBAC_NOTES.known : RBAC_NOTES.notListed) : RBAC_NOTES.notConsulted,
-      }),
-      fix:
-        h.owner === ''
-          ? 'give the hook an owner that is registered or granted'
-          : `register owner ${quote(h.owner)} under "owners" in the hookkeeper policy, grant it (${grantCommand(h.owner)}), or use a registered owner`,
-      hook: { stage: h.stage, name: h.name, owner: h.owner },
-      key: `unregistered:${h.stage}:${quote(h.name)}:${quote(h.owner)}`,
-    });
-  }
-  return out;
-}
-
 export const ownerOnlyRemoval: Rule = (ctx) => {
   const { policy, input, carrier, hooks, oldHooks } = ctx;
   const added = ownerAdditions(ctx);
   const twin = twinCreate(ctx);
   const violations: Violation[] = [
-    ...(policy.strictOwners ? strictOwnerViolations(ctx) : []),
+    ...(policy.strictOwners ? strictOwners.validate(ctx).violations : []),
     ...added.violations,
     ...twin.violations,
   ];

@@ -1,13 +1,35 @@
 // Rule template-hook-removed: a hook an UPDATE removes from (or re-owns in) a MachineSet's, MachineDeployment's or
 // ControlPlaneMachineSet's template is missing from every Machine the set makes from then on, which nobody refuses
 // (owner-only-removal judges a Machine's removals, and only additions to a template): warned, unless the request is
-// the owner's own (src/core/ownership.ts byOwner: a registered identity, or an RBAC grant naming the owner).
-import { quote } from '../../guards.js';
-import { nativeTemplateHookRemoved } from './cel.js';
+// the owner's own (a registered identity, or an RBAC grant naming the owner; src/core/ownership.ts byOwner).
+import { or, say, str } from '../../expr/expr.js';
+import { changeCheck } from '../../expr/change-check.js';
 import { templateHookRemovedMessage } from './messages.js';
-import { byOwner, ownedChanges } from '../../ownership.js';
-import type { Violation } from '../../types.js';
 import type { CarrierRuleModule } from '../context.js';
+
+const check = changeCheck({
+  rule: 'template-hook-removed',
+  // A Machine's removals are owner-only-removal's.
+  carriers: (carrier) => !carrier.live,
+  passes: (o) => or(o.actsFor, o.rbacNamed),
+  message: (c, carrier) =>
+    say(templateHookRemovedMessage, {
+      kind: str(carrier.kind),
+      stage: c.stage,
+      name: c.name,
+      owner: c.owner,
+      ownerless: c.ownerless,
+      reowned: c.reowned,
+    }),
+  fix: ({ old }, carrier) =>
+    `if its Machines still need it, put ${carrier.hookText(old.stage, old.name, old.owner)} back in ${carrier.stagePath(old.stage)}; its owner removes it without this warning`,
+  key: 'template-removal',
+  // Every owner of a changed hook is asked about (as the webhook asks), in a policy evaluated only for an UPDATE
+  // that changes the hooks: other requests cost one condition.
+  family: 'template',
+  gate: 'template-removal',
+  reason: 'Forbidden',
+});
 
 export const templateHookRemovedRule: CarrierRuleModule<'template-hook-removed'> = {
   id: 'template-hook-removed',
@@ -24,28 +46,6 @@ export const templateHookRemovedRule: CarrierRuleModule<'template-hook-removed'>
   // All it reads of an UPDATE: one that changes no hook is skipped by the API server; a CREATE removes nothing.
   updateReads: () => ({ parts: ['hooks'] }),
   createReads: () => ({ parts: [] }),
-  validate: ({ policy, input, carrier, hooks, oldHooks }) => {
-    if (input.operation !== 'UPDATE' || carrier.live) return { violations: [] };
-    const violations: Violation[] = [];
-    for (const { old, now } of ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks)) {
-      if (byOwner(policy, input, old.owner)) continue;
-      violations.push({
-        rule: 'template-hook-removed',
-        path: old.path,
-        message: templateHookRemovedMessage.toJs({
-          kind: carrier.kind,
-          stage: old.stage,
-          name: old.name,
-          owner: old.owner,
-          ownerless: old.owner === '',
-          reowned: now !== undefined,
-        }),
-        fix: `if its Machines still need it, put ${carrier.hookText(old.stage, old.name, old.owner)} back in ${carrier.stagePath(old.stage)}; its owner removes it without this warning`,
-        hook: { stage: old.stage, name: old.name, owner: old.owner },
-        key: `template-removal:${old.stage}:${quote(old.name)}:${quote(old.owner)}`,
-      });
-    }
-    return { violations };
-  },
-  native: { validating: nativeTemplateHookRemoved, readsNameIndex: true },
+  validate: check.validate,
+  native: check.native,
 };
