@@ -3,6 +3,7 @@
 import {
   MACHINE_GROUPS,
   MAX_HOOKS_PER_STAGE_LIMIT,
+  MAX_IMPLIED_OWNERS,
   UNVERIFIED_REMOVAL_VALUES,
   WILDCARD_GRANTS_VALUES,
 } from '../core/policy.js';
@@ -146,6 +147,7 @@ export const POLICY_SCHEMA = {
     // are hook keys is the loader's check (src/config/implied-owners.ts), worded better than a regular expression.
     impliedOwners: {
       type: 'array',
+      maxItems: MAX_IMPLIED_OWNERS,
       items: {
         type: 'object',
         additionalProperties: false,

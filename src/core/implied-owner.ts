@@ -1,9 +1,11 @@
 // Implied owners: a Cluster API control-plane provider writes its hook with an empty value (KubeadmControlPlane's
 // pre-terminate kcp-cleanup), so the policy names the owner its key stands for. Both engines judge a stored hook's
 // removal as that owner's: impliedOwner for the TypeScript rules, impliedOwnerCel for their CEL.
+import { HOOK_ANNOTATION_PREFIX } from './capi.js';
 import type { Hook, HookCarrier } from './carriers.js';
 import { cel, celString, type Cel } from './cel/text.js';
 import type { Policy } from './policy.js';
+import type { Stage } from './types.js';
 
 /**
  * The owner a hook stands for: its own, or, when empty, the one the policy implies for its annotation key (only
@@ -28,13 +30,15 @@ export function withImpliedOwner<H extends Pick<Hook, 'id' | 'owner'>>(
 }
 
 /**
- * CEL string: the owner of hook `h` ({name, owner, key} on an annotation carrier) as impliedOwner reads it; `h.owner`
- * alone on a list carrier or when the policy implies none. Keys compare whole, the first entry for a key wins.
+ * CEL string: the owner of hook `h` ({name, owner, key} on an annotation carrier) of `stage` as impliedOwner reads
+ * it; `h.owner` alone on a list carrier or when the policy implies none for the stage. Keys compare whole, the first
+ * entry for a key wins; only the stage's keys are compared (another stage's key never equals its hooks').
  */
-export function impliedOwnerCel(policy: Policy, carrier: HookCarrier, h: Cel): Cel {
-  if (carrier.format !== 'annotations' || policy.impliedOwners.length === 0) return cel`${h}.owner`;
+export function impliedOwnerCel(policy: Policy, carrier: HookCarrier, stage: Stage, h: Cel): Cel {
+  const prefix = `${HOOK_ANNOTATION_PREFIX[stage]}/`;
+  const implied = policy.impliedOwners.filter((i) => i.hook.startsWith(prefix));
+  if (carrier.format !== 'annotations' || implied.length === 0) return cel`${h}.owner`;
   let out = cel`''`;
-  for (const i of [...policy.impliedOwners].reverse())
-    out = cel`${h}.key == ${celString(i.hook)} ? ${celString(i.owner)} : ${out}`;
+  for (const i of [...implied].reverse()) out = cel`${h}.key == ${celString(i.hook)} ? ${celString(i.owner)} : ${out}`;
   return cel`(${h}.owner != '' ? ${h}.owner : (${out}))`;
 }

@@ -178,6 +178,13 @@ export interface Migration {
 export const MAX_HOOKS_PER_STAGE_LIMIT = 1000;
 
 /**
+ * The most impliedOwners a policy may list: each is one conditional, unrolled into the CEL of every rule that reads a
+ * hook's owner and evaluated for each empty-valued hook, so the bound keeps that CEL inside the API server's cost
+ * budget (the e2e cost proof, cel-cost-capi.ts, fills it); the Cluster API profile lists 2.
+ */
+export const MAX_IMPLIED_OWNERS = 32;
+
+/**
  * The hooks a stage may hold of owners the policy names, fixed: what others add can never crowd them out, and a stage
  * holds at most MAX_HOOKS_PER_STAGE_LIMIT + this many hooks, the size the e2e cost proof fills (cel-cost.ts).
  */

@@ -69,6 +69,17 @@ describe('policy for Cluster API', () => {
     assert.deepEqual(problems('impliedOwners:\n' + implied(key, 'team/a') + implied(key, 'team/a')), []);
   });
 
+  test('impliedOwners: at most 32 keys, each a conditional in the CEL of the rules that read owners', () => {
+    const entries = (n: number): string =>
+      'impliedOwners:\n' +
+      Array.from(
+        { length: n },
+        (_, i) => `  - {hook: pre-drain.delete.hook.machine.cluster.x-k8s.io/h${i}, owner: team/a}\n`,
+      ).join('');
+    assert.deepEqual(problems(entries(32)), []);
+    assert.deepEqual(problems(entries(33)), ['3: impliedOwners: must NOT have more than 32 items']);
+  });
+
   test('an empty owner cannot be registered', () => {
     assert.deepEqual(problems('owners:\n  "": {users: [alice]}\n'), [
       '4: owners[""]: must NOT have fewer than 1 characters',

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import type { Policy } from '../../src/core/policy.js';
+import { MAX_HOOKS_PER_STAGE_LIMIT, MAX_IMPLIED_OWNERS, type Policy } from '../../src/core/policy.js';
 import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import { CHUNK, CHUNKS } from '../../src/core/rules/hook-naming/cel.js';
 import { newlySelectedCel } from '../../src/core/rules/default-hooks/cel.js';
@@ -406,6 +406,20 @@ describe('renderNativePolicies', () => {
   test('every policy stays under 128 KiB, so kubectl apply can keep it in its 256 KiB last-applied annotation', () => {
     const many = policyWith({ unverifiedRemoval: 'warn', strictOwners: true });
     for (const o of render(many).objects) assert.ok(JSON.stringify(o).length < 128 * 1024, o.metadata.name);
+  });
+
+  test("impliedOwners at their bound, longest keys: every expression under the CEL parser's 100,000 code points", () => {
+    // kube-apiserver refuses a policy whose expression is longer (cel-go's default expression size code point
+    // limit); each implied owner is a conditional of its key and owner, so it must appear once, not in every message.
+    const prefix = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/';
+    const implied = Array.from({ length: MAX_IMPLIED_OWNERS }, (_, i) => ({
+      hook: prefix + `k${i}`.padEnd(63, 'x'),
+      owner: `o${i}`.padEnd(512, 'x'),
+    }));
+    const objects = render(policyWith({ impliedOwners: implied, maxHooksPerStage: MAX_HOOKS_PER_STAGE_LIMIT })).objects;
+    const longest = Math.max(...expressions(objects).map((e) => [...e].length));
+    assert.ok(longest < 100_000, `the longest expression has ${longest} code points`);
+    for (const o of objects) assert.ok(JSON.stringify(o).length < 128 * 1024, o.metadata.name);
   });
 
   test('authorizer checks per policy: at most 16 owners, one more for the wildcard probe, within the runtime budget', () => {

@@ -50,7 +50,7 @@ export function changedVariables(ctx: NativeContext): CelVariable[] {
       {
         name: changedOwnersName(s),
         // Each with the owner the policy implies for an empty value (src/core/implied-owner.ts), as the webhook judges.
-        expression: cel`request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, ${impliedOwnerCel(ctx.policy, ctx.view.carrier, h)}) : []`,
+        expression: cel`request.operation == 'UPDATE' ? ${s.oldHooks}.transformList(i, h, ${cond}, ${impliedOwnerCel(ctx.policy, ctx.view.carrier, s.stage, h)}) : []`,
       },
     );
   }
@@ -70,10 +70,15 @@ const changedOwnersOf = (s: CelStage): Cel => celVariable(changedOwnersName(s));
 
 export type { ChangedHookCel };
 
-/** The stored hook at index `idx` of stage `s`, as the messages' slots read it. */
-export function changedHook(ctx: Pick<NativeContext, 'policy' | 'view'>, s: CelStage, idx: Cel): ChangedHookCel {
+/**
+ * The changed hook at position `pos` of stage `s`'s changed lists, as the messages' slots read it. Its owner is the
+ * one changedOwners<Stage> computed: the implied owners' conditionals stay in that variable, never repeated in a
+ * message (32 of them in each of a message's slots passed the CEL parser's 100,000 code points).
+ */
+export function changedHook(s: CelStage, pos: Cel): ChangedHookCel {
+  const idx = cel`${celVariable(changedName(s))}[${pos}]`;
   const stored = cel`${s.oldHooks}[${idx}]`;
-  const owner = impliedOwnerCel(ctx.policy, ctx.view.carrier, stored);
+  const owner = cel`${changedOwnersOf(s)}[${pos}]`;
   return {
     path: s.hookPath(idx, stored),
     stage: celString(s.stage),
@@ -95,7 +100,7 @@ export function changedAt(ctx: NativeContext, p: Cel, text: (c: ChangedHookCel) 
     const s = stages[k] as CelStage;
     const before = stages.slice(0, k).map((b) => cel`size(${changedOwnersOf(b)})`);
     const local = before.length === 0 ? p : cel`${p} - ${celJoin(before, ' - ')}`;
-    const hook = text(changedHook(ctx, s, cel`${celVariable(changedName(s))}[${local}]`));
+    const hook = text(changedHook(s, local));
     const bound = celJoin([...before, cel`size(${changedOwnersOf(s)})`], ' + ');
     out = k === stages.length - 1 ? hook : cel`${p} < ${bound} ? ${hook} : ${out}`;
   }
@@ -112,7 +117,7 @@ export function firstChanged(ctx: NativeContext, pred: (owner: Cel) => Cel, text
   for (const s of [...ctx.view.stages].reverse()) {
     // Positions in the owners list (plain strings CEL built), then the stored hook at the first one only.
     const picked = cel`${changedOwnersOf(s)}.transformList(j, o, ${pred(o)}, j)`;
-    out = cel`[${picked}].map(a, size(a) > 0 ? ${text(changedHook(ctx, s, cel`${celVariable(changedName(s))}[a[0]]`))} : ${out})[0]`;
+    out = cel`[${picked}].map(a, size(a) > 0 ? ${text(changedHook(s, cel`a[0]`))} : ${out})[0]`;
   }
   return cel`size(variables.changedOwners) == 0 ? '' : ${out}`;
 }

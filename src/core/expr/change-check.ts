@@ -21,7 +21,6 @@ import { cel, celVariable, type Cel } from '../cel/text.js';
 import type { CelStage, NativeContext, NativeForm, NativeValidating, NativeValidation } from '../cel/types.js';
 import { quote } from '../guards.js';
 import { MAX_OWNERS_CHECKED, ownedChanges, type HookChange } from '../ownership.js';
-import type { Policy } from '../policy.js';
 import type { RuleId, Violation } from '../types.js';
 import type { Rule } from '../rules/context.js';
 import { not, type Bool, type Str } from './expr.js';
@@ -54,7 +53,7 @@ export function changeCheck(check: ChangeCheck): { validate: Rule; native: Nativ
   // The JavaScript: the owner and change are the environment's; a stage's CEL serves as any other would.
   const compile = compiledPer<Compiled>((policy, carrier) => ({
     passes: check.passes(otherOwner(check.family)),
-    message: check.message(changeVar(firstStageChange(policy, carrier)), carrier),
+    message: check.message(changeVar(firstStageChange(carrier)), carrier),
   }));
 
   const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
@@ -121,7 +120,6 @@ export function changeCheck(check: ChangeCheck): { validate: Rule; native: Nativ
 }
 
 /** A changed hook of the carrier's first stage, as CEL reads it: what the JavaScript compilation is built on. */
-function firstStageChange(policy: Policy, carrier: HookCarrier): ChangedHookCel {
-  const view = celCarrier(carrier);
-  return changedHook({ policy, view }, view.stages[0] as CelStage, cel`0`);
+function firstStageChange(carrier: HookCarrier): ChangedHookCel {
+  return changedHook(celCarrier(carrier).stages[0] as CelStage, cel`0`);
 }

@@ -35,7 +35,7 @@ const DENIAL =
   'system:serviceaccount:k0smotron:k0smotron-controller-manager-control-plane (break-glass: group system:masters)';
 
 /** The profile, with the embedded default's etcd reservation, owner and default hook the mode switch probes. */
-async function profileWithProbes(): Promise<string> {
+export async function profileWithProbes(): Promise<string> {
   const doc = parse(await readFile(join(packageRoot(), PROFILE), 'utf8')) as Record<string, unknown>;
   const owners = doc['owners'] as Record<string, unknown>;
   return stringify({

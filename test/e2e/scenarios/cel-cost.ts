@@ -95,12 +95,12 @@ export async function findSizeLimit(env: E2EEnv): Promise<void> {
   );
 }
 
-function noCostTrouble(what: string, texts: readonly string[]): void {
+export function noCostTrouble(what: string, texts: readonly string[]): void {
   for (const text of texts) assert.doesNotMatch(text, COST_OR_ERROR, `${what}: ${text.slice(0, 400)}`);
 }
 
 /** A request that must be allowed: a refusal fails the test with the API server's words (a cost failure first). */
-async function allowed<T>(what: string, request: () => Promise<T>): Promise<T> {
+export async function allowed<T>(what: string, request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (err) {

@@ -8,6 +8,7 @@ import { capiClusterScenarios } from './capi-cluster.js';
 import { capiScenarios } from './capi.js';
 import { capiProfileScenarios } from './capi-profile.js';
 import { celCostScenarios, findSizeLimit } from './cel-cost.js';
+import { capiCelCostScenarios } from './cel-cost-capi.js';
 import { celShimScenarios } from './cel-shims.js';
 import { certRotationScenarios } from './cert-rotation.js';
 import { childrenScenarios } from './children.js';
@@ -83,11 +84,11 @@ export function scenarios(options: ScenarioOptions): SuitePlan {
           bare: [findSizeLimit, corpusSetup, ruleCasesSetup],
           afterModes: [corpusComparison, nativeKnobScenarios, wildcardGrantScenarios],
         }
-      : // The Cluster API profile against upstream's Cluster API Machine CRD; quorum protection against upstream's
-        // Machine CRDs, with a hookkeeper that lists them.
+      : // The Cluster API profile, and its cost proof at the schema's bounds, against upstream's Cluster API Machine
+        // CRD; quorum protection against upstream's Machine CRDs, with a hookkeeper that lists them.
         {
           bare: [corpusSetup, ruleCasesSetup],
-          afterModes: [corpusComparison, capiProfileScenarios, quorumScenarios],
+          afterModes: [corpusComparison, capiProfileScenarios, capiCelCostScenarios, quorumScenarios],
         }),
     webhookOnly: [
       requestConditionScenarios,
