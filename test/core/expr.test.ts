@@ -15,6 +15,7 @@ import {
   int,
   le,
   leaf,
+  minus,
   lowerAscii,
   matches,
   not,
@@ -28,14 +29,18 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
-import { all, at, count, emptyList, exists, firstWhere, map } from '../../src/core/expr/lists.js';
+import { all, at, count, emptyList, exists, filter, firstWhere, map } from '../../src/core/expr/lists.js';
 import { operationIs, STORED } from '../../src/core/expr/request.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
 // The rule's own composition of the list builders: the most a request's metadata asks of them.
 import { controllersOf } from '../../src/core/rules/owner-references/rule.js';
-import { admissionEnvironment, prepare } from '../native/evaluator/cel.js';
+import { admissionEnvironment, defineVariables, prepare, Variables } from '../native/evaluator/cel.js';
+import { CARRIERS, type HookCarrier } from '../../src/core/carriers.js';
+import { celCarrier } from '../../src/core/cel/carrier.js';
+import { entryOwnerIn, stageEntries } from '../../src/core/expr/entries.js';
+import { HookEnv } from '../../src/core/expr/hooks.js';
 import { fromCel, toCel } from '../native/evaluator/values.js';
 
 interface TestEnv extends Env {
@@ -232,4 +237,99 @@ describe('list builders and the leaves they read: the same value in JavaScript a
     map(items, 'x', (x) => lowerAscii(x)),
     REQUESTS,
   );
+});
+
+/**
+ * Both engines on a carrier's own leaves: JavaScript reads the hooks as the engine does (HookEnv), CEL the carrier's
+ * variables as native render declares them, on the same request.
+ */
+function agreeOnCarrier(
+  title: string,
+  carrier: HookCarrier,
+  exprs: readonly Expr<unknown>[],
+  requests: readonly Request[],
+) {
+  test(title, () => {
+    const view = celCarrier(carrier);
+    class CarrierVariables extends Variables {}
+    defineVariables(
+      CarrierVariables,
+      view.variables.map((v) => v.name),
+    );
+    const env = admissionEnvironment(new Map(view.variables.map((v) => [v.name, 'dyn'])), CarrierVariables);
+    for (const r of requests) {
+      const input = { ...r, namespace: 'ns' } as unknown as ReviewInput;
+      const hookEnv = new HookEnv(
+        carrier.read(input.object),
+        carrier.read(input.operation === 'UPDATE' ? input.oldObject : null),
+        input,
+      );
+      const base: Record<string, unknown> = {
+        object: toCel(r.object),
+        oldObject: toCel(r.oldObject),
+        request: { operation: r.operation },
+      };
+      base['variables'] = new CarrierVariables(
+        new Map(view.variables.map((v) => [v.name, () => env.evaluate(prepare(v.expression), base)])),
+      );
+      for (const e of exprs)
+        assert.deepEqual(
+          e.js(hookEnv),
+          fromCel(env.evaluate(prepare(e.cel), base)),
+          `${e.cel} on ${JSON.stringify(r)}`,
+        );
+    }
+  });
+}
+
+const MACHINE = CARRIERS.find((c) => c.id === 'openshift-machine') as HookCarrier;
+const CAPI_MACHINE = CARRIERS.find((c) => c.id === 'capi-machine') as HookCarrier;
+// Entries the CRD would refuse are here too: `validate` reads them, and both engines must count them alike.
+const LIST_STAGES: readonly unknown[] = [
+  {
+    preDrain: [
+      { name: 'a', owner: 'etcd' },
+      { name: 'b', owner: 'team' },
+    ],
+    preTerminate: [{ name: 'c', owner: 'etcd' }],
+  },
+  { preDrain: ['x', { name: 'd', owner: 5 }, { name: 'e' }, { owner: 'etcd' }, null, { name: 'f', owner: 'etcd' }] },
+  {},
+];
+const listMachine = (hooks: unknown) => ({ metadata: { name: 'm' }, spec: { lifecycleHooks: hooks } });
+const ANNOTATIONS: readonly Record<string, unknown>[] = [
+  {
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io/a': 'etcd',
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io/b': null,
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io': 'team',
+    'pre-terminate.delete.hook.machine.cluster.x-k8s.io/c': 'etcd',
+    other: 'etcd',
+  },
+  { 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/d': '' },
+  {},
+];
+const capiMachine = (annotations: Record<string, unknown>) => ({ metadata: { name: 'm', annotations } });
+const requestsOf = (objects: readonly Record<string, unknown>[]): Request[] =>
+  objects.flatMap((object, k) => [
+    { object, oldObject: null, operation: 'CREATE' as const },
+    { object, oldObject: objects[(k + 1) % objects.length] as Record<string, unknown>, operation: 'UPDATE' as const },
+  ]);
+
+describe("a stage's entries, malformed ones included: counted alike in JavaScript and in CEL", () => {
+  for (const [carrier, objects] of [
+    [MACHINE, LIST_STAGES.map(listMachine)],
+    [CAPI_MACHINE, ANNOTATIONS.map(capiMachine)],
+  ] as const) {
+    for (const s of celCarrier(carrier).stages) {
+      const [now, stored] = [stageEntries(carrier, s, false), stageEntries(carrier, s, true)];
+      // The empty owner names nobody, even when a caller lists it.
+      const named = (list: typeof now) => count(filter(list, 'h', (e) => entryOwnerIn(carrier, e, ['etcd', ''])));
+      agreeOnCarrier(
+        `${carrier.id} ${s.stage}: every entry now and stored (none on CREATE), those of named owners, the rest`,
+        carrier,
+        [count(now), count(stored), named(now), named(stored), minus(count(now), named(now))],
+        requestsOf(objects),
+      );
+    }
+  }
 });

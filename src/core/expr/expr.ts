@@ -87,6 +87,11 @@ export function gt(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} > ${b.cel}`, js: (env) => a.js(env) > b.js(env) };
 }
 
+/** CEL's int `-`. */
+export function minus(a: Int, b: Int): Int {
+  return { cel: cel`(${a.cel} - ${b.cel})`, js: (env) => a.js(env) - b.js(env) };
+}
+
 export function ge(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} >= ${b.cel}`, js: (env) => a.js(env) >= b.js(env) };
 }

@@ -1,0 +1,103 @@
+// A bound on how many entries a stage holds, compiled once for both engines: each stage's entries are counted in
+// classes, each class with its bound, and a class over its bound is a violation unless the stored object already
+// held at least as many (an UPDATE over the bound may shrink or keep a class, never grow it: then it only warns).
+// Ratcheting by count, not by key: the shape returns its own warnings, so the module does not ratchet.
+import type { HookCarrier } from '../carriers.js';
+import { celCarrier } from '../cel/carrier.js';
+import type { CelStage, NativeContext, NativeForm, NativeValidating, NativeValidation } from '../cel/types.js';
+import type { Policy } from '../policy.js';
+import type { Rule } from '../rules/context.js';
+import type { RuleId, Violation } from '../types.js';
+import { compiledPer } from './compiled.js';
+import { stageEntries } from './entries.js';
+import { ge, gt, int, le, or, type Bool, type Int, type Str, type Variable } from './expr.js';
+import { HookEnv } from './hooks.js';
+import { count, type List } from './lists.js';
+
+/** One class of a stage's entries: its count now and in the stored object (none on CREATE), and its bound. */
+export interface CountClass {
+  now: Int;
+  stored: Int;
+  bound: number;
+  message: Str;
+  fix: string;
+  key: string;
+}
+
+export interface CountCheck {
+  rule: RuleId;
+  /**
+   * A stage's classes, given its entries now and stored, and the variables their counts read (declared once in
+   * CEL, evaluated once per request). The classes split the entries: none counts more than the stage holds.
+   */
+  classes: (
+    policy: Policy,
+    carrier: HookCarrier,
+    s: CelStage,
+    entries: { now: List<unknown>; stored: List<unknown> },
+  ) => { variables: readonly Variable<number>[]; classes: readonly CountClass[] };
+  reason: 'Invalid' | 'Forbidden';
+}
+
+interface CompiledStage {
+  path: string;
+  /** No longer than the smallest bound: every class is within its own, settled by size() alone. */
+  short: Bool;
+  variables: readonly Variable<number>[];
+  classes: readonly CountClass[];
+}
+
+export function countCheck(check: CountCheck): { validate: Rule; native: NativeForm } {
+  const compile = compiledPer((policy: Policy, carrier: HookCarrier): CompiledStage[] =>
+    celCarrier(carrier).stages.map((s) => {
+      const entries = { now: stageEntries(carrier, s, false), stored: stageEntries(carrier, s, true) };
+      const { variables, classes } = check.classes(policy, carrier, s, entries);
+      const smallest = Math.min(...classes.map((c) => c.bound));
+      return { path: s.stagePath, short: le(count(entries.now), int(smallest)), variables, classes };
+    }),
+  );
+
+  const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
+    const env = new HookEnv(hooks, oldHooks, input);
+    const violations: Violation[] = [];
+    const warnings: Violation[] = [];
+    for (const { path, short, classes } of compile(policy, carrier)) {
+      if (short.js(env)) continue;
+      for (const c of classes) {
+        const n = c.now.js(env);
+        if (n <= c.bound) continue;
+        // The stored object is counted only for a class over its bound: not on every UPDATE.
+        const keeps = c.stored.js(env) >= n;
+        const violation: Violation = { rule: check.rule, path, message: c.message.js(env), fix: c.fix, key: c.key };
+        (keeps ? warnings : violations).push(violation);
+      }
+    }
+    return { violations, warnings };
+  };
+
+  const validating = ({ policy, view }: NativeContext): NativeValidating => {
+    const variables: { name: string; expression: NativeValidation['expression'] }[] = [];
+    const validations: NativeValidation[] = [];
+    for (const { short, variables: vars, classes } of compile(policy, view.carrier)) {
+      for (const v of vars) variables.push(v.declaration);
+      for (const c of classes) {
+        const within = le(c.now, int(c.bound));
+        // The stored object held at least as many (enforced lets it pass), or fewer (existing warns of the rest).
+        for (const [outcome, ratchet] of [
+          ['enforced', ge(c.stored, c.now)],
+          ['existing', gt(c.now, c.stored)],
+        ] as const) {
+          validations.push({
+            outcome,
+            expression: or(short, within, ratchet).cel,
+            messageExpression: c.message.cel,
+            reason: check.reason,
+          });
+        }
+      }
+    }
+    return { variables, validations };
+  };
+
+  return { validate, native: { validating, readsNameIndex: false } };
+}
