@@ -29,7 +29,18 @@ import {
   type Expr,
 } from '../../src/core/expr/expr.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
-import { all, at, count, emptyList, exists, filter, firstWhere, map } from '../../src/core/expr/lists.js';
+import {
+  all,
+  at,
+  count,
+  emptyList,
+  every,
+  exists,
+  filter,
+  firstWhere,
+  listOf,
+  map,
+} from '../../src/core/expr/lists.js';
 import { operationIs, STORED } from '../../src/core/expr/request.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { ReviewInput } from '../../src/core/types.js';
@@ -40,6 +51,8 @@ import { admissionEnvironment, defineVariables, prepare, Variables } from '../na
 import { CARRIERS, type HookCarrier } from '../../src/core/carriers.js';
 import { celCarrier } from '../../src/core/cel/carrier.js';
 import { entryOwnerIn, stageEntries } from '../../src/core/expr/entries.js';
+import { hasKey, lookup, stringMap } from '../../src/core/expr/maps.js';
+import { stageView, type StageView } from '../../src/core/expr/hooks.js';
 import { HookEnv } from '../../src/core/expr/hooks.js';
 import { fromCel, toCel } from '../native/evaluator/values.js';
 
@@ -232,6 +245,28 @@ describe('list builders and the leaves they read: the same value in JavaScript a
     firstWhere(items, 'i', 'x', (i, x) => and(gt(i, int(0)), eq(x, at(items, 0)))),
     REQUESTS,
   );
+  const owners = stringMap([
+    ['a', 'one'],
+    ['B', 'two'],
+    ['a', 'shadowed'],
+  ]);
+  test('a literal map keeps the first of two entries with one key, in both engines', () => {
+    const first = lookup(owners, str('a'));
+    assert.deepEqual([first.js({ memo: undefined }), fromCel(celEnv.evaluate(prepare(first.cel), {}))], ['one', 'one']);
+  });
+  agreeOnRequests(
+    'a literal map read by key; a missing key an error in both',
+    listOf(cond(hasKey(owners, at(items, 0)), lookup(owners, at(items, 0)), str('-')), lookup(owners, at(items, 0))),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'a list literal, and every element passing',
+    and(
+      every(items, 'x', (x) => not(hasKey(owners, x))),
+      every(listOf(str('B'), at(items, 0)), 'x', (x) => hasKey(owners, x)),
+    ),
+    REQUESTS,
+  );
   agreeOnRequests(
     'map of a map',
     map(items, 'x', (x) => lowerAscii(x)),
@@ -331,5 +366,32 @@ describe("a stage's entries, malformed ones included: counted alike in JavaScrip
         requestsOf(objects),
       );
     }
+  }
+});
+
+describe("a stage's index by identity, and the identities a name may have: the same in JavaScript and in CEL", () => {
+  // Well-formed hooks only: a list naming one hook twice fails CEL's index (a declared divergence), and the CRDs
+  // refuse malformed entries.
+  const bare = 'pre-drain.delete.hook.machine.cluster.x-k8s.io';
+  for (const [carrier, objects] of [
+    [MACHINE, [LIST_STAGES[0], { preDrain: [{ name: 'c', owner: 'team' }] }, {}].map(listMachine)],
+    [CAPI_MACHINE, ANNOTATIONS.map(capiMachine)],
+  ] as const) {
+    const stages = celCarrier(carrier).stages.map((s) => stageView(carrier, s));
+    const names = listOf(...['a', 'b', 'c', 'x', bare, `${bare}/a`].map(str));
+    const exprs = stages.flatMap((s) =>
+      [s.index, s.oldIndex].map((index) => map(names, 'n', (n) => cond(hasKey(index, n), lookup(index, n), str('-')))),
+    );
+    // Each name's identities in the other stage, found or not in its index.
+    const [drain, term] = stages as [StageView, StageView];
+    const paired = map(names, 'n', (n) =>
+      map(drain.named(n), 'c', (c) => cond(hasKey(drain.index, c), lookup(drain.index, c), concat(str('none:'), c))),
+    );
+    agreeOnCarrier(
+      `${carrier.id}: index, oldIndex (none on CREATE), named`,
+      carrier,
+      [...exprs, paired, map(names, 'n', (n) => count(term.named(n)))],
+      requestsOf(objects),
+    );
   }
 });

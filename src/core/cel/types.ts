@@ -124,3 +124,6 @@ export type NativeForm =
   | { mutating: (policy: Policy, rule: DefaultHookRule, carrier: HookCarrier) => NativeMutation }
   /** No native form: what native mode does instead, one sentence (render declares it as a divergence). */
   | { webhookOnly: string };
+
+/** The native form of a validating rule, as the expr shapes give it. */
+export type NativeValidatingForm = Extract<NativeForm, { validating: unknown }>;
