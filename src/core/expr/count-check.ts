@@ -4,7 +4,14 @@
 // Ratcheting by count, not by key: the shape returns its own warnings, so the module does not ratchet.
 import type { HookCarrier } from '../carriers.js';
 import { celCarrier } from '../cel/carrier.js';
-import type { CelStage, NativeContext, NativeForm, NativeValidating, NativeValidation } from '../cel/types.js';
+import type {
+  CelStage,
+  CelVariable,
+  NativeContext,
+  NativeValidatingForm,
+  NativeValidating,
+  NativeValidation,
+} from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { Rule } from '../rules/context.js';
 import type { RuleId, Violation } from '../types.js';
@@ -44,16 +51,27 @@ interface CompiledStage {
   /** No longer than the smallest bound: every class is within its own, settled by size() alone. */
   short: Bool;
   variables: readonly Variable<number>[];
-  classes: readonly CountClass[];
+  /** Each class with its two tests, the same in both engines: within its bound; the stored object held as many. */
+  classes: readonly { c: CountClass; within: Bool; keeps: Bool; grows: Bool }[];
 }
 
-export function countCheck(check: CountCheck): { validate: Rule; native: NativeForm } {
+export function countCheck(check: CountCheck): { validate: Rule; native: NativeValidatingForm } {
   const compile = compiledPer((policy: Policy, carrier: HookCarrier): CompiledStage[] =>
     celCarrier(carrier).stages.map((s) => {
       const entries = { now: stageEntries(carrier, s, false), stored: stageEntries(carrier, s, true) };
       const { variables, classes } = check.classes(policy, carrier, s, entries);
       const smallest = Math.min(...classes.map((c) => c.bound));
-      return { path: s.stagePath, short: le(count(entries.now), int(smallest)), variables, classes };
+      return {
+        path: s.stagePath,
+        short: le(count(entries.now), int(smallest)),
+        variables,
+        classes: classes.map((c) => ({
+          c,
+          within: le(c.now, int(c.bound)),
+          keeps: ge(c.stored, c.now),
+          grows: gt(c.now, c.stored),
+        })),
+      };
     }),
   );
 
@@ -63,29 +81,26 @@ export function countCheck(check: CountCheck): { validate: Rule; native: NativeF
     const warnings: Violation[] = [];
     for (const { path, short, classes } of compile(policy, carrier)) {
       if (short.js(env)) continue;
-      for (const c of classes) {
-        const n = c.now.js(env);
-        if (n <= c.bound) continue;
+      for (const { c, within, keeps } of classes) {
+        if (within.js(env)) continue;
         // The stored object is counted only for a class over its bound: not on every UPDATE.
-        const keeps = c.stored.js(env) >= n;
         const violation: Violation = { rule: check.rule, path, message: c.message.js(env), fix: c.fix, key: c.key };
-        (keeps ? warnings : violations).push(violation);
+        (keeps.js(env) ? warnings : violations).push(violation);
       }
     }
     return { violations, warnings };
   };
 
   const validating = ({ policy, view }: NativeContext): NativeValidating => {
-    const variables: { name: string; expression: NativeValidation['expression'] }[] = [];
+    const variables: CelVariable[] = [];
     const validations: NativeValidation[] = [];
     for (const { short, variables: vars, classes } of compile(policy, view.carrier)) {
       for (const v of vars) variables.push(v.declaration);
-      for (const c of classes) {
-        const within = le(c.now, int(c.bound));
-        // The stored object held at least as many (enforced lets it pass), or fewer (existing warns of the rest).
+      for (const { c, within, keeps, grows } of classes) {
+        // Enforced: the stored object held at least as many; existing warns of those it held, as the webhook does.
         for (const [outcome, ratchet] of [
-          ['enforced', ge(c.stored, c.now)],
-          ['existing', gt(c.now, c.stored)],
+          ['enforced', keeps],
+          ['existing', grows],
         ] as const) {
           validations.push({
             outcome,
