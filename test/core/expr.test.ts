@@ -8,6 +8,7 @@ import {
   and,
   concat,
   cond,
+  constant,
   contains,
   eq,
   ge,
@@ -105,6 +106,15 @@ describe('variables', () => {
     assert.equal(evaluations, 1);
     v.js({ memo: new Map() });
     assert.equal(evaluations, 2);
+  });
+
+  test('a constant: declared and read as a variable in CEL, its value in JavaScript (nothing kept)', () => {
+    const c = constant('reserved', stringMap([['EtcdQuorumOperator', 'clusteroperator/etcd']]));
+    assert.deepEqual(c.declaration, { name: 'reserved', expression: '{"EtcdQuorumOperator": "clusteroperator/etcd"}' });
+    assert.equal(c.cel, 'variables.reserved');
+    const env: Env = { memo: undefined };
+    assert.equal(lookup(c, str('EtcdQuorumOperator')).js(env), 'clusteroperator/etcd');
+    assert.equal(env.memo, undefined);
   });
 });
 

@@ -15,10 +15,9 @@ import type {
 import type { Policy } from '../policy.js';
 import type { Rule } from '../rules/context.js';
 import type { RuleId, Violation } from '../types.js';
-import { compiledPer } from './compiled.js';
+import { compiledPer, hookEnvOf } from './compiled.js';
 import { stageEntries } from './entries.js';
 import { ge, gt, int, le, or, type Bool, type Int, type Str, type Variable } from './expr.js';
-import { HookEnv } from './hooks.js';
 import { count, type List } from './lists.js';
 
 /** One class of a stage's entries: its count now and in the stored object (none on CREATE), and its bound. */
@@ -75,8 +74,9 @@ export function countCheck(check: CountCheck): { validate: Rule; native: NativeV
     }),
   );
 
-  const validate: Rule = ({ policy, input, carrier, hooks, oldHooks }) => {
-    const env = new HookEnv(hooks, oldHooks, input);
+  const validate: Rule = (ctx) => {
+    const { policy, carrier } = ctx;
+    const env = hookEnvOf(ctx);
     const violations: Violation[] = [];
     const warnings: Violation[] = [];
     for (const { path, short, classes } of compile(policy, carrier)) {

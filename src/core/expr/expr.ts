@@ -190,6 +190,19 @@ export function variable<T>(name: string, value: Expr<T>): Variable<T> {
 }
 
 /**
+ * A variable whose value the policy fixes (a literal): declared once and read as variables.<name> in CEL, where the
+ * API server evaluates it once per request; in JavaScript the value itself, with nothing to keep.
+ */
+export function constant<T>(name: string, value: Expr<T>): Variable<T> {
+  return {
+    cel: cel`variables.${celIdentifier(name)}`,
+    declaration: { name, expression: value.cel },
+    value,
+    js: value.js,
+  };
+}
+
+/**
  * A comprehension's variable: its CEL is its name; in JavaScript the comprehension sets it before each evaluation
  * of the body (evaluation is synchronous, and each comprehension has its own).
  */

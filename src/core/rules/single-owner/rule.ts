@@ -1,7 +1,8 @@
 // Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner. The
 // cross-stage check (pairCheck) and the reserved names (hookCheck) are each written once for both engines; a stage
 // naming a hook twice is the webhook's alone (duplicates.ts): native mode's index of a stage by name cannot hold it.
-import { and, eq, not, or, say, variable, type Variable } from '../../expr/expr.js';
+import { and, constant, eq, not, or, say, type Variable } from '../../expr/expr.js';
+import { hookEnvOf } from '../../expr/compiled.js';
 import { hookCheck } from '../../expr/hook-check.js';
 import { hasKey, lookup, stringMap } from '../../expr/maps.js';
 import { pairCheck } from '../../expr/pair-check.js';
@@ -46,7 +47,7 @@ function reservedCheck(policy: Policy): ReturnType<typeof hookCheck> | null {
   check = null;
   if (policy.reservedHooks.length > 0) {
     // A map, not a search of the policy's list per hook: the cost stays one lookup per hook.
-    const reserved: Variable<ReadonlyMap<string, string>> = variable(
+    const reserved: Variable<ReadonlyMap<string, string>> = constant(
       'reserved',
       stringMap(policy.reservedHooks.map((r) => [r.name, r.owner])),
     );
@@ -75,7 +76,7 @@ function reservedCheck(policy: Policy): ReturnType<typeof hookCheck> | null {
 }
 
 export const singleOwner: Rule = (ctx) => {
-  const violations = [...duplicates(ctx.hooks.hooks), ...crossStage.validate(ctx).violations];
+  const violations = [...duplicates(ctx.carrier, hookEnvOf(ctx)), ...crossStage.validate(ctx).violations];
   const reserved = reservedCheck(ctx.policy);
   if (reserved) violations.push(...reserved.validate(ctx).violations);
   return { violations };
