@@ -8,6 +8,7 @@ import {
   and,
   concat,
   cond,
+  constant,
   contains,
   eq,
   ge,
@@ -15,6 +16,7 @@ import {
   int,
   le,
   leaf,
+  minus,
   lowerAscii,
   matches,
   not,
@@ -46,24 +48,29 @@ import {
   at,
   count,
   emptyList,
+  every,
   exists,
+  filter,
   firstWhere,
   includes,
   indexesWhere,
+  listOf,
   map,
 } from '../../src/core/expr/lists.js';
 import { fieldIsString, isMap, stringField } from '../../src/core/expr/fields.js';
 import { metadataHas, metadataList, objectHas, objectList, operationIs, STORED } from '../../src/core/expr/request.js';
 import { breakGlassHolder, GROUPS, USERNAME } from '../../src/core/expr/identity.js';
-import { carriesHooks, HookEnv } from '../../src/core/expr/hooks.js';
-import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
+import { carriesHooks, HookEnv, stageView, type StageView } from '../../src/core/expr/hooks.js';
+import { CARRIERS, carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import type { Policy } from '../../src/core/policy.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
 // The rule's own composition of the list builders: the most a request's metadata asks of them.
 import { controllersOf } from '../../src/core/rules/owner-references/rule.js';
-import { admissionEnvironment, prepare } from '../native/evaluator/cel.js';
+import { admissionEnvironment, defineVariables, prepare, Variables } from '../native/evaluator/cel.js';
+import { entryOwnerIn, stageEntries } from '../../src/core/expr/entries.js';
+import { hasKey, lookup, stringMap } from '../../src/core/expr/maps.js';
 import { fromCel, toCel } from '../native/evaluator/values.js';
 
 interface TestEnv extends Env {
@@ -116,6 +123,15 @@ describe('variables', () => {
     assert.equal(evaluations, 1);
     v.js({ memo: new Map() });
     assert.equal(evaluations, 2);
+  });
+
+  test('a constant: declared and read as a variable in CEL, its value in JavaScript (nothing kept)', () => {
+    const c = constant('reserved', stringMap([['EtcdQuorumOperator', 'clusteroperator/etcd']]));
+    assert.deepEqual(c.declaration, { name: 'reserved', expression: '{"EtcdQuorumOperator": "clusteroperator/etcd"}' });
+    assert.equal(c.cel, 'variables.reserved');
+    const env: Env = { memo: undefined };
+    assert.equal(lookup(c, str('EtcdQuorumOperator')).js(env), 'clusteroperator/etcd');
+    assert.equal(env.memo, undefined);
   });
 });
 
@@ -254,6 +270,28 @@ describe('list builders and the leaves they read: the same value in JavaScript a
   agreeOnRequests(
     'firstWhere: the first element passing, an error in both when none does',
     firstWhere(items, 'i', 'x', (i, x) => and(gt(i, int(0)), eq(x, at(items, 0)))),
+    REQUESTS,
+  );
+  const owners = stringMap([
+    ['a', 'one'],
+    ['B', 'two'],
+    ['a', 'shadowed'],
+  ]);
+  test('a literal map keeps the first of two entries with one key, in both engines', () => {
+    const first = lookup(owners, str('a'));
+    assert.deepEqual([first.js({ memo: undefined }), fromCel(celEnv.evaluate(prepare(first.cel), {}))], ['one', 'one']);
+  });
+  agreeOnRequests(
+    'a literal map read by key; a missing key an error in both',
+    listOf(cond(hasKey(owners, at(items, 0)), lookup(owners, at(items, 0)), str('-')), lookup(owners, at(items, 0))),
+    REQUESTS,
+  );
+  agreeOnRequests(
+    'a list literal, and every element passing',
+    and(
+      every(items, 'x', (x) => not(hasKey(owners, x))),
+      every(listOf(str('B'), at(items, 0)), 'x', (x) => hasKey(owners, x)),
+    ),
     REQUESTS,
   );
   agreeOnRequests(
@@ -564,4 +602,127 @@ describe('ownerProtected, RBAC_NOTE: the registry in both engines, RBAC grants i
     assert.doesNotMatch(judge(input, [])[0]?.message ?? '(RBAC', /\(RBAC/);
     assert.match(judge(input, undefined)[0]?.message ?? '', /\(RBAC not consulted\)/);
   });
+});
+
+/**
+ * Both engines on a carrier's own leaves: JavaScript reads the hooks as the engine does (HookEnv), CEL the carrier's
+ * variables as native render declares them, on the same request.
+ */
+function agreeOnCarrier(
+  title: string,
+  carrier: HookCarrier,
+  exprs: readonly Expr<unknown>[],
+  requests: readonly Request[],
+) {
+  test(title, () => {
+    const view = celCarrier(carrier);
+    class CarrierVariables extends Variables {}
+    defineVariables(
+      CarrierVariables,
+      view.variables.map((v) => v.name),
+    );
+    const env = admissionEnvironment(new Map(view.variables.map((v) => [v.name, 'dyn'])), CarrierVariables);
+    for (const r of requests) {
+      const input = { ...r, namespace: 'ns' } as unknown as ReviewInput;
+      const hookEnv = new HookEnv(
+        carrier.read(input.object),
+        carrier.read(input.operation === 'UPDATE' ? input.oldObject : null),
+        input,
+        DEFAULT_POLICY,
+      );
+      const base: Record<string, unknown> = {
+        object: toCel(r.object),
+        oldObject: toCel(r.oldObject),
+        request: { operation: r.operation },
+      };
+      base['variables'] = new CarrierVariables(
+        new Map(view.variables.map((v) => [v.name, () => env.evaluate(prepare(v.expression), base)])),
+      );
+      for (const e of exprs)
+        assert.deepEqual(
+          e.js(hookEnv),
+          fromCel(env.evaluate(prepare(e.cel), base)),
+          `${e.cel} on ${JSON.stringify(r)}`,
+        );
+    }
+  });
+}
+
+const MACHINE = CARRIERS.find((c) => c.id === 'openshift-machine') as HookCarrier;
+const CAPI_MACHINE = CARRIERS.find((c) => c.id === 'capi-machine') as HookCarrier;
+// Entries the CRD would refuse are here too: `validate` reads them, and both engines must count them alike.
+const LIST_STAGES: readonly unknown[] = [
+  {
+    preDrain: [
+      { name: 'a', owner: 'etcd' },
+      { name: 'b', owner: 'team' },
+    ],
+    preTerminate: [{ name: 'c', owner: 'etcd' }],
+  },
+  { preDrain: ['x', { name: 'd', owner: 5 }, { name: 'e' }, { owner: 'etcd' }, null, { name: 'f', owner: 'etcd' }] },
+  {},
+];
+const listMachine = (hooks: unknown) => ({ metadata: { name: 'm' }, spec: { lifecycleHooks: hooks } });
+const ANNOTATIONS: readonly Record<string, unknown>[] = [
+  {
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io/a': 'etcd',
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io/b': null,
+    'pre-drain.delete.hook.machine.cluster.x-k8s.io': 'team',
+    'pre-terminate.delete.hook.machine.cluster.x-k8s.io/c': 'etcd',
+    other: 'etcd',
+  },
+  { 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/d': '' },
+  {},
+];
+const capiMachine = (annotations: Record<string, unknown>) => ({ metadata: { name: 'm', annotations } });
+const requestsOf = (objects: readonly Record<string, unknown>[]): Request[] =>
+  objects.flatMap((object, k) => [
+    { object, oldObject: null, operation: 'CREATE' as const },
+    { object, oldObject: objects[(k + 1) % objects.length] as Record<string, unknown>, operation: 'UPDATE' as const },
+  ]);
+
+describe("a stage's entries, malformed ones included: counted alike in JavaScript and in CEL", () => {
+  for (const [carrier, objects] of [
+    [MACHINE, LIST_STAGES.map(listMachine)],
+    [CAPI_MACHINE, ANNOTATIONS.map(capiMachine)],
+  ] as const) {
+    for (const s of celCarrier(carrier).stages) {
+      const [now, stored] = [stageEntries(carrier, s, false), stageEntries(carrier, s, true)];
+      // The empty owner names nobody, even when a caller lists it.
+      const named = (list: typeof now) => count(filter(list, 'h', (e) => entryOwnerIn(carrier, e, ['etcd', ''])));
+      agreeOnCarrier(
+        `${carrier.id} ${s.stage}: every entry now and stored (none on CREATE), those of named owners, the rest`,
+        carrier,
+        [count(now), count(stored), named(now), named(stored), minus(count(now), named(now))],
+        requestsOf(objects),
+      );
+    }
+  }
+});
+
+describe("a stage's index by identity, and the identities a name may have: the same in JavaScript and in CEL", () => {
+  // Well-formed hooks only: a list naming one hook twice fails CEL's index (a declared divergence), and the CRDs
+  // refuse malformed entries.
+  const bare = 'pre-drain.delete.hook.machine.cluster.x-k8s.io';
+  for (const [carrier, objects] of [
+    [MACHINE, [LIST_STAGES[0], { preDrain: [{ name: 'c', owner: 'team' }] }, {}].map(listMachine)],
+    [CAPI_MACHINE, ANNOTATIONS.map(capiMachine)],
+  ] as const) {
+    const stages = celCarrier(carrier).stages.map((s) => stageView(carrier, s));
+    const names = listOf(...['a', 'b', 'c', 'x', bare, `${bare}/a`].map(str));
+    const exprs = stages.flatMap((s) =>
+      [s.index, s.oldIndex].map((index) => map(names, 'n', (n) => cond(hasKey(index, n), lookup(index, n), str('-')))),
+    );
+    // Each name's identities in the other stage, found or not in its index.
+    const [drain, term] = stages as [StageView, StageView];
+    const paired = map(names, 'n', (n) =>
+      map(drain.named(n), 'c', (c) => cond(hasKey(drain.index, c), lookup(drain.index, c), concat(str('none:'), c))),
+    );
+    agreeOnCarrier(
+      `${carrier.id}: index, oldIndex (none on CREATE), named`,
+      carrier,
+      [...exprs, paired, map(names, 'n', (n) => count(term.named(n)))],
+      requestsOf(objects),
+    );
+  }
 });

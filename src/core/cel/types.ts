@@ -128,3 +128,6 @@ export type NativeForm =
    * its own, with the requests it covers, instead.
    */
   | { webhookOnly: string; divergences?: (policy: Policy) => readonly Divergence[] };
+
+/** The native form of a validating rule, as the expr shapes give it. */
+export type NativeValidatingForm = Extract<NativeForm, { validating: unknown }>;

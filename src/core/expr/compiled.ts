@@ -24,6 +24,26 @@ export function compiledPer<T>(build: (policy: Policy, carrier: HookCarrier) => 
   };
 }
 
+// The last review's: the engine runs one review's rules one after another (a WeakMap keyed by each review's
+// reading cost more than it saved).
+let lastEnv: HookEnv | undefined;
+
+/**
+ * The environment of one review's hooks, shared by every rule written with expressions (and every shape of one
+ * rule), so a review reads its well-formed hooks and their indexes once. Matched by the engine's readings of the
+ * hooks, made once per review; the stored object's run has readings of its own.
+ */
+export function hookEnvOf({
+  policy,
+  input,
+  hooks,
+  oldHooks,
+}: Pick<RuleContext, 'policy' | 'input' | 'hooks' | 'oldHooks'>): HookEnv {
+  if (lastEnv?.hooks === hooks && lastEnv.oldHooks === oldHooks && lastEnv.input === input && lastEnv.policy === policy)
+    return lastEnv;
+  return (lastEnv = new HookEnv(hooks, oldHooks, input, policy));
+}
+
 /**
  * A hook rule shape's way in, for one review: nothing for a carrier it does not judge or a request its `when` leaves
  * out; else its compiled stages and the environment they read.
@@ -31,11 +51,11 @@ export function compiledPer<T>(build: (policy: Policy, carrier: HookCarrier) => 
 export function enter<C extends { when: Variable<boolean> | undefined }>(
   judges: (carrier: HookCarrier) => boolean,
   compile: (p: Policy, c: HookCarrier) => C,
-  { policy, input, carrier, hooks, oldHooks }: RuleContext,
+  ctx: RuleContext,
 ): { compiled: C; env: HookEnv } | undefined {
-  if (!judges(carrier)) return undefined;
-  const compiled = compile(policy, carrier);
-  const env = new HookEnv(hooks, oldHooks, input, policy);
+  if (!judges(ctx.carrier)) return undefined;
+  const compiled = compile(ctx.policy, ctx.carrier);
+  const env = hookEnvOf(ctx);
   if (compiled.when && !compiled.when.value.js(env)) return undefined;
   return { compiled, env };
 }

@@ -99,6 +99,11 @@ export function gt(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} > ${b.cel}`, js: (env) => a.js(env) > b.js(env) };
 }
 
+/** CEL's int `-`. */
+export function minus(a: Int, b: Int): Int {
+  return { cel: cel`(${a.cel} - ${b.cel})`, js: (env) => a.js(env) - b.js(env) };
+}
+
 export function ge(a: Int, b: Int): Bool {
   return { cel: cel`${a.cel} >= ${b.cel}`, js: (env) => a.js(env) >= b.js(env) };
 }
@@ -202,6 +207,19 @@ export function variable<T>(name: string, value: Expr<T>): Variable<T> {
       memo.set(name, v);
       return v;
     },
+  };
+}
+
+/**
+ * A variable whose value the policy fixes (a literal): declared once and read as variables.<name> in CEL, where the
+ * API server evaluates it once per request; in JavaScript the value itself, with nothing to keep.
+ */
+export function constant<T>(name: string, value: Expr<T>): Variable<T> {
+  return {
+    cel: cel`variables.${celIdentifier(name)}`,
+    declaration: { name, expression: value.cel },
+    value,
+    js: value.js,
   };
 }
 

@@ -5,7 +5,7 @@
 import type { Hook, HookCarrier } from '../carriers.js';
 import { celCarrier } from '../cel/carrier.js';
 import { cel } from '../cel/text.js';
-import type { NativeContext, NativeForm, NativeValidating, NativeValidation } from '../cel/types.js';
+import type { NativeContext, NativeValidatingForm, NativeValidating, NativeValidation } from '../cel/types.js';
 import { quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import type { RuleId, Violation } from '../types.js';
@@ -18,6 +18,8 @@ export interface HookCheck {
   rule: RuleId;
   /** Judged only where this holds (a policy variable, so native mode evaluates it once per request). */
   when?: (policy: Policy) => Variable<boolean>;
+  /** Policy variables its predicate reads (a map the policy fixes), declared in native mode once per policy. */
+  variables?: readonly Variable<unknown>[];
   /** Which carriers it judges at all; every one by default. */
   carriers?: (carrier: HookCarrier) => boolean;
   passes: (h: HookVar, s: StageView) => Bool;
@@ -51,7 +53,7 @@ function compiler(check: HookCheck) {
   }));
 }
 
-export function hookCheck(check: HookCheck): { validate: Rule; native: NativeForm } {
+export function hookCheck(check: HookCheck): { validate: Rule; native: NativeValidatingForm } {
   const compile = compiler(check);
   const judges = check.carriers ?? (() => true);
 
@@ -101,7 +103,8 @@ export function hookCheck(check: HookCheck): { validate: Rule; native: NativeFor
         });
       }
     }
-    return { variables: when ? [when.declaration] : [], validations };
+    const own = (check.variables ?? []).map((v) => v.declaration);
+    return { variables: when ? [when.declaration, ...own] : own, validations };
   };
 
   // Ratcheting compares with the stored hooks (wasStored) as a predicate may.

@@ -1,14 +1,17 @@
 // The hooks of a carrier's stages as expressions: in CEL the carrier's variables (cel/carrier.ts), in JavaScript the
 // hooks the engine already read (carriers.ts), each well-formed hook a {name, owner} with its identity, as CEL sees
 // a schema-valid one. The only leaves a hook rule's predicate reads.
+import { HOOK_ANNOTATION_PREFIX } from '../capi.js';
 import { wellFormed, type Hook, type HookCarrier, type HookReading } from '../carriers.js';
 import { celCarrier, celWasStored } from '../cel/carrier.js';
-import { cel } from '../cel/text.js';
+import { cel, celList } from '../cel/text.js';
 import type { CelStage } from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { ReviewInput, Stage } from '../types.js';
 import { bound, leaf, type Bool, type Env, type Expr, type Str } from './expr.js';
 import type { RequestEnv } from './request.js';
+import type { List } from './lists.js';
+import type { StringMap } from './maps.js';
 
 /** What a hook rule's expressions read in the webhook: the request's hooks, read once by the engine. */
 export class HookEnv implements Env {
@@ -18,6 +21,7 @@ export class HookEnv implements Env {
   private formedNow: Hook[] | undefined;
   private formedOld: Hook[] | undefined;
   private stored: Map<Stage, Set<string>> | undefined;
+  private indexes: Map<string, Map<string, string>> | undefined;
 
   constructor(
     readonly hooks: HookReading,
@@ -39,6 +43,19 @@ export class HookEnv implements Env {
       this.lists.set(key, list);
     }
     return list;
+  }
+
+  /** A stage's hooks by identity, to their owner (the first, where a stage names one twice: CEL fails there). */
+  index(stage: Stage, old: boolean): ReadonlyMap<string, string> {
+    const key = `${old ? 'old:' : ''}${stage}`;
+    this.indexes ??= new Map();
+    let index = this.indexes.get(key);
+    if (!index) {
+      index = new Map();
+      for (const h of this.stage(stage, old)) if (!index.has(h.id)) index.set(h.id, h.owner);
+      this.indexes.set(key, index);
+    }
+    return index;
   }
 
   /** A hook of `stage` with this identity and owner was stored (any of them, where a stage names one twice). */
@@ -85,6 +102,11 @@ export interface StageView {
   readonly stage: Stage;
   readonly stagePath: string;
   readonly hooks: Expr<readonly Hook[]>;
+  /** The stage's hooks by identity, to their owner: in the object, and in the stored object (UPDATE only). */
+  readonly index: StringMap;
+  readonly oldIndex: StringMap;
+  /** The identities a hook named `n` may have in this stage (on Cluster API, two keys may give one name). */
+  named(n: Str): List<string>;
   /** True when hook `h` was stored with the same identity and owner (what ratcheting and the freeze compare). */
   wasStored(h: HookVar): Bool;
   /** The comprehension variables over this stage's hooks: CEL's `i, h`. */
@@ -97,6 +119,18 @@ export function stageView(carrier: HookCarrier, s: CelStage): StageView {
     stage,
     stagePath: carrier.stagePath(stage),
     hooks: leaf(s.hooks, (env) => hookEnv(env).stage(stage, false)),
+    index: leaf(s.index, (env) => hookEnv(env).index(stage, false)),
+    oldIndex: leaf(s.oldIndex, (env) => hookEnv(env).index(stage, true)),
+    named: (n) => {
+      const text = celList(s.named(n.cel));
+      if (carrier.format === 'list') return leaf(text, (env) => [n.js(env)]);
+      // "<prefix>/<n>", and n itself when it is a key that only starts with the prefix ('' is in no index).
+      const slashed = `${HOOK_ANNOTATION_PREFIX[stage]}/`;
+      return leaf(text, (env) => {
+        const name = n.js(env);
+        return [slashed + name, name.startsWith(slashed) ? '' : name];
+      });
+    },
     wasStored: (h) =>
       leaf(celWasStored(s, h.value.cel), (env) => {
         const hook = h.value.js(env);

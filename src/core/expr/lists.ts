@@ -2,7 +2,7 @@
 // JavaScript loops that compute the same values. Each comprehension names its variables (the CEL reads them) and
 // binds them afresh (bound), so comprehensions nest. CEL's errors (an index out of range, no element found) throw in
 // JavaScript too, so neither engine answers where the other fails.
-import { cel, celIdentifier } from '../cel/text.js';
+import { cel, celIdentifier, celJoin } from '../cel/text.js';
 import { bound, type Bool, type Expr, type Int } from './expr.js';
 
 export type List<T> = Expr<readonly T[]>;
@@ -146,6 +146,33 @@ export function indexesWhere<T>(list: List<T>, index: string, name: string, test
         if (body.js(env)) out.push(k);
       }
       return out;
+    },
+  };
+}
+
+/** A list literal: [a, b] in CEL. */
+export function listOf<T>(...items: readonly Expr<T>[]): List<T> {
+  return {
+    cel: cel`[${celJoin(
+      items.map((x) => x.cel),
+      ', ',
+    )}]`,
+    js: (env) => items.map((x) => x.js(env)),
+  };
+}
+
+/** Every element passes `test` (CEL's one-variable all). */
+export function every<T>(list: List<T>, name: string, test: (x: Expr<T>) => Bool): Bool {
+  const x = bound<T>(name);
+  const body = test(x);
+  return {
+    cel: cel`${list.cel}.all(${celIdentifier(name)}, ${body.cel})`,
+    js: (env) => {
+      for (const v of list.js(env)) {
+        x.set(v);
+        if (!body.js(env)) return false;
+      }
+      return true;
     },
   };
 }

@@ -1,83 +1,95 @@
-// Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner.
-import { wellFormed, type Hook } from '../../carriers.js';
-import { duplicate } from '../../field-errors.js';
-import { crossStageOwnerMessage, reservedNameMessage } from './messages.js';
+// Rule single-owner: a hook name is a map key with exactly one owner, and reserved names keep their owner. The
+// cross-stage check (pairCheck) and the reserved names (hookCheck) are each written once for both engines; a stage
+// naming a hook twice is the webhook's alone (duplicates.ts): native mode's index of a stage by name cannot hold it.
+import { and, constant, eq, not, or, say, type Variable } from '../../expr/expr.js';
+import { hookEnvOf } from '../../expr/compiled.js';
+import { hookCheck } from '../../expr/hook-check.js';
+import { hasKey, lookup, stringMap } from '../../expr/maps.js';
+import { pairCheck } from '../../expr/pair-check.js';
 import { quote } from '../../guards.js';
-import type { Violation } from '../../types.js';
+import type { NativeContext, NativeValidating } from '../../cel/types.js';
+import type { Policy } from '../../policy.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
-import { nativeSingleOwner } from './cel.js';
 import { singleOwnerDivergences } from './divergences.js';
+import { duplicates } from './duplicates.js';
+import { crossStageOwnerMessage, reservedNameMessage } from './messages.js';
 
-export const singleOwner: Rule = ({ policy, hooks }) => {
-  const violations: Violation[] = [];
-  const all = wellFormed(hooks.hooks);
-  // By identity: a list naming one hook twice is a duplicate; annotation keys are unique, so never one.
-  const firstById = new Map<string, Hook>();
-  // Every preDrain hook by name: on Cluster API two keys may give one name, and each is compared.
-  const drainByName = new Map<string, Hook[]>();
+// The same name in both stanzas names one hook, so one owner: each preTerminate hook against each preDrain hook of
+// its name (on Cluster API, "<prefix>/<name>" and a key that only starts with the prefix may both give it).
+const crossStage = pairCheck({
+  rule: 'single-owner',
+  stage: 'preTerminate',
+  partnerStage: 'preDrain',
+  partners: (h, drain) => drain.named(h.name),
+  passes: (h, c, drain) => or(not(hasKey(drain.index, c)), eq(lookup(drain.index, c), h.owner)),
+  // The stored object had both hooks with these owners.
+  wasStored: (h, c, term, drain) =>
+    and(term.wasStored(h), hasKey(drain.oldIndex, c), eq(lookup(drain.oldIndex, c), lookup(drain.index, c))),
+  message: (h, c, drain) =>
+    say(crossStageOwnerMessage, {
+      path: h.ownerPath,
+      owner: h.owner,
+      name: h.name,
+      drainOwner: lookup(drain.index, c),
+    }),
+  at: 'owner',
+  fix: (h) => `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
+  key: (h, drain) => `cross-stage:${quote(h.id)}:${quote(h.owner)}:${quote(drain.id)}:${quote(drain.owner)}`,
+  reason: 'Invalid',
+  namesHook: true,
+});
 
-  for (const h of all) {
-    const idKey = `${h.stage}\u0000${h.id}`;
-    const first = firstById.get(idKey);
-    if (first) {
-      violations.push({
-        rule: 'single-owner',
-        path: h.path,
-        message: duplicate(h.path, { name: h.name }).message,
-        fix: `hook ${quote(h.name)} appears twice in ${h.stage} (at ${first.path} and ${h.path}): keep one entry, owned by one controller`,
-        hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `duplicate:${h.stage}:${quote(h.id)}`,
-      });
-    } else {
-      firstById.set(idKey, h);
-      if (h.stage === 'preDrain') drainByName.set(h.name, [...(drainByName.get(h.name) ?? []), h]);
-    }
-  }
-
-  // The same name in both stanzas names one hook, so one owner.
-  for (const h of all.filter((x) => x.stage === 'preTerminate')) {
-    for (const drain of drainByName.get(h.name) ?? []) {
-      if (drain.owner === h.owner) continue;
-      violations.push({
-        rule: 'single-owner',
-        path: h.ownerPath,
-        message: crossStageOwnerMessage.toJs({
+/** The reserved names, compiled into the check once per policy (none: no check). */
+const reservedChecks = new WeakMap<Policy, ReturnType<typeof hookCheck> | null>();
+function reservedCheck(policy: Policy): ReturnType<typeof hookCheck> | null {
+  let check = reservedChecks.get(policy);
+  if (check !== undefined) return check;
+  check = null;
+  if (policy.reservedHooks.length > 0) {
+    // A map, not a search of the policy's list per hook: the cost stays one lookup per hook.
+    const reserved: Variable<ReadonlyMap<string, string>> = constant(
+      'reserved',
+      stringMap(policy.reservedHooks.map((r) => [r.name, r.owner])),
+    );
+    const owners = reserved.value.js({ memo: undefined });
+    check = hookCheck({
+      rule: 'single-owner',
+      variables: [reserved],
+      passes: (h) => or(not(hasKey(reserved, h.name)), eq(lookup(reserved, h.name), h.owner)),
+      message: (h) =>
+        say(reservedNameMessage, {
           path: h.ownerPath,
           owner: h.owner,
           name: h.name,
-          drainOwner: drain.owner,
+          reservedOwner: lookup(reserved, h.name),
         }),
-        fix: `use one owner for hook ${quote(h.name)} in both stanzas, or rename one of them`,
-        hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `cross-stage:${quote(h.id)}:${quote(h.owner)}:${quote(drain.id)}:${quote(drain.owner)}`,
-      });
-    }
+      at: 'owner',
+      fix: (h) =>
+        `hook ${quote(h.name)} belongs to ${quote(owners.get(h.name) ?? '')}: choose another name for your hook`,
+      ratchets: true,
+      reason: 'Invalid',
+      namesHook: true,
+    });
   }
+  reservedChecks.set(policy, check);
+  return check;
+}
 
-  // A map, not a search of the policy's list per hook: the cost stays one lookup per hook.
-  const reservedOwner = new Map<string, string>();
-  for (const r of policy.reservedHooks) if (!reservedOwner.has(r.name)) reservedOwner.set(r.name, r.owner);
-  for (const h of all) {
-    const owner = reservedOwner.get(h.name);
-    const reserved = owner === undefined ? undefined : { name: h.name, owner };
-    if (reserved && reserved.owner !== h.owner) {
-      violations.push({
-        rule: 'single-owner',
-        path: h.ownerPath,
-        message: reservedNameMessage.toJs({
-          path: h.ownerPath,
-          owner: h.owner,
-          name: h.name,
-          reservedOwner: reserved.owner,
-        }),
-        fix: `hook ${quote(h.name)} belongs to ${quote(reserved.owner)}: choose another name for your hook`,
-        hook: { stage: h.stage, name: h.name, owner: h.owner },
-        key: `reserved:${h.stage}:${quote(h.id)}:${quote(h.owner)}`,
-      });
-    }
-  }
+export const singleOwner: Rule = (ctx) => {
+  const violations = [...duplicates(ctx.carrier, hookEnvOf(ctx)), ...crossStage.validate(ctx).violations];
+  const reserved = reservedCheck(ctx.policy);
+  if (reserved) violations.push(...reserved.validate(ctx).violations);
   return { violations };
 };
+
+function nativeSingleOwner(ctx: NativeContext): NativeValidating {
+  const pairs = crossStage.native.validating(ctx);
+  const reserved = reservedCheck(ctx.policy)?.native.validating(ctx);
+  return {
+    variables: [...pairs.variables, ...(reserved?.variables ?? [])],
+    validations: [...pairs.validations, ...(reserved?.validations ?? [])],
+  };
+}
 
 export const singleOwnerRule: CarrierRuleModule<'single-owner'> = {
   id: 'single-owner',
