@@ -5,6 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { metadata } from '../core/guards.js';
 import { escapePointerToken } from '../core/pointer.js';
+import { MAX_QUORUM_MACHINES } from '../core/quorum.js';
+import { KNOWN_RESOURCES } from '../core/resources.js';
 import type { Policy } from '../core/policy.js';
 import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
 import { checkDocument, compileSchema } from '../config/document.js';
@@ -44,6 +46,11 @@ export interface LoadedCase {
   native?: TestCase['native'];
   /** The case's grants, else the file's; undefined when neither declares any (RBAC not modelled). */
   grants: readonly Grant[] | undefined;
+  /**
+   * The cluster's Machines a quorum hook's removal is judged against, the case's else the file's; undefined when
+   * neither states any (the list `serve` makes is not modelled, so quorum-protection judges nothing).
+   */
+  clusterMachines?: readonly KubeObject[];
   expect: Expectation;
 }
 
@@ -105,6 +112,10 @@ export async function loadTestFile(
   const list = Array.isArray(raw.cases) ? raw.cases : [];
   const fileGrants = schemaValid('/grants') ? raw.grants : undefined;
   if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
+  const fileMachines =
+    raw.clusterMachines && schemaValid('/clusterMachines')
+      ? await machinesAt(raw.clusterMachines, '/clusterMachines', file, cwd, at, problems)
+      : undefined;
   for (const [i, c] of list.entries()) {
     const base = `/cases/${i}`;
     // Not a mapping: nothing in it to read.
@@ -116,7 +127,7 @@ export async function loadTestFile(
         problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
       else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
     }
-    const loaded = await loadCase(c, base, line, file, cwd, at, schemaValid);
+    const loaded = await loadCase(c, base, line, file, cwd, at, schemaValid, fileMachines);
     problems.push(...loaded.problems);
     if (loaded.case && schemaValid(base)) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
   }
@@ -128,8 +139,14 @@ export async function loadTestFile(
     if (Array.isArray(got)) problems.push(...got.map((p) => (p.file === undefined ? at('/policy', p.message) : p)));
     else policy = got;
   }
-  // In file order, as the policy loader lists them (a problem without a line first); the policy's own after.
+  // In file order, as the policy loader lists them (a problem without a line first); the policy's own after. Once
+  // each: the file's clusterMachines are checked against every case's API, and say a wrong one once.
+  const once = new Set<string>();
   const ordered = problems
+    .filter((p) => {
+      const key = JSON.stringify([p.file, p.path, p.line, p.message]);
+      return once.has(key) ? false : (once.add(key), true);
+    })
     .map((p, i) => ({ p, i }))
     .sort(
       (a, b) => Number(a.p.file !== file) - Number(b.p.file !== file) || (a.p.line ?? 0) - (b.p.line ?? 0) || a.i - b.i,
@@ -181,6 +198,7 @@ async function loadCase(
   cwd: string,
   at: At,
   schemaValid: (pointer: string) => boolean,
+  fileMachines: StatedMachines | undefined,
 ): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
   const problems: Problem[] = [];
   // Each check reads only fields the schema passed (`schemaValid`); the rest already have their schema problem.
@@ -225,6 +243,11 @@ async function loadCase(
     )
       problems.push(at(`${base}/oldObject`, 'is not the same object as object (API group, kind, namespace and name)'));
   }
+  const machines =
+    c.clusterMachines && ok('clusterMachines')
+      ? await machinesAt(c.clusterMachines, `${base}/clusterMachines`, file, cwd, at, problems)
+      : fileMachines;
+  if (machines && kind) problems.push(...sameApi(machines, kind, at));
   if (problems.length > 0 || derived === undefined || !kind) return { problems };
   return {
     case: {
@@ -235,6 +258,7 @@ async function loadCase(
       object,
       oldObject,
       identity: c.identity,
+      ...(machines ? { clusterMachines: machines.map((m) => m.object) } : {}),
       ...(c.native === undefined ? {} : { native: c.native }),
       expect: c.expect,
     },
@@ -286,6 +310,80 @@ async function objectAt(
     return null;
   }
   return object;
+}
+
+/** Stated Machines, each with where it was stated. */
+type StatedMachines = ReadonlyArray<{ object: KubeObject; pointer: string }>;
+
+const MACHINE_GROUPS = KNOWN_RESOURCES.filter((r) => r.kind === 'Machine').map((r) => r.group);
+
+/**
+ * A clusterMachines list read as manifests, as a case's objects are: each a Machine, a name at most once, no more than
+ * one lookup lists (beyond it serve refuses the removal, so a longer list states no cluster serve could judge).
+ */
+async function machinesAt(
+  sources: readonly (string | Record<string, unknown>)[],
+  pointer: string,
+  file: string,
+  cwd: string,
+  at: At,
+  problems: Problem[],
+): Promise<StatedMachines | undefined> {
+  if (sources.length > MAX_QUORUM_MACHINES) {
+    problems.push(
+      at(
+        pointer,
+        `states ${sources.length} Machines, more than the ${MAX_QUORUM_MACHINES} one lookup lists (serve refuses such a removal as TooMany); state at most ${MAX_QUORUM_MACHINES}`,
+      ),
+    );
+    return undefined;
+  }
+  const before = problems.length;
+  const out: { object: KubeObject; pointer: string }[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, source] of sources.entries()) {
+    const here = `${pointer}/${i}`;
+    const object = await objectAt(source, here, file, cwd, at, problems);
+    if (!object) continue;
+    const gvk = gvkOf(object) as GroupVersionKind;
+    const what = typeof source === 'string' ? beside(file, source) : 'the object';
+    if (gvk.kind !== 'Machine' || !MACHINE_GROUPS.includes(gvk.group)) {
+      const api = gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`;
+      problems.push(at(here, `${what} is a ${api} ${gvk.kind}, not a Machine (${MACHINE_GROUPS.join(' or ')})`));
+      continue;
+    }
+    const meta = metadata(object);
+    const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+    // A list returns stored Machines, each named in its namespace; one without would silently count for no cluster.
+    if (text(meta['namespace']) === '' || text(meta['name']) === '') {
+      problems.push(at(here, `${what} has no metadata.namespace or metadata.name: a listed Machine has both`));
+      continue;
+    }
+    const id = `${text(meta['namespace'])}/${text(meta['name'])}`;
+    const first = seen.get(id);
+    if (first !== undefined)
+      problems.push(at(here, `Machine ${id} is stated twice (clusterMachines[${first}]): a cluster holds one`));
+    else seen.set(id, i);
+    out.push({ object, pointer: here });
+  }
+  // The Machines read are kept even past a problem: each case still checks their API against its own.
+  return problems.length > before && out.length === 0 ? undefined : out;
+}
+
+/** The stated Machines of the case's API: a lookup lists the collection of the request's own kind. */
+function sameApi(machines: StatedMachines, kind: GroupVersionKind, at: At): Problem[] {
+  if (kind.kind !== 'Machine') return [];
+  return machines.flatMap(({ object, pointer }) => {
+    const group = (gvkOf(object) as GroupVersionKind).group;
+    return group === kind.group
+      ? []
+      : [
+          at(
+            pointer,
+            `the object is a ${group} Machine; the case's object is a ${kind.group} one, and a lookup lists that API's Machines only`,
+          ),
+        ];
+  });
 }
 
 /** The policy at a path, loaded once per run with the loader `serve` uses; its problems name its own file and lines. */

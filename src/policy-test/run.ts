@@ -5,6 +5,7 @@ import { carrierFor, STAGES } from '../core/carriers.js';
 import { metadata } from '../core/guards.js';
 import { ownersToCheck } from '../core/ownership.js';
 import { serviceAccountUsername, type Policy } from '../core/policy.js';
+import { quorumLookup } from '../core/quorum.js';
 import { hasChildRules } from '../core/rules/children-bind.js';
 import type { Decision, KubeObject, Mutation, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../core/types.js';
 import type { LoadedCase, LoadedFile } from './load.js';
@@ -70,6 +71,10 @@ function ownerJudgedWithoutRbac(d: Decision): boolean {
 export const NO_GRANTS_NOTE =
   "no grants declared: judged by the policy's owners registry and break-glass only; an RBAC grant (remove on " +
   'hookowners.hookkeeper.io/<owner>) could change this outcome in a cluster: declare grants to test it';
+
+export const NO_CLUSTER_MACHINES_NOTE =
+  'no clusterMachines declared: quorum-protection is not judged; in a cluster, another control-plane Machine ' +
+  'deleting without the quorum hook could refuse this removal: declare clusterMachines to test it';
 
 export const PARENTS_NOTE =
   'a child-resource rule selects this kind: its parent is not looked up offline, so whether the parent exists or ' +
@@ -167,8 +172,13 @@ export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
     userInfo,
     dryRun: false,
   };
-  // As the webhook does: the facts are gathered for the request as sent, before mutation.
-  return c.grants ? { ...base, context: { ownership: ownershipFromGrants(c.grants, policy, base) } } : base;
+  // As the webhook does: the facts are gathered for the request as sent, before mutation. The stated Machines are the
+  // whole of what serve's list would find: the rule re-checks each one's cluster, as it does a list's.
+  const context: ReviewInput['context'] = {
+    ...(c.grants ? { ownership: ownershipFromGrants(c.grants, policy, base) } : {}),
+    ...(c.clusterMachines ? { quorum: { found: true, machines: c.clusterMachines } } : {}),
+  };
+  return Object.keys(context).length > 0 ? { ...base, context } : base;
 }
 
 /** What the webhook's path ends with on a case's request: the request, its decision and mutation. */
@@ -209,6 +219,8 @@ export function runCase(c: LoadedCase, policy: Policy): CaseResult {
   const notes: string[] = [];
   if (!c.grants && ownerJudgedWithoutRbac(decision)) notes.push(NO_GRANTS_NOTE);
   if (hasChildRules(policy, input)) notes.push(PARENTS_NOTE);
+  // What serve would list for, unlisted: the removal's verdict rests on Machines the case does not state.
+  if (!c.clusterMachines && quorumLookup(policy, input)) notes.push(NO_CLUSTER_MACHINES_NOTE);
   const failures = compare(c, got);
   return {
     name: c.name,

@@ -60,6 +60,7 @@ export interface TestCase {
   oldObject?: ObjectSource;
   identity?: Identity;
   grants?: Grant[];
+  clusterMachines?: ObjectSource[];
   expect: Expectation;
 }
 
@@ -68,12 +69,19 @@ export interface TestFile {
   kind: typeof TEST_KIND;
   policy: string;
   grants?: Grant[];
+  clusterMachines?: ObjectSource[];
   cases: TestCase[];
 }
 
 const name = { type: 'string', minLength: 1 } as const;
 const strings = { type: 'array', items: name } as const;
 const objectSource = { type: ['string', 'object'], minLength: 1 } as const;
+
+/**
+ * The cluster's Machines a quorum hook's removal is judged against (the list `serve` makes): each inline or a file.
+ * Their kind and count are checked in load.ts, in hookkeeper's words.
+ */
+const clusterMachines = { type: 'array', items: objectSource } as const;
 
 const grants = {
   type: 'array',
@@ -116,6 +124,7 @@ export const TEST_SCHEMA = {
     kind: { const: TEST_KIND },
     policy: name,
     grants,
+    clusterMachines,
     cases: {
       type: 'array',
       minItems: 1,
@@ -143,6 +152,7 @@ export const TEST_SCHEMA = {
             },
           },
           grants,
+          clusterMachines,
           expect: {
             type: 'object',
             additionalProperties: false,

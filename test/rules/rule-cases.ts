@@ -23,8 +23,6 @@ export const WITHOUT_CASES: Readonly<Partial<Record<RuleId, string>>> = {
   'child-owner-reference':
     "the ownerReference it adds and requires names the parent's uid, which only a parent lookup gives",
   'child-parent': 'whether the parent exists or is deleting is a parent lookup; `hookkeeper test` does not look one up',
-  'quorum-protection':
-    "whether another control-plane Machine of the cluster is deleting without the hook is a list of the cluster's Machines, which a case cannot state and `hookkeeper test` does not make (without it the rule judges nothing)",
 };
 
 export interface RuleCases {
