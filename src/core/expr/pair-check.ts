@@ -89,13 +89,19 @@ export function pairCheck(check: PairCheck): { validate: Rule; native: NativeVal
     const { compiled, env } = entered;
     const { s, h, c, partners, passes, message } = compiled;
     const violations: Violation[] = [];
+    // The partner the index holds for each identity: the first, where a stage names one twice. Built once, so a
+    // stage of one name over and over stays linear.
+    let byId: Map<string, Hook> | undefined;
     for (const hook of s.hooks.js(env)) {
       h.set(hook);
       for (const id of partners.js(env)) {
         c.set(id);
         if (passes.js(env)) continue;
-        // The partner the index holds for this identity: the first, where a stage names one twice.
-        const partner = env.stage(check.partnerStage, false).find((x) => x.id === id);
+        if (byId === undefined) {
+          byId = new Map();
+          for (const x of env.stage(check.partnerStage, false)) if (!byId.has(x.id)) byId.set(x.id, x);
+        }
+        const partner = byId.get(id);
         if (!partner) continue;
         violations.push({
           rule: check.rule,
