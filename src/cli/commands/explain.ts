@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describeError } from '../../errors.js';
-import { readBounded } from '../../validate/inputs.js';
+import { readBounded } from '../../manifests/inputs.js';
 import { collect, flagError, notOneOf } from '../flags.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { cliPolicy } from '../policy.js';
