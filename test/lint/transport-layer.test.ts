@@ -32,7 +32,7 @@ describe('transport layer lint', () => {
   // The imports this layout removed, each put back where it was.
   const sideways: Array<[string, string]> = [
     [
-      'src/explain/file.ts',
+      'src/explain/from-files.ts',
       "import { parseManifests } from '../validate/documents.js';\nexport const p = parseManifests;\n",
     ],
     [
@@ -40,12 +40,12 @@ describe('transport layer lint', () => {
       "import { parseManifests } from '../validate/documents.js';\nexport const p = parseManifests;\n",
     ],
     [
-      'src/explain/cluster.ts',
+      'src/explain/from-cluster.ts',
       "import { listOwnerGrants } from '../audit/owner-grants.js';\nexport const l = listOwnerGrants;\n",
     ],
     ['src/audit/run.ts', "import type { Inputs } from '../validate/inputs.js';\nexport type I = Inputs;\n"],
     ['src/server/app.ts', "export { runAudit } from '../audit/run.js';\n"],
-    ['src/validate/run.ts', "import { renderText } from '../explain/text.js';\nexport const r = renderText;\n"],
+    ['src/validate/run.ts', "import { renderText } from '../explain/text-output.js';\nexport const r = renderText;\n"],
     ['src/audit/run.ts', "import { program } from '../cli/program.js';\nexport const p = program;\n"],
   ];
   for (const [file, code] of sideways)
@@ -63,7 +63,7 @@ describe('transport layer lint', () => {
 
   const inward: Array<[string, string]> = [
     [
-      'src/explain/file.ts',
+      'src/explain/from-files.ts',
       "import { parseManifests } from '../manifests/documents.js';\nexport const p = parseManifests;\n",
     ],
     ['src/audit/run.ts', "import { hookCrds } from '../core/hook-crds.js';\nexport const h = hookCrds;\n"],
