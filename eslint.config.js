@@ -24,6 +24,18 @@ const impure = [
   'commander',
 ];
 
+// The transports (one command or server each) import no other transport, and nothing below them imports one: what two
+// share moves down (src/manifests, src/kube, src/config, src/core), so each reads on its own. cli/ wires them all.
+const transports = ['server', 'audit', 'validate', 'explain', 'policy-test'];
+const transportMessage =
+  'transports do not import each other, and the layers below them import none: move what they share down ' +
+  '(src/manifests, src/kube, src/config, src/core).';
+/** An import source naming a transport or the CLI other than `own`, from a folder `up` ("../" or "./") of them. */
+function transportImport(up, own) {
+  const names = [...transports, 'cli'].filter((t) => t !== own).join('|');
+  return `^${up.replace(/\./g, '\\.')}(?:${names})/`;
+}
+
 // src/core may import only src/core, type-only imports included, so the core's types never lean on a transport's or a
 // library's.
 const coreMessage = 'src/core is pure: it imports only src/core; pass anything else in from a transport.';
@@ -77,7 +89,7 @@ export default tseslint.config(
           paths: impure.map((name) => ({ name, message: 'admission/ is pure: pass data in from a transport.' })),
           patterns: [
             {
-              group: ['**/server/**', '**/cli/**', '**/audit/**', '**/kube/**', '**/config/**'],
+              group: [...transports, 'cli', 'kube', 'config', 'manifests'].map((d) => `**/${d}/**`),
               message: 'imports point inward: transports -> admission -> core.',
             },
           ],
@@ -88,6 +100,28 @@ export default tseslint.config(
         { name: 'process', message: 'read the environment in a main file and pass it in.' },
       ],
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'take the time as an input.' }],
+    },
+  },
+  // A transport's files sit directly in its folder; the layers below at one depth too (src/*.ts at the root).
+  ...transports.map((t) => ({
+    files: [`src/${t}/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: transportImport('../', t), message: transportMessage }] },
+      ],
+    },
+  })),
+  {
+    files: ['src/{kube,config,certs,manifests,deploy}/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: transportImport('../'), message: transportMessage }] }],
+    },
+  },
+  {
+    files: ['src/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: transportImport('./'), message: transportMessage }] }],
     },
   },
   {

@@ -1,7 +1,7 @@
 // Whether the CRDs that carry hooks still keep them: the API server prunes what a version's schema lacks, so a schema
 // without the hook fields erases every stored hook at its object's next write (static mode refuses that change;
 // src/native/hook-schema.ts). The audit reads each CRD as stored and says which versions lost them.
-import { hookCrds, versionsWithoutHooks, type HookCrd } from '../native/hook-schema.js';
+import { hookCrds, versionsWithoutHooks, type HookCrd } from '../core/hook-crds.js';
 import type { CrdRead } from '../kube/crds.js';
 
 export async function hookSchemaNotes(

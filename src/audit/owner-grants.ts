@@ -1,36 +1,10 @@
-// The audit's view of hook-owner grants: one list of the cluster's RBAC objects per run, fed into the
-// same OwnerGrants the webhook's index keeps, so unprotected-owner judges from the grants, and the report lists each
-// audited owner with the identities RBAC lets act for it.
+// The audit's view of hook-owner grants (listed once per run: src/kube/rbac-snapshot.ts, into the same OwnerGrants
+// the webhook's index keeps), so unprotected-owner judges from the grants, and the report lists each audited owner
+// with the identities RBAC lets act for it.
 import type { Hook } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import type { Ownership } from '../core/types.js';
-import { describeError } from '../errors.js';
-import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from '../kube/owner-grants.js';
-import type { Lister } from '../kube/types.js';
-
-/**
- * Every role and binding, listed once (Roles and RoleBindings of `namespace` only, when the audit is limited to it);
- * undefined (with a note) when RBAC cannot be listed.
- */
-export async function listOwnerGrants(
-  lister: Lister,
-  notes: string[],
-  namespace?: string,
-): Promise<OwnerGrants | undefined> {
-  const grants = new OwnerGrants();
-  try {
-    for (const c of GRANT_COLLECTIONS)
-      for await (const page of lister.list(c.resource, c.resource.namespaced ? namespace : undefined))
-        for (const obj of page) {
-          if ('role' in c) grants.upsertRole(c.role, obj);
-          else grants.upsertBinding(c.binding, obj);
-        }
-  } catch (err) {
-    notes.push(`RBAC grants of hook owners could not be listed (${describeError(err)}): no owner judged unprotected`);
-    return undefined;
-  }
-  return grants;
-}
+import type { OwnerGrants, OwnerGrantSubject } from '../kube/owner-grants.js';
 
 /** The ownership fact of one audited object: its hooks' owners that a bound grant protects in its namespace. */
 export function auditOwnership(grants: OwnerGrants, hooks: readonly Hook[], namespace: string | undefined): Ownership {

@@ -4,7 +4,7 @@
 import type { MetricsText } from '../kube/metrics.js';
 import { staticAdmissionStatus } from './static-admission.js';
 import { hookSchemaNotes } from './hook-schemas.js';
-import { hookCrds } from '../native/hook-schema.js';
+import { hookCrds } from '../core/hook-crds.js';
 import type { CrdRead } from '../kube/crds.js';
 import { CARRIERS, carrierFor, type HookCarrier } from '../core/carriers.js';
 import type { Policy } from '../core/policy.js';
@@ -15,7 +15,8 @@ import { CrdNotInstalled, resourceName, type Lister } from '../kube/types.js';
 import type { GroupVersionKind, KubeObject } from '../core/types.js';
 import { judgeObject, objectFacts, type AuditFacts, type ObjectFacts } from './audit-object.js';
 import { serviceAccountFacts, type ServiceAccountExists } from './findings.js';
-import { listOwnerGrants, ownerListing, wildcardListing } from './owner-grants.js';
+import { ownerListing, wildcardListing } from './owner-grants.js';
+import { listOwnerGrants } from '../kube/rbac-snapshot.js';
 import { openPages, refOf, type PageStream } from './pages.js';
 import type { AuditObjectRef, AuditReport, ResourceStatus } from './report.js';
 import { migrationRecorder, type MigrationRecorder } from './migration.js';

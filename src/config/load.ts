@@ -16,7 +16,7 @@ const validateSchema = compileSchema(POLICY_SCHEMA);
 
 /**
  * Reads and checks a policy file. `read` is how the file is read: on a hot reload, the content the watcher's two
- * agreeing reads saw (src/server/watch.ts), so a file being rewritten in place is never half-loaded.
+ * agreeing reads saw (src/server/file-poll.ts), so a file being rewritten in place is never half-loaded.
  */
 export async function loadPolicyFile(
   file: string,

@@ -1,4 +1,4 @@
-// Watch-backed caches of parent kinds: one watched collection (watch.ts: list, then watch, with a deadline on a
+// Watch-backed caches of parent kinds: one watched collection (list-watch.ts: list, then watch, with a deadline on a
 // silent watch) per kind, each over its own kept-alive connections, so most children find their parent without an
 // API round trip.
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -6,7 +6,7 @@ import type { ParentKindRef } from '../core/policy.js';
 import type { KubeObject } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { collectionPath, kubeConfigAccess, pooledGet } from './api-requests.js';
-import { watchCollection } from './watch.js';
+import { watchCollection } from './list-watch.js';
 
 export interface ParentCache {
   /** namespace '' for a cluster-scoped kind. */

@@ -1,12 +1,12 @@
 // The watch-backed index of hook-owner grants: ClusterRoles, Roles, ClusterRoleBindings and RoleBindings
-// watched as the parent caches watch their kinds (watch.ts), fed into OwnerGrants, so "is owner O protected in
+// watched as the parent caches watch their kinds (list-watch.ts), fed into OwnerGrants, so "is owner O protected in
 // namespace N" is answered from memory on every review; the audit reads the same index.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
 import { kubeConfigAccess, pooledGet } from './api-requests.js';
 import { GRANT_COLLECTIONS, OwnerGrants, type OwnerGrantSubject } from './owner-grants.js';
 import { resourcePath } from './types.js';
-import { watchCollection, type WatchedCollection, type WatchTransport } from './watch.js';
+import { watchCollection, type WatchedCollection, type WatchTransport } from './list-watch.js';
 
 export interface RbacIndex {
   /** A role naming `owner` in resourceNames is bound to a subject, cluster-wide or in `namespace`. */

@@ -12,7 +12,7 @@ import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
 import { checkDocument, compileSchema } from '../config/document.js';
 import { parsePolicy } from '../config/load.js';
 import type { YamlDocument } from '../config/yaml.js';
-import { parseManifests } from '../validate/documents.js';
+import { parseManifests } from '../manifests/documents.js';
 import { AppError, type Problem } from '../errors.js';
 import { fsReason } from './discover.js';
 import {

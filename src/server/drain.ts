@@ -2,7 +2,7 @@
 // flight (up to the grace period), then close.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
-import type { FileWatch } from './watch.js';
+import type { FileWatch } from './file-poll.js';
 
 /** After shutdown begins, how long requests still arriving on open connections are read and answered. */
 const DRAIN_MS = 1_000;

@@ -6,7 +6,7 @@ import type { Policy } from '../core/policy.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
-import { readSettled, watchFiles, type FileWatch, type ReadFile } from './watch.js';
+import { readSettled, watchFiles, type FileWatch, type ReadFile } from './file-poll.js';
 
 export interface StartPolicy {
   policy: Policy;
@@ -14,7 +14,7 @@ export interface StartPolicy {
   fingerprint?: string;
 }
 
-/** Loaded from what two agreeing reads saw, as the certificate is (src/server/watch.ts). */
+/** Loaded from what two agreeing reads saw, as the certificate is (src/server/file-poll.ts). */
 export async function loadStartPolicy(file: string | undefined, read: ReadFile, logger: Logger): Promise<StartPolicy> {
   const start = file ? await readSettled([file], read) : undefined;
   const policy = file && start ? await loadPolicyFile(file, start.read) : DEFAULT_POLICY;

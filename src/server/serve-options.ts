@@ -2,7 +2,7 @@
 // name it without an import cycle.
 import type { Policy } from '../core/policy.js';
 import type { ReviewContext, ReviewInput } from '../core/types.js';
-import type { ReadFile } from './watch.js';
+import type { ReadFile } from './file-poll.js';
 
 export interface ServeOptions {
   host: string;

@@ -12,7 +12,7 @@ import { loadStartPolicy, watchPolicy } from './policy-reload.js';
 import type { ServeOptions } from './serve-options.js';
 import { loadServingCert } from './serving-cert.js';
 import { watchTls } from './tls.js';
-import type { FileWatch } from './watch.js';
+import type { FileWatch } from './file-poll.js';
 
 export type { ServeOptions } from './serve-options.js';
 

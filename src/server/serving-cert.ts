@@ -1,10 +1,10 @@
 // The serving certificate at start-up: the files given, or a generated development pair, loaded from what two
-// agreeing reads saw (src/server/watch.ts); the watch then starts from that read's fingerprint.
+// agreeing reads saw (src/server/file-poll.ts); the watch then starts from that read's fingerprint.
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 import type { ServeOptions } from './serve-options.js';
 import { loadTls, tlsPaths, type LoadedTls, type TlsFiles } from './tls.js';
-import { readSettled, type ReadFile } from './watch.js';
+import { readSettled, type ReadFile } from './file-poll.js';
 
 export interface ServingCert {
   files: TlsFiles;

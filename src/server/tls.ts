@@ -9,7 +9,7 @@ import { validityProblem } from '../certs/validity.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
-import { watchFiles, type FileWatch, type ReadFile } from './watch.js';
+import { watchFiles, type FileWatch, type ReadFile } from './file-poll.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -25,7 +25,7 @@ export interface LoadedTls {
 
 /**
  * Reads and checks a pair; throws AppError TLS_INVALID naming the files when they do not form a usable pair.
- * `read`: on a reload, what the watcher's two agreeing reads saw (src/server/watch.ts).
+ * `read`: on a reload, what the watcher's two agreeing reads saw (src/server/file-poll.ts).
  */
 export async function loadTls(files: TlsFiles, read: ReadFile = readFile, now: Date = new Date()): Promise<LoadedTls> {
   let cert: Buffer;

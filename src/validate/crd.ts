@@ -10,7 +10,7 @@ import { isRecord } from '../core/guards.js';
 import type { GroupVersionKind, KubeObject } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { describeSchemaErrors, type SchemaFinding } from './crd-errors.js';
-import { parseManifests } from './documents.js';
+import { parseManifests } from '../manifests/documents.js';
 import { pruneNulls } from './nulls.js';
 import { convertCrdSchema, LIST_KEYWORD, type ListRule } from './structural.js';
 

@@ -4,7 +4,14 @@ import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
-import { displayPath, isExcluded, isManifestName, READ_AT_ONCE_BYTES, STDIN, type InputFile } from './inputs.js';
+import {
+  displayPath,
+  isExcluded,
+  isManifestName,
+  READ_AT_ONCE_BYTES,
+  STDIN,
+  type InputFile,
+} from '../manifests/inputs.js';
 
 /** Thrown (as a usage error) when git's output passes `maxOutput`: the process is killed, the output dropped. */
 class TooMuch extends AppError {}

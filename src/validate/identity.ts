@@ -5,8 +5,8 @@ import type { Policy } from '../core/policy.js';
 import { matchesLabels } from '../core/selector.js';
 import type { GroupVersionKind, Operation } from '../core/types.js';
 import { AppError, type Problem } from '../errors.js';
-import { parseManifests } from './documents.js';
-import type { InputFile } from './inputs.js';
+import { parseManifests } from '../manifests/documents.js';
+import type { InputFile } from '../manifests/inputs.js';
 import { objectKey, subjectsOf, type Manifest, type Origin, type Subject } from './objects.js';
 
 /** Built-in kinds that have no namespace: -n leaves them alone, as kubectl apply -n does (it asks discovery). */

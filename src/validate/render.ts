@@ -6,7 +6,7 @@ import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
 import { withCheckout, withoutRepositoryVariables } from './checkout.js';
 import { gitToplevel, verifyCommit } from './git.js';
-import { READ_AT_ONCE_BYTES, type InputFile } from './inputs.js';
+import { READ_AT_ONCE_BYTES, type InputFile } from '../manifests/inputs.js';
 import { runBounded } from './process.js';
 
 /** `-k DIR` (kustomize, run without a shell) or `--render CMD` (a shell command whose stdout is the manifests). */

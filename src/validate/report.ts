@@ -4,7 +4,7 @@ import { kindLabel } from '../core/resources.js';
 import type { HookRef, Operation, PatchOperation, UserInfo } from '../core/types.js';
 import { OFFLINE_USERNAME } from '../core/identity.js';
 import { AppError, type Problem } from '../errors.js';
-import { STDIN_NAME } from './inputs.js';
+import { STDIN_NAME } from '../manifests/inputs.js';
 
 export const REPORT_API_VERSION = 'hookkeeper.io/v1alpha1';
 

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
 import type { ValidateReport } from '../../src/validate/report.js';
-import { DUPLICATE_KEY } from '../../src/validate/documents.js';
+import { DUPLICATE_KEY } from '../../src/manifests/documents.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 import { gitRepo } from '../validate/git-repo.js';

@@ -13,7 +13,7 @@ import { renderJunit } from '../../src/validate/junit.js';
 import { DEFAULT_USER, failedReport, type ValidateReport } from '../../src/validate/report.js';
 import { validateInputs } from '../../src/validate/run.js';
 import { fileUri, renderSarif, toSarif } from '../../src/validate/sarif.js';
-import { DUPLICATE_KEY } from '../../src/validate/documents.js';
+import { DUPLICATE_KEY } from '../../src/manifests/documents.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { parseXml } from './xml.js';
 

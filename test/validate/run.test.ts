@@ -8,7 +8,7 @@ import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
 import { CrdSet } from '../../src/validate/crd.js';
-import { DUPLICATE_KEY } from '../../src/validate/documents.js';
+import { DUPLICATE_KEY } from '../../src/manifests/documents.js';
 import { DEFAULT_USER } from '../../src/validate/report.js';
 import { validateInputs } from '../../src/validate/run.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';

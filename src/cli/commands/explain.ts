@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describeError } from '../../errors.js';
-import { readBounded } from '../../validate/inputs.js';
+import { readBounded } from '../../manifests/inputs.js';
 import { collect, flagError, notOneOf } from '../flags.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
 import { cliPolicy } from '../policy.js';
@@ -78,7 +78,7 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
     const target = parseTarget(args, offline);
     let explanation;
     if (offline) {
-      const { machineFromFiles, OFFLINE_FACTS } = await import('../../explain/file.js');
+      const { machineFromFiles, OFFLINE_FACTS } = await import('../../explain/from-files.js');
       const { object, machines } = await machineFromFiles(flags.filename, target, flags.namespace, {
         cwd: io.cwd,
         readStdin: () => readBounded(io.stdin, 'stdin'),
@@ -90,7 +90,7 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
       const [{ connect, serviceAccountLookup }, { createLister }, { findMachine, gatherFacts }] = await Promise.all([
         import('../../kube/connect.js'),
         import('../../kube/lister.js'),
-        import('../../explain/cluster.js'),
+        import('../../explain/from-cluster.js'),
       ]);
       const access = await connect({
         ...(flags.kubeconfig ? { kubeconfig: resolve(io.cwd, flags.kubeconfig) } : {}),
@@ -105,7 +105,7 @@ async function explain(args: readonly string[], flags: ExplainFlags, io: CliIO):
     }
     if (output === 'json') write(io.stdout, JSON.stringify(explanation, null, 2));
     else if (output === 'yaml') write(io.stdout, (await import('yaml')).stringify(explanation, { lineWidth: 0 }));
-    else writeText(io.stdout, (await import('../../explain/text.js')).renderText(explanation));
+    else writeText(io.stdout, (await import('../../explain/text-output.js')).renderText(explanation));
     return ExitCode.Ok;
   } catch (err) {
     writeText(io.stderr, `hookkeeper explain: ${describeError(err)}`);

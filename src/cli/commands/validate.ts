@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AppError, describeError } from '../../errors.js';
 import { describeFormats, formatNames, isFormat } from '../../format.js';
 import { VALIDATE_FORMATS, type ValidateFormat } from '../../validate/formats.js';
-import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../validate/inputs.js';
+import { readBounded, STDIN, STDIN_NAME, type InputFile } from '../../manifests/inputs.js';
 import { DEFAULT_USER, failedReport, mergeReports, type ValidateReport } from '../../validate/report.js';
 import type { RenderSpec } from '../../validate/render.js';
 import { ExitCode, exitCodeFor, write, writeText, type CliIO } from '../io.js';
@@ -139,7 +139,7 @@ async function oldInputs(paths: readonly string[], flags: ValidateFlags, io: Cli
   if (flags.old.includes(STDIN))
     throw flagError('--old', 'cannot read stdin (-)', 'give the old files or directories, or --old-ref');
   const read = await (
-    await import('../../validate/inputs.js')
+    await import('../../manifests/inputs.js')
   ).readInputs(flags.old, { cwd: io.cwd, readStdin: () => Promise.resolve(''), exclude: flags.exclude });
   // Every verdict may depend on an old version: one that cannot be read stops the run.
   if (read.problems.length > 0)
@@ -179,7 +179,7 @@ async function validate(positional: string[], flags: ValidateFlags, io: CliIO): 
     const renderTimeoutMs = duration('--render-timeout', flags.renderTimeout);
     const policy = await cliPolicy(flags.config, io);
     const [{ readInputs }, { validateInputs }] = await Promise.all([
-      import('../../validate/inputs.js'),
+      import('../../manifests/inputs.js'),
       import('../../validate/run.js'),
     ]);
     const crds =

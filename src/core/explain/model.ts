@@ -1,5 +1,6 @@
 // What `hookkeeper explain machine` answers, as a value: the facts a transport gathers (cluster or file) and the
-// explanation the core builds from them. `-o json` prints MachineExplanation as it is (schema: src/explain/schema.ts).
+// explanation the core builds from them. `-o json` prints MachineExplanation as it is (schema:
+// src/explain/output-schema.ts).
 import type { KubeObject, Stage } from '../types.js';
 
 /** A fact the transport could not establish says why: offline, forbidden, not found, not OpenShift... */

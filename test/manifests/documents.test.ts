@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { parseYamlDocuments } from '../../src/config/yaml.js';
 import { AppError } from '../../src/errors.js';
-import { parseManifests } from '../../src/validate/documents.js';
+import { parseManifests } from '../../src/manifests/documents.js';
 import { subjectsOf } from '../../src/validate/objects.js';
 import type { Problem } from '../../src/errors.js';
 

@@ -5,8 +5,8 @@ import type { KubeObject } from '../core/types.js';
 import { machineCarrier } from '../core/explain/explain.js';
 import type { ExplainFacts } from '../core/explain/model.js';
 import { AppError } from '../errors.js';
-import { parseManifests } from '../validate/documents.js';
-import { readInputs } from '../validate/inputs.js';
+import { parseManifests } from '../manifests/documents.js';
+import { readInputs } from '../manifests/inputs.js';
 import { qualified, type Target } from './target.js';
 
 const OFFLINE = 'offline (-f): not read from a cluster';

@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/types.js';
 import { clusterOperatorsFor } from '../core/explain/known-owners.js';
 import { machineCarrier } from '../core/explain/explain.js';
 import type { ConditionFact, ExplainFacts, GrantSubjectFact, Unknown } from '../core/explain/model.js';
-import { listOwnerGrants } from '../audit/owner-grants.js';
+import { listOwnerGrants } from '../kube/rbac-snapshot.js';
 import { AppError, describeError } from '../errors.js';
 import { accessGet, type ApiResponse, type ClusterAccess } from '../kube/api-requests.js';
 import { withDeadline } from '../kube/deadline.js';

@@ -1,5 +1,5 @@
-// What `validate` reads: files, directories (recursively, *.yaml, *.yml, *.json) and "-" for stdin, in a
-// stable order so output and JUnit test names do not move between CI runs.
+// The files a command reads manifests from (`validate`, `explain -f`): files, directories (recursively, *.yaml, *.yml,
+// *.json) and "-" for stdin, in a stable order so output and JUnit test names do not move between CI runs.
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';

@@ -1,11 +1,11 @@
-// The watch loop of watch.ts on a fake transport and fake timers: every branch driven by hand (list pages, events,
+// The watch loop of list-watch.ts on a fake transport and fake timers: every branch driven by hand (list pages, events,
 // bookmarks, a silent watch, 410 on the response and as an ERROR event, other errors, the backoff), no real time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ApiResponse, StreamHandlers } from '../../src/kube/api-requests.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { silentLogger } from '../../src/log.js';
-import { INACTIVITY_MS, watchCollection, type Timers, type WatchedCollection } from '../../src/kube/watch.js';
+import { INACTIVITY_MS, watchCollection, type Timers, type WatchedCollection } from '../../src/kube/list-watch.js';
 
 const PATH = '/apis/rbac.authorization.k8s.io/v1/roles';
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));

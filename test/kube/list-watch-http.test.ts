@@ -9,7 +9,7 @@ import { after, before, describe, mock, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pooledGet, type ClusterAccess, type PooledGet } from '../../src/kube/api-requests.js';
 import { createRbacIndex } from '../../src/kube/rbac-index.js';
-import { INACTIVITY_MS } from '../../src/kube/watch.js';
+import { INACTIVITY_MS } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/log.js';
 import { eventually } from '../helpers/wait.js';
 
