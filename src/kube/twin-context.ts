@@ -2,26 +2,18 @@
 // copy of a Machine whose hook the synchronizer removes or adds, or of a Machine someone else creates in a migration
 // namespace, one GET under the lookup budget. No other review, and no other kind, costs a request; a lookup that
 // fails or runs out of time verifies no mirror, and refuses such a CREATE.
-import type { KubeConfig } from '@kubernetes/client-node';
 import { isRecord } from '../core/guards.js';
 import { twinRequest, type TwinRequest } from '../core/migration.js';
 import type { Policy } from '../core/policy.js';
 import type { ReviewContext, ReviewInput, TwinFact } from '../core/types.js';
-import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type ApiGet, describeFailure, objectPath } from './api-requests.js';
-import { RequestTimeout, startDeadline } from './deadline.js';
-import { DEFAULT_LOOKUP_BUDGET_MS } from './lookup-budget.js';
+import { describeFailure, objectPath } from './api-requests.js';
+import { budgetedGet, type BudgetedGetOptions } from './budgeted-get.js';
 
-export interface TwinContextOptions {
-  loadKubeConfig: () => KubeConfig | Promise<KubeConfig>;
+export interface TwinContextOptions extends BudgetedGetOptions {
   /** The policy in force (hot reloads included): its synchronizers and namespaces. */
   policy: () => Policy | undefined;
   logger: Logger;
-  /** Defaults to DEFAULT_LOOKUP_BUDGET_MS. */
-  budgetMs?: number;
-  /** Defaults to a GET with the kubeconfig's credentials, loaded when first needed; tests pass a fake. */
-  get?: ApiGet;
 }
 
 export interface TwinContext {
@@ -30,33 +22,17 @@ export interface TwinContext {
 }
 
 export function createTwinContext(options: TwinContextOptions): TwinContext {
-  const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
-  let getter: Promise<ApiGet> | undefined;
-  const apiGet = (): Promise<ApiGet> =>
-    (getter ??= options.get
-      ? Promise.resolve(options.get)
-      : (async () => {
-          const [{ kubeGet }, kc] = await Promise.all([import('./api-requests.js'), options.loadKubeConfig()]);
-          return kubeGet(kc);
-        })());
+  const get = budgetedGet(options);
 
   async function lookup(req: TwinRequest): Promise<TwinFact> {
     const path = objectPath(req);
-    // The race, not only the abort, bounds the wait: a GET that ignores its signal cannot hold the review.
-    const budget = startDeadline(budgetMs);
-    try {
-      const get = await budget.race(apiGet());
-      const res = await budget.race(get(path, budget.signal));
-      if (res.status === 404) return { found: false, reason: 'NotFound', message: describeFailure(path, res) };
-      if (res.status !== 200) return { found: false, reason: 'Error', message: describeFailure(path, res) };
-      if (!isRecord(res.body)) return { found: false, reason: 'Error', message: `GET ${path}: not an object` };
-      return { found: true, object: res.body };
-    } catch (err) {
-      if (err instanceof RequestTimeout) return { found: false, reason: 'Timeout', message: err.message };
-      return { found: false, reason: 'Error', message: `GET ${path}: ${describeError(err)}` };
-    } finally {
-      budget.end();
-    }
+    const answer = await get(path);
+    if (!answer.ok) return { found: false, reason: answer.reason, message: answer.message };
+    const { res } = answer;
+    if (res.status === 404) return { found: false, reason: 'NotFound', message: describeFailure(path, res) };
+    if (res.status !== 200) return { found: false, reason: 'Error', message: describeFailure(path, res) };
+    if (!isRecord(res.body)) return { found: false, reason: 'Error', message: `GET ${path}: not an object` };
+    return { found: true, object: res.body };
   }
 
   return {
