@@ -1,9 +1,20 @@
 // The embedded default policy: what hookkeeper enforces with no config file, and the base a file overrides.
-import type { Policy } from '../core/policy.js';
+import type { ObjectSelector, Policy } from '../core/policy.js';
 import { defaultEnforcement } from '../core/registry.js';
 import { ETCD_OWNER } from '../core/explain/known-owners.js';
 
 export const ETCD_HOOK = Object.freeze({ name: 'EtcdQuorumOperator', owner: ETCD_OWNER });
+
+/** OpenShift's control-plane Machines, by the selector the etcd operator itself uses. */
+const CONTROL_PLANE_MACHINES: ObjectSelector = {
+  kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
+  namespaces: ['openshift-machine-api'],
+  labelSelector: {
+    matchExpressions: [
+      { key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] },
+    ],
+  },
+};
 
 export const DEFAULT_POLICY: Policy = deepFreeze({
   // Each rule module declares its default (src/core/registry.ts).
@@ -28,16 +39,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   defaultHooks: [
     {
       name: 'etcd-quorum-protection',
-      // The selector the etcd operator itself uses for control-plane machines.
-      match: {
-        kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
-        namespaces: ['openshift-machine-api'],
-        labelSelector: {
-          matchExpressions: [
-            { key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] },
-          ],
-        },
-      },
+      match: CONTROL_PLANE_MACHINES,
       // UPDATE: a Machine relabelled control-plane after its CREATE gets the hook too (only the UPDATE that makes it
       // match; the mutating webhook's matchCondition sends no other UPDATE).
       operations: ['CREATE', 'UPDATE'],
@@ -48,16 +50,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   quorumHooks: [
     {
       name: 'etcd-quorum',
-      // The control-plane Machines the etcd default hook protects, grouped by the installer's infrastructure id.
-      match: {
-        kinds: [{ group: 'machine.openshift.io', kind: 'Machine' }],
-        namespaces: ['openshift-machine-api'],
-        labelSelector: {
-          matchExpressions: [
-            { key: 'machine.openshift.io/cluster-api-machine-role', operator: 'In', values: ['master', 'arbiter'] },
-          ],
-        },
-      },
+      // The Machines the etcd default hook protects, grouped by the installer's infrastructure id.
+      match: CONTROL_PLANE_MACHINES,
       stage: 'preDrain',
       hooks: [ETCD_HOOK.name],
       clusterLabel: 'machine.openshift.io/cluster-api-cluster',
