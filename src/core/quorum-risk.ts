@@ -1,8 +1,7 @@
 // A quorum at risk: the control-plane Machines of one cluster deleting without quorum protection, as the audit's
 // quorum-at-risk finding and `explain` name it, from a Machine and its cluster's Machines (the quorum fact).
-import { gvkOf } from './api-version.js';
 import type { QuorumHook, Policy } from './policy.js';
-import { memberOf, quorumHookOf, sameCluster } from './quorum.js';
+import { memberOf, quorumHookOf, unprotectedPeers } from './quorum.js';
 import type { GroupVersionKind, KubeObject } from './types.js';
 
 /** Where a control-plane Machine's cluster stands under its quorum hook. */
@@ -33,21 +32,15 @@ export function quorumStanding(
   const hook = quorumHookOf(policy, gvk, object);
   if (!hook) return undefined;
   const me = memberOf(hook, gvk, object);
-  const names = new Set<string>();
-  if (me.deleting && !me.protected) names.add(me.name);
-  for (const other of machines) {
-    const otherGvk = gvkOf(other);
-    if (!otherGvk || quorumHookOf(policy, otherGvk, other)?.name !== hook.name) continue;
-    const m = memberOf(hook, otherGvk, other);
-    if (sameCluster(me, m) && m.deleting && !m.protected) names.add(m.name);
-  }
+  const names = unprotectedPeers(policy, hook, me, gvk, machines);
+  if (me.deleting && !me.protected) names.push(me.name);
   return {
     hook,
     namespace: me.namespace,
     cluster: me.cluster,
     protected: me.protected,
     unprotectedDeleting: me.deleting && !me.protected,
-    machines: [...names].sort(),
+    machines: names.sort(),
   };
 }
 

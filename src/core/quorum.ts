@@ -1,6 +1,7 @@
 // Quorum protection: a quorum hook (policy quorumHooks) holds a control-plane Machine's deletion until its etcd
 // member is safely gone. Two control-plane Machines of one cluster deleting without it can lose quorum, so the
 // admission rule, the audit, explain and the metrics all read a cluster's control-plane Machines through this file.
+import { gvkOf } from './api-version.js';
 import { carrierFor, wellFormed, type Hook } from './carriers.js';
 import { isDeleting, isRecord, metadata } from './guards.js';
 import { ownedChanges, registeredActor } from './ownership.js';
@@ -171,20 +172,23 @@ export function quorumLookup(policy: Policy, input: ReviewInput): QuorumLookup |
 }
 
 /**
- * The other control-plane Machines of the removal's cluster deleting without quorum protection, from the Machines the
- * transport listed (re-checked here: the list's selector is not trusted to have selected only these), by name.
+ * The other control-plane Machines of `me`'s cluster under quorum hook `q` deleting without it, by name, from the
+ * Machines a transport listed or read (re-checked here: a list's selector is not trusted to have selected only these).
+ * An object without its own apiVersion and kind is read as `gvk`, the kind it was listed as.
  */
 export function unprotectedPeers(
   policy: Policy,
-  removal: QuorumRemoval,
+  q: QuorumHook,
+  me: QuorumMember,
   gvk: GroupVersionKind,
   machines: readonly KubeObject[],
 ): string[] {
   const out = new Set<string>();
   for (const object of machines) {
-    if (quorumHookOf(policy, gvk, object) !== removal.quorum) continue;
-    const m = memberOf(removal.quorum, gvk, object);
-    if (m.name === removal.member.name || !sameCluster(m, removal.member)) continue;
+    const kind = gvkOf(object) ?? gvk;
+    if (quorumHookOf(policy, kind, object) !== q) continue;
+    const m = memberOf(q, kind, object);
+    if (m.name === me.name || !sameCluster(m, me)) continue;
     if (m.deleting && !m.protected) out.add(m.name);
   }
   return [...out].sort();

@@ -69,7 +69,7 @@ export const quorumProtection: Rule = ({ policy, input }) => {
         ),
       ],
     };
-  const peers = unprotectedPeers(policy, removal, input.kind, fact.machines);
+  const peers = unprotectedPeers(policy, removal.quorum, removal.member, input.kind, fact.machines);
   if (peers.length === 0) return { violations: [] };
   const acknowledged = acknowledgedMachines(input.object);
   const others = peers.join(', ');
