@@ -8,7 +8,7 @@ import { escapePointerToken } from '../core/pointer.js';
 import { MAX_QUORUM_MACHINES } from '../core/quorum.js';
 import { KNOWN_RESOURCES } from '../core/resources.js';
 import type { Policy } from '../core/policy.js';
-import type { GroupVersionKind, KubeObject, Operation } from '../core/types.js';
+import type { GroupVersionKind, KubeObject, Operation, QuorumFact } from '../core/types.js';
 import { checkDocument, compileSchema } from '../config/document.js';
 import { parsePolicy } from '../config/load.js';
 import type { YamlDocument } from '../config/yaml.js';
@@ -21,6 +21,7 @@ import {
   type Expectation,
   type Grant,
   type Identity,
+  type ListFailure,
   type TestCase,
   type TestFile,
 } from './schema.js';
@@ -47,10 +48,11 @@ export interface LoadedCase {
   /** The case's grants, else the file's; undefined when neither declares any (RBAC not modelled). */
   grants: readonly Grant[] | undefined;
   /**
-   * The cluster's Machines a quorum hook's removal is judged against, the case's else the file's; undefined when
-   * neither states any (the list `serve` makes is not modelled, so quorum-protection judges nothing).
+   * The cluster's Machines a quorum hook's removal is judged against, or why their list failed: the case's else the
+   * file's; undefined when neither states either (the list `serve` makes is not modelled, so quorum-protection judges
+   * nothing).
    */
-  clusterMachines?: readonly KubeObject[];
+  quorum?: QuorumFact;
   expect: Expectation;
 }
 
@@ -112,10 +114,7 @@ export async function loadTestFile(
   const list = Array.isArray(raw.cases) ? raw.cases : [];
   const fileGrants = schemaValid('/grants') ? raw.grants : undefined;
   if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
-  const fileMachines =
-    raw.clusterMachines && schemaValid('/clusterMachines')
-      ? await machinesAt(raw.clusterMachines, '/clusterMachines', file, cwd, at, problems)
-      : undefined;
+  const fileMachines = await statedCluster(raw, '', schemaValid, file, cwd, at, problems);
   for (const [i, c] of list.entries()) {
     const base = `/cases/${i}`;
     // Not a mapping: nothing in it to read.
@@ -198,7 +197,7 @@ async function loadCase(
   cwd: string,
   at: At,
   schemaValid: (pointer: string) => boolean,
-  fileMachines: StatedMachines | undefined,
+  fileMachines: StatedCluster | undefined,
 ): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
   const problems: Problem[] = [];
   // Each check reads only fields the schema passed (`schemaValid`); the rest already have their schema problem.
@@ -243,11 +242,8 @@ async function loadCase(
     )
       problems.push(at(`${base}/oldObject`, 'is not the same object as object (API group, kind, namespace and name)'));
   }
-  const machines =
-    c.clusterMachines && ok('clusterMachines')
-      ? await machinesAt(c.clusterMachines, `${base}/clusterMachines`, file, cwd, at, problems)
-      : fileMachines;
-  if (machines && kind) problems.push(...sameApi(machines, kind, at));
+  const stated = (await statedCluster(c, base, schemaValid, file, cwd, at, problems)) ?? fileMachines;
+  if (stated && 'machines' in stated && kind) problems.push(...sameApi(stated.machines, kind, at));
   if (problems.length > 0 || derived === undefined || !kind) return { problems };
   return {
     case: {
@@ -258,7 +254,7 @@ async function loadCase(
       object,
       oldObject,
       identity: c.identity,
-      ...(machines ? { clusterMachines: machines.map((m) => m.object) } : {}),
+      ...(stated ? { quorum: quorumFact(stated) } : {}),
       ...(c.native === undefined ? {} : { native: c.native }),
       expect: c.expect,
     },
@@ -314,6 +310,46 @@ async function objectAt(
 
 /** Stated Machines, each with where it was stated. */
 type StatedMachines = ReadonlyArray<{ object: KubeObject; pointer: string }>;
+
+/** What a case or file states of serve's list: the Machines it found, or that it failed and why. */
+type StatedCluster = { machines: StatedMachines } | { unavailable: ListFailure };
+
+/**
+ * The list a case or the file (`base` '') states: clusterMachines, or clusterMachinesUnavailable; both at once say two
+ * things of one list.
+ */
+async function statedCluster(
+  raw: Pick<TestCase, 'clusterMachines' | 'clusterMachinesUnavailable'>,
+  base: string,
+  schemaValid: (pointer: string) => boolean,
+  file: string,
+  cwd: string,
+  at: At,
+  problems: Problem[],
+): Promise<StatedCluster | undefined> {
+  const listed = raw.clusterMachines !== undefined && schemaValid(`${base}/clusterMachines`);
+  const failed = raw.clusterMachinesUnavailable !== undefined && schemaValid(`${base}/clusterMachinesUnavailable`);
+  if (raw.clusterMachines !== undefined && raw.clusterMachinesUnavailable !== undefined) {
+    problems.push(
+      at(
+        `${base}/clusterMachinesUnavailable`,
+        'states that the list failed beside clusterMachines, the list it found: state one of them',
+      ),
+    );
+    return undefined;
+  }
+  if (failed) return { unavailable: raw.clusterMachinesUnavailable as ListFailure };
+  if (!listed) return undefined;
+  const machines = await machinesAt(raw.clusterMachines ?? [], `${base}/clusterMachines`, file, cwd, at, problems);
+  return machines ? { machines } : undefined;
+}
+
+/** The quorum fact serve would have had. */
+function quorumFact(stated: StatedCluster): QuorumFact {
+  return 'machines' in stated
+    ? { found: true, machines: stated.machines.map((m) => m.object) }
+    : { found: false, reason: stated.unavailable, message: 'the test case states the list failed' };
+}
 
 const MACHINE_GROUPS = KNOWN_RESOURCES.filter((r) => r.kind === 'Machine').map((r) => r.group);
 

@@ -173,10 +173,10 @@ export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
     dryRun: false,
   };
   // As the webhook does: the facts are gathered for the request as sent, before mutation. The stated Machines are the
-  // whole of what serve's list would find: the rule re-checks each one's cluster, as it does a list's.
+  // whole of what serve's list would find (or its failure): the rule re-checks each one's cluster, as it does a list's.
   const context: ReviewInput['context'] = {
     ...(c.grants ? { ownership: ownershipFromGrants(c.grants, policy, base) } : {}),
-    ...(c.clusterMachines ? { quorum: { found: true, machines: c.clusterMachines } } : {}),
+    ...(c.quorum ? { quorum: c.quorum } : {}),
   };
   return Object.keys(context).length > 0 ? { ...base, context } : base;
 }
@@ -220,7 +220,7 @@ export function runCase(c: LoadedCase, policy: Policy): CaseResult {
   if (!c.grants && ownerJudgedWithoutRbac(decision)) notes.push(NO_GRANTS_NOTE);
   if (hasChildRules(policy, input)) notes.push(PARENTS_NOTE);
   // What serve would list for, unlisted: the removal's verdict rests on Machines the case does not state.
-  if (!c.clusterMachines && quorumLookup(policy, input)) notes.push(NO_CLUSTER_MACHINES_NOTE);
+  if (!c.quorum && quorumLookup(policy, input)) notes.push(NO_CLUSTER_MACHINES_NOTE);
   const failures = compare(c, got);
   return {
     name: c.name,

@@ -1,6 +1,6 @@
 // The test file of `hookkeeper test` (apiVersion hookkeeper.io/v1alpha1, kind PolicyTest): its JSON schema and
 // its type. What a schema cannot say (an operation against the objects given, one identity) is checked in load.ts.
-import type { Stage } from '../core/types.js';
+import type { QuorumFact, Stage } from '../core/types.js';
 
 export const TEST_API_VERSION = 'hookkeeper.io/v1alpha1';
 export const TEST_KIND = 'PolicyTest';
@@ -48,6 +48,12 @@ export interface Expectation {
 /** An object inline, or the path of a file holding one (relative to the test file). */
 export type ObjectSource = string | Record<string, unknown>;
 
+/** Why serve's list of the cluster's Machines failed, as the quorum fact says it. */
+export type ListFailure = Extract<QuorumFact, { found: false }>['reason'];
+/** Every reason a failed list has (the record makes a new one in QuorumFact a type error here). */
+const LIST_FAILURE: Record<ListFailure, true> = { Timeout: true, Error: true, TooMany: true };
+export const LIST_FAILURES = Object.keys(LIST_FAILURE) as ListFailure[];
+
 export interface TestCase {
   name: string;
   /**
@@ -61,6 +67,7 @@ export interface TestCase {
   identity?: Identity;
   grants?: Grant[];
   clusterMachines?: ObjectSource[];
+  clusterMachinesUnavailable?: ListFailure;
   expect: Expectation;
 }
 
@@ -70,6 +77,7 @@ export interface TestFile {
   policy: string;
   grants?: Grant[];
   clusterMachines?: ObjectSource[];
+  clusterMachinesUnavailable?: ListFailure;
   cases: TestCase[];
 }
 
@@ -82,6 +90,8 @@ const objectSource = { type: ['string', 'object'], minLength: 1 } as const;
  * Their kind and count are checked in load.ts, in hookkeeper's words.
  */
 const clusterMachines = { type: 'array', items: objectSource } as const;
+/** Instead of clusterMachines: serve's list failed, for this reason (quorum-protection then refuses the removal). */
+const clusterMachinesUnavailable = { enum: LIST_FAILURES } as const;
 
 const grants = {
   type: 'array',
@@ -125,6 +135,7 @@ export const TEST_SCHEMA = {
     policy: name,
     grants,
     clusterMachines,
+    clusterMachinesUnavailable,
     cases: {
       type: 'array',
       minItems: 1,
@@ -153,6 +164,7 @@ export const TEST_SCHEMA = {
           },
           grants,
           clusterMachines,
+          clusterMachinesUnavailable,
           expect: {
             type: 'object',
             additionalProperties: false,

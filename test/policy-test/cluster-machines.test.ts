@@ -88,6 +88,50 @@ ${strip()}    clusterMachines: [${machine('master-0')}]
     );
   });
 
+  test('clusterMachinesUnavailable states a failed list: the removal is refused as serve refuses it (fail closed)', async () => {
+    const loaded = await load(`clusterMachinesUnavailable: Timeout
+cases:
+  - name: the file's failed list refuses break-glass
+${strip()}    expect: {allowed: false, messages: ['could not be listed (Timeout: ', '); retry the request']}
+  - name: the case's own list replaces the file's failure
+${strip()}    clusterMachines: []
+    expect: {allowed: true}
+  - name: the case's failure replaces the file's
+${strip()}    clusterMachinesUnavailable: TooMany
+    expect: {allowed: false, messages: ['could not be listed (TooMany: ']}
+`);
+    assert.deepEqual(loaded.problems, []);
+    const result = runFile(loaded);
+    assert.deepEqual(
+      result.cases.map((c) => [c.name, c.failures.map((f) => f.message), c.notes]),
+      [
+        ["the file's failed list refuses break-glass", [], []],
+        ["the case's own list replaces the file's failure", [], []],
+        ["the case's failure replaces the file's", [], []],
+      ],
+    );
+  });
+
+  test('a list and its failure stated in one place, or an unknown reason: each a problem', async () => {
+    const both = 'states that the list failed beside clusterMachines, the list it found: state one of them';
+    const loaded = await load(`clusterMachines: []
+clusterMachinesUnavailable: Error
+cases:
+  - name: a
+${strip()}    clusterMachines: []
+    clusterMachinesUnavailable: Forbidden
+    expect: {allowed: true}
+`);
+    assert.deepEqual(
+      loaded.problems.map((p) => [p.path, p.message]),
+      [
+        ['clusterMachinesUnavailable', both],
+        ['cases[0].clusterMachinesUnavailable', 'must be equal to one of the allowed values: Timeout, Error, TooMany'],
+        ['cases[0].clusterMachinesUnavailable', both],
+      ],
+    );
+  });
+
   test('not a Machine, another API than the case, a name twice, more than a lookup lists: each a problem', async () => {
     const many = Array.from({ length: MAX_QUORUM_MACHINES + 1 }, (_, i) => `      - ${machine(`m-${i}`)}`).join('\n');
     const loaded = await load(`cases:

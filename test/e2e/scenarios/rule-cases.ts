@@ -70,8 +70,8 @@ function unreplayable(c: LoadedCase, policyFile: string | undefined, policy: Pol
   if (policyFile !== SUITE_POLICY || !policy)
     return `it runs under ${policyFile ?? 'no policy'}, not the suite's embedded default`;
   // Only where serve would list the cluster's Machines: the owner's removal or a worker's goes through.
-  if (c.clusterMachines && quorumLookup(policy, reviewOf(c, policy)))
-    return "its clusterMachines are what serve would list; the suite's hookkeeper runs without a cluster, so lists none (test/e2e/scenarios/quorum.ts walks quorum protection with one that lists)";
+  if (c.quorum && quorumLookup(policy, reviewOf(c, policy)))
+    return "its clusterMachines (or their failed list) are what serve would find; the suite's hookkeeper runs without a cluster, so lists none (test/e2e/scenarios/quorum.ts walks quorum protection with one that lists)";
   if (c.grants && c.grants.length > 0)
     return "its RBAC grants of hookowners would need bindings and a webhook that consults the cluster; the suite's hookkeeper runs without one";
   if (c.operation === 'DELETE') return 'hookkeeper registers no DELETE';
