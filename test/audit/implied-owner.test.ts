@@ -26,14 +26,19 @@ function lister(pages: Record<string, KubeObject[]>): Lister {
 }
 
 const pages = { 'machines.cluster.x-k8s.io': [capiMachine({ name: 'cp-0' })] };
+/** Deleting since an hour before the audit's clock, past its one-hour threshold, held at kcp-cleanup. */
+const deleting = {
+  'machines.cluster.x-k8s.io': [capiMachine({ name: 'cp-0', deletionTimestamp: '2026-12-05T07:00:00Z' })],
+};
 
 const audit = (
   policy: Policy,
   extra: { serviceAccountExists?: (namespace: string, name: string) => Promise<boolean>; ownerGrants?: boolean },
+  machines: Record<string, KubeObject[]> = pages,
 ) =>
   runAudit({
     lister: lister({
-      ...pages,
+      ...machines,
       'clusterroles.rbac.authorization.k8s.io': [],
       'clusterrolebindings.rbac.authorization.k8s.io': [],
       'roles.rbac.authorization.k8s.io': [],
@@ -91,6 +96,23 @@ describe('audit: hooks with an implied owner', () => {
     assert.deepEqual(
       registered.findings.filter((f) => f.rule === 'unprotected-owner'),
       [],
+    );
+  });
+
+  test("stuck-deletion: the wait is for the implied owner, named as such (the metric's owner label reads it)", async () => {
+    const report = await audit(PROFILE, {}, deleting);
+    const stuck = report.findings.filter((f) => f.rule === 'stuck-deletion');
+    assert.deepEqual(
+      stuck.map((f) => [f.object.name, f.hook]),
+      [['cp-0', { stage: 'preTerminate', name: 'kcp-cleanup', owner: KCP_OWNER }]],
+    );
+    assert.match(
+      stuck[0]?.message ?? '',
+      /preTerminate hook "kcp-cleanup" owned by "controlplane\.cluster\.x-k8s\.io\/kcp-cleanup" \(implied by the policy for its key: the value is empty\) is still there$/,
+    );
+    assert.match(
+      stuck[0]?.fix ?? '',
+      /^the deletion waits for "controlplane\.cluster\.x-k8s\.io\/kcp-cleanup" to remove/,
     );
   });
 });

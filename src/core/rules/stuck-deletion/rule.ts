@@ -7,6 +7,7 @@ import { metadata, quote } from '../../guards.js';
 import type { KubeObject, Stage, Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
 
+import { IMPLIED_OWNER_NOTE, withImpliedOwner } from '../../implied-owner.js';
 import { breakGlassText } from '../../messages/ownership.js';
 import { FINALIZERS_HELD_FIX, heldFinalizersNote } from '../../machine-controllers.js';
 
@@ -75,12 +76,14 @@ export const stuckDeletion: Rule = ({ policy, input, carrier, hooks: reading }) 
       : `has waited at ${wait.stage} for ${formatDuration(wait.forMs)} (since ${wait.since}, ${wait.from}; deleting for ${formatDuration(deletingForMs)})`;
   // Removing the finalizers is no way round the hook (controller-finalizer): said where someone looks for one.
   const held = heldFinalizersNote(policy, carrier) === undefined ? '' : `; ${FINALIZERS_HELD_FIX}`;
+  // An empty value stands for the owner the policy implies for its key: that controller is the one waited for.
   const violations: Violation[] = hooks
-    .filter((h) => h.stage === wait.stage)
-    .map((h) => ({
+    .filter((written) => written.stage === wait.stage)
+    .map((written) => [written, withImpliedOwner(policy, carrier, written)] as const)
+    .map(([written, h]) => ({
       rule: 'stuck-deletion',
       path: h.path,
-      message: `${label} ${how}: ${h.stage} hook ${quote(h.name)} owned by ${quote(h.owner)} is still there`,
+      message: `${label} ${how}: ${h.stage} hook ${quote(h.name)} owned by ${quote(h.owner)}${h === written ? '' : IMPLIED_OWNER_NOTE} is still there`,
       fix: `the deletion waits for ${quote(h.owner)} to remove hook ${quote(h.name)}: check that controller; if it is gone for good, remove the hook as a break-glass identity (${breakGlassText(policy)})${held}`,
       hook: { stage: h.stage, name: h.name, owner: h.owner },
       deletion: {
