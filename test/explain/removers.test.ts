@@ -12,7 +12,15 @@ import { evaluate } from '../../src/core/engine.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
 import type { ExplainFacts, GrantSubjectFact, HookExplanation, Remover } from '../../src/core/explain/model.js';
 import type { OwnerIdentities, Policy, UnverifiedRemoval, WildcardGrants } from '../../src/core/policy.js';
-import type { KubeObject, Ownership, OwnerAccess, ReviewInput, Stage, UserInfo } from '../../src/core/types.js';
+import type {
+  Enforcement,
+  KubeObject,
+  Ownership,
+  OwnerAccess,
+  ReviewInput,
+  Stage,
+  UserInfo,
+} from '../../src/core/types.js';
 import { capiMachine } from '../fixtures/capi.js';
 import { machine } from '../fixtures/openshift.js';
 
@@ -79,6 +87,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     known: fc.boolean(),
     unverifiedRemoval: fc.constantFrom<UnverifiedRemoval>('deny', 'warn', 'allow'),
     wildcardGrants: fc.constantFrom<WildcardGrants>('deny', 'warn'),
+    enforcement: fc.constantFrom<Enforcement>('deny', 'deny', 'warn', 'off'),
     breakGlass: fc.record({
       users: fc.subarray(USERS, { maxLength: 2 }),
       groups: fc.subarray(GROUPS, { maxLength: 1 }),
@@ -100,6 +109,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
       unverifiedRemoval: g.unverifiedRemoval,
       wildcardGrants: g.wildcardGrants,
       breakGlass: g.breakGlass,
+      enforcement: { ...DEFAULT_POLICY.enforcement, 'owner-only-removal': g.enforcement },
     };
     return { policy, grants: g.known ? grants : undefined, api: g.api, hooks: g.hooks };
   });

@@ -108,8 +108,11 @@ function removalReview(policy: Policy, facts: ExplainFacts, holder: HookHolder, 
   };
   const subjects = facts.grants.status === 'known' ? (facts.grants.byOwner[hook.owner] ?? []) : undefined;
   const granted = new Set(subjects?.some((s) => !s.allNames) ? [hook.owner] : []);
+  // As the engine applies it: off, the rule does not run; warn, its refusals are warnings.
+  const enforcement = policy.enforcement['owner-only-removal'];
   /** The rule's route for `user`'s removal ('none': allowed without one), or undefined: refused. */
   return (user: UserInfo): string | undefined => {
+    if (enforcement === 'off') return 'none';
     const ownership: Ownership = subjects
       ? { granted, access: { [hook.owner]: accessOf(subjects, user) }, grantsKnown: true }
       : { granted, access: { [hook.owner]: 'unknown' }, grantsKnown: false };
@@ -117,7 +120,7 @@ function removalReview(policy: Policy, facts: ExplainFacts, holder: HookHolder, 
       ...ctx,
       input: { ...base, userInfo: user, context: { ownership } },
     });
-    if (result && result.violations.length > 0) return undefined;
+    if (result && result.violations.length > 0) return enforcement === 'deny' ? undefined : 'none';
     const notice = result?.notices?.find((n) => n.rule === 'owner-only-removal');
     return notice ? routeOf(notice.audit.value) : 'none';
   };
@@ -160,6 +163,14 @@ function candidatesOf(policy: Policy, facts: ExplainFacts, hook: Hook): Candidat
   return out;
 }
 
+/** Why anyone may: the rule is not enforced, or the owner is unprotected and unverifiedRemoval lets them. */
+function why(policy: Policy): string {
+  const enforcement = policy.enforcement['owner-only-removal'];
+  return enforcement === 'deny'
+    ? `unverifiedRemoval: ${policy.unverifiedRemoval}`
+    : `owner-only-removal's enforcement: ${enforcement}`;
+}
+
 /** A username no candidate is: a group's member, or anyone. */
 function nobodyAmong(candidates: readonly Candidate[]): string {
   const taken = new Set(candidates.filter((c) => c.kind === 'User').map((c) => c.name));
@@ -195,7 +206,7 @@ export function removersOf(policy: Policy, facts: ExplainFacts, holder: HookHold
     found.push({
       via: 'anyone',
       kind: 'Anyone',
-      name: `anyone RBAC lets patch the Machine (unverifiedRemoval: ${policy.unverifiedRemoval})`,
+      name: `anyone RBAC lets patch the Machine (${why(policy)})`,
     });
   // One entry per identity and grounds (a registered user RBAC also grants removes as the registry's), in order.
   const unique = [...new Map(found.map((r) => [JSON.stringify(r), r])).values()];
