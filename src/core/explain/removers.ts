@@ -3,7 +3,7 @@
 // review that removes exactly this hook, with what the webhook would know of RBAC; the route its audit annotation
 // names is the remover's `via`. The list is the rule's answer, so it cannot drift from it.
 import type { Hook, HookCarrier } from '../carriers.js';
-import { dig, isRecord } from '../guards.js';
+import { dig, isRecord, ownValue } from '../guards.js';
 import { copyForWrites } from '../patch.js';
 import { registeredIdentities } from '../ownership.js';
 import { serviceAccountUsername, type Policy } from '../policy.js';
@@ -187,7 +187,7 @@ export function removersOf(policy: Policy, facts: ExplainFacts, holder: HookHold
   const found: Remover[] = [];
   for (const c of candidates) {
     const route = decide(userOf(c, nobody));
-    const via = route === undefined ? undefined : VIA[route];
+    const via = route === undefined ? undefined : ownValue(VIA, route);
     // Refused, or allowed as anyone is (said once, below).
     if (!via) continue;
     found.push({
@@ -202,7 +202,7 @@ export function removersOf(policy: Policy, facts: ExplainFacts, holder: HookHold
     });
   }
   const anyone = decide({ username: nobody, groups: [AUTHENTICATED] });
-  if (anyone !== undefined && VIA[anyone] === undefined)
+  if (anyone !== undefined && ownValue(VIA, anyone) === undefined)
     found.push({
       via: 'anyone',
       kind: 'Anyone',
