@@ -145,9 +145,20 @@ describe('explain: a hook and its owner', () => {
     assert.equal(storage?.removers[0]?.binding, 'ClusterRoleBinding b-bob');
     // The service account that does not exist is not offered to run the command.
     assert.equal(storage?.nextStep.for, `someone who may remove "team/storage"'s hook: bob, group system:masters`);
+    // Under warn a wildcard holder removes as such; system:masters, break-glass too, removes as break-glass (the
+    // route owner-only-removal audits), so it is listed once, as break-glass.
     const warn: Policy = { ...DEFAULT_POLICY, wildcardGrants: 'warn' };
-    const [, underWarn] = hooks(deleting(), facts({ grants: { status: 'known', byOwner } }), warn);
-    assert.ok(underWarn?.removers.some((r) => r.via === 'rbac-wildcard' && r.name === 'system:masters'));
+    const admins = { 'team/storage': [...byOwner['team/storage'], grant(undefined, 'Group', 'platform-admins')] };
+    const [, underWarn] = hooks(deleting(), facts({ grants: { status: 'known', byOwner: admins } }), warn);
+    assert.deepEqual(
+      underWarn?.removers.map((r) => `${r.via} ${r.kind} ${r.name}`),
+      [
+        'rbac User bob',
+        'rbac ServiceAccount backup',
+        'rbac-wildcard Group platform-admins',
+        'break-glass Group system:masters',
+      ],
+    );
   });
 
   test('an owner nothing protects: anyone may remove it under unverifiedRemoval warn, nobody but break-glass under deny', () => {

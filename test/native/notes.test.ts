@@ -161,6 +161,16 @@ describe('divergence notes', () => {
       1,
     );
     assert.deepEqual(covered(DEFAULT_POLICY, ['owner-only-removal'], { ...removal, context: facts([]) }), []);
+    // The rule's own decision: where it lets the user remove the hook whatever RBAC protects (break-glass, or RBAC
+    // lets the user act for the owner), native mode decides alike, so that removal is not covered.
+    const rbacNote = (input: ReviewInput) =>
+      covered(DEFAULT_POLICY, ['owner-only-removal'], input).filter((n) =>
+        n.includes("CEL cannot list the cluster's RBAC"),
+      );
+    assert.deepEqual(rbacNote({ ...removal, userInfo: USERS.admin }), []);
+    const actsFor = { granted: new Set([TEAM.owner]), access: { [TEAM.owner]: 'allowed' as const }, grantsKnown: true };
+    assert.deepEqual(rbacNote({ ...removal, context: { ownership: actsFor } }), []);
+    assert.equal(rbacNote({ ...removal, context: { ownership: { ...actsFor, access: {} } } }).length, 1);
     const strict = policyWith({ strictOwners: true });
     const create = reviewInput({ operation: 'CREATE', object: machine({ preDrain: [TEAM] }), user: USERS.machineApi });
     assert.ok(covered(strict, ['owner-only-removal'], create).some((n) => n.includes('under strictOwners')));

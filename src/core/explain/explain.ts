@@ -122,7 +122,7 @@ export function explainMachine({ object, policy, facts }: ExplainInput): Machine
     ...(auth.notAuthoritative ? { notAuthoritative: auth.notAuthoritative } : {}),
   };
   const explained = hooks.map((h) => {
-    const x = explainHook(policy, facts, h, holdsOf(h, deletion.waitingAt?.step), target);
+    const x = explainHook(policy, facts, h, holdsOf(h, deletion.waitingAt?.step), target, { object, carrier });
     return implied.has(h) ? { ...x, ownerImplied: true as const } : x;
   });
   const notes = [...deletion.notes];

@@ -1,5 +1,6 @@
 // One hook of an explained Machine: whether its owner is protected and by what (the policy's registry and RBAC grants,
-// judged by ownership.ts), who may remove it, the controller behind it, and the safe next step.
+// judged by ownership.ts), who may remove it (as owner-only-removal decides, removers.ts), the controller behind it,
+// and the safe next step.
 import type { Hook } from '../carriers.js';
 import { quote } from '../guards.js';
 import { breakGlassText } from '../messages/ownership.js';
@@ -7,7 +8,8 @@ import { isProtected, registeredIdentities, shellWord } from '../ownership.js';
 import type { Policy } from '../policy.js';
 import { escapePointerToken } from '../pointer.js';
 import { clusterOperatorHealth, knownOwner } from './known-owners.js';
-import type { ExplainFacts, Existence, HookExplanation, NextStep, Remover } from './model.js';
+import type { ExplainFacts, HookExplanation, NextStep, Remover } from './model.js';
+import { rbacText, removersOf, type HookHolder } from './removers.js';
 
 /** The Machine the hook is on, as a command names it. */
 export interface MachineTarget {
@@ -18,65 +20,6 @@ export interface MachineTarget {
   format: 'list' | 'annotations';
   /** Why hooks must not be removed on this copy (OpenShift's migration), if so. */
   notAuthoritative?: string;
-}
-
-function accountExists(facts: ExplainFacts, namespace: string | undefined, name: string): Existence {
-  if (facts.serviceAccounts.status !== 'known' || namespace === undefined) return 'unknown';
-  const found = facts.serviceAccounts.found[`${namespace}/${name}`];
-  return found === undefined ? 'unknown' : found ? 'present' : 'absent';
-}
-
-function subject(
-  facts: ExplainFacts,
-  kind: string,
-  name: string,
-  namespace?: string,
-): Pick<Remover, 'kind' | 'name' | 'namespace' | 'exists'> {
-  // RBAC subjects are User, Group or ServiceAccount (the API server refuses other kinds in a binding).
-  const k = kind === 'Group' || kind === 'ServiceAccount' ? kind : 'User';
-  return {
-    kind: k,
-    name,
-    ...(namespace ? { namespace } : {}),
-    ...(k === 'ServiceAccount' ? { exists: accountExists(facts, namespace, name) } : {}),
-  };
-}
-
-const rbacText = (o: { kind: string; name: string; namespace?: string }): string =>
-  `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-
-/** Everyone who may remove the hook: the registry's identities, RBAC's subjects, then break-glass. */
-function removersOf(policy: Policy, facts: ExplainFacts, hook: Hook, isProt: boolean | undefined): Remover[] {
-  const out: Remover[] = [];
-  const ids = registeredIdentities(policy, hook.owner);
-  if (ids) {
-    for (const sa of ids.serviceAccounts)
-      out.push({ via: 'registry', ...subject(facts, 'ServiceAccount', sa.name, sa.namespace) });
-    for (const u of ids.users) out.push({ via: 'registry', ...subject(facts, 'User', u) });
-    for (const g of ids.groups) out.push({ via: 'registry', ...subject(facts, 'Group', g) });
-  }
-  // RBAC is never asked about an ownerless hook (owner-only-removal): no grant, wildcard or not, removes it.
-  if (facts.grants.status === 'known' && hook.owner !== '') {
-    for (const s of facts.grants.byOwner[hook.owner] ?? []) {
-      // Wildcard rights are not ownership: they count only where the policy lets them (wildcardGrants: warn).
-      if (s.allNames && policy.wildcardGrants === 'deny') continue;
-      out.push({
-        via: s.allNames ? 'rbac-wildcard' : 'rbac',
-        ...subject(facts, s.kind, s.name, s.namespace),
-        binding: rbacText(s.binding),
-        role: rbacText(s.role),
-      });
-    }
-  }
-  if (isProt === false && policy.unverifiedRemoval !== 'deny')
-    out.push({
-      via: 'anyone',
-      kind: 'Anyone',
-      name: `anyone RBAC lets patch the Machine (unverifiedRemoval: ${policy.unverifiedRemoval})`,
-    });
-  for (const u of policy.breakGlass.users) out.push({ via: 'break-glass', ...subject(facts, 'User', u) });
-  for (const g of policy.breakGlass.groups) out.push({ via: 'break-glass', ...subject(facts, 'Group', g) });
-  return out;
 }
 
 function protectionOf(policy: Policy, facts: ExplainFacts, hook: Hook): HookExplanation['protection'] {
@@ -196,14 +139,10 @@ export function explainHook(
   hook: Hook,
   holds: HookExplanation['holds'],
   target: MachineTarget,
+  holder: HookHolder,
 ): HookExplanation {
   const protection = protectionOf(policy, facts, hook);
-  const removers = removersOf(
-    policy,
-    facts,
-    hook,
-    protection.status === 'unknown' ? undefined : protection.status === 'protected',
-  );
+  const removers = removersOf(policy, facts, holder, hook);
   const known = knownOwner(hook);
   const controller = known
     ? {

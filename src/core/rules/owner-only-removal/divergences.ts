@@ -13,6 +13,7 @@ import {
 import { mirroredAdditions, mirroredRemovals, twinHooksLeftOut } from '../../migration.js';
 import { serviceAccountUsername, type Policy } from '../../policy.js';
 import type { ReviewInput } from '../../types.js';
+import type { Rule } from '../context.js';
 
 const unregistered = (policy: Policy, _input: ReviewInput | undefined, owner: string): boolean =>
   owner !== '' && registeredIdentities(policy, owner) === undefined;
@@ -40,19 +41,38 @@ function addsGrantedOnly(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
-/** An UPDATE removing or re-owning a hook of an owner the policy does not register (RBAC may protect it). */
-function removesUnregistered(policy: Policy): (input: ReviewInput) => boolean {
+/**
+ * How many hooks an UPDATE removes or re-owns that owner-only-removal (`validate`, the rule itself) refuses when RBAC
+ * grants exactly `granted`, RBAC's answers for the user as the review carries them. A removal's denial is keyed
+ * "removal:..." (its other checks, squatting and strictOwners, declare their own divergences).
+ */
+function removalRefusals(
+  validate: Rule,
+  policy: Policy,
+  input: ReviewInput,
+  granted: (owners: string[]) => ReadonlySet<string>,
+): number {
+  const carrier = carrierFor(input.kind);
+  if (!carrier || input.operation !== 'UPDATE') return 0;
+  const [hooks, oldHooks] = [carrier.read(input.object), carrier.read(input.oldObject)];
+  const owners = ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks).map((c) => c.old.owner);
+  const ownership = { granted: granted(owners), access: input.context?.ownership?.access ?? {}, grantsKnown: true };
+  const judged = { ...input, context: { ...input.context, ownership } };
+  const { violations } = validate({ policy, input: judged, carrier, hooks, oldHooks });
+  return violations.filter((v) => v.key.startsWith('removal:')).length;
+}
+
+/**
+ * An UPDATE whose removals or re-ownings the rule decides otherwise with no RBAC grant (what CEL sees) than with the
+ * most the webhook may see (the grants its transport indexed, else every owner): an owner the policy does not
+ * register, which RBAC may protect, and a user nothing else lets act for it.
+ */
+function grantsDecideRemovals(policy: Policy, validate: Rule): (input: ReviewInput) => boolean {
+  const none = () => new Set<string>();
   return (input) => {
-    if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
-    const carrier = carrierFor(input.kind);
-    if (!carrier) return false;
-    const changes = ownedChanges(
-      policy,
-      carrier,
-      carrier.read(input.object).hooks,
-      carrier.read(input.oldObject).hooks,
-    );
-    return changes.some((c) => maybeGranted(policy, input, c.old.owner));
+    const ownership = input.context?.ownership;
+    const most = (owners: string[]) => (ownership?.grantsKnown ? ownership.granted : new Set(owners));
+    return removalRefusals(validate, policy, input, none) !== removalRefusals(validate, policy, input, most);
   };
 }
 
@@ -124,7 +144,8 @@ function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
-export function ownerOnlyRemovalDivergences(policy: Policy): Divergence[] {
+/** `validate`: the rule itself (rule.ts), whose own decision the removal divergence compares under two grants. */
+export function ownerOnlyRemovalDivergences(policy: Policy, validate: Rule): Divergence[] {
   const out: Divergence[] = [];
   out.push({
     rule: 'owner-only-removal',
@@ -135,7 +156,7 @@ export function ownerOnlyRemovalDivergences(policy: Policy): Divergence[] {
     out.push({
       rule: 'owner-only-removal',
       text: `CEL cannot list the cluster's RBAC, so an owner protected only by a grant of remove on hookowners.hookkeeper.io (not registered in the policy) is treated as unprotected: a removal RBAC does not allow gets unverifiedRemoval's outcome (${policy.unverifiedRemoval}) where the webhook denies it; register such owners or set unverifiedRemoval: deny`,
-      verdictDiffers: removesUnregistered(policy),
+      verdictDiffers: grantsDecideRemovals(policy, validate),
     });
   }
   out.push({

@@ -229,5 +229,9 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   summary:
     "only an identity registered for a hook's owner or allowed by RBAC (or break-glass, audited) removes, re-owns or adds a protected owner's hook; others get unverifiedRemoval for an unprotected one's removal",
   validate: ownerOnlyRemoval,
-  native: { validating: nativeOwnerOnlyRemoval, readsNameIndex: true, divergences: ownerOnlyRemovalDivergences },
+  native: {
+    validating: nativeOwnerOnlyRemoval,
+    readsNameIndex: true,
+    divergences: (policy) => ownerOnlyRemovalDivergences(policy, ownerOnlyRemoval),
+  },
 };
