@@ -3,9 +3,11 @@
 // The webhook runs them hook by hook (rule.ts); native mode's CEL asks them which owners it denies or warns about
 // unless RBAC allows and what wildcard rights come to (cel.ts); an input only the webhook has is declared so here,
 // and what it decides is native mode's divergence (divergences.ts).
+import { carrierFor } from '../../carriers.js';
 import { ownValue } from '../../guards.js';
 import { isBreakGlass } from '../../identity.js';
-import { registeredActor, registeredIdentities, type HookChange } from '../../ownership.js';
+import { mirroredRemovals } from '../../migration.js';
+import { ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../ownership.js';
 import {
   breakGlassWarning,
   grantsUnknownReason,
@@ -275,4 +277,21 @@ export function wildcardRoute(policy: Policy, registered: boolean): Route {
   const found = routes.find((r) => r.holds === TRUE);
   if (!found) throw new Error('owner-only-removal: the wildcard route depends on more than the registry');
   return found;
+}
+
+/**
+ * Whether `fact` decides the request's removals: some hook it removes or re-owns takes a route of another outcome
+ * when that fact's inputs read false, as native mode reads them. Its divergence's predicate (divergences.ts).
+ */
+export function removalDecidedBy(policy: Policy, input: ReviewInput, fact: WebhookFact): boolean {
+  if (input.operation !== 'UPDATE' || input.oldObject === null) return false;
+  const carrier = carrierFor(input.kind);
+  if (!carrier?.live) return false;
+  const [hooks, oldHooks] = [carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks];
+  const [withFact, without] = [removalRoutes(policy), removalRoutes(policy, fact)];
+  const e = new RemovalEnv(policy, input, mirroredRemovals(policy, input));
+  return ownedChanges(policy, carrier, hooks, oldHooks).some((change) => {
+    e.enter(change);
+    return routeFor(withFact, e).outcome !== routeFor(without, e).outcome;
+  });
 }
