@@ -24,6 +24,7 @@ import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/native/render.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import type { AuthzQuestion } from '../native/evaluator/cel.js';
+import { readDoc } from '../helpers/docs.js';
 import { reviewInput } from '../fixtures/input.js';
 import { machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 
@@ -161,5 +162,17 @@ describe('what native mode reads of the route list', () => {
     assert.equal(removalDecidedBy(policyWith('warn', 'deny'), removal(OWNERS.unregistered, ERIN), 'grants'), false);
     // No twin to mirror: the twin decides nothing.
     assert.equal(removalDecidedBy(policyWith('warn', 'deny'), removal(OWNERS.registered, ERIN), 'twin'), false);
+  });
+});
+
+describe('docs/ownership.md states the route list’s order', () => {
+  test('registry, mirror, break-glass, then RBAC: a named grant, then wildcard rights', () => {
+    const text = readDoc('docs/ownership.md').replace(/\s+/g, ' ');
+    assert.match(
+      text,
+      /Order of the checks: registry, mirror, break-glass, RBAC \(a named grant, then wildcard rights\)/,
+    );
+    const names = removalRoutes(policyWith('warn', 'warn')).map((r) => r.name);
+    assert.deepEqual(names.slice(0, 5), ['registry', 'mirror', 'break-glass', 'rbac', 'wildcard']);
   });
 });

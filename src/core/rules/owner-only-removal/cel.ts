@@ -6,7 +6,7 @@ import { nativeOwnerAdditions } from './cel-additions.js';
 import { strictOwners } from './strict-owners.js';
 import type { ChangedHook } from '../../messages/ownership.js';
 import type { Message } from '../../messages/message.js';
-import { FALSE, or } from '../../expr/expr.js';
+import { FALSE, or, TRUE } from '../../expr/expr.js';
 import { removalRoutes, unlessRbac, wildcardRoute, type RemovalRouteName } from './routes.js';
 import { MAX_OWNERS_CHECKED } from '../../ownership.js';
 import {
@@ -57,10 +57,21 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const denied = unlessRbac(policy, 'deny');
   const warned = unlessRbac(policy, 'warn');
   const notWarned = or(denied, unlessRbac(policy, 'allow'));
-  const wildcardDenied = wildcardRoute(policy, true).outcome === 'deny';
-  const wildcardWarned = wildcardRoute(policy, true).name === 'wildcard';
+  const [wildcardRegistered, wildcardOther] = [wildcardRoute(policy, true), wildcardRoute(policy, false)];
+  const wildcardDenied = wildcardRegistered.outcome === 'deny';
+  const wildcardWarned = wildcardRegistered.name === 'wildcard';
   // Rights over every owner, on an owner warned about unless RBAC allows, end as RBAC saying no.
-  const wildcardUnverified = wildcardRoute(policy, false).name === 'unverified';
+  const wildcardUnverified = wildcardOther.name === 'unverified';
+  // What the validations below can say of wildcard rights: warned about for every owner; or denied for the owners
+  // the guarded family asks about (for every one when it asks about all) and RBAC's no for the others.
+  const expressible = wildcardWarned
+    ? wildcardOther.name === 'wildcard'
+    : wildcardRegistered.name === 'wildcard-denied' &&
+      (wildcardUnverified || (wildcardOther.name === 'wildcard-denied' && denied === TRUE));
+  if (!expressible)
+    throw new Error(
+      `owner-only-removal: native mode has no validation for wildcard rights ending in routes ${wildcardRegistered.name} and ${wildcardOther.name}`,
+    );
   variables.push(
     ...changedVariables(ctx),
     ...rbacVariables('guarded', denied.cel),
