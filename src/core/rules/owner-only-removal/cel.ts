@@ -33,9 +33,10 @@ const o = cel`o`;
 
 /** A route's warning, as the route list declares it. */
 function warningOf(policy: NativeContext['policy'], name: RemovalRouteName): Message<ChangedHook> {
-  const found = removalRoutes(policy).find((r) => r.name === name)?.warning;
-  if (!found) throw new Error(`owner-only-removal: route ${name} has no warning`);
-  return found;
+  const found = removalRoutes(policy).find((r) => r.name === name);
+  if (found?.outcome !== 'warn' && found?.outcome !== 'breakGlass')
+    throw new Error(`owner-only-removal: route ${name} has no warning`);
+  return found.warning;
 }
 
 export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {

@@ -7,7 +7,7 @@ import { carrierFor } from '../../carriers.js';
 import { ownValue } from '../../guards.js';
 import { isBreakGlass } from '../../identity.js';
 import { mirroredRemovals } from '../../migration.js';
-import { ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../ownership.js';
+import { grantCommand, ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../ownership.js';
 import {
   breakGlassWarning,
   grantsUnknownReason,
@@ -58,10 +58,8 @@ export interface ReasonSlots {
   breakGlass: string;
   /** RBAC could not be asked about this owner (uncheckedNote), or ''. */
   unchecked: string;
-  /** The grant for this requester (or, offline, the owner's controller). */
-  grant: string;
-  /** The grant for the owner's controller, whoever asks. */
-  ownerGrant: string;
+  /** The grant for this requester (or, offline, the owner's controller); built when a reason reads it. */
+  readonly grant: string;
   offline: boolean;
   /** RBAC did not answer about the requester's access. */
   accessUnknown: boolean;
@@ -79,18 +77,28 @@ export type RemovalRouteName =
   | 'grants-unknown'
   | 'unverified';
 
-export interface Route {
-  /** Its name, which the audit annotation's value gives as `route`. */
+interface RouteHead {
+  /** The audit annotation's value gives it as `route`. */
   name: RemovalRouteName;
   holds: Bool;
-  outcome: RemovalOutcome;
-  /** The audit annotation's key, its value naming the route. */
-  audit?: string;
-  /** A warn or breakGlass route's warning. */
-  warning?: Message<ChangedHook>;
-  /** A deny route's reason, after the hook's words (removalDenialMessage). */
-  reason?: (r: ReasonSlots, policy: Policy) => string;
 }
+/** A route that allows, leaving an audit annotation under `audit` if it names one. */
+interface AllowRoute extends RouteHead {
+  outcome: 'allow';
+  audit?: string;
+}
+/** A route that allows with a warning, audited. */
+interface WarnRoute extends RouteHead {
+  outcome: 'warn' | 'breakGlass';
+  audit: string;
+  warning: Message<ChangedHook>;
+}
+/** A route that denies: its reason follows the hook's words (removalDenialMessage). */
+interface DenyRoute extends RouteHead {
+  outcome: 'deny';
+  reason: (r: ReasonSlots, policy: Policy) => string;
+}
+export type Route = AllowRoute | WarnRoute | DenyRoute;
 
 export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
 /** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
@@ -138,7 +146,8 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
       name: 'wildcard-denied',
       holds: and(i.wildcard, or(unverified === 'deny' ? TRUE : FALSE, i.registered, i.granted, i.grantsUnknown)),
       outcome: 'deny',
-      reason: (r) => wildcardReason.toJs({ user: r.user, breakGlass: r.breakGlass, grant: r.ownerGrant }),
+      // The owner's controller's grant, whoever asks: the requester's rights are not what is missing.
+      reason: (r) => wildcardReason.toJs({ user: r.user, breakGlass: r.breakGlass, grant: grantCommand(r.owner) }),
     },
     {
       name: 'protected',
@@ -149,13 +158,17 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
     // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
     { name: 'grants-unknown', holds: i.grantsUnknown, outcome: 'deny', reason: (r) => grantsUnknownReason.toJs(r) },
-    {
-      name: 'unverified',
-      holds: TRUE,
-      outcome: unverified,
-      ...(unverified === 'warn' ? { audit: AUDIT_KEY_UNVERIFIED, warning: unverifiedWarning } : {}),
-      reason: (r) => (r.offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(r),
-    },
+    // Nothing verified: the policy's unverifiedRemoval.
+    unverified === 'warn'
+      ? { name: 'unverified', holds: TRUE, outcome: 'warn', audit: AUDIT_KEY_UNVERIFIED, warning: unverifiedWarning }
+      : unverified === 'deny'
+        ? {
+            name: 'unverified',
+            holds: TRUE,
+            outcome: 'deny',
+            reason: (r) => (r.offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(r),
+          }
+        : { name: 'unverified', holds: TRUE, outcome: 'allow' },
   ];
 }
 

@@ -24,7 +24,6 @@ import {
   removalRoutes,
   routeFor,
   type RemovalRouteName,
-  type Route,
 } from './routes.js';
 
 export { AUDIT_KEY_BREAK_GLASS, AUDIT_KEY_MIRROR, AUDIT_KEY_REMOVAL, AUDIT_KEY_UNVERIFIED, AUDIT_KEY_WILDCARD };
@@ -103,14 +102,15 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     if (route.outcome === 'deny') {
       // Built only for a denial: a request may remove 100,000 hooks under warn.
       const access = env.access;
-      const reason = (route.reason as NonNullable<Route['reason']>)(
+      const reason = route.reason(
         {
           user: user.username,
           owner,
           breakGlass,
           unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-          grant: offline ? grantCommand(owner) : grantCommand(owner, user),
-          ownerGrant: grantCommand(owner),
+          get grant() {
+            return offline ? grantCommand(owner) : grantCommand(owner, user);
+          },
           offline,
           accessUnknown: access === 'unknown',
           ownerless: owner === '',
@@ -123,7 +123,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     if (route.audit === undefined) continue;
     const notice: Notice = {
       rule: 'owner-only-removal',
-      ...(route.warning ? { warning: route.warning.toJs(slots(change, user)) } : {}),
+      ...(route.outcome !== 'allow' ? { warning: route.warning.toJs(slots(change, user)) } : {}),
       audit: trace(route.audit, change, user, route.name),
     };
     if (route.outcome === 'breakGlass') notice.breakGlass = { action: 'hook-removal', owners: [owner] };
