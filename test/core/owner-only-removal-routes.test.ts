@@ -22,6 +22,7 @@ import {
 } from '../../src/core/rules/owner-only-removal/routes.js';
 import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/native/render.js';
+import { ownerOnlyRemovalDivergences } from '../../src/core/rules/owner-only-removal/divergences.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import type { AuthzQuestion } from '../native/evaluator/cel.js';
 import { readDoc } from '../helpers/docs.js';
@@ -162,6 +163,25 @@ describe('what native mode reads of the route list', () => {
     assert.equal(removalDecidedBy(policyWith('warn', 'deny'), removal(OWNERS.unregistered, ERIN), 'grants'), false);
     // No twin to mirror: the twin decides nothing.
     assert.equal(removalDecidedBy(policyWith('warn', 'deny'), removal(OWNERS.registered, ERIN), 'twin'), false);
+  });
+});
+
+describe('what a webhook-only input decides is a declared divergence of native mode', () => {
+  test('an owner protected only by a grant, or grants not listed yet: covered wherever the route list says so', () => {
+    for (const u of ['allow', 'warn', 'deny'] as const) {
+      const policy = policyWith(u, 'deny');
+      const divergences = ownerOnlyRemovalDivergences(policy);
+      for (const grantsKnown of [true, false]) {
+        const input = removal(OWNERS.unregistered, ERIN);
+        const ownership: Ownership = { granted: new Set([OWNERS.unregistered]), grantsKnown, access: {} };
+        const judged = { ...input, context: { ownership } };
+        if (!removalDecidedBy(policy, judged, 'grants')) continue;
+        assert.ok(
+          divergences.some((d) => d.verdictDiffers?.(judged)),
+          `unverifiedRemoval ${u}, grants ${grantsKnown ? 'listed' : 'not listed'}`,
+        );
+      }
+    }
   });
 });
 
