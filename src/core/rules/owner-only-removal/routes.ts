@@ -58,8 +58,8 @@ export interface ReasonSlots {
   breakGlass: string;
   /** RBAC could not be asked about this owner (uncheckedNote), or ''. */
   unchecked: string;
-  /** The grant for this requester (or, offline, the owner's controller); built when a reason reads it. */
-  readonly grant: string;
+  /** The grant for this requester (or, offline, the owner's controller). */
+  grant: string;
   offline: boolean;
   /** RBAC did not answer about the requester's access. */
   accessUnknown: boolean;
@@ -157,7 +157,12 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
     },
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
     // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
-    { name: 'grants-unknown', holds: i.grantsUnknown, outcome: 'deny', reason: (r) => grantsUnknownReason.toJs(r) },
+    {
+      name: 'grants-unknown',
+      holds: i.grantsUnknown,
+      outcome: 'deny',
+      reason: (r) => grantsUnknownReason.toJs(r),
+    },
     // Nothing verified: the policy's unverifiedRemoval.
     unverified === 'warn'
       ? { name: 'unverified', holds: TRUE, outcome: 'warn', audit: AUDIT_KEY_UNVERIFIED, warning: unverifiedWarning }

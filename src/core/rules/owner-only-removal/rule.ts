@@ -108,9 +108,7 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
           owner,
           breakGlass,
           unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-          get grant() {
-            return offline ? grantCommand(owner) : grantCommand(owner, user);
-          },
+          grant: offline ? grantCommand(owner) : grantCommand(owner, user),
           offline,
           accessUnknown: access === 'unknown',
           ownerless: owner === '',
