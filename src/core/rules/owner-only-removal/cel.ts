@@ -1,7 +1,8 @@
 // owner-only-removal in CEL: hooks an UPDATE removes or re-owns, each allowed when the user acts for its owner
 // (the registry compiled in), holds break-glass (a separate Warn+Audit policy), or RBAC grants remove on
 // hookowners.hookkeeper.io/<owner>; otherwise denied (a registered owner) or given unverifiedRemoval's outcome.
-// The changed hooks and the RBAC checks per owner: ./changed-hooks.ts.
+// The validations are unrolled per owner RBAC is asked about; which owners, and to what end, the route list says
+// (./routes.ts). The changed hooks and the RBAC checks per owner: ../../cel/changed-hooks.ts.
 import { nativeOwnerAdditions } from './cel-additions.js';
 import { strictOwners } from './strict-owners.js';
 import type { ChangedHook } from '../../messages/ownership.js';

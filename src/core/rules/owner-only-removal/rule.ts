@@ -1,7 +1,7 @@
 // Rule owner-only-removal: a protected owner's hook (registered in the policy, or granted through RBAC) is removed
 // or re-owned only by its registered identities, identities a grant naming the owner allows, or break-glass (warned);
 // wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
-// The audit annotation says which route allowed it.
+// The audit annotation says which route allowed it; the routes, in order, are ./routes.ts's.
 import { quote } from '../../guards.js';
 import { judgedOffline } from '../../identity.js';
 import { grantCommand, ownedChanges, type HookChange } from '../../ownership.js';
