@@ -111,6 +111,19 @@ describe('expression builders: the same value in JavaScript and in CEL', () => {
   );
 });
 
+describe('and, or: constant terms folded, in both compilations', () => {
+  test('a FALSE term makes and() FALSE, a TRUE term makes or() TRUE, whatever else they hold', () => {
+    // A term that must not be evaluated, nor compiled into the CEL (an error in it is absorbed in CEL too).
+    const boom = leaf<boolean>(cel`1 / 0 == 1`, () => assert.fail('evaluated'));
+    assert.equal(and(boom, FALSE, field('s') as unknown as Bool), FALSE);
+    assert.equal(or(boom, TRUE), TRUE);
+    // The route list reads a route that cannot hold as FALSE (owner-only-removal/routes.ts): nested, still constant.
+    assert.equal(and(TRUE, or(FALSE, FALSE)), FALSE);
+    assert.equal(or(FALSE, and(TRUE, TRUE)), TRUE);
+    assert.equal(and(boom, TRUE).cel, '1 / 0 == 1');
+  });
+});
+
 describe('variables', () => {
   test('declared once under their name, read as variables.<name>, evaluated once per environment', () => {
     let evaluations = 0;

@@ -44,9 +44,11 @@ export const FALSE: Bool = { cel: cel`false`, js: () => false };
 
 /**
  * Short-circuiting, as CEL's && (which also absorbs an error on its other side). A TRUE term is left out (a leaf a
- * compilation knows to hold there, ownership's among them), as a FALSE one is from `or`: x && true is x, errors too.
+ * compilation knows to hold there, ownership's among them), as a FALSE one is from `or`: x && true is x, errors too;
+ * a FALSE term makes the whole FALSE, as a TRUE one does `or`: false && x is false, an error in x too.
  */
 export function and(...terms: readonly Bool[]): Bool {
+  if (terms.includes(FALSE)) return FALSE;
   if (terms.includes(TRUE)) terms = terms.filter((t) => t !== TRUE);
   if (terms.length === 0) return TRUE;
   if (terms.length === 1) return terms[0] as Bool;
@@ -63,6 +65,7 @@ export function and(...terms: readonly Bool[]): Bool {
 }
 
 export function or(...terms: readonly Bool[]): Bool {
+  if (terms.includes(TRUE)) return TRUE;
   if (terms.includes(FALSE)) terms = terms.filter((t) => t !== FALSE);
   if (terms.length === 0) return FALSE;
   if (terms.length === 1) return terms[0] as Bool;

@@ -1,10 +1,14 @@
 // owner-only-removal in CEL: hooks an UPDATE removes or re-owns, each allowed when the user acts for its owner
 // (the registry compiled in), holds break-glass (a separate Warn+Audit policy), or RBAC grants remove on
 // hookowners.hookkeeper.io/<owner>; otherwise denied (a registered owner) or given unverifiedRemoval's outcome.
-// The changed hooks and the RBAC checks per owner: ./changed-hooks.ts.
+// The validations are unrolled per owner RBAC is asked about; which owners, and to what end, the route list says
+// (./routes.ts). The changed hooks and the RBAC checks per owner: ../../cel/changed-hooks.ts.
 import { nativeOwnerAdditions } from './cel-additions.js';
 import { strictOwners } from './strict-owners.js';
-import { breakGlassWarning, unverifiedWarning, wildcardWarning } from '../../messages/ownership.js';
+import type { ChangedHook } from '../../messages/ownership.js';
+import type { Message } from '../../messages/message.js';
+import { FALSE, or, TRUE } from '../../expr/expr.js';
+import { removalRoutes, unlessRbac, wildcardRoute, type RemovalRouteName } from './routes.js';
 import { MAX_OWNERS_CHECKED } from '../../ownership.js';
 import {
   changedAt,
@@ -28,6 +32,14 @@ import type { CelVariable, NativeContext, NativeValidating, NativeValidation } f
 
 const o = cel`o`;
 
+/** A route's warning, as the route list declares it. */
+function warningOf(policy: NativeContext['policy'], name: RemovalRouteName): Message<ChangedHook> {
+  const found = removalRoutes(policy).find((r) => r.name === name);
+  if (found?.outcome !== 'warn' && found?.outcome !== 'breakGlass')
+    throw new Error(`owner-only-removal: route ${name} has no warning`);
+  return found.warning;
+}
+
 export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   const { policy, view } = ctx;
   const variables: CelVariable[] = [
@@ -42,10 +54,30 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     policy.strictOwners && 'validating' in strictOwners.native ? strictOwners.native.validating(ctx) : undefined;
   const validations: NativeValidation[] = [...(strict?.validations ?? []), ...additions.validations];
   if (!view.carrier.live) return { variables, validations };
+  // From the route list (./routes.ts): the owners whose hook is denied, or warned about, unless RBAC allows (the
+  // owners each family asks RBAC about), and where wildcard rights end for a registered owner and for another.
+  const denied = unlessRbac(policy, 'deny');
+  const warned = unlessRbac(policy, 'warn');
+  const notWarned = or(denied, unlessRbac(policy, 'allow'));
+  const [wildcardRegistered, wildcardOther] = [wildcardRoute(policy, true), wildcardRoute(policy, false)];
+  const wildcardDenied = wildcardRegistered.outcome === 'deny';
+  const wildcardWarned = wildcardRegistered.name === 'wildcard';
+  // Rights over every owner, on an owner warned about unless RBAC allows, end as RBAC saying no.
+  const wildcardUnverified = wildcardOther.name === 'unverified';
+  // What the validations below can say of wildcard rights: warned about for every owner; or denied for the owners
+  // the guarded family asks about (for every one when it asks about all) and RBAC's no for the others.
+  const expressible = wildcardWarned
+    ? wildcardOther.name === 'wildcard'
+    : wildcardRegistered.name === 'wildcard-denied' &&
+      (wildcardUnverified || (wildcardOther.name === 'wildcard-denied' && denied === TRUE));
+  if (!expressible)
+    throw new Error(
+      `owner-only-removal: native mode has no validation for wildcard rights ending in routes ${wildcardRegistered.name} and ${wildcardOther.name}`,
+    );
   variables.push(
     ...changedVariables(ctx),
-    ...rbacVariables('guarded', policy.unverifiedRemoval === 'deny' ? cel`true` : cel`o in variables.registered`),
-    ...(policy.unverifiedRemoval === 'warn' ? rbacVariables('unverified', cel`!(o in variables.registered)`) : []),
+    ...rbacVariables('guarded', denied.cel),
+    ...(warned !== FALSE ? rbacVariables('unverified', warned.cel) : []),
     ownerGrantVariable(policy),
   );
   // One validation per owner RBAC is asked about: a message expression has no authorizer, so it cannot tell an
@@ -69,14 +101,12 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     updateOnly: true,
     changesHooks: true,
   };
-  const guarded = (x: Cel): Cel =>
-    policy.unverifiedRemoval === 'deny' ? cel`true` : cel`${x} in variables.registered`;
   const settled = (family: string, x: Cel): Cel =>
     cel`(${x} in variables.actsFor || (${x} != '' && ${x} in ${celVariable(`${family}Checked`)}))`;
   const denial = (c: ChangedHookCel): Cel => denialMessage(policy, c);
   /** A warning of the requester's: the messages' slots with the user. */
   const warning =
-    (m: typeof breakGlassWarning | typeof unverifiedWarning) =>
+    (m: Message<ChangedHook>) =>
     (c: ChangedHookCel): Cel =>
       m.toCel(changedHookSlots(c));
   for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
@@ -94,7 +124,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   // asked only when RBAC allowed it. Any other owner RBAC did not allow fails its own validation above.
   const usedWildcard = (family: string): Cel =>
     cel`size(${celVariable(`${family}Unresolved0`)}) > 0 && ${celVariable(`${family}Granted0`)} && variables.wildcardRights`;
-  if (policy.wildcardGrants === 'deny') {
+  if (wildcardDenied) {
     validations.push({
       outcome: 'enforced',
       expression: cel`!(${usedWildcard('guarded')})`,
@@ -104,7 +134,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     });
   }
   // Hooks of no owner RBAC could be asked about (an empty owner, or beyond the owners a request may check).
-  const unsettled = (x: Cel): Cel => cel`!(${settled('guarded', x)} || !(${guarded(x)}))`;
+  const unsettled = (x: Cel): Cel => cel`!(${settled('guarded', x)} || !(${denied.cel}))`;
   validations.push({
     outcome: 'enforced',
     expression: cel`variables.breakGlass || variables.changedOwners.all(o, !${unsettled(o)})`,
@@ -112,22 +142,22 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     reason: 'Forbidden',
     gate: removal,
   });
-  if (policy.unverifiedRemoval === 'warn') {
+  if (warned !== FALSE) {
+    const unverifiedWarning = warningOf(policy, 'unverified');
     for (let k = 0; k < MAX_OWNERS_CHECKED; k++) {
       const owner = celVariable(`unverified${k}`);
       const granted = celVariable(`unverifiedGranted${k}`);
       validations.push({
         outcome: 'warn',
-        // Under wildcardGrants: deny, wildcard rights count as RBAC saying no: the unverified warning.
         expression: cel`size(variables.unverifiedUnresolved0) == 0 || ${owner} == '' || ${
-          policy.wildcardGrants === 'deny' ? cel`(${granted} && !variables.wildcardRights)` : granted
+          wildcardUnverified ? cel`(${granted} && !variables.wildcardRights)` : granted
         }`,
         messageExpression: cel`${owner} == '' ? '' : ${changedAt(ctx, celVariable(`unverifiedAt${k}`), warning(unverifiedWarning))}`,
         reason: 'Forbidden',
         gate: removal,
       });
     }
-    const unverified = (x: Cel): Cel => cel`!(${settled('unverified', x)} || ${x} in variables.registered)`;
+    const unverified = (x: Cel): Cel => cel`!(${settled('unverified', x)} || ${notWarned.cel})`;
     validations.push({
       outcome: 'warn',
       expression: cel`variables.breakGlass || variables.changedOwners.all(o, !${unverified(o)})`,
@@ -136,8 +166,8 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
       gate: removal,
     });
   }
-  if (policy.wildcardGrants === 'warn') {
-    const families = policy.unverifiedRemoval === 'warn' ? ['guarded', 'unverified'] : ['guarded'];
+  if (wildcardWarned) {
+    const families = warned !== FALSE ? ['guarded', 'unverified'] : ['guarded'];
     const used = (x: Cel): Cel =>
       cel`${x} != '' && !(${x} in variables.actsFor) && (${celJoin(
         families.map((f) => cel`${x} in ${celVariable(`${f}Checked`)}`),
@@ -149,7 +179,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
         families.map((f) => cel`(${usedWildcard(f)})`),
         ' || ',
       )})`,
-      messageExpression: firstChanged(ctx, used, warning(wildcardWarning)),
+      messageExpression: firstChanged(ctx, used, warning(warningOf(policy, 'wildcard'))),
       reason: 'Forbidden',
       gate: removal,
     });
@@ -157,7 +187,11 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
   validations.push({
     outcome: 'breakGlass',
     expression: cel`!variables.breakGlass || variables.changedOwners.all(o, o in variables.actsFor)`,
-    messageExpression: firstChanged(ctx, (x) => cel`!(${x} in variables.actsFor)`, warning(breakGlassWarning)),
+    messageExpression: firstChanged(
+      ctx,
+      (x) => cel`!(${x} in variables.actsFor)`,
+      warning(warningOf(policy, 'break-glass')),
+    ),
     reason: 'Forbidden',
     gate: breakGlassRemoval,
   });

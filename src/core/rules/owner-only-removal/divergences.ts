@@ -3,14 +3,9 @@
 import type { Divergence } from '../../divergence.js';
 import { carrierFor, wellFormed } from '../../carriers.js';
 import { strictOwners } from './strict-owners.js';
-import {
-  changedHooks,
-  judgedAdditions,
-  MAX_OWNERS_CHECKED,
-  ownedChanges,
-  registeredIdentities,
-} from '../../ownership.js';
-import { mirroredAdditions, mirroredRemovals, twinHooksLeftOut } from '../../migration.js';
+import { judgedAdditions, MAX_OWNERS_CHECKED, ownedChanges, registeredIdentities } from '../../ownership.js';
+import { mirroredAdditions, twinHooksLeftOut } from '../../migration.js';
+import { removalDecidedBy } from './routes.js';
 import { serviceAccountUsername, type Policy } from '../../policy.js';
 import type { ReviewInput } from '../../types.js';
 import type { Rule } from '../context.js';
@@ -111,12 +106,11 @@ function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
     const left = twinHooksLeftOut(policy, input);
     if (left) return left.unread !== undefined || left.hooks.length > 0;
-    const mirrored = mirroredRemovals(policy, input);
+    // The removals: where the route list's mirror route, which reads the twin, decides (./routes.ts).
+    if (removalDecidedBy(policy, input, 'twin')) return true;
     const added = mirroredAdditions(policy, input);
     const carrier = carrierFor(input.kind);
-    if (!mirrored || !added || !carrier) return false;
-    const [hooks, oldHooks] = [carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks];
-    return changedHooks(hooks, oldHooks).some(mirrored) || judgedAdditions(policy, input, carrier).some(added);
+    return added !== undefined && carrier !== undefined && judgedAdditions(policy, input, carrier).some(added);
   };
 }
 

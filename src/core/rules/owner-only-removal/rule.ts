@@ -1,35 +1,11 @@
 // Rule owner-only-removal: a protected owner's hook (registered in the policy, or granted through RBAC) is removed
 // or re-owned only by its registered identities, identities a grant naming the owner allows, or break-glass (warned);
 // wildcard RBAC rights get wildcardGrants; an unprotected owner's hook gets the policy's unverifiedRemoval outcome.
-// The audit annotation says which route allowed it.
-import { ownValue, quote } from '../../guards.js';
-import { isBreakGlass, judgedOffline } from '../../identity.js';
-import {
-  grantCommand,
-  grantsUnknown,
-  isProtected,
-  ownedChanges,
-  registeredActor,
-  registeredIdentities,
-  type HookChange,
-} from '../../ownership.js';
-import {
-  breakGlassText,
-  breakGlassWarning,
-  grantsUnknownReason,
-  offlineOwnerOnlyReason,
-  offlineUnverifiedDenyReason,
-  ownerIdentitiesText,
-  ownerOnlyReason,
-  RBAC_ALLOWED_IDENTITIES,
-  removalDenialMessage,
-  uncheckedNote,
-  unverifiedDenyReason,
-  unverifiedFix,
-  unverifiedWarning,
-  wildcardReason,
-  wildcardWarning,
-} from '../../messages/ownership.js';
+// The audit annotation says which route allowed it; the routes, in order, are ./routes.ts's.
+import { quote } from '../../guards.js';
+import { judgedOffline } from '../../identity.js';
+import { grantCommand, ownedChanges, type HookChange } from '../../ownership.js';
+import { breakGlassText, removalDenialMessage, uncheckedNote, unverifiedFix } from '../../messages/ownership.js';
 import { mirroredRemovals, twinJudgedOnCreate } from '../../migration.js';
 import type { Notice, UserInfo, Violation } from '../../types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
@@ -38,25 +14,22 @@ import { ownerAdditions } from './additions.js';
 import { strictOwners } from './strict-owners.js';
 import { twinCreate } from './twin-create.js';
 import { ownerOnlyRemovalDivergences } from './divergences.js';
+import {
+  AUDIT_KEY_BREAK_GLASS,
+  AUDIT_KEY_MIRROR,
+  AUDIT_KEY_REMOVAL,
+  AUDIT_KEY_UNVERIFIED,
+  AUDIT_KEY_WILDCARD,
+  RemovalEnv,
+  removalRoutes,
+  routeFor,
+  type RemovalRouteName,
+} from './routes.js';
 
-export const AUDIT_KEY_BREAK_GLASS = 'break-glass-hook-removal';
-/** A removal allowed because the user acts for the owner (route registry or rbac): audit annotation only. */
-export const AUDIT_KEY_REMOVAL = 'hook-removal';
-/** A removal of an unprotected owner's hook, allowed under unverifiedRemoval: warn. */
-export const AUDIT_KEY_UNVERIFIED = 'unverified-hook-removal';
+export { AUDIT_KEY_BREAK_GLASS, AUDIT_KEY_MIRROR, AUDIT_KEY_REMOVAL, AUDIT_KEY_UNVERIFIED, AUDIT_KEY_WILDCARD };
 
-/** A synchronizer's removal of a hook already gone from the authoritative copy of a migrated Machine. */
-export const AUDIT_KEY_MIRROR = 'hook-mirror-removal';
-
-/** A removal allowed by wildcard RBAC rights alone, under wildcardGrants: warn. */
-export const AUDIT_KEY_WILDCARD = 'wildcard-hook-removal';
-
-/**
- * Who allowed a removal: the policy's registry, the migration's synchronizer carrying over an owner's removal from
- * the authoritative copy (src/core/migration.ts), a grant naming the owner, break-glass, wildcard RBAC rights
- * (wildcardGrants: warn), or nothing (unverifiedRemoval: warn).
- */
-export type RemovalRoute = 'registry' | 'mirror' | 'rbac' | 'break-glass' | 'wildcard' | 'unverified';
+/** Who allowed a removal, as the audit annotation names it: the route taken (./routes.ts). */
+export type RemovalRoute = RemovalRouteName;
 
 function trace(key: string, change: HookChange, user: UserInfo, route: RemovalRoute): Notice['audit'] {
   const { old, now } = change;
@@ -114,96 +87,51 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   // are template-hook-removed's.
   if (input.operation !== 'UPDATE' || !carrier.live) return { violations, notices };
 
+  const changes = ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks);
+  if (changes.length === 0) return { violations, notices };
   const user = input.userInfo;
-  const ownership = input.context?.ownership;
   const breakGlass = breakGlassText(policy);
-  const mirrored = mirroredRemovals(policy, input);
   // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
   const offline = judgedOffline(input);
-  for (const change of ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks)) {
+  const routes = removalRoutes(policy);
+  const env = new RemovalEnv(policy, input, mirroredRemovals(policy, input));
+  for (const change of changes) {
+    env.enter(change);
+    const route = routeFor(routes, env);
     const owner = change.old.owner;
-    const ids = registeredIdentities(policy, owner);
-    if (registeredActor(policy, user, owner)) {
-      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'registry') });
-      continue;
-    }
-    // The owner already removed it on the authoritative copy: this is that removal, carried over.
-    if (mirrored?.(change)) {
-      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_MIRROR, change, user, 'mirror') });
-      continue;
-    }
-    if (isBreakGlass(user, policy)) {
-      notices.push({
-        rule: 'owner-only-removal',
-        warning: breakGlassWarning.toJs(slots(change, user)),
-        audit: trace(AUDIT_KEY_BREAK_GLASS, change, user, 'break-glass'),
-        breakGlass: { action: 'hook-removal', owners: [owner] },
-      });
-      continue;
-    }
-    // Absent fact: RBAC was not consulted. Fact present but owner not asked about: treated as not checkable.
-    const access = owner === '' || !ownership ? undefined : (ownValue(ownership.access, owner) ?? 'unknown');
-    if (access === 'allowed') {
-      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_REMOVAL, change, user, 'rbac') });
-      continue;
-    }
-    // Rights over every owner name: not ownership. Under warn they pass, audited as break-glass is; under deny they
-    // count as no answer of RBAC's, and any denial below says so.
-    const wildcard = access === 'wildcard';
-    if (wildcard && policy.wildcardGrants === 'warn') {
-      notices.push({
-        rule: 'owner-only-removal',
-        warning: wildcardWarning.toJs(slots(change, user)),
-        audit: trace(AUDIT_KEY_WILDCARD, change, user, 'wildcard'),
-      });
-      continue;
-    }
-    // Built only for a denial: a request may remove 100,000 hooks under warn.
-    const reasonSlots = () => ({
-      user: user.username,
-      breakGlass,
-      unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-      grant: offline ? grantCommand(owner) : grantCommand(owner, user),
-      ownerless: owner === '',
-    });
-    if (
-      wildcard &&
-      (policy.unverifiedRemoval === 'deny' || isProtected(policy, ownership, owner) || grantsUnknown(ownership, owner))
-    ) {
-      const reason = wildcardReason.toJs({ user: user.username, breakGlass, grant: grantCommand(owner) });
+    if (route.outcome === 'deny') {
+      // Built only for a denial: a request may remove 100,000 hooks under warn.
+      const access = env.access;
+      const reason = route.reason(
+        {
+          user: user.username,
+          owner,
+          breakGlass,
+          unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
+          grant: offline ? grantCommand(owner) : grantCommand(owner, user),
+          offline,
+          accessUnknown: access === 'unknown',
+          ownerless: owner === '',
+        },
+        policy,
+      );
       violations.push(denial(change, user, reason));
       continue;
     }
-    if (isProtected(policy, ownership, owner)) {
-      const who = ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES;
-      const reason = offline ? offlineOwnerOnlyReason : ownerOnlyReason;
-      violations.push(denial(change, user, reason.toJs({ ...reasonSlots(), who })));
-      continue;
+    if (route.audit === undefined) continue;
+    const notice: Notice = {
+      rule: 'owner-only-removal',
+      ...(route.outcome !== 'allow' ? { warning: route.warning.toJs(slots(change, user)) } : {}),
+      audit: trace(route.audit, change, user, route.name),
+    };
+    if (route.outcome === 'breakGlass') notice.breakGlass = { action: 'hook-removal', owners: [owner] };
+    else if (route.name === 'unverified') {
+      notice.unverifiedOwner = owner;
+      notice.hook = { stage: change.old.stage, name: change.old.name, owner };
+      notice.path = change.old.path;
+      notice.fix = unverifiedFix.toJs({ owner, grant: grantCommand(owner), ownerless: owner === '' });
     }
-    // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
-    // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
-    if (grantsUnknown(ownership, owner)) {
-      violations.push(
-        denial(change, user, grantsUnknownReason.toJs({ ...reasonSlots(), accessUnknown: access === 'unknown' })),
-      );
-      continue;
-    }
-    if (policy.unverifiedRemoval === 'allow') continue;
-    if (policy.unverifiedRemoval === 'warn') {
-      notices.push({
-        rule: 'owner-only-removal',
-        warning: unverifiedWarning.toJs(slots(change, user)),
-        audit: trace(AUDIT_KEY_UNVERIFIED, change, user, 'unverified'),
-        unverifiedOwner: owner,
-        hook: { stage: change.old.stage, name: change.old.name, owner },
-        path: change.old.path,
-        fix: unverifiedFix.toJs({ owner, grant: grantCommand(owner), ownerless: owner === '' }),
-      });
-      continue;
-    }
-    violations.push(
-      denial(change, user, (offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(reasonSlots())),
-    );
+    notices.push(notice);
   }
   return { violations, notices };
 };
