@@ -22,7 +22,7 @@ import {
 } from '../../src/core/rules/owner-only-removal/routes.js';
 import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/native/render.js';
-import { ownerOnlyRemovalDivergences } from '../../src/core/rules/owner-only-removal/divergences.js';
+import { ownerOnlyRemovalRule } from '../../src/core/rules/owner-only-removal/rule.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import type { AuthzQuestion } from '../native/evaluator/cel.js';
 import { readDoc } from '../helpers/docs.js';
@@ -170,7 +170,9 @@ describe('what a webhook-only input decides is a declared divergence of native m
   test('an owner protected only by a grant, or grants not listed yet: covered wherever the route list says so', () => {
     for (const u of ['allow', 'warn', 'deny'] as const) {
       const policy = policyWith(u, 'deny');
-      const divergences = ownerOnlyRemovalDivergences(policy);
+      // As the module declares them: what render and the notes read.
+      const native = ownerOnlyRemovalRule.native;
+      const divergences = native && 'divergences' in native ? (native.divergences?.(policy) ?? []) : [];
       for (const grantsKnown of [true, false]) {
         const input = removal(OWNERS.unregistered, ERIN);
         const ownership: Ownership = { granted: new Set([OWNERS.unregistered]), grantsKnown, access: {} };
