@@ -173,6 +173,38 @@ export function lowerAscii(s: Str): Str {
   return { cel: cel`${s.cel}.lowerAscii()`, js: (env) => s.js(env).replace(/[A-Z]+/g, (m) => m.toLowerCase()) };
 }
 
+/**
+ * A key lowered as apimachinery lowers an annotation key before judging it (Go's strings.ToLower), for what the
+ * judgement can tell: A-Z, and the two letters Go lowers to ASCII, U+0130 (to i) and U+212A KELVIN SIGN (to k). Any
+ * other letter stays as it is, and fails the qualified-name pattern as its lowered form would.
+ */
+export function lowerKey(s: Str): Str {
+  return {
+    cel: cel`${s.cel}.lowerAscii().replace("\\u0130", "i").replace("\\u212a", "k")`,
+    js: (env) => s.js(env).replace(/[A-Z\u0130\u212a]/g, (c) => GO_LOWER[c] ?? c.toLowerCase()),
+  };
+}
+const GO_LOWER: Readonly<Record<string, string>> = { '\u0130': 'i', '\u212a': 'k' };
+
+/** A string's size in UTF-8 bytes, as CEL's size(bytes(s)) and Go's len() count (what apimachinery limits). */
+export function byteSize(s: Str): Int {
+  return { cel: cel`size(bytes(${s.cel}))`, js: (env) => utf8Length(s.js(env)) };
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3; // a lone surrogate is encoded as U+FFFD, as Go and TextEncoder do
+  }
+  return n;
+}
+
 /** A message filled with expressions: its CEL from toCel, its text from toJs; the words are the message's. */
 export function say<V extends Slots>(message: Message<V>, slots: { readonly [K in keyof V]: Expr<V[K]> }): Str {
   const keys = Object.keys(slots) as (keyof V & string)[];
