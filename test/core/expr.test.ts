@@ -18,6 +18,7 @@ import {
   leaf,
   minus,
   byteSize,
+  keptFor,
   lowerAscii,
   lowerKey,
   matches,
@@ -154,6 +155,21 @@ test('firstBroken names the first constraint that does not hold, each evaluated 
     const broken = constraints.find((c) => !c.holds.js(env));
     if (broken) assert.equal(first.js(env), broken.message.js(env), value);
   }
+});
+
+test('keptFor: its term in CEL, computed in JavaScript once for each value x takes', () => {
+  const s = field('s');
+  let evaluations = 0;
+  const term = lowerKey(s);
+  const kept = keptFor(
+    s,
+    leaf(term.cel, (env) => (evaluations++, term.js(env))),
+  );
+  assert.equal(kept.cel, term.cel);
+  const env = { memo: undefined, object: { s: 'İK' } } as TestEnv;
+  assert.deepEqual([kept.js(env), kept.js(env), evaluations], ['ik', 'ik', 1]);
+  env.object = { s: 'ABC' };
+  assert.deepEqual([kept.js(env), evaluations], ['abc', 2]);
 });
 
 describe('variables', () => {

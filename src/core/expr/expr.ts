@@ -136,9 +136,26 @@ export function concat(...parts: readonly Str[]): Str {
   };
 }
 
+/**
+ * A pure function of one string, remembering its last answer: a comprehension reads the same hook's field in several
+ * terms (its size against two bounds, a key's parts in each constraint), and compares by identity first.
+ */
+function lastOf<T>(f: (s: string) => T): (s: string) => T {
+  let last: string | undefined;
+  let answer: T;
+  return (s) => {
+    if (s !== last) {
+      answer = f(s);
+      last = s;
+    }
+    return answer;
+  };
+}
+
 /** A string's size as CEL counts it: in code points, not UTF-16 units. */
 export function size(s: Str): Int {
-  return { cel: cel`size(${s.cel})`, js: (env) => codePoints(s.js(env)) };
+  const count = lastOf(codePoints);
+  return { cel: cel`size(${s.cel})`, js: (env) => count(s.js(env)) };
 }
 
 function codePoints(s: string): number {
@@ -179,16 +196,22 @@ export function lowerAscii(s: Str): Str {
  * other letter stays as it is, and fails the qualified-name pattern as its lowered form would.
  */
 export function lowerKey(s: Str): Str {
+  const lower = lastOf((text) =>
+    UPPER.test(text) ? text.replace(UPPERS, (c) => GO_LOWER[c] ?? c.toLowerCase()) : text,
+  );
   return {
     cel: cel`${s.cel}.lowerAscii().replace("\\u0130", "i").replace("\\u212a", "k")`,
-    js: (env) => s.js(env).replace(/[A-Z\u0130\u212a]/g, (c) => GO_LOWER[c] ?? c.toLowerCase()),
+    js: (env) => lower(s.js(env)),
   };
 }
+const UPPER = /[A-Z\u0130\u212a]/;
+const UPPERS = /[A-Z\u0130\u212a]/g;
 const GO_LOWER: Readonly<Record<string, string>> = { '\u0130': 'i', '\u212a': 'k' };
 
 /** A string's size in UTF-8 bytes, as CEL's size(bytes(s)) and Go's len() count (what apimachinery limits). */
 export function byteSize(s: Str): Int {
-  return { cel: cel`size(bytes(${s.cel}))`, js: (env) => utf8Length(s.js(env)) };
+  const count = lastOf(utf8Length);
+  return { cel: cel`size(bytes(${s.cel}))`, js: (env) => count(s.js(env)) };
 }
 
 function utf8Length(s: string): number {
@@ -203,6 +226,28 @@ function utf8Length(s: string): number {
     } else n += 3; // a lone surrogate is encoded as U+FFFD, as Go and TextEncoder do
   }
   return n;
+}
+
+export { lastOf };
+
+/**
+ * `e`, computed once for each value `x` takes in JavaScript (a comprehension's element: a hook), for a term several
+ * terms read; `e` must read nothing but `x` and constants. CEL has no such sharing: its text is e's.
+ */
+export function keptFor<T>(x: Expr<unknown>, e: Expr<T>): Expr<T> {
+  let last: unknown = keptFor;
+  let value: T;
+  return {
+    cel: e.cel,
+    js: (env) => {
+      const v = x.js(env);
+      if (v !== last) {
+        value = e.js(env);
+        last = v;
+      }
+      return value;
+    },
+  };
 }
 
 /** A message filled with expressions: its CEL from toCel, its text from toJs; the words are the message's. */

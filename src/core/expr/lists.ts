@@ -3,7 +3,7 @@
 // binds them afresh (bound), so comprehensions nest. CEL's errors (an index out of range, no element found) throw in
 // JavaScript too, so neither engine answers where the other fails.
 import { cel, celIdentifier, celJoin, celString } from '../cel/text.js';
-import { bound, type Bool, type Expr, type Int, type Str } from './expr.js';
+import { bound, lastOf, type Bool, type Expr, type Int, type Str } from './expr.js';
 
 export type List<T> = Expr<readonly T[]>;
 
@@ -180,5 +180,6 @@ export function every<T>(list: List<T>, name: string, test: (x: Expr<T>) => Bool
 /** A string cut at each `sep` (not empty), as Kubernetes' split() and Go's strings.Split cut it. */
 export function split(s: Str, sep: string): List<string> {
   if (sep === '') throw new Error('split: an empty separator cuts otherwise in Go and in JavaScript');
-  return { cel: cel`${s.cel}.split(${celString(sep)})`, js: (env) => s.js(env).split(sep) };
+  const cut = lastOf((text) => text.split(sep));
+  return { cel: cel`${s.cel}.split(${celString(sep)})`, js: (env) => cut(s.js(env)) };
 }

@@ -24,6 +24,7 @@ import {
   ge,
   gt,
   int,
+  keptFor,
   le,
   lowerKey,
   matches,
@@ -35,6 +36,7 @@ import {
   startsWith,
   str,
   type Bool,
+  type Expr,
   type Str,
 } from '../../expr/expr.js';
 import type { HookVar, StageView } from '../../expr/hooks.js';
@@ -66,13 +68,11 @@ export const OWNER_LIMITS: StringLimits = Object.freeze({ ...HOOK_OWNER_LENGTH }
 
 /** A string's constraints as OpenAPI v3 validation in the API server checks them, each with its name in keys. */
 function stringConstraints(value: Str, path: Str, limits: StringLimits) {
+  // One size for both bounds: counted once per value in JavaScript.
+  const length = size(value);
   const out = [
-    {
-      check: 'min',
-      holds: ge(size(value), int(limits.min)),
-      message: say(tooShortMessage(limits.min), { path, value }),
-    },
-    { check: 'max', holds: le(size(value), int(limits.max)), message: say(tooLongMessage(limits.max), { path }) },
+    { check: 'min', holds: ge(length, int(limits.min)), message: say(tooShortMessage(limits.min), { path, value }) },
+    { check: 'max', holds: le(length, int(limits.max)), message: say(tooLongMessage(limits.max), { path }) },
   ];
   // Read after the length bounds: in CEL a pattern's cost grows with the string, so it runs on bounded ones only.
   if (limits.pattern !== undefined)
@@ -152,10 +152,9 @@ const listNaming = constraintCheck({
   namesHook: true,
   // A hook whose owner is not a string is worded below (a name that is not one leaves no well-formed hook).
   skips: (env) => {
-    const odd = env.hooks.hooks.filter((h) => typeof h.owner !== 'string').map((h) => h.path);
-    if (odd.length === 0) return undefined;
-    const paths = new Set(odd);
-    return (hook) => paths.has(hook.path);
+    let paths: Set<string> | undefined;
+    for (const h of env.hooks.hooks) if (typeof h.owner !== 'string') (paths ??= new Set()).add(h.path);
+    return paths && ((hook) => paths.has(hook.path));
   },
   /**
    * A pattern check costs up to about 680 for a 256-character name against 1,000,000 per expression, so native mode
@@ -175,14 +174,16 @@ const listNaming = constraintCheck({
 function keyConstraints(h: HookVar, s: StageView): { holds: Bool; detail: string; check?: string }[] {
   const prefix = HOOK_ANNOTATION_PREFIX[s.stage];
   // The documented form: its prefix part is the stage's prefix, a DNS subdomain, so that part is not read again.
-  const documented = startsWith(h.id, `${prefix}/`);
-  const parts = split(h.id, '/');
-  const n = count(parts);
+  // Each read by several constraints: computed once per hook in JavaScript.
+  const kept = <T>(e: Expr<T>): Expr<T> => keptFor(h.value, e);
+  const documented = kept(startsWith(h.id, `${prefix}/`));
+  const parts = kept(split(h.id, '/'));
+  const n = kept(count(parts));
   const prefixPart = lowerKey(at(parts, 0));
-  const name = at(parts, minus(n, int(1)));
-  const lowered = lowerKey(name);
-  const more = gt(n, int(2));
-  const noPrefix = or(documented, not(eq(n, int(2))));
+  const name = kept(at(parts, minus(n, int(1))));
+  const lowered = kept(lowerKey(name));
+  const more = kept(gt(n, int(2)));
+  const noPrefix = kept(or(documented, not(eq(n, int(2)))));
   // A key starts with a hook prefix, so its prefix part is never empty (PREFIX_PART_DETAILS.empty).
   return [
     { holds: le(n, int(2)), detail: QUALIFIED_NAME_DETAILS.shape },
