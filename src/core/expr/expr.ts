@@ -50,13 +50,15 @@ export function and(...terms: readonly Bool[]): Bool {
   if (terms.includes(TRUE)) terms = terms.filter((t) => t !== TRUE);
   if (terms.length === 0) return TRUE;
   if (terms.length === 1) return terms[0] as Bool;
+  // The terms' functions read once: the expressions are of many shapes, their functions one.
+  const fns = terms.map((t) => t.js);
   return {
     cel: cel`(${celJoin(
       terms.map((t) => t.cel),
       ' && ',
     )})`,
     js: (env) => {
-      for (const t of terms) if (!t.js(env)) return false;
+      for (let k = 0; k < fns.length; k++) if (!(fns[k] as Bool['js'])(env)) return false;
       return true;
     },
   };
@@ -66,13 +68,14 @@ export function or(...terms: readonly Bool[]): Bool {
   if (terms.includes(FALSE)) terms = terms.filter((t) => t !== FALSE);
   if (terms.length === 0) return FALSE;
   if (terms.length === 1) return terms[0] as Bool;
+  const fns = terms.map((t) => t.js);
   return {
     cel: cel`(${celJoin(
       terms.map((t) => t.cel),
       ' || ',
     )})`,
     js: (env) => {
-      for (const t of terms) if (t.js(env)) return true;
+      for (let k = 0; k < fns.length; k++) if ((fns[k] as Bool['js'])(env)) return true;
       return false;
     },
   };
