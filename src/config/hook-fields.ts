@@ -6,7 +6,7 @@ import { carrierFor } from '../core/carriers.js';
 import { WILDCARD_PROBE_OWNER } from '../core/ownership.js';
 import { escapePointerToken } from '../core/pointer.js';
 import { annotationKeyErrors } from '../core/qualified-name.js';
-import { checkString, HOOK_NAME_PATTERN } from '../core/rules/hook-naming/rule.js';
+import { checkString, NAME_LIMITS, OWNER_LIMITS } from '../core/rules/hook-naming/rule.js';
 import type { Problem } from '../errors.js';
 import { impliedOwnerProblems } from './implied-owners.js';
 import { defaultHookKindProblem } from './kinds.js';
@@ -27,10 +27,7 @@ export function hookFieldProblems(p: CheckedPolicy): Problem[] {
   ];
   for (const [path, field] of hookFields) {
     if (!schemaValid(path)) continue;
-    const limits =
-      field === 'name'
-        ? { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } }
-        : { min: 3, max: 512 };
+    const limits = field === 'name' ? NAME_LIMITS : OWNER_LIMITS;
     const shown = displayPath(path);
     for (const c of checkString(shown, valueAt(path), limits))
       problems.push(at(path, c.message.replace(`${shown}: `, '')));

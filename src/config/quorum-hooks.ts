@@ -1,14 +1,13 @@
 // Semantic checks of quorumHooks beyond the schema: a quorum hook guards Machines (the kinds whose hooks gate their
 // deletion), its hook names obey the naming rules, and its name is unique (audit findings and metrics carry it).
 import { CARRIERS, carrierFor } from '../core/carriers.js';
-import { checkString, HOOK_NAME_PATTERN } from '../core/rules/hook-naming/rule.js';
+import { checkString, NAME_LIMITS } from '../core/rules/hook-naming/rule.js';
 import type { Problem } from '../errors.js';
 import { displayPath } from './paths.js';
 import type { CheckedPolicy } from './policy-file.js';
 import { nearest } from './suggest.js';
 
 const MACHINES = CARRIERS.filter((c) => c.gatesDeletion).map((c) => `${c.group}/${c.kind}`);
-const NAME_LIMITS = { min: 3, max: 256, pattern: { source: HOOK_NAME_PATTERN, re: new RegExp(HOOK_NAME_PATTERN) } };
 
 export function quorumHookProblems(p: CheckedPolicy): Problem[] {
   const { at, schemaValid, valueAt } = p;

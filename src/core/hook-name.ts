@@ -1,5 +1,5 @@
-// The hook-name pattern, a leaf: the TypeScript rule (rules/naming.ts), its CEL twin (cel/naming.ts) and the
-// policy loader all check names against this one string.
+// The hook-name pattern, a leaf: hook-naming's constraint (rules/hook-naming/rule.ts, for both engines),
+// capi-migration and the policy loader all check names against this one string.
 
 /** openshift/api machine/v1beta1 LifecycleHook.name pattern. */
 export const HOOK_NAME_PATTERN =

@@ -46,11 +46,23 @@ export const QUALIFIED_NAME_DETAILS = Object.freeze({
   pattern: `name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`,
 });
 
+/** The problems of a DNS subdomain, in apimachinery's words. */
+const DNS1123_SUBDOMAIN_DETAILS = Object.freeze({
+  tooLong: maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH),
+  pattern: regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'),
+});
+
+/** The problems of a qualified name's prefix part, in apimachinery's words (both engines print them). */
+export const PREFIX_PART_DETAILS = Object.freeze({
+  empty: 'prefix part must be non-empty',
+  tooLong: `prefix part ${DNS1123_SUBDOMAIN_DETAILS.tooLong}`,
+  pattern: `prefix part ${DNS1123_SUBDOMAIN_DETAILS.pattern}`,
+});
+
 export function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
-  if (longerThanBytes(value, DNS1123_SUBDOMAIN_MAX_LENGTH)) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!DNS1123_SUBDOMAIN_RE.test(value))
-    errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (longerThanBytes(value, DNS1123_SUBDOMAIN_MAX_LENGTH)) errs.push(DNS1123_SUBDOMAIN_DETAILS.tooLong);
+  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(DNS1123_SUBDOMAIN_DETAILS.pattern);
   return errs;
 }
 
@@ -64,7 +76,7 @@ export function qualifiedNameErrors(value: string): string[] {
   } else if (parts.length === 2) {
     const prefix = parts[0] as string;
     name = parts[1] as string;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    if (prefix.length === 0) errs.push(PREFIX_PART_DETAILS.empty);
     else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
   } else {
     return [QUALIFIED_NAME_DETAILS.shape];

@@ -17,7 +17,10 @@ import {
   le,
   leaf,
   minus,
+  byteSize,
+  keptFor,
   lowerAscii,
+  lowerKey,
   matches,
   not,
   oneOf,
@@ -56,7 +59,9 @@ import {
   indexesWhere,
   listOf,
   map,
+  split,
 } from '../../src/core/expr/lists.js';
+import { firstBroken } from '../../src/core/expr/constraint-check.js';
 import { fieldIsString, isMap, stringField } from '../../src/core/expr/fields.js';
 import { metadataHas, metadataList, objectHas, objectList, operationIs, STORED } from '../../src/core/expr/request.js';
 import { breakGlassHolder, GROUPS, USERNAME } from '../../src/core/expr/identity.js';
@@ -81,7 +86,19 @@ const field = (name: string): Expr<string> =>
   leaf(cel`object.${celIdentifier(name)}`, (env) => (env as TestEnv).object[name] as string);
 
 const celEnv = admissionEnvironment(new Map());
-const SAMPLES = ['', 'abc', 'ABC-Äé', 'a/b', 'example.com/Hook', '😀x', 'H'.repeat(64), 'say "hi"\n\\', 'Zz-9_.'];
+const SAMPLES = [
+  '',
+  'abc',
+  'ABC-Äé',
+  'a/b',
+  'example.com/Hook',
+  '😀x',
+  'H'.repeat(64),
+  'say "hi"\n\\',
+  'Zz-9_.',
+  // The two letters Go lowers to ASCII (U+0130, KELVIN SIGN), and ones it lowers to other letters.
+  'İ\u212aΩ/ẞ//',
+];
 
 function agree<T>(title: string, build: (s: Expr<string>, t: Expr<string>) => Expr<T>): void {
   test(title, () => {
@@ -103,6 +120,20 @@ describe('expression builders: the same value in JavaScript and in CEL', () => {
   agree('contains, startsWith', (s) => and(contains(s, '/'), not(startsWith(s, 'example'))));
   agree("matches: RE2's partial match of hookkeeper's name pattern", (s) => matches(s, HOOK_NAME_PATTERN));
   agree('lowerAscii lower-cases A-Z only', (s) => lowerAscii(s));
+  agree('lowerKey lower-cases A-Z and the two letters Go lowers to ASCII', (s) => lowerKey(s));
+  agree('byteSize counts UTF-8 bytes', (s) => byteSize(s));
+  agree("split cuts at each separator, as Go's strings.Split", (s) => split(s, '/'));
+  agree('split: its parts counted and read', (s) =>
+    concat(at(split(s, '/'), 0), str('|'), at(split(s, '/'), minus(count(split(s, '/')), int(1)))),
+  );
+  agree("firstBroken: the first constraint's message that does not hold, the last one's otherwise", (s, t) =>
+    firstBroken([
+      { holds: ge(size(s), int(3)), message: str('short') },
+      { holds: not(contains(s, '/')), message: concat(str('slash in '), s) },
+      { holds: matches(s, '^[a-z]*$'), message: str('pattern') },
+      { holds: eq(s, t), message: str('last') },
+    ]),
+  );
   agree('concat, cond', (s, t) => cond(contains(t, '/'), concat(s, str(' & '), t), concat(str('['), s, str(']'))));
   agree('comparisons', (s, t) => or(eq(s, t), and(le(size(s), int(3)), ge(size(t), int(1)))));
   agree('not over a comparison negates the comparison', (s, t) => and(not(eq(s, t)), not(le(size(s), int(3)))));
@@ -122,6 +153,36 @@ describe('and, or: constant terms folded, in both compilations', () => {
     assert.equal(or(FALSE, and(TRUE, TRUE)), TRUE);
     assert.equal(and(boom, TRUE).cel, '1 / 0 == 1');
   });
+});
+
+test('firstBroken names the first constraint that does not hold, each evaluated alone', () => {
+  const s = field('s');
+  const constraints = [
+    { holds: ge(size(s), int(3)), message: str('short') },
+    { holds: not(contains(s, '/')), message: str('slash') },
+    { holds: matches(s, '^[a-z]*$'), message: str('pattern') },
+  ];
+  const first = firstBroken(constraints);
+  for (const value of SAMPLES) {
+    const env = { memo: undefined, object: { s: value } } as TestEnv;
+    const broken = constraints.find((c) => !c.holds.js(env));
+    if (broken) assert.equal(first.js(env), broken.message.js(env), value);
+  }
+});
+
+test('keptFor: its term in CEL, computed in JavaScript once for each value x takes', () => {
+  const s = field('s');
+  let evaluations = 0;
+  const term = lowerKey(s);
+  const kept = keptFor(
+    s,
+    leaf(term.cel, (env) => (evaluations++, term.js(env))),
+  );
+  assert.equal(kept.cel, term.cel);
+  const env = { memo: undefined, object: { s: 'İK' } } as TestEnv;
+  assert.deepEqual([kept.js(env), kept.js(env), evaluations], ['ik', 'ik', 1]);
+  env.object = { s: 'ABC' };
+  assert.deepEqual([kept.js(env), evaluations], ['abc', 2]);
 });
 
 describe('variables', () => {

@@ -113,7 +113,7 @@ describe('divergence notes', () => {
     const words = divergences(policyWith({ strictOwners: true })).filter((d) => d.verdictDiffers === undefined);
     assert.deepEqual(
       words.map((d) => d.rule),
-      ['hook-naming', 'owner-only-removal', 'owner-only-removal', 'namespaces', 'messages', 'messages', 'messages'],
+      ['owner-only-removal', 'owner-only-removal', 'namespaces', 'messages', 'messages', 'messages'],
     );
   });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_POLICY } from '../../src/config/defaults.js';
 import { MAX_HOOKS_PER_STAGE_LIMIT, MAX_IMPLIED_OWNERS, type Policy } from '../../src/core/policy.js';
 import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
-import { CHUNK, CHUNKS } from '../../src/core/rules/hook-naming/cel.js';
+import { CHUNK, CHUNKS } from '../../src/core/rules/hook-naming/rule.js';
 import { newlySelectedCel } from '../../src/core/rules/default-hooks/cel.js';
 import { DEFAULT_HOOK_CONDITION_NAME, UPDATE_CONDITION_NAME } from '../../src/core/cel/webhook-conditions.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';

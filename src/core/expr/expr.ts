@@ -52,13 +52,15 @@ export function and(...terms: readonly Bool[]): Bool {
   if (terms.includes(TRUE)) terms = terms.filter((t) => t !== TRUE);
   if (terms.length === 0) return TRUE;
   if (terms.length === 1) return terms[0] as Bool;
+  // The terms' functions read once: the expressions are of many shapes, their functions one.
+  const fns = terms.map((t) => t.js);
   return {
     cel: cel`(${celJoin(
       terms.map((t) => t.cel),
       ' && ',
     )})`,
     js: (env) => {
-      for (const t of terms) if (!t.js(env)) return false;
+      for (let k = 0; k < fns.length; k++) if (!(fns[k] as Bool['js'])(env)) return false;
       return true;
     },
   };
@@ -69,13 +71,14 @@ export function or(...terms: readonly Bool[]): Bool {
   if (terms.includes(FALSE)) terms = terms.filter((t) => t !== FALSE);
   if (terms.length === 0) return FALSE;
   if (terms.length === 1) return terms[0] as Bool;
+  const fns = terms.map((t) => t.js);
   return {
     cel: cel`(${celJoin(
       terms.map((t) => t.cel),
       ' || ',
     )})`,
     js: (env) => {
-      for (const t of terms) if (t.js(env)) return true;
+      for (let k = 0; k < fns.length; k++) if ((fns[k] as Bool['js'])(env)) return true;
       return false;
     },
   };
@@ -139,9 +142,26 @@ export function concat(...parts: readonly Str[]): Str {
   };
 }
 
+/**
+ * A pure function of one string, remembering its last answer: a comprehension reads the same hook's field in several
+ * terms (its size against two bounds, a key's parts in each constraint), and compares by identity first.
+ */
+function lastOf<T>(f: (s: string) => T): (s: string) => T {
+  let last: string | undefined;
+  let answer: T;
+  return (s) => {
+    if (s !== last) {
+      answer = f(s);
+      last = s;
+    }
+    return answer;
+  };
+}
+
 /** A string's size as CEL counts it: in code points, not UTF-16 units. */
 export function size(s: Str): Int {
-  return { cel: cel`size(${s.cel})`, js: (env) => codePoints(s.js(env)) };
+  const count = lastOf(codePoints);
+  return { cel: cel`size(${s.cel})`, js: (env) => count(s.js(env)) };
 }
 
 function codePoints(s: string): number {
@@ -174,6 +194,66 @@ export function matches(s: Str, pattern: string): Bool {
 /** Kubernetes' CEL strings library: lower-cases A-Z only. */
 export function lowerAscii(s: Str): Str {
   return { cel: cel`${s.cel}.lowerAscii()`, js: (env) => s.js(env).replace(/[A-Z]+/g, (m) => m.toLowerCase()) };
+}
+
+/**
+ * A key lowered as apimachinery lowers an annotation key before judging it (Go's strings.ToLower), for what the
+ * judgement can tell: A-Z, and the two letters Go lowers to ASCII, U+0130 (to i) and U+212A KELVIN SIGN (to k). Any
+ * other letter stays as it is, and fails the qualified-name pattern as its lowered form would.
+ */
+export function lowerKey(s: Str): Str {
+  const lower = lastOf((text) =>
+    UPPER.test(text) ? text.replace(UPPERS, (c) => GO_LOWER[c] ?? c.toLowerCase()) : text,
+  );
+  return {
+    cel: cel`${s.cel}.lowerAscii().replace("\\u0130", "i").replace("\\u212a", "k")`,
+    js: (env) => lower(s.js(env)),
+  };
+}
+const UPPER = /[A-Z\u0130\u212a]/;
+const UPPERS = /[A-Z\u0130\u212a]/g;
+const GO_LOWER: Readonly<Record<string, string>> = { '\u0130': 'i', '\u212a': 'k' };
+
+/** A string's size in UTF-8 bytes, as CEL's size(bytes(s)) and Go's len() count (what apimachinery limits). */
+export function byteSize(s: Str): Int {
+  const count = lastOf(utf8Length);
+  return { cel: cel`size(bytes(${s.cel}))`, js: (env) => count(s.js(env)) };
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3; // a lone surrogate is encoded as U+FFFD, as Go and TextEncoder do
+  }
+  return n;
+}
+
+export { lastOf };
+
+/**
+ * `e`, computed once for each value `x` takes in JavaScript (a comprehension's element: a hook), for a term several
+ * terms read; `e` must read nothing but `x` and constants. CEL has no such sharing: its text is e's.
+ */
+export function keptFor<T>(x: Expr<unknown>, e: Expr<T>): Expr<T> {
+  let last: unknown = keptFor;
+  let value: T;
+  return {
+    cel: e.cel,
+    js: (env) => {
+      const v = x.js(env);
+      if (v !== last) {
+        value = e.js(env);
+        last = v;
+      }
+      return value;
+    },
+  };
 }
 
 /** A message filled with expressions: its CEL from toCel, its text from toJs; the words are the message's. */

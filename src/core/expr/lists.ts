@@ -2,8 +2,8 @@
 // JavaScript loops that compute the same values. Each comprehension names its variables (the CEL reads them) and
 // binds them afresh (bound), so comprehensions nest. CEL's errors (an index out of range, no element found) throw in
 // JavaScript too, so neither engine answers where the other fails.
-import { cel, celIdentifier, celJoin } from '../cel/text.js';
-import { bound, type Bool, type Expr, type Int } from './expr.js';
+import { cel, celIdentifier, celJoin, celString } from '../cel/text.js';
+import { bound, lastOf, type Bool, type Expr, type Int, type Str } from './expr.js';
 
 export type List<T> = Expr<readonly T[]>;
 
@@ -175,4 +175,11 @@ export function every<T>(list: List<T>, name: string, test: (x: Expr<T>) => Bool
       return true;
     },
   };
+}
+
+/** A string cut at each `sep` (not empty), as Kubernetes' split() and Go's strings.Split cut it. */
+export function split(s: Str, sep: string): List<string> {
+  if (sep === '') throw new Error('split: an empty separator cuts otherwise in Go and in JavaScript');
+  const cut = lastOf((text) => text.split(sep));
+  return { cel: cel`${s.cel}.split(${celString(sep)})`, js: (env) => cut(s.js(env)) };
 }

@@ -12,7 +12,7 @@ import type { E2EEnv, Scenario } from '../harness/suite.js';
 const NAME = 'hookkeeper-e2e-cel-shims';
 const NAMESPACE = 'e2e-cel-shims';
 
-/** Expressions of every shim (quote, lowerAscii, substring, replace, RE2 matches, lists, two-variable comprehensions, authorizer). */
+/** Expressions of every shim (quote, lowerAscii, substring, replace, split, RE2 matches, lists, two-variable comprehensions, authorizer). */
 const TABLE: readonly string[] = [
   String.raw`strings.quote("a\"b\\c\n\t\a\v\f\r\b")`,
   String.raw`strings.quote("soh\x01 ünï 😀")`,
@@ -22,6 +22,11 @@ const TABLE: readonly string[] = [
   `size('😀ab')`,
   `size(bytes('ünï'))`,
   `'a:b:c'.replace(':', '-')`,
+  // hook-naming's key: split as strings.Split, and the letters Go lowers to ASCII (lowerKey, src/core/expr/expr.ts).
+  `'p/a//b'.split('/')`,
+  `'/'.split('/')`,
+  String.raw`'\u0130\u212aZ'.lowerAscii().replace("\u0130", "i").replace("\u212a", "k")`,
+  String.raw`size(bytes('\u0130\u212a😀'))`,
   `'xaby'.matches('ab')`,
   `'AB'.matches('(?i)^ab$')`,
   String.raw`'ABC\n'.matches('^[[:upper:]]+\\z')`,

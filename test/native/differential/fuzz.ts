@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { parsePolicy } from '../../../src/config/load.js';
 import { renderNativePolicies } from '../../../src/native/render.js';
 import { compilePolicies } from '../evaluator/admission.js';
-import { CHUNK } from '../../../src/core/rules/hook-naming/cel.js';
+import { CHUNK } from '../../../src/core/rules/hook-naming/rule.js';
 import { caseArb, largeStageArb, policyDocument } from './arbitraries.js';
 import { compare, type Subject } from './compare.js';
 

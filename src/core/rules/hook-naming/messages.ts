@@ -1,5 +1,5 @@
-// hook-naming's words and limits, for the TypeScript rule (src/core/rules/hook-naming/rule.ts, and the policy loader's checks
-// of the same strings) and its CEL (src/core/rules/hook-naming/cel.ts).
+// hook-naming's words and limits, for its constraints (src/core/rules/hook-naming/rule.ts, written once for both
+// engines, and the policy loader's checks of the same strings).
 import { HOOK_ANNOTATION_PREFIX } from '../../capi.js';
 import type { Stage } from '../../types.js';
 import { invalidField, tooLongField } from '../../messages/field.js';
