@@ -25,11 +25,11 @@ const impure = [
 ];
 
 // The transports (one command or server each) import no other transport, and nothing below them imports one: what two
-// share moves down (src/manifests, src/kube, src/config, src/core), so each reads on its own. cli/ wires them all.
+// share moves down (src/infrastructure/manifests, src/infrastructure/kube, src/infrastructure/config, src/core), so each reads on its own. cli/ wires them all.
 const transports = ['server', 'audit', 'validate', 'explain', 'policy-test'];
 const transportMessage =
   'transports do not import each other, and the layers below them import none: move what they share down ' +
-  '(src/manifests, src/kube, src/config, src/core).';
+  '(src/infrastructure/manifests, src/infrastructure/kube, src/infrastructure/config, src/core).';
 /** An import source naming a transport or the CLI other than `own`, from a folder `up` ("../" or "./") of them. */
 function transportImport(up, own) {
   const names = [...transports, 'cli'].filter((t) => t !== own).join('|');
@@ -126,8 +126,8 @@ export default tseslint.config(
   },
   {
     // native/ compiles the policy to admission policies: a pure function of the core's rules, like the core itself
-    // (its files sit directly in src/native; a subfolder would need a pattern of its own depth, as core's below).
-    files: ['src/native/*.ts'],
+    // (its files sit directly in src/compilers/native; a subfolder would need a pattern of its own depth, as core's below).
+    files: ['src/compilers/native/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -135,7 +135,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!\\./(?!\\.\\./)|\\.\\./core/|\\.\\./errors\\.js$)',
-              message: 'src/native is a pure compiler: it imports only src/native, src/core and src/errors.ts.',
+              message: 'src/compilers/native is a pure compiler: it imports only src/compilers/native, src/core and src/errors.ts.',
             },
           ],
         },

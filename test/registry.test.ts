@@ -5,23 +5,23 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { runAudit } from '../src/audit/run.js';
+import { runAudit } from '../src/transports/audit/run.js';
 import type { Policy } from '../src/core/policy.js';
 import type { Enforcement, KubeObject, RuleId } from '../src/core/types.js';
 import type { ResourceRef } from '../src/core/resources.js';
-import { resourceName, type Lister } from '../src/kube/types.js';
-import { CrdSet } from '../src/validate/crd.js';
-import { DEFAULT_USER } from '../src/validate/report.js';
-import { validateInputs } from '../src/validate/run.js';
+import { resourceName, type Lister } from '../src/infrastructure/kube/types.js';
+import { CrdSet } from '../src/transports/validate/crd.js';
+import { DEFAULT_USER } from '../src/transports/validate/report.js';
+import { validateInputs } from '../src/transports/validate/run.js';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_POLICY } from '../src/config/defaults.js';
-import { parsePolicy } from '../src/config/load.js';
-import { POLICY_SCHEMA } from '../src/config/schema.js';
+import { DEFAULT_POLICY } from '../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../src/infrastructure/config/load.js';
+import { POLICY_SCHEMA } from '../src/infrastructure/config/schema.js';
 import { CARRIERS } from '../src/core/carriers.js';
 import { evaluate } from '../src/core/engine.js';
 import { MUTATING, RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
-import { packageRoot } from '../src/deploy/render.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { carrierResources, KNOWN_RESOURCES } from '../src/core/resources.js';
 import { reviewInput } from './fixtures/input.js';
 import { cli } from './helpers/cli.js';
@@ -93,7 +93,7 @@ describe('the rule registry', () => {
 
   test('rule ids are unique; the policy schema and the default policy are derived from the registry', () => {
     assert.equal(new Set(RULE_IDS).size, RULE_IDS.length);
-    // The id list (a leaf, src/core/rule-ids.ts) names the registry's rules, in its order.
+    // The id list (a leaf, src/rules/rule-ids.ts) names the registry's rules, in its order.
     assert.deepEqual(
       RULES.map((r) => r.id),
       RULE_IDS,
@@ -231,7 +231,7 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
-    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/subject-access-review.ts).
+    // Hook ownership through RBAC (src/infrastructure/kube/rbac-index.ts, src/infrastructure/kube/subject-access-review.ts).
     const ownerGrants = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(
       (p) => `rbac.authorization.k8s.io/${p}`,
     );

@@ -1,13 +1,13 @@
 // What DEVELOPMENT.md and the README restate of the code, held to it: the order `npm test` runs its parts in
 // (package.json's `test` script), the output formats each transport's registry has, the annotated tree of the
-// repository and the src/kube table.
+// repository and the src/infrastructure/kube table.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { packageRoot } from '../../src/deploy/render.js';
-import { TEST_FORMATS } from '../../src/policy-test/formats.js';
-import { VALIDATE_FORMATS } from '../../src/validate/formats.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
+import { TEST_FORMATS } from '../../src/transports/policy-test/formats.js';
+import { VALIDATE_FORMATS } from '../../src/transports/validate/formats.js';
 import { docSection, readDoc } from '../helpers/docs.js';
 
 const root = packageRoot();
@@ -66,15 +66,15 @@ test("DEVELOPMENT.md's layout names every output format of validate's and test's
   assert.deepEqual(formats('policy-test').sort(), Object.keys(TEST_FORMATS).sort());
 });
 
-test("DEVELOPMENT.md's src/kube table has a row for every file there, and none for a file that is not", () => {
-  const section = readDoc('DEVELOPMENT.md').split('The cluster layer, `src/kube/`')[1] ?? '';
+test("DEVELOPMENT.md's src/infrastructure/kube table has a row for every file there, and none for a file that is not", () => {
+  const section = readDoc('DEVELOPMENT.md').split('The cluster layer, `src/infrastructure/kube/`')[1] ?? '';
   const rows = [...section.split('\n\n')[1]!.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1] ?? '');
-  const files = readdirSync(join(root, 'src', 'kube')).filter((f) => f.endsWith('.ts'));
+  const files = readdirSync(join(root, 'src', 'infrastructure', 'kube')).filter((f) => f.endsWith('.ts'));
   assert.deepEqual([...rows].sort(), files.sort());
 });
 
 /**
- * The paths DEVELOPMENT.md's annotated tree names ("src/core/rules/", "src/errors.ts"): an entry at two spaces per level,
+ * The paths DEVELOPMENT.md's annotated tree names ("src/rules/", "src/errors.ts"): an entry at two spaces per level,
  * its description on its line and the deeper-indented lines after it; the names after ";  " in a description are its
  * siblings, and a "mirrors" description's parenthesised folders ("(admission/ audit/)") its children.
  */

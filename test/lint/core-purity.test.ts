@@ -39,7 +39,7 @@ const impure: Array<[string, string, string]> = [
   [
     'an import of the logger from rules/',
     "import { createLogger } from '../../log.js';\nexport const f = createLogger;\n",
-    'src/core/rules/x.ts',
+    'src/rules/x.ts',
   ],
   [
     'an import of a transport',
@@ -83,7 +83,7 @@ describe('core purity lint', () => {
     [
       'an import of ../guards.js from rules/',
       "import { quote } from '../guards.js';\nexport const f = quote;\n",
-      'src/core/rules/x.ts',
+      'src/rules/x.ts',
     ],
     [
       'a type-only import from core',
@@ -107,11 +107,11 @@ describe('core purity lint', () => {
     assert.deepEqual(
       await purityErrors(
         "import { createLogger } from '../log.js';\nexport const f = createLogger;\n",
-        'src/server/x.ts',
+        'src/transports/server/x.ts',
       ),
       [],
     );
-    assert.deepEqual(await purityErrors('export const now = () => Date.now();\n', 'src/audit/x.ts'), []);
+    assert.deepEqual(await purityErrors('export const now = () => Date.now();\n', 'src/transports/audit/x.ts'), []);
   });
 
   test("today's src/core passes lint", async () => {

@@ -1,4 +1,4 @@
-// The native compiler stays below the cluster by lint: a file of src/native may import only src/native, src/core and
+// The native compiler stays below the cluster by lint: a file of src/compilers/native may import only src/compilers/native, src/core and
 // src/errors.ts, so what it renders depends on the policy alone, never on a kube client, a transport or a package.
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
@@ -35,23 +35,23 @@ describe('native layer lint', () => {
     ['node:fs', "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n"],
   ];
   for (const [what, code] of outside)
-    test(`an import of ${what} from src/native fails lint`, async () => {
-      assert.equal((await importErrors(code, 'src/native/x.ts')).length, 1);
+    test(`an import of ${what} from src/compilers/native fails lint`, async () => {
+      assert.equal((await importErrors(code, 'src/compilers/native/x.ts')).length, 1);
     });
 
   const inside: Array<[string, string]> = [
-    ['src/native', "import { LABELS } from './match.js';\nexport const l = LABELS;\n"],
+    ['src/compilers/native', "import { LABELS } from './match.js';\nexport const l = LABELS;\n"],
     ['src/core', "import { CARRIERS } from '../core/carriers.js';\nexport const c = CARRIERS;\n"],
     ['src/core/cel', "import type { CelCarrier } from '../core/cel/types.js';\nexport type C = CelCarrier;\n"],
     ['src/errors.ts', "import { AppError } from '../errors.js';\nexport const e = AppError;\n"],
   ];
   for (const [what, code] of inside)
-    test(`an import of ${what} from src/native passes`, async () => {
-      assert.deepEqual(await importErrors(code, 'src/native/x.ts'), []);
+    test(`an import of ${what} from src/compilers/native passes`, async () => {
+      assert.deepEqual(await importErrors(code, 'src/compilers/native/x.ts'), []);
     });
 
-  test("today's src/native passes lint", async () => {
-    const dir = join(root, 'src/native');
+  test("today's src/compilers/native passes lint", async () => {
+    const dir = join(root, 'src/compilers/native');
     const files = (await readdir(dir)).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
     assert.ok(files.length > 3, 'found the native sources');
     const problems = (await eslint.lintFiles(files)).flatMap((r) =>

@@ -1,5 +1,5 @@
 // Transports do not import each other, and nothing below them imports one: what two transports share lives below
-// them (src/manifests, src/kube, src/config, src/core, ...), so each transport can be read and changed on its own.
+// them (src/infrastructure/manifests, src/infrastructure/kube, src/infrastructure/config, src/core, ...), so each transport can be read and changed on its own.
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -32,21 +32,21 @@ describe('transport layer lint', () => {
   // The imports this layout removed, each put back where it was.
   const sideways: Array<[string, string]> = [
     [
-      'src/explain/from-files.ts',
+      'src/transports/explain/from-files.ts',
       "import { parseManifests } from '../validate/documents.js';\nexport const p = parseManifests;\n",
     ],
     [
-      'src/policy-test/load.ts',
+      'src/transports/policy-test/load.ts',
       "import { parseManifests } from '../validate/documents.js';\nexport const p = parseManifests;\n",
     ],
     [
-      'src/explain/from-cluster.ts',
+      'src/transports/explain/from-cluster.ts',
       "import { listOwnerGrants } from '../audit/owner-grants.js';\nexport const l = listOwnerGrants;\n",
     ],
-    ['src/audit/run.ts', "import type { Inputs } from '../validate/inputs.js';\nexport type I = Inputs;\n"],
-    ['src/server/app.ts', "export { runAudit } from '../audit/run.js';\n"],
-    ['src/validate/run.ts', "import { renderText } from '../explain/text-output.js';\nexport const r = renderText;\n"],
-    ['src/audit/run.ts', "import { program } from '../cli/program.js';\nexport const p = program;\n"],
+    ['src/transports/audit/run.ts', "import type { Inputs } from '../validate/inputs.js';\nexport type I = Inputs;\n"],
+    ['src/transports/server/app.ts', "export { runAudit } from '../audit/run.js';\n"],
+    ['src/transports/validate/run.ts', "import { renderText } from '../explain/text-output.js';\nexport const r = renderText;\n"],
+    ['src/transports/audit/run.ts', "import { program } from '../cli/program.js';\nexport const p = program;\n"],
   ];
   for (const [file, code] of sideways)
     test(`${file}: an import of another transport fails lint`, async () => {
@@ -63,13 +63,13 @@ describe('transport layer lint', () => {
 
   const inward: Array<[string, string]> = [
     [
-      'src/explain/from-files.ts',
+      'src/transports/explain/from-files.ts',
       "import { parseManifests } from '../manifests/documents.js';\nexport const p = parseManifests;\n",
     ],
-    ['src/audit/run.ts', "import { hookCrds } from '../core/hook-crds.js';\nexport const h = hookCrds;\n"],
-    ['src/audit/run.ts', "import { staticManifests } from '../native/static.js';\nexport const s = staticManifests;\n"],
-    ['src/audit/run.ts', "import { reviewObject } from './audit-object.js';\nexport const r = reviewObject;\n"],
-    ['src/cli/commands/x.ts', "import { runAudit } from '../../audit/run.js';\nexport const r = runAudit;\n"],
+    ['src/transports/audit/run.ts', "import { hookCrds } from '../core/hook-crds.js';\nexport const h = hookCrds;\n"],
+    ['src/transports/audit/run.ts', "import { staticManifests } from '../native/static.js';\nexport const s = staticManifests;\n"],
+    ['src/transports/audit/run.ts', "import { reviewObject } from './audit-object.js';\nexport const r = reviewObject;\n"],
+    ['src/transports/cli/commands/x.ts', "import { runAudit } from '../../audit/run.js';\nexport const r = runAudit;\n"],
   ];
   for (const [file, code] of inward)
     test(`${file}: ${code.split("'")[1]} passes`, async () => {
