@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { caBundle, describeCertificate } from '../../src/infrastructure/certs/pki.js';
-import { CERT_FILES, ensureDevCertificates, readCertificateSet, runCerts } from '../../src/infrastructure/certs/store.js';
+import {
+  CERT_FILES,
+  ensureDevCertificates,
+  readCertificateSet,
+  runCerts,
+} from '../../src/infrastructure/certs/store.js';
 import { AppError } from '../../src/errors.js';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,7 +5,12 @@ import { describe, test } from 'node:test';
 import type { ApiResponse, StreamHandlers } from '../../src/infrastructure/kube/api-requests.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { silentLogger } from '../../src/infrastructure/log.js';
-import { INACTIVITY_MS, watchCollection, type Timers, type WatchedCollection } from '../../src/infrastructure/kube/list-watch.js';
+import {
+  INACTIVITY_MS,
+  watchCollection,
+  type Timers,
+  type WatchedCollection,
+} from '../../src/infrastructure/kube/list-watch.js';
 
 const PATH = '/apis/rbac.authorization.k8s.io/v1/roles';
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));

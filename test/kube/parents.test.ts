@@ -4,7 +4,12 @@ import { describe, mock, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../src/core/types.js';
 import type { ParentRequest } from '../../src/core/children.js';
-import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/infrastructure/kube/api-requests.js';
+import {
+  collectionPath,
+  objectPath,
+  type ApiGet,
+  type ApiResponse,
+} from '../../src/infrastructure/kube/api-requests.js';
 import type { CacheFactory } from '../../src/infrastructure/kube/parent-cache.js';
 import { createParentLookup } from '../../src/infrastructure/kube/parents.js';
 import { silentLogger } from '../../src/infrastructure/log.js';

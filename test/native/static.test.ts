@@ -10,7 +10,12 @@ import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { staticManifests, staticSupport } from '../../src/compilers/native/static.js';
-import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE, STATIC_SUFFIX } from '../../src/compilers/native/static-layout.js';
+import {
+  DEFAULT_STATIC_ROOT,
+  STATIC_DIRS,
+  STATIC_FILE,
+  STATIC_SUFFIX,
+} from '../../src/compilers/native/static-layout.js';
 import { cli } from '../helpers/cli.js';
 
 interface Obj {

@@ -5,7 +5,11 @@ import { createServer as createHttpsServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/infrastructure/certs/pki.js';
+import {
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+} from '../../src/infrastructure/certs/pki.js';
 import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/infrastructure/log.js';
 import { createMetrics } from '../../src/transports/server/metrics.js';

@@ -4,7 +4,12 @@
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { caBundle, createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../src/infrastructure/certs/pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertKeyPem,
+} from '../../src/infrastructure/certs/pki.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../src/compilers/deploy/render.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from './machines.js';

@@ -7,7 +7,17 @@ import { hookAnnotationKey } from '../../core/capi.js';
 import type { HookCarrier } from '../../core/carriers.js';
 import type { DefaultHookRule, Policy } from '../../core/policy.js';
 import { kindAndNamespaceCel, labelSelectorCel } from '../../core/cel/selector.js';
-import { cel, celJoin, celString, hasPath, OBJECT, OLD_OBJECT, pointer, select, type Cel } from '../../core/cel/text.js';
+import {
+  cel,
+  celJoin,
+  celString,
+  hasPath,
+  OBJECT,
+  OLD_OBJECT,
+  pointer,
+  select,
+  type Cel,
+} from '../../core/cel/text.js';
 import type { NativeMutation } from '../../core/cel/types.js';
 import { not } from '../../core/expr/expr.js';
 import { at } from '../../core/expr/lists.js';

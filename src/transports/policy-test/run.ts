@@ -7,7 +7,15 @@ import { ownersToCheck } from '../../core/ownership.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import { quorumLookup } from '../../core/quorum.js';
 import { hasChildRules } from '../../rules/children-bind.js';
-import type { Decision, KubeObject, Mutation, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../../core/types.js';
+import type {
+  Decision,
+  KubeObject,
+  Mutation,
+  OwnerAccess,
+  Ownership,
+  ReviewInput,
+  UserInfo,
+} from '../../core/types.js';
 import type { LoadedCase, LoadedFile } from './load.js';
 import type { CaseResult, Failure, FileResult, Observed } from './report.js';
 import { EVERY_OWNER, type ExpectedHook, type Grant, type Identity, type Subject } from './schema.js';

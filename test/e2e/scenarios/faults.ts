@@ -7,7 +7,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { caBundle, createCertificateAuthority, issueServingCertificate } from '../../../src/infrastructure/certs/pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  issueServingCertificate,
+} from '../../../src/infrastructure/certs/pki.js';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { renderWebhookConfigurations } from '../../../src/compilers/deploy/render.js';
 import { parsePolicy } from '../../../src/infrastructure/config/load.js';

@@ -9,7 +9,11 @@ import { cliPolicy } from '../policy.js';
 import { ExitCode, exitCodeFor, manifestText, write, writeText } from '../io.js';
 import type { CliIO } from '../io.js';
 import { DEFAULT_STATIC_ROOT } from '../../../compilers/native/static-layout.js';
-import { DEFAULT_K8S_VERSION, DEFAULT_STATIC_K8S_VERSION, NATIVE_MIN_MINOR } from '../../../compilers/native/version.js';
+import {
+  DEFAULT_K8S_VERSION,
+  DEFAULT_STATIC_K8S_VERSION,
+  NATIVE_MIN_MINOR,
+} from '../../../compilers/native/version.js';
 
 interface RenderFlags {
   config?: string;

@@ -11,7 +11,12 @@ import { AppError, describeError } from '../../../errors.js';
 import { ownersToCheck } from '../../../core/ownership.js';
 import { createOwnerContext, type OwnerContext } from '../../../infrastructure/kube/owner-context.js';
 import { createParentContext, type ParentContext } from '../../../infrastructure/kube/parent-context.js';
-import { clusterSource, describeSource, noClusterMessage, requireClusterSource } from '../../../infrastructure/kube/kubeconfig-source.js';
+import {
+  clusterSource,
+  describeSource,
+  noClusterMessage,
+  requireClusterSource,
+} from '../../../infrastructure/kube/kubeconfig-source.js';
 import type { Logger } from '../../../infrastructure/log.js';
 import { reviewContextGatherer } from '../../../infrastructure/kube/review-context.js';
 import { createTwinContext } from '../../../infrastructure/kube/twin-context.js';
@@ -182,7 +187,11 @@ async function clusterFor(
     return none(noClusterMessage(io.env));
   }
   // @kubernetes/client-node takes half a second and 70 MiB to load (BENCHMARKS.md): only a serve with a cluster pays.
-  const kc = (await import('../../../infrastructure/kube/client.js')).loadKubeConfig({ kubeconfig, context, env: io.env });
+  const kc = (await import('../../../infrastructure/kube/client.js')).loadKubeConfig({
+    kubeconfig,
+    context,
+    env: io.env,
+  });
   logger.info(
     { cluster: kc.getCurrentCluster()?.server, context: kc.getCurrentContext(), source: describeSource(source) },
     'consulting this cluster for hook-owner grants (RBAC) and parent lookups (--no-cluster: none)',

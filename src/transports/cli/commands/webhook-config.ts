@@ -64,7 +64,9 @@ async function render(flags: RenderFlags, io: CliIO): Promise<number> {
       // certs/pki loads @peculiar/x509: only when a CA file is to be encoded.
       caBundle:
         flags.caBundle ??
-        (await import('../../../infrastructure/certs/pki.js')).caBundle(await readCaFile(resolve(io.cwd, flags.caFile ?? ''))),
+        (await import('../../../infrastructure/certs/pki.js')).caBundle(
+          await readCaFile(resolve(io.cwd, flags.caFile ?? '')),
+        ),
       ...(flags.url !== undefined && { url: flags.url }),
       ...(flags.service !== undefined && {
         service: {
