@@ -1,6 +1,7 @@
 // hookkeeper's version, read from package.json, its one source (Chart.yaml and webhook-config/base are generated from
-// it by `npm run render:kustomize`). package.json sits one level above this module both as src/infrastructure/version.ts under tsx
-// and as dist/infrastructure/version.js once built (the npm package and the container image both ship it beside dist/).
+// it by `npm run render:kustomize`). package.json sits two levels above this module both as
+// src/infrastructure/version.ts under tsx and as dist/infrastructure/version.js once built (the npm package and the
+// container image both ship it beside dist/).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AppError, describeError } from '../errors.js';

@@ -53,9 +53,7 @@ test("DEVELOPMENT.md and the README list npm test's parts in the order package.j
 test("DEVELOPMENT.md's layout names every output format of validate's and test's registries", () => {
   const layout = readDoc('DEVELOPMENT.md');
   const formats = (dir: string): string[] => {
-    const m = new RegExp(`^  ${dir}/ +transport:[\\s\\S]*?output formats \\(formats\\.ts\\): ([^\\n]*)`, 'm').exec(
-      layout,
-    );
+    const m = new RegExp(`^    ${dir}/ +[\\s\\S]*?output formats \\(formats\\.ts\\): ([^\\n]*)`, 'm').exec(layout);
     assert.ok(m, `the layout describes ${dir}/ and its formats`);
     return (m[1] ?? '')
       .replace(/[;,]? ?reports$/, '')
@@ -109,7 +107,7 @@ function entries(dir: string, files: boolean): string[] {
     .sort();
 }
 
-test("DEVELOPMENT.md's annotated tree names every folder of src/, src/core/ and test/ and every file of src/", () => {
+test("DEVELOPMENT.md's annotated tree names every folder of src/, its layers' folders, test/'s, and src/'s files", () => {
   const tree = treePaths();
   const named = (dir: string, files: boolean): string[] =>
     [...tree]
@@ -117,6 +115,8 @@ test("DEVELOPMENT.md's annotated tree names every folder of src/, src/core/ and 
       .sort();
   assert.deepEqual(named('src/', true), entries('src/', true));
   assert.deepEqual(named('src/core/', false), entries('src/core/', false));
+  for (const layer of ['src/transports/', 'src/infrastructure/', 'src/compilers/'])
+    assert.deepEqual(named(layer, true), entries(layer, true));
   assert.deepEqual(named('test/', false), entries('test/', false));
   // The top level: every folder git keeps there (hidden ones aside), and every file the tree names exists.
   const top = readdirSync(root, { withFileTypes: true })

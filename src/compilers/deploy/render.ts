@@ -134,7 +134,10 @@ function endpoint(opts: RenderOptions): (path: string) => ClientConfig {
   throw new AppError('USAGE', 'give exactly one of a url or a service for the webhooks to be called at');
 }
 
-/** The package root (where package.json and webhook-config/ are), from src/compilers/deploy under tsx or dist/compilers/deploy after a build. */
+/**
+ * The package root (where package.json and webhook-config/ are), from src/compilers/deploy under tsx or
+ * dist/compilers/deploy after a build.
+ */
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
