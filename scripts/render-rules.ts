@@ -37,11 +37,21 @@ function readme(root: string, id: string): { when: string; enforces: string } {
     throw new Error(
       `${RULES_DIR}/${id}/README.md: expected "# ${id}", a paragraph "When: ...", and one paragraph of what it enforces`,
     );
-  // Its links are relative to the folder (so they work where it is read); the table's, relative to docs/.
+  // Its links are relative to the folder (so they work where it is read); the table's, relative to docs/. A code span
+  // is not a link, even when it reads like one (hook-naming's regular expression: `[a-z0-9]([-a-z0-9]*...)`).
   const toDocs = (text: string): string =>
     text
       .replace(/\s*\n\s*/g, ' ')
-      .replace(/\]\((?![a-z]+:|#)([^)]+)\)/g, (_, to: string) => `](${relative('docs', join(RULES_DIR, id, to))})`);
+      .split(/(`[^`]*`)/)
+      .map((part, i) =>
+        i % 2 === 1
+          ? part
+          : part.replace(
+              /\]\((?![a-z]+:|#)([^)]+)\)/g,
+              (_, to: string) => `](${relative('docs', join(RULES_DIR, id, to))})`,
+            ),
+      )
+      .join('');
   return { when: toDocs(whenText), enforces: toDocs(enforces) };
 }
 

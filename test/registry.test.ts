@@ -3,7 +3,7 @@
 // the ClusterRole; and the lists derived from it (policy schema, default enforcement, audit metrics).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { runAudit } from '../src/transports/audit/run.js';
 import type { Policy } from '../src/core/policy.js';
@@ -81,6 +81,16 @@ const carrierResource = new Set(carrierResources(CARRIERS).resources.map((r) => 
 test('the ids, the registry and docs/rules.md are what npm run render:rules writes from the rule folders', async () => {
   for (const { file, text } of [...renderRegistry(root), await renderRulesDoc(root)])
     assert.equal(readFileSync(join(root, file), 'utf8'), text, `${file} is stale: run npm run render:rules`);
+});
+
+test("every code span of a rule folder's README.md reaches docs/rules.md as written, never read as a link", () => {
+  const doc = readFileSync(join(root, 'docs/rules.md'), 'utf8');
+  const rules = readdirSync(join(root, 'src/rules'), { withFileTypes: true }).filter((e) => e.isDirectory());
+  assert.ok(rules.length > 10, 'found the rule folders');
+  for (const { name } of rules) {
+    const text = readFileSync(join(root, 'src/rules', name, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
+    for (const [span] of text.matchAll(/`[^`]*`/g)) assert.ok(doc.includes(span), `${name}'s ${span} in docs/rules.md`);
+  }
 });
 
 describe('the rule registry', () => {
