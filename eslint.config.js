@@ -1,4 +1,5 @@
-// Lint: typescript-eslint's recommended rules, plus the layering rules that keep the policy core pure.
+// Lint: typescript-eslint's recommended rules, plus the layering rules: imports point inward, the policy stays pure.
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -24,27 +25,68 @@ const impure = [
   'commander',
 ];
 
-// The transports (one command or server each) import no other transport, and nothing below them imports one: what two
-// share moves down (src/manifests, src/kube, src/config, src/core), so each reads on its own. cli/ wires them all.
+// The layers, by folder of src/: the pure policy (core/ and rules/, which the registry in core lists), admission/,
+// the compilers (compilers/), what touches the world (infrastructure/, src/errors.ts) and the transports
+// (transports/, one command or server each; cli/ wires them all). One rule resolves each relative import against the
+// importing file and checks the folder it lands in, so a file's depth does not matter (a regex on the specifier
+// would need a pattern per depth).
+const SRC = join(import.meta.dirname, 'src');
 const transports = ['server', 'audit', 'validate', 'explain', 'policy-test'];
+
+/** Whether `to` (a path relative to src/) is in one of `prefixes` ("core/" a folder; "errors.ts" a file). */
+function within(to, prefixes) {
+  return prefixes.some((p) => (p.endsWith('/') ? to.startsWith(p) : to === p || to === p.replace(/\.ts$/, '.js')));
+}
+
+const layersRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'imports point inward: each layer of src/ imports only the layers it may' },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          allow: { type: 'array', items: { type: 'string' } },
+          deny: { type: 'array', items: { type: 'string' } },
+          packages: { type: 'boolean' },
+          message: { type: 'string' },
+        },
+        required: ['message'],
+        additionalProperties: false,
+      },
+    ],
+  },
+  create(context) {
+    const { allow, deny = [], packages = true, message } = context.options[0];
+    const check = (source) => {
+      if (source?.type !== 'Literal' || typeof source.value !== 'string') return;
+      const spec = source.value;
+      const to = spec.startsWith('.')
+        ? relative(SRC, resolve(dirname(context.filename), spec))
+            .split(sep)
+            .join('/')
+        : null;
+      const bad = to === null ? !packages : (allow !== undefined && !within(to, allow)) || within(to, deny);
+      if (bad) context.report({ node: source, message });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.argument?.literal),
+    };
+  },
+};
+const hookkeeper = { rules: { layers: layersRule } };
+
 const transportMessage =
   'transports do not import each other, and the layers below them import none: move what they share down ' +
-  '(src/manifests, src/kube, src/config, src/core).';
-/** An import source naming a transport or the CLI other than `own`, from a folder `up` ("../" or "./") of them. */
-function transportImport(up, own) {
-  const names = [...transports, 'cli'].filter((t) => t !== own).join('|');
-  return `^${up.replace(/\./g, '\\.')}(?:${names})/`;
-}
+  '(src/infrastructure, src/compilers, src/core).';
 
-// src/core may import only src/core, type-only imports included, so the core's types never lean on a transport's or a
-// library's.
-const coreMessage = 'src/core is pure: it imports only src/core; pass anything else in from a transport.';
-
-/** An import source a file `depth` folders below src/core may not use: anything but a core-relative path. */
-function coreImportOutside(depth) {
-  const up = depth === 0 ? '' : `|(?:\\.\\./){1,${depth}}(?!\\.\\./)`;
-  return `^(?!\\./(?!\\.\\./)${up})`;
-}
+// src/core and src/rules may import only each other, type-only imports included, so the policy's types never lean on
+// a transport's or a library's.
+const coreMessage = 'src/core and src/rules are pure: they import only src/core and src/rules; pass anything else in.';
 
 const coreTimeAndRandom = [
   { selector: "NewExpression[callee.type='Identifier'][callee.name='Date']", message: 'take the time as an input.' },
@@ -79,20 +121,40 @@ export default tseslint.config(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
+  { plugins: { hookkeeper } },
+  // Below the transports: no transport at all.
+  {
+    files: ['src/{infrastructure,compilers}/**/*.ts', 'src/*.ts'],
+    rules: {
+      'hookkeeper/layers': ['error', { deny: ['transports/'], message: transportMessage }],
+    },
+  },
+  // A transport: no other transport, nor cli/ (which imports them all, so it is not held to this).
+  ...transports.map((t) => ({
+    files: [`src/transports/${t}/**/*.ts`],
+    rules: {
+      'hookkeeper/layers': [
+        'error',
+        {
+          deny: [...transports, 'cli'].filter((o) => o !== t).map((o) => `transports/${o}/`),
+          message: transportMessage,
+        },
+      ],
+    },
+  })),
   {
     // admission/ decides too; it never touches the network, files, clock, environment or logger.
     files: ['src/admission/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
+        { paths: impure.map((name) => ({ name, message: 'admission/ is pure: pass data in from a transport.' })) },
+      ],
+      'hookkeeper/layers': [
+        'error',
         {
-          paths: impure.map((name) => ({ name, message: 'admission/ is pure: pass data in from a transport.' })),
-          patterns: [
-            {
-              group: [...transports, 'cli', 'kube', 'config', 'manifests'].map((d) => `**/${d}/**`),
-              message: 'imports point inward: transports -> admission -> core.',
-            },
-          ],
+          allow: ['admission/', 'core/', 'rules/'],
+          message: 'imports point inward: transports -> admission -> core and rules.',
         },
       ],
       'no-restricted-globals': [
@@ -102,61 +164,35 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'take the time as an input.' }],
     },
   },
-  // A transport's files sit directly in its folder; the layers below at one depth too (src/*.ts at the root).
-  ...transports.map((t) => ({
-    files: [`src/${t}/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: transportImport('../', t), message: transportMessage }] },
-      ],
-    },
-  })),
   {
-    files: ['src/{kube,config,certs,manifests,deploy}/*.ts'],
+    // native/ compiles the policy to admission policies: a pure function of the rules, like the core itself.
+    files: ['src/compilers/native/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: transportImport('../'), message: transportMessage }] }],
-    },
-  },
-  {
-    files: ['src/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: transportImport('./'), message: transportMessage }] }],
-    },
-  },
-  {
-    // native/ compiles the policy to admission policies: a pure function of the core's rules, like the core itself
-    // (its files sit directly in src/native; a subfolder would need a pattern of its own depth, as core's below).
-    files: ['src/native/*.ts'],
-    rules: {
-      'no-restricted-imports': [
+      'hookkeeper/layers': [
         'error',
         {
-          patterns: [
-            {
-              regex: '^(?!\\./(?!\\.\\./)|\\.\\./core/|\\.\\./errors\\.js$)',
-              message: 'src/native is a pure compiler: it imports only src/native, src/core and src/errors.ts.',
-            },
-          ],
+          allow: ['compilers/native/', 'core/', 'rules/', 'errors.ts'],
+          packages: false,
+          message:
+            'src/compilers/native is a pure compiler: it imports only itself, src/core, src/rules and src/errors.ts.',
         },
       ],
     },
   },
-  // core/ is held to an allow-list: one block per folder depth, since "inside src/core" depends on where the file is.
-  ...[0, 1, 2, 3].map((depth) => ({
-    files: [`src/core/${'*/'.repeat(depth)}*.ts`],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: coreImportOutside(depth), message: coreMessage }] }],
-    },
-  })),
   {
-    files: ['src/core/**/*.ts'],
+    files: ['src/{core,rules}/**/*.ts'],
+    rules: {
+      'hookkeeper/layers': ['error', { allow: ['core/', 'rules/'], packages: false, message: coreMessage }],
+    },
+  },
+  {
+    files: ['src/{core,rules}/**/*.ts'],
     rules: {
       'no-restricted-globals': [
         'error',
         ...['process', 'require', 'module', '__dirname', '__filename', 'global', 'globalThis'].map((name) => ({
           name,
-          message: 'src/core has no environment or module system: pass data in from a transport.',
+          message: 'src/core and src/rules have no environment or module system: pass data in from a transport.',
         })),
         ...[
           'setTimeout',

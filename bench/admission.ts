@@ -3,10 +3,10 @@
 // static manifests, and with a native floor (the least any policy costs), in turns in the same run, for four kinds of
 // request: an UPDATE touching no hook (the common write), an UPDATE removing a hook by its owner, a worker CREATE and a
 // control-plane CREATE.
-import { caBundle } from '../src/certs/pki.js';
+import { caBundle } from '../src/infrastructure/certs/pki.js';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/core/types.js';
-import { renderWebhookConfigurations } from '../src/deploy/render.js';
+import { renderWebhookConfigurations } from '../src/compilers/deploy/render.js';
 import type { ControlPlane } from '../testing/control-plane/control-plane.js';
 import { registerWebhooks, waitForEnforcement, type Hookkeeper } from '../testing/control-plane/hookkeeper.js';
 import { createRaw } from '../testing/control-plane/http.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { PAGE_SIZE } from '../src/kube/lister.js';
+import { PAGE_SIZE } from '../src/infrastructure/kube/lister.js';
 import { startControlPlane } from '../testing/control-plane/control-plane.js';
 import { ownCrdSet } from '../testing/control-plane/crds.js';
 import { startHookkeeper } from '../testing/control-plane/hookkeeper.js';
@@ -141,7 +141,7 @@ export async function clusterFigures(
     writeFileSync(noFindingsPolicy, NO_FINDINGS_POLICY);
     const auditArgs = [
       process.execPath,
-      join(REPO, 'dist', 'cli', 'main.js'),
+      join(REPO, 'dist', 'transports', 'cli', 'main.js'),
       'audit',
       '--kubeconfig',
       kubeconfig,

@@ -2,11 +2,11 @@
 // against the same policy's rendered admission policies evaluated in process (CEL as the single source, issue 36).
 import { handle, type Webhook } from '../src/admission/handle.js';
 import { parseAdmissionReview } from '../src/admission/parse.js';
-import { DEFAULT_POLICY } from '../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../src/infrastructure/config/defaults.js';
 import { carrierFor } from '../src/core/carriers.js';
 import { cloneJson, copyForWrites, diff } from '../src/core/patch.js';
 import type { KubeObject } from '../src/core/types.js';
-import { renderNativePolicies } from '../src/native/render.js';
+import { renderNativePolicies } from '../src/compilers/native/render.js';
 import {
   createMasterReview,
   createWorkerReview,

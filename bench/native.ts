@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/core/types.js';
-import { STATIC_DIRS, STATIC_FILE } from '../src/native/static-layout.js';
-import { apiVersionsFor } from '../src/native/version.js';
+import { STATIC_DIRS, STATIC_FILE } from '../src/compilers/native/static-layout.js';
+import { apiVersionsFor } from '../src/compilers/native/version.js';
 import type { StaticText } from '../testing/control-plane/static-admission.js';
 import type { Api } from './api.js';
 import { REPO } from './servers.js';
@@ -26,7 +26,7 @@ const describe = (o: KubeObject): string => {
 
 /** The built CLI's `admission-policy render ARGS` (the embedded default policy, as the bench's webhook serves). */
 function render(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
-  const cli = [join(REPO, 'dist', 'cli', 'main.js'), 'admission-policy', 'render'];
+  const cli = [join(REPO, 'dist', 'transports', 'cli', 'main.js'), 'admission-policy', 'render'];
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [...cli, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`admission-policy render ${args.join(' ')} failed: ${stderr || err.message}`));
@@ -48,7 +48,7 @@ export async function renderNative(api: Api): Promise<NativePolicies> {
       .split('\n')
       .filter((l) => l.startsWith('note: '))
       .map((l) => l.slice('note: '.length)),
-    command: `node dist/cli/main.js admission-policy render -o json --k8s-version ${gitVersion}`,
+    command: `node dist/transports/cli/main.js admission-policy render -o json --k8s-version ${gitVersion}`,
     k8sVersion: gitVersion,
   };
 }
@@ -74,7 +74,7 @@ export async function renderStatic(native: NativePolicies, out: string): Promise
   );
   return {
     files,
-    command: `node dist/cli/main.js admission-policy render ${args.join(' ').replace(out, '$TMP/static')}`,
+    command: `node dist/transports/cli/main.js admission-policy render ${args.join(' ').replace(out, '$TMP/static')}`,
   };
 }
 

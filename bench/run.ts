@@ -160,7 +160,7 @@ async function main(): Promise<void> {
       if (cluster.admission) {
         results.admission = cluster.admission;
         commands.push(
-          '# admission overhead: kube-apiserver + etcd and `node dist/cli/main.js serve --log-level info` started by testing/control-plane; one POST, then one merge PATCH, at a time',
+          '# admission overhead: kube-apiserver + etcd and `node dist/transports/cli/main.js serve --log-level info` started by testing/control-plane; one POST, then one merge PATCH, at a time',
           ...cluster.admission.commands,
         );
       }

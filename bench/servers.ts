@@ -6,7 +6,7 @@ import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { createCertificateAuthority, issueServingCertificate } from '../src/certs/pki.js';
+import { createCertificateAuthority, issueServingCertificate } from '../src/infrastructure/certs/pki.js';
 
 export const REPO = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -107,9 +107,9 @@ function argv(spec: ServerSpec, port: number, tls: Tls, floorFile: string, dir: 
     case 'floor':
       return [...node, floorFile, tls.certFile, tls.keyFile, String(port)];
     case 'webhook':
-      return [...node, join(REPO, 'dist', 'cli', 'main.js'), ...serve];
+      return [...node, join(REPO, 'dist', 'transports', 'cli', 'main.js'), ...serve];
     case 'webhook-tsx':
-      return [...node, '--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), ...serve];
+      return [...node, '--import', 'tsx', join(REPO, 'src', 'transports', 'cli', 'main.ts'), ...serve];
   }
 }
 

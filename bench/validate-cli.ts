@@ -105,7 +105,7 @@ export async function validateFigure(dir: string, repeats: number): Promise<Vali
     }).outputText,
   );
 
-  const validateArgs = [process.execPath, join(REPO, 'dist', 'cli', 'main.js'), 'validate', manifests];
+  const validateArgs = [process.execPath, join(REPO, 'dist', 'transports', 'cli', 'main.js'), 'validate', manifests];
   const parseArgs = [process.execPath, floorFile, manifests];
   // Check once that both really read every document: a fast run that skipped work would measure nothing.
   const check = await timed([...validateArgs, '--output', 'json']);

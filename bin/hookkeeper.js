@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const main = new URL('../dist/cli/main.js', import.meta.url);
+const main = new URL('../dist/transports/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write('hookkeeper: dist/ is missing; run `npm run build` (npm ci runs it for you)\n');
   process.exit(2);

@@ -1,10 +1,10 @@
-// The divergence list of docs/native-admission-policies.md, derived from src/native/notes.ts: written by
+// The divergence list of docs/native-admission-policies.md, derived from src/compilers/native/notes.ts: written by
 // `npm run render:admission-policies`, held to the source by test/native/divergence-doc.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePolicy } from '../src/config/load.js';
-import { packageRoot } from '../src/deploy/render.js';
-import { divergences, type Divergence } from '../src/native/notes.js';
+import { parsePolicy } from '../src/infrastructure/config/load.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
+import { divergences, type Divergence } from '../src/compilers/native/notes.js';
 
 export const DIVERGENCE_DOC = 'docs/native-admission-policies.md';
 const BLOCK = /(<!-- divergences: begin -->\n)[\s\S]*?(\n<!-- divergences: end -->)/;

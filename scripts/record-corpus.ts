@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { packageRoot } from '../src/deploy/render.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { RECORD_DIR_VARIABLE, type RecordedReview } from '../test/fixtures/corpus-recorder.js';
 
 /** The committed corpus, relative to the repository root: one review a line. */

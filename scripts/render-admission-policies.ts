@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../src/cli/program.js';
-import { packageRoot } from '../src/deploy/render.js';
+import { runCli } from '../src/transports/cli/program.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { DIVERGENCE_DOC, withDivergenceList } from './divergence-doc.js';
 
 /** The Kubernetes version the shipped files are rendered for: the first with MutatingAdmissionPolicy v1 on by default. */

@@ -1,20 +1,20 @@
 // `npm run render:rules`: writes what lists the rules from their folders, so adding a rule is adding its folder:
-// src/core/rule-ids.ts (the ids, a leaf the RuleId type reads), src/core/rules/index.ts (the modules) and the rule
+// src/rules/rule-ids.ts (the ids, a leaf the RuleId type reads), src/rules/index.ts (the modules) and the rule
 // table of docs/rules.md (each folder's README.md), all in the rules' `order`. test/registry.test.ts fails when a
 // written file differs from what this renders now.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// Not src/deploy's packageRoot: importing src/ at all would load the registry this writes.
+// Not src/compilers/deploy's packageRoot: importing src/ at all would load the registry this writes.
 const packageRoot = (): string => join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export const RULES_DIR = 'src/core/rules';
-export const IDS_FILE = 'src/core/rule-ids.ts';
-export const INDEX_FILE = 'src/core/rules/index.ts';
+export const RULES_DIR = 'src/rules';
+export const IDS_FILE = 'src/rules/rule-ids.ts';
+export const INDEX_FILE = 'src/rules/index.ts';
 export const RULES_DOC = 'docs/rules.md';
 
-const TABLE_START = '<!-- rule table: npm run render:rules writes it from src/core/rules/<id>/README.md -->';
+const TABLE_START = '<!-- rule table: npm run render:rules writes it from src/rules/<id>/README.md -->';
 const TABLE_END = '<!-- end of rule table -->';
 
 interface Found {
@@ -37,11 +37,21 @@ function readme(root: string, id: string): { when: string; enforces: string } {
     throw new Error(
       `${RULES_DIR}/${id}/README.md: expected "# ${id}", a paragraph "When: ...", and one paragraph of what it enforces`,
     );
-  // Its links are relative to the folder (so they work where it is read); the table's, relative to docs/.
+  // Its links are relative to the folder (so they work where it is read); the table's, relative to docs/. A code span
+  // is not a link, even when it reads like one (hook-naming's regular expression: `[a-z0-9]([-a-z0-9]*...)`).
   const toDocs = (text: string): string =>
     text
       .replace(/\s*\n\s*/g, ' ')
-      .replace(/\]\((?![a-z]+:|#)([^)]+)\)/g, (_, to: string) => `](${relative('docs', join(RULES_DIR, id, to))})`);
+      .split(/(`[^`]*`)/)
+      .map((part, i) =>
+        i % 2 === 1
+          ? part
+          : part.replace(
+              /\]\((?![a-z]+:|#)([^)]+)\)/g,
+              (_, to: string) => `](${relative('docs', join(RULES_DIR, id, to))})`,
+            ),
+      )
+      .join('');
   return { when: toDocs(whenText), enforces: toDocs(enforces) };
 }
 
@@ -70,7 +80,7 @@ export function findRules(root = packageRoot()): Found[] {
   return found;
 }
 
-const HEADER = '// Written by `npm run render:rules` from the folders of src/core/rules/: do not edit.\n';
+const HEADER = '// Written by `npm run render:rules` from the folders of src/rules/: do not edit.\n';
 
 export function renderIds(rules: readonly Found[]): string {
   return `${HEADER}// The rules' ids, in evaluation order: a leaf that the RuleId type (and so every violation, policy and report type)

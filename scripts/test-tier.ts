@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { packageRoot } from '../src/deploy/render.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { TIERS, tierFiles, type Tier } from '../test/tiers.js';
 
 /** One entry file's text: each file imported inside a suite of its own. */

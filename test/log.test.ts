@@ -1,7 +1,7 @@
 // The root logger keeps a bearer token and a TLS key out of every line, and says everything else as given.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/infrastructure/log.js';
 
 function lineOf(write: (logger: ReturnType<typeof createLogger>) => void): Record<string, unknown> {
   const lines: string[] = [];

@@ -3,25 +3,25 @@
 // the ClusterRole; and the lists derived from it (policy schema, default enforcement, audit metrics).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { runAudit } from '../src/audit/run.js';
+import { runAudit } from '../src/transports/audit/run.js';
 import type { Policy } from '../src/core/policy.js';
 import type { Enforcement, KubeObject, RuleId } from '../src/core/types.js';
 import type { ResourceRef } from '../src/core/resources.js';
-import { resourceName, type Lister } from '../src/kube/types.js';
-import { CrdSet } from '../src/validate/crd.js';
-import { DEFAULT_USER } from '../src/validate/report.js';
-import { validateInputs } from '../src/validate/run.js';
+import { resourceName, type Lister } from '../src/infrastructure/kube/types.js';
+import { CrdSet } from '../src/transports/validate/crd.js';
+import { DEFAULT_USER } from '../src/transports/validate/report.js';
+import { validateInputs } from '../src/transports/validate/run.js';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_POLICY } from '../src/config/defaults.js';
-import { parsePolicy } from '../src/config/load.js';
-import { POLICY_SCHEMA } from '../src/config/schema.js';
+import { DEFAULT_POLICY } from '../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../src/infrastructure/config/load.js';
+import { POLICY_SCHEMA } from '../src/infrastructure/config/schema.js';
 import { CARRIERS } from '../src/core/carriers.js';
 import { evaluate } from '../src/core/engine.js';
 import { MUTATING, RULE_IDS, RULES, VALIDATING } from '../src/core/registry.js';
-import { packageRoot } from '../src/deploy/render.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { carrierResources, KNOWN_RESOURCES } from '../src/core/resources.js';
 import { reviewInput } from './fixtures/input.js';
 import { cli } from './helpers/cli.js';
@@ -83,6 +83,16 @@ test('the ids, the registry and docs/rules.md are what npm run render:rules writ
     assert.equal(readFileSync(join(root, file), 'utf8'), text, `${file} is stale: run npm run render:rules`);
 });
 
+test("every code span of a rule folder's README.md reaches docs/rules.md as written, never read as a link", () => {
+  const doc = readFileSync(join(root, 'docs/rules.md'), 'utf8');
+  const rules = readdirSync(join(root, 'src/rules'), { withFileTypes: true }).filter((e) => e.isDirectory());
+  assert.ok(rules.length > 10, 'found the rule folders');
+  for (const { name } of rules) {
+    const text = readFileSync(join(root, 'src/rules', name, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
+    for (const [span] of text.matchAll(/`[^`]*`/g)) assert.ok(doc.includes(span), `${name}'s ${span} in docs/rules.md`);
+  }
+});
+
 describe('the rule registry', () => {
   test('docs/rules.md lists every rule once, in registry order, with its default enforcement and where it runs', () => {
     assert.deepEqual(
@@ -93,7 +103,7 @@ describe('the rule registry', () => {
 
   test('rule ids are unique; the policy schema and the default policy are derived from the registry', () => {
     assert.equal(new Set(RULE_IDS).size, RULE_IDS.length);
-    // The id list (a leaf, src/core/rule-ids.ts) names the registry's rules, in its order.
+    // The id list (a leaf, src/rules/rule-ids.ts) names the registry's rules, in its order.
     assert.deepEqual(
       RULES.map((r) => r.id),
       RULE_IDS,
@@ -231,7 +241,7 @@ describe('carriers, the resource table, the webhook rules and the ClusterRole ag
     const role = yamlDoc<{ rules: RbacRule[] }>('webhook-config/base/cluster-role.yaml');
     const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((p) => `${g}/${p}`))));
     const needsAccounts = RULES.some((r) => (r.facts as readonly string[]).includes('serviceAccounts'));
-    // Hook ownership through RBAC (src/kube/rbac-index.ts, src/kube/subject-access-review.ts).
+    // Hook ownership through RBAC (src/infrastructure/kube/rbac-index.ts, src/infrastructure/kube/subject-access-review.ts).
     const ownerGrants = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(
       (p) => `rbac.authorization.k8s.io/${p}`,
     );

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { packageRoot } from '../src/deploy/render.js';
+import { packageRoot } from '../src/compilers/deploy/render.js';
 import { deal, entry } from '../scripts/test-tier.js';
 import { assignTiers, TIERS, testFiles, tierFiles, type Tier } from './tiers.js';
 import { docSection } from './helpers/docs.js';

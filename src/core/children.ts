@@ -2,10 +2,10 @@
 // registered modules (src/core/registry.ts); parent facts arrive in ReviewInput.context.parents.
 import type { ParentKindRef, Policy } from './policy.js';
 import { rulesNeeding } from './registry.js';
-import { childBindings, hasChildRules } from './rules/children-bind.js';
+import { childBindings, hasChildRules } from '../rules/children-bind.js';
 import type { ReviewInput } from './types.js';
 
-export { hasChildRules, parentKey } from './rules/children-bind.js';
+export { hasChildRules, parentKey } from '../rules/children-bind.js';
 
 /** One parent a transport should look up; its fact goes into context.parents[key]. */
 export interface ParentRequest extends ParentKindRef {

@@ -1,4 +1,4 @@
-// Whether a default-hook rule acts on a request: the mutation (src/core/rules/default-hooks/rule.ts) and the squatting check
+// Whether a default-hook rule acts on a request: the mutation (src/rules/default-hooks/rule.ts) and the squatting check
 // (a hook the policy adds itself is no squat: src/core/ownership.ts judgedAdditions) ask the same question.
 import type { HookCarrier } from './carriers.js';
 import { metadata } from './guards.js';
@@ -10,7 +10,7 @@ import type { KubeObject, ReviewInput } from './types.js';
  * Whether a default-hook rule selects `obj` (input.object or its copy) on this request: on CREATE when it matches;
  * on UPDATE only when the update makes it match (the stored object did not), so a hook its owner removed from a
  * Machine that matched all along is not put back, and never on a deleting object, where the deletion freeze
- * forbids new hooks (src/core/rules/default-hooks/cel.ts says the same in CEL, for the webhook's matchCondition too).
+ * forbids new hooks (src/rules/default-hooks/cel.ts says the same in CEL, for the webhook's matchCondition too).
  */
 export function defaultHookSelects(
   rule: Policy['defaultHooks'][number],

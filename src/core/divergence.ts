@@ -1,5 +1,5 @@
 // A way native mode decides or speaks differently from the webhook, as a value: the rule it belongs to declares it
-// (NativeForm.divergences), src/native/notes.ts adds what no rule owns, render prints the sentences, and the e2e corpus
+// (NativeForm.divergences), src/compilers/native/notes.ts adds what no rule owns, render prints the sentences, and the e2e corpus
 // and the differential fuzzer excuse a difference only where a divergence covers that very request.
 import { carrierFor, wellFormed } from './carriers.js';
 import type { ReviewInput, RuleId } from './types.js';

@@ -2,12 +2,12 @@
 // rule registry (registry.ts), applying enforcement and ratcheting in one place. The webhook, the audit and the
 // CLI all call these two functions; they differ only in the input they build (its source and its facts).
 import { CARRIERS, carrierFor, type HookCarrier, type HookReading } from './carriers.js';
-import { hasChildRules } from './rules/children-bind.js';
+import { hasChildRules } from '../rules/children-bind.js';
 import { isFinalizerOnlyRemoval } from './finalizers.js';
 import { copyForWrites, diff } from './patch.js';
 import type { Policy } from './policy.js';
 import { MUTATING, SELECTS_OBJECTS, VALIDATING } from './registry.js';
-import type { InputContext, RuleContext, RuleModule, RuleResult } from './rules/context.js';
+import type { InputContext, RuleContext, RuleModule, RuleResult } from '../rules/context.js';
 import type { Decision, KubeObject, Mutation, Notice, ReviewInput, RuleId, Violation } from './types.js';
 
 export interface EvaluateOptions {

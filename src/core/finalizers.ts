@@ -6,7 +6,7 @@ import type { KubeObject } from './types.js';
 
 /**
  * A deleting object losing its last finalizer with its spec and annotations (where hooks live) unchanged: what the
- * webhook's not-finishing-deletion condition leaves out (src/native/match.ts), so both engines skip the same updates
+ * webhook's not-finishing-deletion condition leaves out (src/compilers/native/match.ts), so both engines skip the same updates
  * for every rule but those that judge finalizer removals (controller-finalizer).
  */
 export function isFinalizerOnlyRemoval(object: KubeObject | null, oldObject: KubeObject | null): boolean {

@@ -1,6 +1,6 @@
 // The CRDs that carry hooks, and whether a version's schema keeps them: the API server prunes every field a schema
 // lacks, so a version without the hook fields erases stored hooks. `audit` judges the CRDs as stored with
-// versionsWithoutHooks; src/native/hook-schema.ts writes the same judgement in CEL (held together by
+// versionsWithoutHooks; src/compilers/native/hook-schema.ts writes the same judgement in CEL (held together by
 // test/native/hook-schema.test.ts).
 import { CARRIERS, MACHINE_STAGES } from './carriers.js';
 import type { HookCarrier } from './carrier-types.js';

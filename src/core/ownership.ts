@@ -153,7 +153,7 @@ export function ownersToCheck(
   const ask = (owner: string): boolean =>
     // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
     owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED && !registeredActor(policy, input.userInfo, owner);
-  // Hooks added under a guarded owner's name (src/core/rules/owner-only-removal/additions.ts says which are judged).
+  // Hooks added under a guarded owner's name (src/rules/owner-only-removal/additions.ts says which are judged).
   if (guarding)
     for (const h of judgedAdditions(policy, input, carrier))
       if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);

@@ -1,4 +1,4 @@
-// The policy model the engine evaluates. Loading, defaults and validation live in src/config.
+// The policy model the engine evaluates. Loading, defaults and validation live in src/infrastructure/config.
 import type { Enforcement, MachineStage, RuleId } from './types.js';
 
 export interface ServiceAccountRef {

@@ -1,8 +1,8 @@
 // The one list of rules. Everything that names rules is derived from it: the RuleId type, the policy schema's
 // enforcement properties and default enforcement, the engine's loops, the metrics' series, the validate report.
-import type { Fact, RuleModule } from './rules/context.js';
-import { RULES } from './rules/index.js';
-import { RULE_IDS, type RuleId } from './rule-ids.js';
+import type { Fact, RuleModule } from '../rules/context.js';
+import { RULES } from '../rules/index.js';
+import { RULE_IDS, type RuleId } from '../rules/rule-ids.js';
 import type { Enforcement, Source } from './types.js';
 
 export { RULES };

@@ -1,5 +1,5 @@
 // The one input shape every transport builds (webhook, audit, CLI) and the decision values the engine returns.
-import type { RuleId } from './rule-ids.js';
+import type { RuleId } from '../rules/rule-ids.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -120,7 +120,7 @@ export interface ReviewInput {
 
 export type Source = 'admission' | 'audit' | 'validate';
 
-/** Every rule's id (src/core/rule-ids.ts, which the registry is checked against). */
+/** Every rule's id (src/rules/rule-ids.ts, which the registry is checked against). */
 export type { RuleId };
 
 export type Enforcement = 'deny' | 'warn' | 'off';

@@ -8,7 +8,7 @@ import { deepEqual } from './finalizers.js';
 import { dig, isRecord } from './guards.js';
 import type { Policy } from './policy.js';
 import { VALIDATING } from './registry.js';
-import type { ObjectPart } from './rules/context.js';
+import type { ObjectPart } from '../rules/context.js';
 import type { KubeObject, ReviewInput } from './types.js';
 import type { Env } from './expr/expr.js';
 

@@ -15,12 +15,12 @@ import {
 } from '../../src/admission/limits.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { patched, PatchTooLarge, toAdmissionReview } from '../../src/admission/response.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, Violation } from '../../src/core/types.js';
-import { createLogger, silentLogger } from '../../src/log.js';
-import { createApp } from '../../src/server/app.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createLogger, silentLogger } from '../../src/infrastructure/log.js';
+import { createApp } from '../../src/transports/server/app.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 

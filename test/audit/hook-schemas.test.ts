@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { hookSchemaNotes } from '../../src/audit/hook-schemas.js';
-import type { CrdRead } from '../../src/kube/crds.js';
+import { hookSchemaNotes } from '../../src/transports/audit/hook-schemas.js';
+import type { CrdRead } from '../../src/infrastructure/kube/crds.js';
 
 interface Crd {
   spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, { properties?: object }> } } }[] };

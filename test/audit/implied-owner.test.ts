@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { runAudit } from '../../src/audit/run.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
+import { runAudit } from '../../src/transports/audit/run.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
 import { capiMachine } from '../fixtures/capi.js';
 
 const PROFILE_TEXT = readFileSync('webhook-config/components/cluster-api/policy.yaml', 'utf8');

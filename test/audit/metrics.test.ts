@@ -2,15 +2,15 @@
 // overlap, and failures that are counted while the last good values stay.
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
-import { startAuditLoop, startBackgroundAudit } from '../../src/audit/background.js';
-import { createAuditMetrics } from '../../src/audit/metrics.js';
-import type { AuditReport } from '../../src/audit/report.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { startAuditLoop, startBackgroundAudit } from '../../src/transports/audit/background.js';
+import { createAuditMetrics } from '../../src/transports/audit/metrics.js';
+import type { AuditReport } from '../../src/transports/audit/report.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { RULES } from '../../src/core/registry.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
-import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { eventually } from '../helpers/wait.js';
 

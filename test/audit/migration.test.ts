@@ -2,12 +2,12 @@
 // report, in its notes and on each finding about either copy.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { runAudit } from '../../src/audit/run.js';
-import { renderAudit } from '../../src/audit/table.js';
+import { runAudit } from '../../src/transports/audit/run.js';
+import { renderAudit } from '../../src/transports/audit/table.js';
 import type { ResourceRef } from '../../src/core/resources.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
 import { capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { machine } from '../fixtures/openshift.js';
 

@@ -3,15 +3,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { openReports } from '../../src/audit/openreports.js';
-import { policyReports } from '../../src/audit/policyreport.js';
-import { formatDuration, type AuditReport } from '../../src/audit/report.js';
-import { runAudit } from '../../src/audit/run.js';
-import { renderAudit } from '../../src/audit/table.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
-import { CrdSet } from '../../src/validate/crd.js';
+import { openReports } from '../../src/transports/audit/openreports.js';
+import { policyReports } from '../../src/transports/audit/policyreport.js';
+import { formatDuration, type AuditReport } from '../../src/transports/audit/report.js';
+import { runAudit } from '../../src/transports/audit/run.js';
+import { renderAudit } from '../../src/transports/audit/table.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
+import { CrdSet } from '../../src/transports/validate/crd.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 
 const NOW = new Date('2026-11-21T12:00:00.250Z');

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { policyReports } from '../../src/audit/policyreport.js';
-import { runAudit } from '../../src/audit/run.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
+import { policyReports } from '../../src/transports/audit/policyreport.js';
+import { runAudit } from '../../src/transports/audit/run.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
 import { capiMachine, KCP_CLEANUP } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 

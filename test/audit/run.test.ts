@@ -2,13 +2,13 @@
 // service account lookup), paging and progress, and CRDs that are not installed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { runAudit, type AuditDeps, type AuditProgress } from '../../src/audit/run.js';
+import { runAudit, type AuditDeps, type AuditProgress } from '../../src/transports/audit/run.js';
 import { AppError } from '../../src/errors.js';
 import type { ResourceRef } from '../../src/core/resources.js';
-import { CrdNotInstalled, resourceName, type Lister } from '../../src/kube/types.js';
+import { CrdNotInstalled, resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
 import { BEFORE_UPGRADE, capiCluster, capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 

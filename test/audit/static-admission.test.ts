@@ -1,11 +1,11 @@
 // audit's view of static admission manifests: the answering API server's metrics against this policy's render.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { staticAdmissionStatus } from '../../src/audit/static-admission.js';
-import { manifestDirHash, staticFileText } from '../../src/deploy/static-files.js';
-import { staticManifests } from '../../src/native/static.js';
-import { DEFAULT_STATIC_ROOT } from '../../src/native/static-layout.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { staticAdmissionStatus } from '../../src/transports/audit/static-admission.js';
+import { manifestDirHash, staticFileText } from '../../src/compilers/deploy/static-files.js';
+import { staticManifests } from '../../src/compilers/native/static.js';
+import { DEFAULT_STATIC_ROOT } from '../../src/compilers/native/static-layout.js';
 
 const ID = 'sha256:73095bbbe8f317654631b5a70d7c53951e472e19c3daa5b71a50958a5e82991b';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { caBundle } from '../../src/certs/pki.js';
+import { caBundle } from '../../src/infrastructure/certs/pki.js';
 import { cli } from '../helpers/cli.js';
 
 test('certs prints the caBundle as one line on stdout and a summary on stderr', async (t) => {

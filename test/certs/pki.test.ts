@@ -11,8 +11,8 @@ import {
   issueClientCertificate,
   issueServingCertificate,
   serviceDnsNames,
-} from '../../src/certs/pki.js';
-import type { CertKeyPem } from '../../src/certs/pki.js';
+} from '../../src/infrastructure/certs/pki.js';
+import type { CertKeyPem } from '../../src/infrastructure/certs/pki.js';
 import { AppError } from '../../src/errors.js';
 
 const now = new Date('2030-01-01T12:00:00.500Z');

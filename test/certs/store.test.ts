@@ -6,8 +6,13 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { caBundle, describeCertificate } from '../../src/certs/pki.js';
-import { CERT_FILES, ensureDevCertificates, readCertificateSet, runCerts } from '../../src/certs/store.js';
+import { caBundle, describeCertificate } from '../../src/infrastructure/certs/pki.js';
+import {
+  CERT_FILES,
+  ensureDevCertificates,
+  readCertificateSet,
+  runCerts,
+} from '../../src/infrastructure/certs/store.js';
 import { AppError } from '../../src/errors.js';
 
 const DAY = 24 * 60 * 60 * 1000;

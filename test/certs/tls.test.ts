@@ -5,8 +5,12 @@ import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/certs/pki.js';
-import type { CertKeyPem } from '../../src/certs/pki.js';
+import {
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+} from '../../src/infrastructure/certs/pki.js';
+import type { CertKeyPem } from '../../src/infrastructure/certs/pki.js';
 
 interface Served {
   port: number;

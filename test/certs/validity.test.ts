@@ -1,7 +1,7 @@
 // Certificate validity periods: both ends inclusive, and each problem says which end and when.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validityProblem } from '../../src/certs/validity.js';
+import { validityProblem } from '../../src/infrastructure/certs/validity.js';
 
 const from = new Date('2030-01-01T00:00:00Z');
 const until = new Date('2030-04-01T00:00:00Z');

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createCertificateAuthority, issueServingCertificate } from '../../src/certs/pki.js';
+import { createCertificateAuthority, issueServingCertificate } from '../../src/infrastructure/certs/pki.js';
 import { AppError, ExitCode, exitCodeFor, type ErrorCode } from '../../src/errors.js';
 import { cli } from '../helpers/cli.js';
 import { makePki } from '../helpers/tls.js';

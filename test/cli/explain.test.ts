@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import YAML from 'yaml';
 import type { MachineExplanation } from '../../src/core/explain/model.js';
-import { MACHINE_EXPLANATION_SCHEMA } from '../../src/explain/output-schema.js';
+import { MACHINE_EXPLANATION_SCHEMA } from '../../src/transports/explain/output-schema.js';
 import { cli } from '../helpers/cli.js';
 
 const CAPI = 'test/fixtures/explain/capi-deleting.yaml';

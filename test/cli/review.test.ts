@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { answerDocuments, splitDocuments } from '../../src/cli/commands/review.js';
+import { answerDocuments, splitDocuments } from '../../src/transports/cli/commands/review.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { cli } from '../helpers/cli.js';
 import { docSection } from '../helpers/docs.js';
 import { httpsRequest } from '../helpers/tls.js';
 import { HANG_GUARD_MS } from '../helpers/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/transports/cli/main.ts', import.meta.url));
 const root = packageRoot();
 
 const children: ChildProcess[] = [];

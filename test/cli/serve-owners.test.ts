@@ -14,7 +14,7 @@ import { admissionReview, ETCD, machine } from '../fixtures/openshift.js';
 import { httpsRequest, makePki, type TestPki } from '../helpers/tls.js';
 import { HANG_GUARD_MS } from '../helpers/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/transports/cli/main.ts', import.meta.url));
 const BACKUP = { name: 'BackupFileSystem', owner: 'my-backup-controller' };
 
 const removal = JSON.stringify(

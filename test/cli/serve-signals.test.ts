@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { makePki } from '../helpers/tls.js';
 import { HANG_GUARD_MS } from '../helpers/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/transports/cli/main.ts', import.meta.url));
 
 test('SIGTERM during start-up: serve finishes starting, stops, and exits 0', { timeout: HANG_GUARD_MS }, async () => {
   const pki = await makePki();

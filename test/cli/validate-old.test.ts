@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
-import type { ValidateReport } from '../../src/validate/report.js';
+import type { ValidateReport } from '../../src/transports/validate/report.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 import { gitRepo } from '../validate/git-repo.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import type { ValidateReport } from '../../src/validate/report.js';
+import type { ValidateReport } from '../../src/transports/validate/report.js';
 import { cli, type CliRun } from '../helpers/cli.js';
 import {
   ADD_ETCD_HOOK,

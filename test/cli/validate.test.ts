@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import type { KubeObject } from '../../src/core/types.js';
-import type { ValidateReport } from '../../src/validate/report.js';
+import type { ValidateReport } from '../../src/transports/validate/report.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 import { gitRepo } from '../validate/git-repo.js';

@@ -2,7 +2,7 @@
 // kinds must make valid annotation keys.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { AppError } from '../../src/errors.js';
 import { capiPolicy } from '../fixtures/capi.js';
 

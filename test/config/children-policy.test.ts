@@ -1,7 +1,7 @@
 // The `children` section of a policy file: defaults, and every problem reported with its path.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { AppError } from '../../src/errors.js';
 
 const HEAD = `apiVersion: hookkeeper.io/v1alpha1

@@ -2,7 +2,7 @@
 // would have every Machine it mutates refused by its own patch: the loader refuses it, naming both places.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { cli } from '../helpers/cli.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

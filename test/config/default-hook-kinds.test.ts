@@ -1,7 +1,7 @@
 // defaultHooks[].match.kinds names kinds hookkeeper adds hooks to; a typo would silently switch protection off.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { CARRIERS } from '../../src/core/carriers.js';
 import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 

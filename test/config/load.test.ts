@@ -1,10 +1,10 @@
 // Policy files: defaults, overrides, and every problem reported at once with file, path and line.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { HOOK_NAME_PATTERN } from '../../src/core/rules/hook-naming/rule.js';
+import { HOOK_NAME_PATTERN } from '../../src/rules/hook-naming/rule.js';
 import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 
 const problemsOf = (text: string): PolicyProblem[] => policyProblems(text);

@@ -2,7 +2,7 @@
 // as written in YAML, and the nearest known key for an unknown one.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { describeError } from '../../src/errors.js';
 import { policyProblems, type PolicyProblem } from '../helpers/policy-problems.js';
 

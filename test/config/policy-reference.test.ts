@@ -1,9 +1,9 @@
-// docs/policy.md's reference table against the policy schema (src/config/schema.ts): one row per field, in schema
+// docs/policy.md's reference table against the policy schema (src/infrastructure/config/schema.ts): one row per field, in schema
 // order, with its type and whether it is required. A field added to or dropped from the schema fails here until the
 // table says the same.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { POLICY_SCHEMA } from '../../src/config/schema.js';
+import { POLICY_SCHEMA } from '../../src/infrastructure/config/schema.js';
 import { RULE_IDS } from '../../src/core/registry.js';
 import { docSection } from '../helpers/docs.js';
 

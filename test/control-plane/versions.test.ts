@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { MAIN_ETCD_VERSION, MAIN_K8S_VERSION, PREVIOUS_K8S_VERSION } from '../../testing/control-plane/versions.js';
 import { readDoc } from '../helpers/docs.js';
 

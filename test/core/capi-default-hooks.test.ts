@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { handle } from '../../src/admission/handle.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject } from '../../src/core/types.js';
 import {

@@ -1,8 +1,8 @@
 // capi-migration's rule: Machine API hooks whose names cannot become Cluster API hook annotation keys.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { capiMigrationRule } from '../../src/core/rules/capi-migration/rule.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { capiMigrationRule } from '../../src/rules/capi-migration/rule.js';
 import { carrierFor, type HookCarrier } from '../../src/core/carriers.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject } from '../../src/core/types.js';

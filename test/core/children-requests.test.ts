@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parentKinds, parentRequests } from '../../src/core/children.js';
 import type { ChildRule, Policy } from '../../src/core/policy.js';
-import { parseNameTemplate, resolveParentName } from '../../src/core/rules/children-bind.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parseNameTemplate, resolveParentName } from '../../src/rules/children-bind.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import {
   childInput,
   DB_POLICY,

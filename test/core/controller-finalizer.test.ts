@@ -3,15 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { handle } from '../../src/admission/handle.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { validatingUpdateCondition } from '../../src/core/cel/webhook-conditions.js';
 import { evaluate } from '../../src/core/engine.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { ReviewInput } from '../../src/core/types.js';
 import { changesWhatRulesRead } from '../../src/core/update-reads.js';
-import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
+import { NOT_FINISHING_DELETION } from '../../src/compilers/native/match.js';
 import { capiInput, capiMachine, CAPI_USERS, PRE_TERMINATE } from '../fixtures/capi.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';

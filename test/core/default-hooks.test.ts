@@ -1,7 +1,7 @@
 // Rule default-hooks: etcd quorum protection injected on control-plane Machines, idempotently, by diff.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate, mutate } from '../../src/core/engine.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';

@@ -1,7 +1,7 @@
 // Rule deletion-freeze: machine-api-operator's rule and wording for hooks on a deleting Machine.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';

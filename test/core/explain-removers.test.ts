@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
 import type { ExplainFacts, GrantSubjectFact, Remover } from '../../src/core/explain/model.js';
@@ -57,7 +57,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     owner: fc.constantFrom(...OWNERS),
   })
   .map((g) => {
-    // As the grant index reports them (src/kube/owner-grants.ts subjectsFor): named grants, then a wildcard holder
+    // As the grant index reports them (src/infrastructure/kube/owner-grants.ts subjectsFor): named grants, then a wildcard holder
     // (a role without resourceNames) under every owner, the empty one included.
     const grants: Record<string, GrantSubjectFact[]> = {};
     NAMED.forEach((o, i) => {

@@ -3,7 +3,7 @@
 // and what is derived, and said to be derived, when a controller wrote none of them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
 import type { ExplainFacts, MachineExplanation } from '../../src/core/explain/model.js';
 import type { KubeObject } from '../../src/core/types.js';

@@ -38,12 +38,12 @@ import {
 } from '../../src/core/expr/expr.js';
 import { changeCheck } from '../../src/core/expr/change-check.js';
 import { identityVariables } from '../../src/core/cel/changed-hooks.js';
-import { strictOwners } from '../../src/core/rules/owner-only-removal/strict-owners.js';
+import { strictOwners } from '../../src/rules/owner-only-removal/strict-owners.js';
 import type { OwnerView } from '../../src/core/expr/owners.js';
 import { celCarrier } from '../../src/core/cel/carrier.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { ownersToCheck, WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { templateHookRemovedMessage } from '../../src/core/rules/template-hook-removed/messages.js';
+import { templateHookRemovedMessage } from '../../src/rules/template-hook-removed/messages.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';
 import {
@@ -70,9 +70,9 @@ import { CARRIERS, carrierFor, type HookCarrier } from '../../src/core/carriers.
 import type { Policy } from '../../src/core/policy.js';
 import { HOOK_NAME_PATTERN } from '../../src/core/hook-name.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
-import { unconvertibleMessage } from '../../src/core/rules/capi-migration/messages.js';
+import { unconvertibleMessage } from '../../src/rules/capi-migration/messages.js';
 // The rule's own composition of the list builders: the most a request's metadata asks of them.
-import { controllersOf } from '../../src/core/rules/owner-references/rule.js';
+import { controllersOf } from '../../src/rules/owner-references/rule.js';
 import { admissionEnvironment, defineVariables, prepare, Variables } from '../native/evaluator/cel.js';
 import { entryOwnerIn, stageEntries } from '../../src/core/expr/entries.js';
 import { hasKey, lookup, stringMap } from '../../src/core/expr/maps.js';

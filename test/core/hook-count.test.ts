@@ -2,8 +2,8 @@
 // stored object already over the bound may still lose hooks (or keep its count), never gain one.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { evaluate, mutate } from '../../src/core/engine.js';
 import { POLICY_OWNER_HOOKS_PER_STAGE } from '../../src/core/policy.js';
 import { AppError } from '../../src/errors.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { handle } from '../../src/admission/handle.js';
 import { MAX_WARNING_LENGTH } from '../../src/admission/limits.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { grantCommand, MAX_OWNERS_CHECKED, ownersToCheck } from '../../src/core/ownership.js';
 import type { Policy, UnverifiedRemoval } from '../../src/core/policy.js';

@@ -3,7 +3,7 @@
 // and the migration's mirror; a Machine's CREATE, which its controller makes from a template, is not judged.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ownersToCheck } from '../../src/core/ownership.js';
 import type { Policy } from '../../src/core/policy.js';

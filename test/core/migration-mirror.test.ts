@@ -2,8 +2,8 @@
 // allowed only as a mirror (the hook already gone from the authoritative twin); anything else stays the owner's.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { authoritativeSide, twinRequest } from '../../src/core/migration.js';
 import type { Policy } from '../../src/core/policy.js';

@@ -3,8 +3,8 @@
 // So such a CREATE is judged: only the owner's identities, the synchronizer, the machine controllers or break-glass.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { evaluate } from '../../src/core/engine.js';
 import { createJudgedAgainstTwin, twinHooksLeftOut, twinRequest } from '../../src/core/migration.js';
 import type { KubeObject, ReviewInput, TwinFact, UserInfo } from '../../src/core/types.js';

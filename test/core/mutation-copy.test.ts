@@ -3,7 +3,7 @@
 // the original into exactly the mutated object.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { mutate } from '../../src/core/engine.js';
 import { cloneJson, copyForWrites } from '../../src/core/patch.js';
 import type { Policy } from '../../src/core/policy.js';

@@ -1,9 +1,9 @@
 // Rule hook-naming: the openshift/api CRD constraints, worded as the API server words them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
-import { HOOK_NAME_PATTERN } from '../../src/core/rules/hook-naming/rule.js';
+import { HOOK_NAME_PATTERN } from '../../src/rules/hook-naming/rule.js';
 import { machine, USERS } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
 

@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { compilePolicies } from '../native/evaluator/admission.js';
 import { compare, type Subject } from '../native/differential/compare.js';
 import { reviewInput } from '../fixtures/input.js';

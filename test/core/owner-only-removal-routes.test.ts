@@ -1,11 +1,11 @@
-// owner-only-removal's route list (src/core/rules/owner-only-removal/routes.ts) against the native policies it is
+// owner-only-removal's route list (src/rules/owner-only-removal/routes.ts) against the native policies it is
 // compiled into, in process: for every unverifiedRemoval x wildcardGrants, each kind of owner and of requester, the
 // route the list takes with native mode's facts (no twin, RBAC's grants listed and naming nobody) gives the outcome
 // the rendered CEL reaches, in the words the route declares. And the inputs it declares webhook-only decide the
 // divergences of native mode derived from them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ownedChanges, ownersToCheck } from '../../src/core/ownership.js';
 import type { Policy } from '../../src/core/policy.js';
@@ -19,10 +19,10 @@ import {
   wildcardRoute,
   WEBHOOK_ONLY,
   type RemovalOutcome,
-} from '../../src/core/rules/owner-only-removal/routes.js';
+} from '../../src/rules/owner-only-removal/routes.js';
 import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
-import { renderNativePolicies } from '../../src/native/render.js';
-import { ownerOnlyRemovalRule } from '../../src/core/rules/owner-only-removal/rule.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
+import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import type { AuthzQuestion } from '../native/evaluator/cel.js';
 import { readDoc } from '../helpers/docs.js';

@@ -1,7 +1,7 @@
 // Rule owner-only-removal: who may remove or re-own a hook, break-glass, and strict owners.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { Policy } from '../../src/core/policy.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';

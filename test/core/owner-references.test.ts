@@ -1,7 +1,7 @@
 // Rule owner-references: one controller reference at most, in the API server's words.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { machine } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';

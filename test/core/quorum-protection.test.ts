@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
-import { divergences } from '../../src/native/notes.js';
+import { divergences } from '../../src/compilers/native/notes.js';
 import type { Policy } from '../../src/core/policy.js';
 import { QUORUM_ACK_ANNOTATION, quorumLookup, selectorString } from '../../src/core/quorum.js';
 import type { KubeObject, Ownership, QuorumFact, ReviewInput, UserInfo } from '../../src/core/types.js';

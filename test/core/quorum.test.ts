@@ -2,8 +2,8 @@
 // has Machines deleting without the hook (two or more: the state the audit, explain and the metrics name).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePolicy } from '../../src/config/load.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { AppError } from '../../src/errors.js';
 import { memberOf, quorumHookOf, unprotectedClusters } from '../../src/core/quorum.js';
 import type { KubeObject } from '../../src/core/types.js';

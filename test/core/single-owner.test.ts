@@ -1,7 +1,7 @@
 // Rule single-owner: one entry per name and stanza, one owner per name, reserved names keep their owner.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';

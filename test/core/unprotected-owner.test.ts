@@ -2,7 +2,7 @@
 // passes as the ownership fact; registered identities or a grant protect an owner, the empty owner is not reported.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, Ownership, ReviewInput } from '../../src/core/types.js';

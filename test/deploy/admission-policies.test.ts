@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { CHART_LINK, renderShipped, SHIPPED_FILE } from '../../scripts/render-admission-policies.js';
 
 interface Doc {

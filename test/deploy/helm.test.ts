@@ -6,15 +6,15 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCerts } from '../../src/certs/store.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { runCerts } from '../../src/infrastructure/certs/store.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
   validatingUpdateCondition,
 } from '../../src/core/cel/webhook-conditions.js';
-import { parsePolicy } from '../../src/config/load.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../helpers/helm.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { readDoc } from '../helpers/docs.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 import { copiedPaths } from '../image/build.js';

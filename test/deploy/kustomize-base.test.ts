@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { BASE_DIR, renderBase } from '../../scripts/render-kustomize.js';
 import { findHelm, helmSkip, requireHelm } from '../helpers/helm.js';
 
@@ -30,7 +30,7 @@ test(
   },
 );
 
-test('every base file but the kustomization is one object, as src/deploy/render.ts and the tests read them', () => {
+test('every base file but the kustomization is one object, as src/compilers/deploy/render.ts and the tests read them', () => {
   const dir = join(packageRoot(), BASE_DIR);
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')) {
     const separators = readFileSync(join(dir, file), 'utf8').match(/^---$/gm) ?? [];

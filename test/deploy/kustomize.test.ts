@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { runCerts } from '../../src/certs/store.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { runCerts } from '../../src/infrastructure/certs/store.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 
 type Doc = {

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { HOOKOWNERS } from '../../src/core/ownership.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 
 type Doc = Record<string, unknown> & {
   kind?: string;
@@ -136,7 +136,7 @@ test('mutating: fails open on Machine CREATE and the UPDATE that makes a Machine
       [['cluster.x-k8s.io'], ['machines'], ['CREATE', 'UPDATE']],
     ],
   );
-  // Which UPDATEs: test/native/match.test.ts holds the condition to src/core/rules/default-hooks/cel.ts.
+  // Which UPDATEs: test/native/match.test.ts holds the condition to src/rules/default-hooks/cel.ts.
   assert.deepEqual(
     (w as { matchConditions?: Array<{ name: string }> } | undefined)?.matchConditions?.map((c) => c.name),
     ['create-or-newly-selected'],

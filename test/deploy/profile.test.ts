@@ -8,8 +8,8 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { parsePolicy } from '../../src/config/load.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../helpers/helm.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../helpers/kustomize.js';
 

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { packageRoot, renderWebhookConfigurations } from '../../src/deploy/render.js';
+import { packageRoot, renderWebhookConfigurations } from '../../src/compilers/deploy/render.js';
 import { AppError } from '../../src/errors.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { NOT_FINISHING_DELETION } from '../../src/compilers/native/match.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { AppError } from '../../src/errors.js';
-import { packageRoot } from '../../src/deploy/render.js';
-import { readVersion } from '../../src/version.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
+import { readVersion } from '../../src/infrastructure/version.js';
 import { chartYamlFor } from '../../scripts/render-kustomize.js';
 import { readDoc } from '../helpers/docs.js';
 
@@ -65,7 +65,7 @@ test('the CLI prints the version of the package.json beside it, not one of its o
     [['--version'], '9.8.7\n'],
     [['version'], 'hookkeeper 9.8.7\n'],
   ] as const) {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/transports/cli/main.ts', ...args], {
       cwd: dir,
       encoding: 'utf8',
     });

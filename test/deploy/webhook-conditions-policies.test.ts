@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { handle } from '../../src/admission/handle.js';
 import type { AdmissionResult } from '../../src/admission/response.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import {
   mutatingWebhookCondition,
   validatingCreateCondition,

@@ -12,8 +12,8 @@ import fc from 'fast-check';
 import { handle } from '../../src/admission/handle.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import type { AdmissionResult } from '../../src/admission/response.js';
-import { parsePolicy } from '../../src/config/load.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
@@ -24,7 +24,7 @@ import { reviewName } from '../../src/core/migration.js';
 import type { Policy } from '../../src/core/policy.js';
 import { matchesLabels } from '../../src/core/selector.js';
 import type { KubeObject, ReviewInput, TwinFact } from '../../src/core/types.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { CORPUS_FILE } from '../../scripts/record-corpus.js';
 import { capiPolicy, PRE_DRAIN } from '../fixtures/capi.js';
 import type { RecordedReview } from '../fixtures/corpus-recorder.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { renderWebhookConfigurations } from '../../src/deploy/render.js';
+import { renderWebhookConfigurations } from '../../src/compilers/deploy/render.js';
 import { cli } from '../helpers/cli.js';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';

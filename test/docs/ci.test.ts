@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { cli } from '../helpers/cli.js';
 import { codeBlocks, readDoc } from '../helpers/docs.js';
 import { gitopsRepo, hookkeeperShim, REMOVE_HOOKS, overlay, baseMachine, tools } from '../validate/gitops-repo.js';

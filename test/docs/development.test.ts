@@ -1,13 +1,13 @@
 // What DEVELOPMENT.md and the README restate of the code, held to it: the order `npm test` runs its parts in
 // (package.json's `test` script), the output formats each transport's registry has, the annotated tree of the
-// repository and the src/kube table.
+// repository and the src/infrastructure/kube table.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { packageRoot } from '../../src/deploy/render.js';
-import { TEST_FORMATS } from '../../src/policy-test/formats.js';
-import { VALIDATE_FORMATS } from '../../src/validate/formats.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
+import { TEST_FORMATS } from '../../src/transports/policy-test/formats.js';
+import { VALIDATE_FORMATS } from '../../src/transports/validate/formats.js';
 import { docSection, readDoc } from '../helpers/docs.js';
 
 const root = packageRoot();
@@ -53,9 +53,7 @@ test("DEVELOPMENT.md and the README list npm test's parts in the order package.j
 test("DEVELOPMENT.md's layout names every output format of validate's and test's registries", () => {
   const layout = readDoc('DEVELOPMENT.md');
   const formats = (dir: string): string[] => {
-    const m = new RegExp(`^  ${dir}/ +transport:[\\s\\S]*?output formats \\(formats\\.ts\\): ([^\\n]*)`, 'm').exec(
-      layout,
-    );
+    const m = new RegExp(`^    ${dir}/ +[\\s\\S]*?output formats \\(formats\\.ts\\): ([^\\n]*)`, 'm').exec(layout);
     assert.ok(m, `the layout describes ${dir}/ and its formats`);
     return (m[1] ?? '')
       .replace(/[;,]? ?reports$/, '')
@@ -66,15 +64,15 @@ test("DEVELOPMENT.md's layout names every output format of validate's and test's
   assert.deepEqual(formats('policy-test').sort(), Object.keys(TEST_FORMATS).sort());
 });
 
-test("DEVELOPMENT.md's src/kube table has a row for every file there, and none for a file that is not", () => {
-  const section = readDoc('DEVELOPMENT.md').split('The cluster layer, `src/kube/`')[1] ?? '';
+test("DEVELOPMENT.md's src/infrastructure/kube table has a row for every file there, and none for a file that is not", () => {
+  const section = readDoc('DEVELOPMENT.md').split('The cluster layer, `src/infrastructure/kube/`')[1] ?? '';
   const rows = [...section.split('\n\n')[1]!.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1] ?? '');
-  const files = readdirSync(join(root, 'src', 'kube')).filter((f) => f.endsWith('.ts'));
+  const files = readdirSync(join(root, 'src', 'infrastructure', 'kube')).filter((f) => f.endsWith('.ts'));
   assert.deepEqual([...rows].sort(), files.sort());
 });
 
 /**
- * The paths DEVELOPMENT.md's annotated tree names ("src/core/rules/", "src/errors.ts"): an entry at two spaces per level,
+ * The paths DEVELOPMENT.md's annotated tree names ("src/rules/", "src/errors.ts"): an entry at two spaces per level,
  * its description on its line and the deeper-indented lines after it; the names after ";  " in a description are its
  * siblings, and a "mirrors" description's parenthesised folders ("(admission/ audit/)") its children.
  */
@@ -109,7 +107,7 @@ function entries(dir: string, files: boolean): string[] {
     .sort();
 }
 
-test("DEVELOPMENT.md's annotated tree names every folder of src/, src/core/ and test/ and every file of src/", () => {
+test("DEVELOPMENT.md's annotated tree names every folder of src/, its layers' folders, test/'s, and src/'s files", () => {
   const tree = treePaths();
   const named = (dir: string, files: boolean): string[] =>
     [...tree]
@@ -117,6 +115,8 @@ test("DEVELOPMENT.md's annotated tree names every folder of src/, src/core/ and 
       .sort();
   assert.deepEqual(named('src/', true), entries('src/', true));
   assert.deepEqual(named('src/core/', false), entries('src/core/', false));
+  for (const layer of ['src/transports/', 'src/infrastructure/', 'src/compilers/'])
+    assert.deepEqual(named(layer, true), entries(layer, true));
   assert.deepEqual(named('test/', false), entries('test/', false));
   // The top level: every folder git keeps there (hidden ones aside), and every file the tree names exists.
   const top = readdirSync(root, { withFileTypes: true })

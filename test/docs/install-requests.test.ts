@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { matchesLabels } from '../../src/core/selector.js';
 import type { LabelSelector } from '../../src/core/policy.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { capiMachine, capiTemplate, PRE_DRAIN } from '../fixtures/capi.js';
 import { MAPI_CONTROLLER } from '../fixtures/controller-finalizer.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { anchors, docSection, githubSlug, links, markdownPages, readDoc } from '../helpers/docs.js';
 
 const root = packageRoot();

@@ -3,8 +3,8 @@
 // names a value the policy schema accepts and each named rule's default in the registry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { POLICY_SCHEMA } from '../../src/config/schema.js';
-import { RULE_IDS, type RuleId } from '../../src/core/rule-ids.js';
+import { POLICY_SCHEMA } from '../../src/infrastructure/config/schema.js';
+import { RULE_IDS, type RuleId } from '../../src/rules/rule-ids.js';
 import { defaultEnforcement } from '../../src/core/registry.js';
 import { markdownPages, prose, readDoc } from '../helpers/docs.js';
 

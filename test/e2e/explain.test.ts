@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import type { AuditReport } from '../../src/audit/report.js';
+import type { AuditReport } from '../../src/transports/audit/report.js';
 import type { MachineExplanation } from '../../src/core/explain/model.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { rawRequest } from '../../testing/control-plane/http.js';
@@ -180,7 +180,7 @@ describe('hookkeeper explain against kube-apiserver', { skip }, () => {
     async () => {
       const kubectl = requireKubectl();
       assert.ok(
-        existsSync(join(settings.repoRoot, 'dist', 'cli', 'commands', 'explain.js')),
+        existsSync(join(settings.repoRoot, 'dist', 'transports', 'cli', 'commands', 'explain.js')),
         'dist/ is built (npm run build)',
       );
       const env = {

@@ -1,4 +1,4 @@
-// src/kube/list-watch.ts against a real kube-apiserver: a cache of ConfigMaps follows creations, edits and deletions,
+// src/infrastructure/kube/list-watch.ts against a real kube-apiserver: a cache of ConfigMaps follows creations, edits and deletions,
 // resumes when the API server ends its watch (timeoutSeconds, 2 s here), and relists after 410 when its
 // resourceVersion has been compacted away while it could not reach the API server. ConfigMaps' watch cache is off
 // (--watch-cache-sizes=configmaps#0) so watches are served by etcd, which compacts every 2 s here
@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { kubeConfigAccess, pooledGet, type PooledGet } from '../../src/kube/api-requests.js';
-import { watchCollection, type WatchedCollection } from '../../src/kube/list-watch.js';
-import { silentLogger } from '../../src/log.js';
+import { kubeConfigAccess, pooledGet, type PooledGet } from '../../src/infrastructure/kube/api-requests.js';
+import { watchCollection, type WatchedCollection } from '../../src/infrastructure/kube/list-watch.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { rawRequest } from '../../testing/control-plane/http.js';
 import { pollUntil } from '../../testing/control-plane/processes.js';

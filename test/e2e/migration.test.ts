@@ -4,7 +4,7 @@
 // a direct removal by anyone else, and the synchronizer's removal of a hook the authoritative copy still has, do not;
 // nor does a copy made without its twin's hooks by a non-owner, the two ways of pre-arranging a mirror (issue #34.4).
 // The webhook first; then, last, the native policies, which cannot look the twin up: no mirror route, and no judging
-// of such a copy (a declared divergence, src/native/notes.ts).
+// of such a copy (a declared divergence, src/compilers/native/notes.ts).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ import { startControlPlane, type ControlPlane } from '../../testing/control-plan
 import { registerWebhooks, startHookkeeper, waitForEnforcement } from '../../testing/control-plane/hookkeeper.js';
 import { createRaw, rawRequest } from '../../testing/control-plane/http.js';
 import { pollUntil } from '../../testing/control-plane/processes.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import type { IdentityName } from '../../testing/control-plane/identities.js';
 import {
   CAPI_MACHINES,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { createCertificateAuthority, issueServingCertificate } from '../../src/certs/pki.js';
+import { createCertificateAuthority, issueServingCertificate } from '../../src/infrastructure/certs/pki.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { startControlPlane, type ControlPlane } from '../../testing/control-plane/control-plane.js';
 import { ownCrdSet } from '../../testing/control-plane/crds.js';

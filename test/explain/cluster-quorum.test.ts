@@ -2,13 +2,13 @@
 // lister explain already holds (RBAC comes through it too); a list that fails leaves the standing unknown.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { gatherFacts } from '../../src/explain/from-cluster.js';
-import { renderText } from '../../src/explain/text-output.js';
-import type { ClusterAccess } from '../../src/kube/api-requests.js';
-import { resourceName, type Lister } from '../../src/kube/types.js';
+import { gatherFacts } from '../../src/transports/explain/from-cluster.js';
+import { renderText } from '../../src/transports/explain/text-output.js';
+import type { ClusterAccess } from '../../src/infrastructure/kube/api-requests.js';
+import { resourceName, type Lister } from '../../src/infrastructure/kube/types.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 
 const DELETED = '2026-12-05T08:00:00Z';

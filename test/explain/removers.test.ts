@@ -2,11 +2,11 @@
 // explain lists as a hook's remover removes that hook through evaluate() on the grounds (`via`) the rule's audit
 // annotation names, and every identity of the scenario it does not list (nor covers by a group, nor by "anyone") is
 // refused. The reviews are built here, not through explain, and RBAC's answers from the grants as the
-// SubjectAccessReviews would give them (src/kube/subject-access-review.ts).
+// SubjectAccessReviews would give them (src/infrastructure/kube/subject-access-review.ts).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { hookAnnotationKey } from '../../src/core/capi.js';
 import { evaluate } from '../../src/core/engine.js';
 import { explainMachine } from '../../src/core/explain/explain.js';
@@ -96,7 +96,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     hooks: hooksArb,
   })
   .map((g): Scenario => {
-    // As the grant index reports them (src/kube/owner-grants.ts subjectsFor): named grants, then the holders of a
+    // As the grant index reports them (src/infrastructure/kube/owner-grants.ts subjectsFor): named grants, then the holders of a
     // role without resourceNames under every owner, the empty one included.
     const grants: Record<string, GrantSubjectFact[]> = {};
     NAMED.forEach((o, i) => {

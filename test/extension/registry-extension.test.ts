@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 import { docSection } from '../helpers/docs.js';
 import { HANG_GUARD_MS } from '../helpers/wait.js';
@@ -28,10 +28,10 @@ function example(): { rule: string; readme: string; cases: string } {
 
 /** What the section says the new rule does, observed through the copy's own engine and render. */
 const CHECK = `
-import { parsePolicy } from './src/config/load.js';
+import { parsePolicy } from './src/infrastructure/config/load.js';
 import { evaluate } from './src/core/engine.js';
 import type { ReviewInput } from './src/core/types.js';
-import { renderNativePolicies } from './src/native/render.js';
+import { renderNativePolicies } from './src/compilers/native/render.js';
 const policy = parsePolicy('apiVersion: hookkeeper.io/v1alpha1\\nkind: Policy\\nenforcement:\\n  owner-lowercase: deny\\n', 'p.yaml');
 const machine = (owner: string) => ({ apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', metadata: { name: 'm', namespace: 'ns' },
   spec: { lifecycleHooks: { preDrain: [{ name: 'DrainGuard', owner }] } } });
@@ -82,7 +82,7 @@ test(
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
 
       // 1. The rule module, in a folder of its own; 2. its README.md; 3. its cases.
-      const folder = join(dir, 'src/core/rules/owner-lowercase');
+      const folder = join(dir, 'src/rules/owner-lowercase');
       mkdirSync(folder);
       writeFileSync(join(folder, 'rule.ts'), rule);
       writeFileSync(join(folder, 'README.md'), readme);

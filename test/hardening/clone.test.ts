@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mutate } from '../../src/core/engine.js';
 import { cloneJson, diff } from '../../src/core/patch.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { createMasterReview } from '../fixtures/hardening-machine.js';
 import { reviewInput } from '../fixtures/input.js';
 import { machine, USERS } from '../fixtures/openshift.js';

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import request from 'supertest';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { deepEqual } from '../../src/core/finalizers.js';
 import { cloneJson } from '../../src/core/patch.js';
 import { quote } from '../../src/core/guards.js';
-import { createLogger, silentLogger } from '../../src/log.js';
-import { createApp } from '../../src/server/app.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createLogger, silentLogger } from '../../src/infrastructure/log.js';
+import { createApp } from '../../src/transports/server/app.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { cli } from '../helpers/cli.js';
 

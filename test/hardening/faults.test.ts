@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { issueServingCertificate } from '../../src/certs/pki.js';
-import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/server/metrics.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { issueServingCertificate } from '../../src/infrastructure/certs/pki.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/transports/server/serve.js';
 import { removeEtcdHookReview } from '../fixtures/hardening-machine.js';
 import {
   closedLoop,

@@ -7,10 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import request from 'supertest';
 import { MAX_UID_LENGTH } from '../../src/admission/schema.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { silentLogger } from '../../src/log.js';
-import { createApp } from '../../src/server/app.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import { createApp } from '../../src/transports/server/app.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 import { removeEtcdHookReview, statusUpdateReview } from '../fixtures/hardening-machine.js';
 import {
   allPaths,

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { handle, type Handling } from '../../src/admission/handle.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { CAPI_USERS, capiInput, capiMachine, capiPolicy, PRE_DRAIN } from '../fixtures/capi.js';

@@ -8,7 +8,7 @@ import { parentRequests } from '../../src/core/children.js';
 import { evaluate, mutate } from '../../src/core/engine.js';
 import type { ChildRule, ParentNameSource, Policy } from '../../src/core/policy.js';
 import type { Decision, KubeObject, ParentFact, ReviewInput } from '../../src/core/types.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { CHILD_USERS, childInput, FOUND, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 import { reviewInput } from '../fixtures/input.js';
 import { machine, USERS } from '../fixtures/openshift.js';

@@ -8,7 +8,7 @@ import { handle, type Handling } from '../../src/admission/handle.js';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import { toAdmissionReview } from '../../src/admission/response.js';
 import { MAX_UID_LENGTH } from '../../src/admission/schema.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { ETCD } from '../fixtures/openshift.js';
 import { createMasterReview, removeEtcdHookReview, statusUpdateReview } from '../fixtures/hardening-machine.js';
 import {
@@ -42,7 +42,7 @@ interface Answer {
   patch?: string;
 }
 
-/** What the webhook answers for one body: the same steps as src/server/admission-request.ts and review.ts after JSON.parse. */
+/** What the webhook answers for one body: the same steps as src/transports/server/admission-request.ts and review.ts after JSON.parse. */
 function answer(webhook: Handling, body: unknown): Answer {
   // Frozen: reviewing must never write into the request (mutation writes only into its own copy).
   const parsed = parseAdmissionReview(deepFreeze(body));

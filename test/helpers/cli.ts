@@ -1,7 +1,7 @@
 // Runs the CLI in process with injected streams, as a user would from a shell (or a terminal, with tty).
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import { buildProgram, runCli } from '../../src/cli/program.js';
+import { buildProgram, runCli } from '../../src/transports/cli/program.js';
 
 export interface CliRun {
   code: number;

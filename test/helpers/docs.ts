@@ -2,7 +2,7 @@
 // headings, anchors and relative links GitHub renders from it. A test that checks a sentence names the page it lives on.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 
 const root = packageRoot();
 

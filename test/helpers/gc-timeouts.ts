@@ -4,13 +4,13 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { silentLogger } from '../../src/log.js';
-import { createAccessReviewer } from '../../src/kube/subject-access-review.js';
-import { serviceAccountLookup } from '../../src/kube/connect.js';
-import type { ClusterAccess } from '../../src/kube/api-requests.js';
-import { accessGet } from '../../src/kube/api-requests.js';
-import { createLister } from '../../src/kube/lister.js';
-import { createParentLookup } from '../../src/kube/parents.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import { createAccessReviewer } from '../../src/infrastructure/kube/subject-access-review.js';
+import { serviceAccountLookup } from '../../src/infrastructure/kube/connect.js';
+import type { ClusterAccess } from '../../src/infrastructure/kube/api-requests.js';
+import { accessGet } from '../../src/infrastructure/kube/api-requests.js';
+import { createLister } from '../../src/infrastructure/kube/lister.js';
+import { createParentLookup } from '../../src/infrastructure/kube/parents.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('usage: node --expose-gc --import tsx gc-timeouts.ts');

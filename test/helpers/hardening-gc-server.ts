@@ -1,8 +1,8 @@
 // Child process for the load test: `serve` in process (so its heap can be measured), logging at the default
 // level to /dev/null, run with --expose-gc. IPC: it sends {port} when serving; "heap" -> {heapUsed} after a full GC.
 import { pino } from 'pino';
-import { createLogger } from '../../src/log.js';
-import { startServer } from '../../src/server/serve.js';
+import { createLogger } from '../../src/infrastructure/log.js';
+import { startServer } from '../../src/transports/server/serve.js';
 
 const [certFile, keyFile] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;

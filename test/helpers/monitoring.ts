@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 
 export const MONITORING_DIR = 'webhook-config/components/monitoring';
 export const RULE_FILE = `${MONITORING_DIR}/prometheus-rule.yaml`;

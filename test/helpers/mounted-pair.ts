@@ -1,7 +1,7 @@
 // A certificate pair mounted as the kubelet mounts a Secret, so tests rotate it the way a cluster does.
 import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { CertKeyPem } from '../../src/certs/pki.js';
+import type { CertKeyPem } from '../../src/infrastructure/certs/pki.js';
 
 /**
  * The kubelet's Secret volume: each version in a directory of its own, "..data" a symlink to the current one, and

@@ -1,6 +1,6 @@
 // The problems parsePolicy reports for a policy text that must be refused: line, path and message, as users see them.
 import assert from 'node:assert/strict';
-import { parsePolicy } from '../../src/config/load.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { AppError } from '../../src/errors.js';
 
 export interface PolicyProblem {

@@ -4,7 +4,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../src/certs/pki.js';
+import {
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertKeyPem,
+} from '../../src/infrastructure/certs/pki.js';
 
 export interface TestPki {
   dir: string;

@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import { runCerts } from '../../src/certs/store.js';
-import { packageRoot } from '../../src/deploy/render.js';
+import { runCerts } from '../../src/infrastructure/certs/store.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { forgetDir, removeIfAborted } from '../../testing/control-plane/processes.js';
 import { ensureImage } from './build.js';
 import { unpackImage, type Image } from './oci.js';
@@ -181,7 +181,7 @@ test('the runtime holds production dependencies only, no keys, tests or shell, w
       e.isDirectory() ? appFiles(join(dir, e.name)) : [relative(app, join(dir, e.name))],
     );
   const own = [...appFiles(join(app, 'dist')), ...appFiles(join(app, 'webhook-config')), ...appFiles(join(app, 'bin'))];
-  assert.ok(own.includes('dist/cli/main.js'));
+  assert.ok(own.includes('dist/transports/cli/main.js'));
   assert.deepEqual(
     own.filter((f) => /\.(key|ts)$|\.test\.|(^|\/)\.dev-certs\//.test(f) && !f.endsWith('.d.ts')),
     [],

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, mock, test } from 'node:test';
-import { RequestTimeout, startDeadline, withDeadline } from '../../src/kube/deadline.js';
+import { RequestTimeout, startDeadline, withDeadline } from '../../src/infrastructure/kube/deadline.js';
 
 const never = (): Promise<never> => new Promise(() => undefined);
 

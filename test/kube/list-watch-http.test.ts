@@ -7,10 +7,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, mock, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { pooledGet, type ClusterAccess, type PooledGet } from '../../src/kube/api-requests.js';
-import { createRbacIndex } from '../../src/kube/rbac-index.js';
-import { INACTIVITY_MS } from '../../src/kube/list-watch.js';
-import { silentLogger } from '../../src/log.js';
+import { pooledGet, type ClusterAccess, type PooledGet } from '../../src/infrastructure/kube/api-requests.js';
+import { createRbacIndex } from '../../src/infrastructure/kube/rbac-index.js';
+import { INACTIVITY_MS } from '../../src/infrastructure/kube/list-watch.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { eventually } from '../helpers/wait.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';

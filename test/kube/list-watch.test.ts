@@ -2,10 +2,15 @@
 // bookmarks, a silent watch, 410 on the response and as an ERROR event, other errors, the backoff), no real time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ApiResponse, StreamHandlers } from '../../src/kube/api-requests.js';
+import type { ApiResponse, StreamHandlers } from '../../src/infrastructure/kube/api-requests.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { silentLogger } from '../../src/log.js';
-import { INACTIVITY_MS, watchCollection, type Timers, type WatchedCollection } from '../../src/kube/list-watch.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import {
+  INACTIVITY_MS,
+  watchCollection,
+  type Timers,
+  type WatchedCollection,
+} from '../../src/infrastructure/kube/list-watch.js';
 
 const PATH = '/apis/rbac.authorization.k8s.io/v1/roles';
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));

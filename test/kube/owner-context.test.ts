@@ -5,10 +5,10 @@ import { describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ReviewInput } from '../../src/core/types.js';
-import type { AccessReviewer } from '../../src/kube/subject-access-review.js';
-import { createOwnerContext, type OwnerContextOptions } from '../../src/kube/owner-context.js';
-import type { RbacIndex } from '../../src/kube/rbac-index.js';
-import { silentLogger } from '../../src/log.js';
+import type { AccessReviewer } from '../../src/infrastructure/kube/subject-access-review.js';
+import { createOwnerContext, type OwnerContextOptions } from '../../src/infrastructure/kube/owner-context.js';
+import type { RbacIndex } from '../../src/infrastructure/kube/rbac-index.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 
 const INPUT: ReviewInput = {
   operation: 'UPDATE',

@@ -4,9 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseAdmissionReview } from '../../src/admission/parse.js';
 import type { ReviewInput } from '../../src/core/types.js';
-import { createAccessReviewer, type SarAnswer, type AccessSubject } from '../../src/kube/subject-access-review.js';
-import { ownerFactsGatherer } from '../../src/kube/owner-facts.js';
-import { silentLogger } from '../../src/log.js';
+import {
+  createAccessReviewer,
+  type SarAnswer,
+  type AccessSubject,
+} from '../../src/infrastructure/kube/subject-access-review.js';
+import { ownerFactsGatherer } from '../../src/infrastructure/kube/owner-facts.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { admissionReview } from '../fixtures/openshift.js';
 
 const machine = (namespace: string, hooks: Array<{ name: string; owner: unknown }>) => ({

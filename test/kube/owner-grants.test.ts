@@ -2,7 +2,7 @@
 // any order (a binding before its role, updates, deletions) leave the same answers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OwnerGrants, ownerGrantsOf } from '../../src/kube/owner-grants.js';
+import { OwnerGrants, ownerGrantsOf } from '../../src/infrastructure/kube/owner-grants.js';
 import { visits } from '../helpers/visits.js';
 
 const rule = (o: { groups?: string[]; resources?: string[]; verbs?: string[]; names?: string[] } = {}) => ({

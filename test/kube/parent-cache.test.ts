@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, mock, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ParentRequest } from '../../src/core/children.js';
-import { createParentLookup, type ParentLookup } from '../../src/kube/parents.js';
-import { silentLogger } from '../../src/log.js';
+import { createParentLookup, type ParentLookup } from '../../src/infrastructure/kube/parents.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { eventually } from '../helpers/wait.js';
 
 // Long, so that lookups over the loopback never race a busy machine's clock; the budget test runs it on mock time.

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { ParentRequest } from '../../src/core/children.js';
 import type { ParentKindRef } from '../../src/core/policy.js';
 import { AppError } from '../../src/errors.js';
-import { createParentContext } from '../../src/kube/parent-context.js';
-import type { ParentLookup, ParentLookupOptions } from '../../src/kube/parents.js';
-import { silentLogger } from '../../src/log.js';
+import { createParentContext } from '../../src/infrastructure/kube/parent-context.js';
+import type { ParentLookup, ParentLookupOptions } from '../../src/infrastructure/kube/parents.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { childInput, DB_POLICY, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 
 function fakeLookups() {

@@ -4,10 +4,15 @@ import { describe, mock, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../src/core/types.js';
 import type { ParentRequest } from '../../src/core/children.js';
-import { collectionPath, objectPath, type ApiGet, type ApiResponse } from '../../src/kube/api-requests.js';
-import type { CacheFactory } from '../../src/kube/parent-cache.js';
-import { createParentLookup } from '../../src/kube/parents.js';
-import { silentLogger } from '../../src/log.js';
+import {
+  collectionPath,
+  objectPath,
+  type ApiGet,
+  type ApiResponse,
+} from '../../src/infrastructure/kube/api-requests.js';
+import type { CacheFactory } from '../../src/infrastructure/kube/parent-cache.js';
+import { createParentLookup } from '../../src/infrastructure/kube/parents.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 
 const VM: ParentRequest = {
   key: 'kubevirt.io/v1/VirtualMachine/vms/testvm',

@@ -2,12 +2,12 @@
 // someone but its registered owner, bounded in size (more than the bound is TooMany) and in time (the lookup budget).
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { MAX_QUORUM_MACHINES } from '../../src/core/quorum.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
-import type { ApiGet } from '../../src/kube/api-requests.js';
-import { createQuorumContext } from '../../src/kube/quorum-context.js';
-import { silentLogger } from '../../src/log.js';
+import type { ApiGet } from '../../src/infrastructure/kube/api-requests.js';
+import { createQuorumContext } from '../../src/infrastructure/kube/quorum-context.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 
 const ETCD = { name: 'EtcdQuorumOperator', owner: 'clusteroperator/etcd' };
 const master = (preDrain: Array<typeof ETCD>): KubeObject => ({

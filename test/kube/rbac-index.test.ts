@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { createRbacIndex, type RbacIndex } from '../../src/kube/rbac-index.js';
-import { silentLogger } from '../../src/log.js';
+import { createRbacIndex, type RbacIndex } from '../../src/infrastructure/kube/rbac-index.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { eventually } from '../helpers/wait.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';

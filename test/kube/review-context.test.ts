@@ -2,9 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Ownership, ReviewContext, ReviewInput } from '../../src/core/types.js';
-import { clusterSource, requireClusterSource, SERVICE_ACCOUNT_TOKEN } from '../../src/kube/kubeconfig-source.js';
+import {
+  clusterSource,
+  requireClusterSource,
+  SERVICE_ACCOUNT_TOKEN,
+} from '../../src/infrastructure/kube/kubeconfig-source.js';
 import { AppError } from '../../src/errors.js';
-import { reviewContextGatherer } from '../../src/kube/review-context.js';
+import { reviewContextGatherer } from '../../src/infrastructure/kube/review-context.js';
 
 const MACHINE: ReviewInput = {
   operation: 'UPDATE',

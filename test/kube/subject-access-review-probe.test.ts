@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, mock, test } from 'node:test';
 import { MAX_OWNERS_CHECKED, WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { createAccessReviewer, sarBody } from '../../src/kube/subject-access-review.js';
-import type { ApiPost, ApiResponse } from '../../src/kube/api-requests.js';
-import { silentLogger } from '../../src/log.js';
+import { createAccessReviewer, sarBody } from '../../src/infrastructure/kube/subject-access-review.js';
+import type { ApiPost, ApiResponse } from '../../src/infrastructure/kube/api-requests.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 
 interface Sar {
   spec: { user: string; resourceAttributes: { name: string; namespace?: string } };

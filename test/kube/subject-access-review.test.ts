@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
-import { createAccessReviewer, SAR_PATH } from '../../src/kube/subject-access-review.js';
-import type { ApiPost, ClusterAccess } from '../../src/kube/api-requests.js';
-import { silentLogger } from '../../src/log.js';
+import { createAccessReviewer, SAR_PATH } from '../../src/infrastructure/kube/subject-access-review.js';
+import type { ApiPost, ClusterAccess } from '../../src/infrastructure/kube/api-requests.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 import { eventually } from '../helpers/wait.js';
 
 interface Posted {

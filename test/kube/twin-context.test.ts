@@ -3,11 +3,11 @@
 // missing twin, within the budget.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { ReviewInput } from '../../src/core/types.js';
-import type { ApiGet } from '../../src/kube/api-requests.js';
-import { createTwinContext } from '../../src/kube/twin-context.js';
-import { silentLogger } from '../../src/log.js';
+import type { ApiGet } from '../../src/infrastructure/kube/api-requests.js';
+import { createTwinContext } from '../../src/infrastructure/kube/twin-context.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
 
 const hooks = (names: string[]) => ({ preDrain: names.map((name) => ({ name, owner: 'team/a' })) });
 const REMOVAL: ReviewInput = {

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { parseYamlDocuments } from '../../src/config/yaml.js';
+import { parseYamlDocuments } from '../../src/infrastructure/config/yaml.js';
 import { AppError } from '../../src/errors.js';
-import { parseManifests } from '../../src/manifests/documents.js';
-import { subjectsOf } from '../../src/validate/objects.js';
+import { parseManifests } from '../../src/infrastructure/manifests/documents.js';
+import { subjectsOf } from '../../src/transports/validate/objects.js';
 import type { Problem } from '../../src/errors.js';
 
 const MULTI = `# leading comment
@@ -69,7 +69,7 @@ describe('parseManifests', () => {
     assert.deepEqual(doc?.value, { metadata: { deletionTimestamp: '2026-11-20T08:14:02Z', m: 8 } });
   });
 
-  test('a syntax error names file and line, worded as src/config/yaml.ts words it', () => {
+  test('a syntax error names file and line, worded as src/infrastructure/config/yaml.ts words it', () => {
     const text = 'apiVersion: v1\nkind: A\n---\nkind: B\nmetadata:\n  name: [x\n';
     const expected = (() => {
       try {

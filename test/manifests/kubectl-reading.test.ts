@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { parseManifests } from '../../src/manifests/documents.js';
+import { parseManifests } from '../../src/infrastructure/manifests/documents.js';
 
 const CI = process.env['CI'] === 'true';
 

@@ -3,10 +3,10 @@
 // whole chain (hookkeeper's mutation, then validation) lets the same request through.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
 import { admit, compilePolicies } from './evaluator/admission.js';

@@ -1,14 +1,14 @@
 // docs/native-admission-policies.md lists every divergence of native mode from the webhook exactly as
-// src/native/notes.ts declares it (`npm run render:admission-policies` writes the list): a divergence added, changed
+// src/compilers/native/notes.ts declares it (`npm run render:admission-policies` writes the list): a divergence added, changed
 // or dropped in the source fails here until the page is rendered again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { DIVERGENCE_DOC, everyDivergence, withDivergenceList } from '../../scripts/divergence-doc.js';
 
-test('the divergence list of the native admission policies page is the one src/native/notes.ts declares', () => {
+test('the divergence list of the native admission policies page is the one src/compilers/native/notes.ts declares', () => {
   const page = readFileSync(join(packageRoot(), DIVERGENCE_DOC), 'utf8');
   const found = everyDivergence();
   // Every rule a divergence can name shows up once the policy turns it on, so no divergence is missed for want of one.

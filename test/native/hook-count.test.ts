@@ -2,12 +2,12 @@
 // the policy does not name, as the webhook does, and bounds the named owners' hooks by their fixed ceiling.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { capiInput, capiMachine } from '../fixtures/capi.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 import { reviewInput } from '../fixtures/input.js';
 import type { KubeObject, ReviewInput, UserInfo } from '../../src/core/types.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { admit, compilePolicies } from './evaluator/admission.js';
 import { compare, type Subject } from './differential/compare.js';
 

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { versionsWithoutHooks } from '../../src/core/hook-crds.js';
-import { versionKeeps } from '../../src/native/hook-schema.js';
-import { staticManifests } from '../../src/native/static.js';
-import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE } from '../../src/native/static-layout.js';
+import { versionKeeps } from '../../src/compilers/native/hook-schema.js';
+import { staticManifests } from '../../src/compilers/native/static.js';
+import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE } from '../../src/compilers/native/static-layout.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 import { admit, compilePolicies, conditionHolds, type NativeVerdict } from './evaluator/admission.js';
 

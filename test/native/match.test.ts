@@ -1,4 +1,4 @@
-// The not-finishing-deletion matchCondition is declared once (src/native/match.ts): the webhook registration of
+// The not-finishing-deletion matchCondition is declared once (src/compilers/native/match.ts): the webhook registration of
 // webhook-config/base and of the Helm chart must carry that very expression, and it must skip only finalizer-only
 // updates of a deleting object, never read oldObject unguarded (CREATE has none).
 import assert from 'node:assert/strict';
@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
-import { NOT_FINISHING_DELETION } from '../../src/native/match.js';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
+import { NOT_FINISHING_DELETION } from '../../src/compilers/native/match.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import {
   mutatingObjectSelector,
   mutatingWebhookCondition,
@@ -36,7 +36,7 @@ function chartCondition(text: string): { name: string; expression: string } {
 }
 
 describe('the not-finishing-deletion matchCondition', () => {
-  test('webhook-config/base registers the expression of src/native/match.ts on the UPDATE webhook', () => {
+  test('webhook-config/base registers the expression of src/compilers/native/match.ts on the UPDATE webhook', () => {
     const config = parse(read('webhook-config/base/validating-webhook-configuration.yaml')) as { webhooks: Webhook[] };
     const withCondition = config.webhooks.filter((w) => w.matchConditions !== undefined);
     assert.deepEqual(

@@ -1,17 +1,17 @@
 // Each rule declares whether its CEL reads a list carrier's index of hooks by name (NativeForm.readsNameIndex), and
-// src/native/notes.ts declares the divergence from that. Here the declarations are held to the CEL the rules build:
+// src/compilers/native/notes.ts declares the divergence from that. Here the declarations are held to the CEL the rules build:
 // under the embedded policy and generated ones, a rule whose expressions (or the variables they reach) name a stage's
 // index declares it, and one that declares it reads it under some policy.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { celCarrier } from '../../src/core/cel/carrier.js';
 import { CARRIERS } from '../../src/core/carriers.js';
 import type { Policy } from '../../src/core/policy.js';
 import { RULES } from '../../src/core/registry.js';
-import { reachable } from '../../src/native/validating.js';
+import { reachable } from '../../src/compilers/native/validating.js';
 import { policyDocument } from './differential/arbitraries.js';
 
 /** A Machine's list carrier and a template's: some rules judge only one of them. */

@@ -2,11 +2,11 @@
 // describes, so the e2e corpus cannot excuse a difference on a request no divergence concerns.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
-import { covering, divergences, noteText } from '../../src/native/notes.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { covering, divergences, noteText } from '../../src/compilers/native/notes.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { reviewInput } from '../fixtures/input.js';
 import { CAPI_USERS, capiInput, capiMachine } from '../fixtures/capi.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';

@@ -2,19 +2,19 @@
 // rules the policy turns off leave no CEL, and no expression nests one pass over hooks inside another.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { MAX_HOOKS_PER_STAGE_LIMIT, MAX_IMPLIED_OWNERS, type Policy } from '../../src/core/policy.js';
 import { MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
-import { CHUNK, CHUNKS } from '../../src/core/rules/hook-naming/rule.js';
-import { newlySelectedCel } from '../../src/core/rules/default-hooks/cel.js';
+import { CHUNK, CHUNKS } from '../../src/rules/hook-naming/rule.js';
+import { newlySelectedCel } from '../../src/rules/default-hooks/cel.js';
 import { DEFAULT_HOOK_CONDITION_NAME, UPDATE_CONDITION_NAME } from '../../src/core/cel/webhook-conditions.js';
 import type { KubeObject, ReviewInput } from '../../src/core/types.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { conditionHolds } from './evaluator/admission.js';
 import { RULES } from '../../src/core/registry.js';
-import { renderNativePolicies } from '../../src/native/render.js';
-import { ACTIONS, bindingGroupOf, reachable } from '../../src/native/validating.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
+import { ACTIONS, bindingGroupOf, reachable } from '../../src/compilers/native/validating.js';
 import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
 
 interface Vap {

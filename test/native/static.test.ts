@@ -6,11 +6,16 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../src/core/policy.js';
-import { renderNativePolicies } from '../../src/native/render.js';
-import { staticManifests, staticSupport } from '../../src/native/static.js';
-import { DEFAULT_STATIC_ROOT, STATIC_DIRS, STATIC_FILE, STATIC_SUFFIX } from '../../src/native/static-layout.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
+import { staticManifests, staticSupport } from '../../src/compilers/native/static.js';
+import {
+  DEFAULT_STATIC_ROOT,
+  STATIC_DIRS,
+  STATIC_FILE,
+  STATIC_SUFFIX,
+} from '../../src/compilers/native/static-layout.js';
 import { cli } from '../helpers/cli.js';
 
 interface Obj {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { CI_CASES, writeCiManifests } from '../fixtures/ci-manifests.js';
 
 const root = packageRoot();
@@ -50,8 +50,8 @@ test('the tarball holds what the CLI runs on, and no tests, sources or chart', (
     'README.md',
     'bin/hookkeeper.js',
     'bin/kubectl-hookkeeper',
-    'dist/cli/main.js',
-    'dist/version.js',
+    'dist/transports/cli/main.js',
+    'dist/infrastructure/version.js',
     // `webhook-config render` reads the base's webhook configurations.
     'webhook-config/base/validating-webhook-configuration.yaml',
     'webhook-config/base/mutating-webhook-configuration.yaml',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import YAML from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { codeBlocks } from '../helpers/docs.js';
 import { FILES, REMOVE_HOOKS, baseMachine, linkTools, overlay, tools } from '../validate/gitops-repo.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/deploy/render.js';
+import { packageRoot } from '../../src/compilers/deploy/render.js';
 import { codeBlocks, readDoc } from '../helpers/docs.js';
 import { baseMachine, gitopsRepo, overlay, REMOVE_HOOKS, tools } from '../validate/gitops-repo.js';
 

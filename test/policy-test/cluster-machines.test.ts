@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { MAX_QUORUM_MACHINES, QUORUM_ACK_ANNOTATION } from '../../src/core/quorum.js';
-import { loadTestFile, type LoadedFile } from '../../src/policy-test/load.js';
-import { runFile } from '../../src/policy-test/run.js';
+import { loadTestFile, type LoadedFile } from '../../src/transports/policy-test/load.js';
+import { runFile } from '../../src/transports/policy-test/run.js';
 
-const POLICY = resolve('src/core/rules/default-policy.yaml');
+const POLICY = resolve('src/rules/default-policy.yaml');
 const NS = 'openshift-machine-api';
 
 function machine(name: string, opts: { hooked?: boolean; deleting?: boolean; ack?: string } = {}): string {

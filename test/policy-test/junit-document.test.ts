@@ -2,8 +2,8 @@
 // first line, less its colon, as the message), notes, and a file that could not run (its problems as one error).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderJunit } from '../../src/policy-test/junit.js';
-import { summarize, type CaseResult } from '../../src/policy-test/report.js';
+import { renderJunit } from '../../src/transports/policy-test/junit.js';
+import { summarize, type CaseResult } from '../../src/transports/policy-test/report.js';
 import { parseXml } from '../validate/xml.js';
 
 const kase = (c: Partial<CaseResult>): CaseResult => ({

@@ -1,11 +1,11 @@
 // A test file's problems before any case runs, each in full: what the YAML, the document count and the schema say,
-// as the policy loader words them (src/config/document.ts reads both).
+// as the policy loader words them (src/infrastructure/config/document.ts reads both).
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadTestFile } from '../../src/policy-test/load.js';
+import { loadTestFile } from '../../src/transports/policy-test/load.js';
 
 async function problemsOf(text: string): Promise<unknown[]> {
   const cwd = await mkdtemp(join(tmpdir(), 'hk-policy-test-load-'));

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { carrierFor } from '../../src/core/carriers.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { findTestFiles } from '../../src/policy-test/discover.js';
-import { loadTestFile, type LoadedCase, type PolicyCache } from '../../src/policy-test/load.js';
-import { runCase, userInfoOf } from '../../src/policy-test/run.js';
+import { findTestFiles } from '../../src/transports/policy-test/discover.js';
+import { loadTestFile, type LoadedCase, type PolicyCache } from '../../src/transports/policy-test/load.js';
+import { runCase, userInfoOf } from '../../src/transports/policy-test/run.js';
 import { cli } from '../helpers/cli.js';
 import { applyPatch, type Operation } from '../helpers/json-patch.js';
 

@@ -1,17 +1,17 @@
-// Every rule's own cases (src/core/rules/<id>/cases.yaml) hold on both engines: on the webhook's, exactly as `hookkeeper
+// Every rule's own cases (src/rules/<id>/cases.yaml) hold on both engines: on the webhook's, exactly as `hookkeeper
 // test` runs them, and on the rendered native policies in process, whose verdict may differ only where a divergence
 // declares it and the case says so. Every admission rule has cases, and every cases file is a rule's.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { RULE_IDS } from '../../src/core/rule-ids.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { RULE_IDS } from '../../src/rules/rule-ids.js';
 import type { Policy } from '../../src/core/policy.js';
-import { renderNativePolicies } from '../../src/native/render.js';
-import { parsePolicy } from '../../src/config/load.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
+import { parsePolicy } from '../../src/infrastructure/config/load.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTestFile } from '../../src/policy-test/load.js';
-import { judge, runCase } from '../../src/policy-test/run.js';
+import { loadTestFile } from '../../src/transports/policy-test/load.js';
+import { judge, runCase } from '../../src/transports/policy-test/run.js';
 import { MAIN_K8S_VERSION } from '../../testing/control-plane/versions.js';
 import { compilePolicies } from '../native/evaluator/admission.js';
 import { nativeProblems, type NativeSubject } from './native-case.js';
@@ -32,7 +32,7 @@ describe('the rules’ cases', () => {
     const ids: ReadonlySet<string> = new Set(RULE_IDS);
     const problems: string[] = [];
     for (const { rule, file } of all) {
-      if (!ids.has(rule)) problems.push(`${file}: ${rule} is not a rule id (src/core/rule-ids.ts)`);
+      if (!ids.has(rule)) problems.push(`${file}: ${rule} is not a rule id (src/rules/rule-ids.ts)`);
       else if (!ADMISSION_RULES.has(rule as never))
         problems.push(`${file}: ${rule} does not run at admission, so no case of it can be judged`);
       else if (WITHOUT_CASES[rule as keyof typeof WITHOUT_CASES] !== undefined)

@@ -4,9 +4,9 @@
 // and by the rendered native policies alike.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadTestFile } from '../../src/policy-test/load.js';
-import { judge, runCase } from '../../src/policy-test/run.js';
-import { renderNativePolicies } from '../../src/native/render.js';
+import { loadTestFile } from '../../src/transports/policy-test/load.js';
+import { judge, runCase } from '../../src/transports/policy-test/run.js';
+import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { MAIN_K8S_VERSION } from '../../testing/control-plane/versions.js';
 import { compilePolicies } from '../native/evaluator/admission.js';
 import { nativeProblems } from './native-case.js';

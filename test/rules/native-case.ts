@@ -1,14 +1,14 @@
 // One rule case through the rendered native policies in process (test/native/evaluator), held to what the case
-// expects: the same verdict, unless a divergence of src/native/notes.ts covers the request and the case says
+// expects: the same verdict, unless a divergence of src/compilers/native/notes.ts covers the request and the case says
 // `native: differs`; the same words (one of the webhook's denials, warnings among its warnings) and hooks unless a
 // divergence covers them.
 import { clip, MAX_VIOLATION_BYTES } from '../../src/admission/limits.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { Decision, ReviewInput } from '../../src/core/types.js';
-import { covering, noteText, type Divergence } from '../../src/native/notes.js';
-import type { LoadedCase } from '../../src/policy-test/load.js';
-import { compare, hooksOf, subjectMatches, warningsOf } from '../../src/policy-test/run.js';
-import { EVERY_OWNER, NATIVE_DIFFERS, type Grant } from '../../src/policy-test/schema.js';
+import { covering, noteText, type Divergence } from '../../src/compilers/native/notes.js';
+import type { LoadedCase } from '../../src/transports/policy-test/load.js';
+import { compare, hooksOf, subjectMatches, warningsOf } from '../../src/transports/policy-test/run.js';
+import { EVERY_OWNER, NATIVE_DIFFERS, type Grant } from '../../src/transports/policy-test/schema.js';
 import { admit, type CompiledPolicies } from '../native/evaluator/admission.js';
 import type { Authorize } from '../native/evaluator/cel.js';
 
@@ -55,7 +55,7 @@ export function nativeProblems(
       return {
         problems: [
           `native mode: ${verdict(native.allowed)}${said}, expected ${verdict(c.expect.allowed)}; no divergence of ` +
-            `src/native/notes.ts covers this request (rules: ${decidedBy.join(', ') || 'none'})`,
+            `src/compilers/native/notes.ts covers this request (rules: ${decidedBy.join(', ') || 'none'})`,
         ],
         covered: [],
       };

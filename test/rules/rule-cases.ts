@@ -1,14 +1,14 @@
-// The rules' own cases: src/core/rules/<id>/cases.yaml, each a PolicyTest (`hookkeeper test`'s format) whose cases may
-// also say `native: differs`, found and loaded with src/policy-test's loader. The unit test runs them on both engines
+// The rules' own cases: src/rules/<id>/cases.yaml, each a PolicyTest (`hookkeeper test`'s format) whose cases may
+// also say `native: differs`, found and loaded with src/transports/policy-test's loader. The unit test runs them on both engines
 // in process; the e2e group replays them through a real API server.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RULES } from '../../src/core/registry.js';
-import type { RuleId } from '../../src/core/rule-ids.js';
-import { loadTestFile, type LoadedFile, type PolicyCache } from '../../src/policy-test/load.js';
+import type { RuleId } from '../../src/rules/rule-ids.js';
+import { loadTestFile, type LoadedFile, type PolicyCache } from '../../src/transports/policy-test/load.js';
 
 /** Relative to the repository root. */
-export const RULES_DIR = join('src', 'core', 'rules');
+export const RULES_DIR = join('src', 'rules');
 export const CASES_FILE = 'cases.yaml';
 /** Beside the rule folders: the embedded default as a file, for the cases that name it. */
 export const DEFAULT_POLICY_FILE = join(RULES_DIR, 'default-policy.yaml');

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import request from 'supertest';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { createLogger, silentLogger } from '../../src/log.js';
-import { createApp, type AppDeps } from '../../src/server/app.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { createLogger, silentLogger } from '../../src/infrastructure/log.js';
+import { createApp, type AppDeps } from '../../src/transports/server/app.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 import type { ParentFact } from '../../src/core/types.js';
 import { CHILD_USERS, launcherPod, VM_KEY, VM_POLICY, VM_UID } from '../fixtures/children.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';

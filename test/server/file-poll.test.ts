@@ -1,7 +1,7 @@
 // The file watcher behind certificate and policy hot reload: one reload per change, never one for a torn read.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, mock, test } from 'node:test';
-import { readSettled, watchFiles } from '../../src/server/file-poll.js';
+import { readSettled, watchFiles } from '../../src/transports/server/file-poll.js';
 
 /** Two files whose content a test swaps; `swapAfter` swaps both right after that many reads, as a rename would. */
 class Pair {

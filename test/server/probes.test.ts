@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import request from 'supertest';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { createLogger, silentLogger } from '../../src/log.js';
-import { createApp } from '../../src/server/app.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { createLogger, silentLogger } from '../../src/infrastructure/log.js';
+import { createApp } from '../../src/transports/server/app.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';

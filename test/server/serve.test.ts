@@ -5,11 +5,15 @@ import { createServer as createHttpsServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/certs/pki.js';
+import {
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+} from '../../src/infrastructure/certs/pki.js';
 import { AppError } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/server/metrics.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { silentLogger } from '../../src/infrastructure/log.js';
+import { createMetrics } from '../../src/transports/server/metrics.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/transports/server/serve.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 import { MountedPair } from '../helpers/mounted-pair.js';
 import { httpsRequest, makePki, replaceFile } from '../helpers/tls.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ErrorObject } from 'ajv';
-import { describeSchemaErrors } from '../../src/validate/crd-errors.js';
+import { describeSchemaErrors } from '../../src/transports/validate/crd-errors.js';
 
 const DATA = {
   spec: {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
-import { CrdSet } from '../../src/validate/crd.js';
+import { CrdSet } from '../../src/transports/validate/crd.js';
 import { readControlPlaneSettings } from '../../testing/control-plane/settings.js';
 import { machine, ETCD } from '../fixtures/openshift.js';
 

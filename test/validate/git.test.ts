@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { readAtRef } from '../../src/validate/git.js';
+import { readAtRef } from '../../src/transports/validate/git.js';
 import { gitRepo } from './git-repo.js';
 
 describe('readAtRef', () => {

@@ -104,7 +104,7 @@ export async function linkTools(bin: string): Promise<void> {
 /** `hookkeeper` in `bin`, running this checkout's CLI from source, as an installed one runs dist/. */
 export async function hookkeeperShim(bin: string): Promise<void> {
   const tsx = import.meta.resolve('tsx');
-  const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+  const main = fileURLToPath(new URL('../../src/transports/cli/main.ts', import.meta.url));
   await writeFile(
     join(bin, 'hookkeeper'),
     `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(main)} "$@"\n`,

@@ -2,8 +2,8 @@
 // several denials, system-out with warnings, notices, notes and the patch, a deletion, a problem with no file).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderJunit } from '../../src/validate/junit.js';
-import type { Finding, ValidateReport } from '../../src/validate/report.js';
+import { renderJunit } from '../../src/transports/validate/junit.js';
+import type { Finding, ValidateReport } from '../../src/transports/validate/report.js';
 import { parseXml } from './xml.js';
 
 const machine = (name: string) => ({

@@ -2,10 +2,10 @@
 // (no --as), which no grant would help, does it suggest --as and the owner's grant instead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import type { ReviewInput, UserInfo } from '../../src/core/types.js';
-import { DEFAULT_USER } from '../../src/validate/report.js';
+import { DEFAULT_USER } from '../../src/transports/validate/report.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 

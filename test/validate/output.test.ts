@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
-import { escapeXml } from '../../src/junit.js';
-import { renderJunit } from '../../src/validate/junit.js';
-import { DEFAULT_USER } from '../../src/validate/report.js';
-import { validateInputs } from '../../src/validate/run.js';
-import { renderText } from '../../src/validate/text.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
+import { escapeXml } from '../../src/infrastructure/junit.js';
+import { renderJunit } from '../../src/transports/validate/junit.js';
+import { DEFAULT_USER } from '../../src/transports/validate/report.js';
+import { validateInputs } from '../../src/transports/validate/run.js';
+import { renderText } from '../../src/transports/validate/text.js';
 import { capiMachine, PRE_DRAIN } from '../fixtures/capi.js';
 import { ETCD, machine } from '../fixtures/openshift.js';
 import { parseXml } from './xml.js';

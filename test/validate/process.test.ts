@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { runBounded, STDERR_SHOWN_BYTES, type RunOptions } from '../../src/validate/process.js';
+import { runBounded, STDERR_SHOWN_BYTES, type RunOptions } from '../../src/transports/validate/process.js';
 
 const options = (o: Partial<RunOptions> = {}): RunOptions => ({
   cwd: tmpdir(),

@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
-import { DEFAULT_POLICY } from '../../src/config/defaults.js';
+import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import type { KubeObject } from '../../src/core/types.js';
 import { AppError } from '../../src/errors.js';
-import { CrdSet } from '../../src/validate/crd.js';
-import { DUPLICATE_KEY } from '../../src/manifests/documents.js';
-import { DEFAULT_USER } from '../../src/validate/report.js';
-import { validateInputs } from '../../src/validate/run.js';
+import { CrdSet } from '../../src/transports/validate/crd.js';
+import { DUPLICATE_KEY } from '../../src/infrastructure/manifests/documents.js';
+import { DEFAULT_USER } from '../../src/transports/validate/report.js';
+import { validateInputs } from '../../src/transports/validate/run.js';
 import { admissionReview, ETCD, machine, USERS } from '../fixtures/openshift.js';
 
 const yaml = (...objects: KubeObject[]): string => objects.map((o) => YAML.stringify(o)).join('---\n');

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { createCertificateAuthority, issueServingCertificate } from '../../src/certs/pki.js';
+import { createCertificateAuthority, issueServingCertificate } from '../../src/infrastructure/certs/pki.js';
 import { installCrds, readCrds, type CrdSet } from './crds.js';
 import { rawRequest } from './http.js';
 import {

@@ -4,9 +4,14 @@
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { caBundle, createCertificateAuthority, issueServingCertificate, type CertKeyPem } from '../../src/certs/pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertKeyPem,
+} from '../../src/infrastructure/certs/pki.js';
 import type { KubeObject } from '../../src/core/types.js';
-import { renderWebhookConfigurations } from '../../src/deploy/render.js';
+import { renderWebhookConfigurations } from '../../src/compilers/deploy/render.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from './machines.js';
 import type { ControlPlane } from './control-plane.js';
 import { createRaw, rawRequest } from './http.js';
@@ -82,8 +87,8 @@ export async function startHookkeeper(plane: ControlPlane, options: HookkeeperOp
   const launch = async (port: number): Promise<void> => {
     const t = Date.now();
     const entry = options.built
-      ? [join(plane.repoRoot, 'dist', 'cli', 'main.js')]
-      : ['--import', 'tsx', join(plane.repoRoot, 'src', 'cli', 'main.ts')];
+      ? [join(plane.repoRoot, 'dist', 'transports', 'cli', 'main.js')]
+      : ['--import', 'tsx', join(plane.repoRoot, 'src', 'transports', 'cli', 'main.ts')];
     const child = spawnManaged(
       name,
       process.execPath,

@@ -6,14 +6,14 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import writeFileAtomic from 'write-file-atomic';
-import { manifestDirHash, staticFileText } from '../../src/deploy/static-files.js';
-import { admissionConfiguration, staticSupport, type StaticFile } from '../../src/native/static.js';
+import { manifestDirHash, staticFileText } from '../../src/compilers/deploy/static-files.js';
+import { admissionConfiguration, staticSupport, type StaticFile } from '../../src/compilers/native/static.js';
 import {
   ADMISSION_CONFIGURATION_FILE,
   STATIC_DIRS,
   STATIC_FEATURE_GATE,
   STATIC_FILE,
-} from '../../src/native/static-layout.js';
+} from '../../src/compilers/native/static-layout.js';
 import type { ControlPlane } from './control-plane.js';
 import { rawRequest } from './http.js';
 import { GiveUp, pollUntil } from './processes.js';

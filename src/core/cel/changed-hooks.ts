@@ -12,7 +12,7 @@ import {
   registryLiteral,
   removeAllowed,
   type ChangedHookCel,
-} from '../rules/owner-only-removal/cel-messages.js';
+} from '../../rules/owner-only-removal/cel-messages.js';
 import { capitalize, cel, celJoin, celList, celString, celVariable, USER, type Cel } from './text.js';
 import type { CelStage, CelVariable, NativeContext } from './types.js';
 

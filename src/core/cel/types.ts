@@ -1,5 +1,5 @@
 // What a rule declares for native admission (ValidatingAdmissionPolicy / MutatingAdmissionPolicy): CEL text
-// built by small pure functions from the policy and a carrier's CEL view; src/native groups it into objects.
+// built by small pure functions from the policy and a carrier's CEL view; src/compilers/native groups it into objects.
 import type { HookCarrier } from '../carriers.js';
 import type { DefaultHookRule, Policy } from '../policy.js';
 import type { Stage } from '../types.js';
@@ -104,19 +104,19 @@ export interface NativeMutation {
   jsonPatch: Cel;
 }
 
-/** The native form a rule module declares (src/core/rules/context.ts). */
+/** The native form a rule module declares (src/rules/context.ts). */
 export type NativeForm =
   | {
       validating: (ctx: NativeContext) => NativeValidating;
       /**
        * Whether its CEL reads a list carrier's index of hooks by name (CelStage.index or oldIndex, celWasStored among
        * others), which a stage naming one hook twice fails to build: native mode then refuses where the webhook
-       * judges the hooks, a divergence src/native/notes.ts declares. test/native/name-index.test.ts holds it to the
+       * judges the hooks, a divergence src/compilers/native/notes.ts declares. test/native/name-index.test.ts holds it to the
        * rendered CEL.
        */
       readsNameIndex: boolean;
       /**
-       * Where native mode decides or words this rule otherwise than the webhook, for this policy (src/native/notes.ts
+       * Where native mode decides or words this rule otherwise than the webhook, for this policy (src/compilers/native/notes.ts
        * adds the name-index one for a rule that reads the index and does not word it here).
        */
       divergences?: (policy: Policy) => readonly Divergence[];

@@ -8,8 +8,8 @@ import { CARRIERS, MACHINE_STAGES, type HookCarrier } from '../carriers.js';
 import type { KindRef, LabelSelector, Policy } from '../policy.js';
 import { twinJudgedOnCreate } from '../migration.js';
 import { VALIDATING } from '../registry.js';
-import type { CreateReads, ObjectPart } from '../rules/context.js';
-import { newlySelectedCel } from '../rules/default-hooks/cel.js';
+import type { CreateReads, ObjectPart } from '../../rules/context.js';
+import { newlySelectedCel } from '../../rules/default-hooks/cel.js';
 import { kindAndNamespaceCel, labelSelectorCel, namespaceCel } from './selector.js';
 import { cel, celString } from './text.js';
 

@@ -1,6 +1,6 @@
 // What `hookkeeper explain machine` answers, as a value: the facts a transport gathers (cluster or file) and the
 // explanation the core builds from them. `-o json` prints MachineExplanation as it is (schema:
-// src/explain/output-schema.ts).
+// src/transports/explain/output-schema.ts).
 import type { KubeObject, Stage } from '../types.js';
 
 /** A fact the transport could not establish says why: offline, forbidden, not found, not OpenShift... */
@@ -9,7 +9,7 @@ export interface Unknown {
   reason: string;
 }
 
-/** One subject RBAC lets act for an owner, as the transport's grant index reports it (src/kube/owner-grants.ts). */
+/** One subject RBAC lets act for an owner, as the transport's grant index reports it (src/infrastructure/kube/owner-grants.ts). */
 export interface GrantSubjectFact {
   /** User, Group or ServiceAccount, as in the binding. */
   kind: string;

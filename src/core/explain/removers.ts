@@ -7,8 +7,8 @@ import { dig, isRecord, ownValue } from '../guards.js';
 import { copyForWrites } from '../patch.js';
 import { registeredIdentities } from '../ownership.js';
 import { serviceAccountUsername, type Policy } from '../policy.js';
-import { ownerOnlyRemovalRule } from '../rules/owner-only-removal/rule.js';
-import type { RuleContext } from '../rules/context.js';
+import { ownerOnlyRemovalRule } from '../../rules/owner-only-removal/rule.js';
+import type { RuleContext } from '../../rules/context.js';
 import type { KubeObject, OwnerAccess, Ownership, ReviewInput, UserInfo } from '../types.js';
 import type { ExplainFacts, Existence, GrantSubjectFact, Remover } from './model.js';
 

@@ -22,7 +22,7 @@ import type { CelStage, NativeContext, NativeForm, NativeValidating, NativeValid
 import { quote } from '../guards.js';
 import { MAX_OWNERS_CHECKED, ownedChanges, type HookChange } from '../ownership.js';
 import type { RuleId, Violation } from '../types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import { not, type Bool, type Str } from './expr.js';
 import { compiledPer } from './compiled.js';
 import { askedOwner, changeVar, otherOwner, ChangeEnv, type ChangeVar, type OwnerView } from './owners.js';

@@ -2,7 +2,7 @@
 // rule's expressions are built on its first review and reused.
 import type { HookCarrier } from '../carriers.js';
 import type { Policy } from '../policy.js';
-import type { RuleContext } from '../rules/context.js';
+import type { RuleContext } from '../../rules/context.js';
 import type { Variable } from './expr.js';
 import { HookEnv } from './hooks.js';
 

@@ -6,7 +6,7 @@ import { cel, celJoin, celString } from '../cel/text.js';
 import type { NativeContext, NativeForm, NativeValidating } from '../cel/types.js';
 import type { Policy } from '../policy.js';
 import type { Violation } from '../types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import { compiledPer } from './compiled.js';
 import type { Bool } from './expr.js';
 import { HookEnv } from './hooks.js';

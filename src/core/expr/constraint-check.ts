@@ -13,7 +13,7 @@ import type {
   NativeValidatingForm,
   NativeValidation,
 } from '../cel/types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import type { RuleId, Violation } from '../types.js';
 import { compiledPer, enter } from './compiled.js';
 import { and, cond, not, or, type Bool, type Str } from './expr.js';

@@ -13,7 +13,7 @@ import type {
   NativeValidation,
 } from '../cel/types.js';
 import type { Policy } from '../policy.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import type { RuleId, Violation } from '../types.js';
 import { compiledPer, hookEnvOf } from './compiled.js';
 import { stageEntries } from './entries.js';

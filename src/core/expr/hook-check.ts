@@ -9,7 +9,7 @@ import type { NativeContext, NativeValidatingForm, NativeValidating, NativeValid
 import { quote } from '../guards.js';
 import type { Policy } from '../policy.js';
 import type { RuleId, Violation } from '../types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import { not, or, type Bool, type Str, type Variable } from './expr.js';
 import { compiledPer, enter } from './compiled.js';
 import { readsStored, stageView, type HookVar, type StageView } from './hooks.js';

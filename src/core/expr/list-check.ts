@@ -4,7 +4,7 @@
 // and one that warns of a stored one (`wasStored`, the CEL's reading of the key), named by the first failing element.
 import type { NativeForm, NativeValidating, NativeValidation } from '../cel/types.js';
 import type { RuleId, Violation } from '../types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import { bound, not, or, type Bool, type Env, type Expr, type Int, type Str, type Variable } from './expr.js';
 import { all, firstWhere } from './lists.js';
 import type { RequestEnv } from './request.js';

@@ -6,7 +6,7 @@ import type { Hook, HookCarrier } from '../carriers.js';
 import { celCarrier } from '../cel/carrier.js';
 import { cel } from '../cel/text.js';
 import type { NativeContext, NativeValidatingForm, NativeValidating, NativeValidation } from '../cel/types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import type { RuleId, Stage, Violation } from '../types.js';
 import { compiledPer, enter } from './compiled.js';
 import { bound, not, or, type Bool, type Str } from './expr.js';

@@ -8,7 +8,7 @@ import type { NativeContext, NativeForm, NativeValidating } from '../cel/types.j
 import { MAX_VIOLATION_BYTES } from '../messages/limits.js';
 import type { Policy } from '../policy.js';
 import type { RuleId, Stage, Violation } from '../types.js';
-import type { Rule } from '../rules/context.js';
+import type { Rule } from '../../rules/context.js';
 import { leaf, type Bool, type Str, type Variable } from './expr.js';
 import { compiledPer, enter } from './compiled.js';
 import { readsStored, stageView, type HookVar, type StageView } from './hooks.js';

@@ -3,14 +3,14 @@
 // (native policies as the fail-closed backstop, the webhooks at failurePolicy Ignore), or static (the same policies as
 // static manifests the API server loads from its disk, nothing else).
 import assert from 'node:assert/strict';
-import { caBundle } from '../../../src/certs/pki.js';
-import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
+import { caBundle } from '../../../src/infrastructure/certs/pki.js';
+import { DEFAULT_POLICY } from '../../../src/infrastructure/config/defaults.js';
 import type { Policy } from '../../../src/core/policy.js';
 import type { KubeObject } from '../../../src/core/types.js';
-import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
-import type { Divergence } from '../../../src/native/notes.js';
-import { renderNativePolicies } from '../../../src/native/render.js';
-import { staticManifests } from '../../../src/native/static.js';
+import { renderWebhookConfigurations } from '../../../src/compilers/deploy/render.js';
+import type { Divergence } from '../../../src/compilers/native/notes.js';
+import { renderNativePolicies } from '../../../src/compilers/native/render.js';
+import { staticManifests } from '../../../src/compilers/native/static.js';
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
 import {
   capiMachine,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import type { AuditReport } from '../../../src/audit/report.js';
+import type { AuditReport } from '../../../src/transports/audit/report.js';
 import { MACHINE_FINALIZER, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
 import { cli } from '../../helpers/cli.js';
 import { kubeConfigFor, writeKubeConfig } from '../../../testing/control-plane/identities.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { parsePolicy } from '../../../src/config/load.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
 import { HOOK_ANNOTATION_PREFIX } from '../../../src/core/capi.js';
 import {
   MAX_HOOKS_PER_STAGE_LIMIT,

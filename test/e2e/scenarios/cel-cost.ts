@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ETCD_HOOK, openshiftMachine, type Hook } from '../../../testing/control-plane/machines.js';
-import { parsePolicy } from '../../../src/config/load.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
 import { MAX_HOOKS_PER_STAGE_LIMIT, POLICY_OWNER_HOOKS_PER_STAGE } from '../../../src/core/policy.js';
 import { renderForPlane, switchMode, type AdmissionMode } from '../harness/admission-modes.js';
 import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';

@@ -7,13 +7,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { caBundle, createCertificateAuthority, issueServingCertificate } from '../../../src/certs/pki.js';
+import {
+  caBundle,
+  createCertificateAuthority,
+  issueServingCertificate,
+} from '../../../src/infrastructure/certs/pki.js';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
-import { renderWebhookConfigurations } from '../../../src/deploy/render.js';
-import { parsePolicy } from '../../../src/config/load.js';
-import { createLogger } from '../../../src/log.js';
-import { createMetrics, type Metrics } from '../../../src/server/metrics.js';
-import { startServer, type RunningServer } from '../../../src/server/serve.js';
+import { renderWebhookConfigurations } from '../../../src/compilers/deploy/render.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
+import { createLogger } from '../../../src/infrastructure/log.js';
+import { createMetrics, type Metrics } from '../../../src/transports/server/metrics.js';
+import { startServer, type RunningServer } from '../../../src/transports/server/serve.js';
 import { MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { createRaw, rawRequest } from '../../../testing/control-plane/http.js';
 import { rejected, WEBHOOK_NAME } from '../../../testing/control-plane/kube.js';

@@ -13,12 +13,12 @@ import {
   type V1PolicyRule,
 } from '@kubernetes/client-node';
 import { WILDCARD_PROBE_OWNER } from '../../../src/core/ownership.js';
-import { createAccessReviewer, type AccessReviewer } from '../../../src/kube/subject-access-review.js';
-import { kubeConfigAccess } from '../../../src/kube/api-requests.js';
-import { createOwnerContext } from '../../../src/kube/owner-context.js';
-import { ownerFactsGatherer } from '../../../src/kube/owner-facts.js';
-import { createRbacIndex, type RbacIndex } from '../../../src/kube/rbac-index.js';
-import { silentLogger } from '../../../src/log.js';
+import { createAccessReviewer, type AccessReviewer } from '../../../src/infrastructure/kube/subject-access-review.js';
+import { kubeConfigAccess } from '../../../src/infrastructure/kube/api-requests.js';
+import { createOwnerContext } from '../../../src/infrastructure/kube/owner-context.js';
+import { ownerFactsGatherer } from '../../../src/infrastructure/kube/owner-facts.js';
+import { createRbacIndex, type RbacIndex } from '../../../src/infrastructure/kube/rbac-index.js';
+import { silentLogger } from '../../../src/infrastructure/log.js';
 import { openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { kubectlSkip, requireKubectl } from '../harness/kubectl.js';
 import { pollUntil } from '../../../testing/control-plane/processes.js';

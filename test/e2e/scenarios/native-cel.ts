@@ -3,7 +3,7 @@
 // default hooks are added by the MutatingAdmissionPolicies, and large Machines stay within the CEL cost budgets.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { renderNativePolicies } from '../../../src/native/render.js';
+import { renderNativePolicies } from '../../../src/compilers/native/render.js';
 import { POLICY_OWNER_HOOKS_PER_STAGE } from '../../../src/core/policy.js';
 import {
   capiMachine,

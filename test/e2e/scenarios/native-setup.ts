@@ -2,10 +2,10 @@
 // webhooks unregistered (each policy probed until the API server enforces it, as each is loaded on its own), the
 // way back to the webhooks afterwards, and the readers that strip the API server's prefixes.
 import assert from 'node:assert/strict';
-import { parsePolicy } from '../../../src/config/load.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
 import { evaluate } from '../../../src/core/engine.js';
 import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
-import { renderNativePolicies, type NativeRender } from '../../../src/native/render.js';
+import { renderNativePolicies, type NativeRender } from '../../../src/compilers/native/render.js';
 import {
   capiMachine,
   ETCD_HOOK,

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { DEFAULT_POLICY } from '../../../src/config/defaults.js';
-import { parsePolicy } from '../../../src/config/load.js';
+import { DEFAULT_POLICY } from '../../../src/infrastructure/config/defaults.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
 import { QUORUM_ACK_ANNOTATION } from '../../../src/core/quorum.js';
 import type { KubeObject } from '../../../src/core/types.js';
-import { packageRoot } from '../../../src/deploy/render.js';
+import { packageRoot } from '../../../src/compilers/deploy/render.js';
 import { startHookkeeper, type Hookkeeper } from '../../../testing/control-plane/hookkeeper.js';
 import { DENIAL_PREFIX, rejected, warningTexts, type PatchOp } from '../../../testing/control-plane/kube.js';
 import {

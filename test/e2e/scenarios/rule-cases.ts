@@ -1,4 +1,4 @@
-// The rules' own cases (src/core/rules/<id>/cases.yaml) replayed through the API server in each admission mode: every
+// The rules' own cases (src/rules/<id>/cases.yaml) replayed through the API server in each admission mode: every
 // case a dry-run request, sent as the case's identity (impersonated, with its groups), against the case's old object
 // stored once before any admission is registered (as the differential corpus stores its own). The API server's
 // verdict must be the case's, its denial and warnings hold the case's fragments and the hooks it stores are the
@@ -11,10 +11,10 @@ import type { Policy } from '../../../src/core/policy.js';
 import { quorumLookup } from '../../../src/core/quorum.js';
 import type { KubeObject } from '../../../src/core/types.js';
 import { diff } from '../../../src/core/patch.js';
-import type { LoadedCase } from '../../../src/policy-test/load.js';
-import type { Observed } from '../../../src/policy-test/report.js';
-import { compare, hooksOf, reviewOf, userInfoOf } from '../../../src/policy-test/run.js';
-import { NATIVE_DIFFERS } from '../../../src/policy-test/schema.js';
+import type { LoadedCase } from '../../../src/transports/policy-test/load.js';
+import type { Observed } from '../../../src/transports/policy-test/report.js';
+import { compare, hooksOf, reviewOf, userInfoOf } from '../../../src/transports/policy-test/run.js';
+import { NATIVE_DIFFERS } from '../../../src/transports/policy-test/schema.js';
 import { rawRequest } from '../../../testing/control-plane/http.js';
 import {
   parseWarnings,
@@ -175,7 +175,7 @@ function replaysOrFail(): Replay[] {
 
 /** Per mode: every replayable case sent and held to what it expects. */
 export const ruleCaseScenarios: Scenario = (env) => {
-  describe("the rules' cases (src/core/rules/*/cases.yaml) through the API server", () => {
+  describe("the rules' cases (src/rules/*/cases.yaml) through the API server", () => {
     test('every case the suite can replay gets the verdict, words and hooks it expects', async (t) => {
       const e = env();
       const all = replaysOrFail();

@@ -9,7 +9,7 @@ import { before, describe, test } from 'node:test';
 import YAML from 'yaml';
 import { shortWarning } from '../../../src/admission/response.js';
 import type { KubeObject } from '../../../src/core/types.js';
-import type { ObjectResult, ValidateReport } from '../../../src/validate/report.js';
+import type { ObjectResult, ValidateReport } from '../../../src/transports/validate/report.js';
 import { ETCD_HOOK, MACHINE_NAMESPACE, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import { cli } from '../../helpers/cli.js';
 import type { IdentityName } from '../../../testing/control-plane/identities.js';

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { KubeObject } from '../../../src/core/types.js';
-import type { ValidateReport } from '../../../src/validate/report.js';
+import type { ValidateReport } from '../../../src/transports/validate/report.js';
 import { cli } from '../../helpers/cli.js';
 import { installCrds, readCrds } from '../../../testing/control-plane/crds.js';
 import { rawRequest } from '../../../testing/control-plane/http.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { runCerts } from '../../../src/certs/store.js';
+import { runCerts } from '../../../src/infrastructure/certs/store.js';
 import { chartDir, findHelm, helmSkip, helmTemplate, requireHelm, runHelm } from '../../helpers/helm.js';
 import { findKustomize, kustomizeBuild, NO_KUSTOMIZE } from '../../helpers/kustomize.js';
 import type { ControlPlane } from '../../../testing/control-plane/control-plane.js';

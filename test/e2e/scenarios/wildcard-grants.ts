@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { parsePolicy } from '../../../src/config/load.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
 import { ETCD_HOOK, openshiftMachine } from '../../../testing/control-plane/machines.js';
 import {
   ADMISSION_MODES,

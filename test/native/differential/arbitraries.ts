@@ -276,7 +276,7 @@ function authoritativeAPI(object: KubeObject, api: { status: string | undefined;
 }
 
 /**
- * The other copy of a Machine as the webhook's transport would find it (src/kube/twin-context.ts): with the stored
+ * The other copy of a Machine as the webhook's transport would find it (src/infrastructure/kube/twin-context.ts): with the stored
  * hooks, the new ones (the removal already made there) or none; or a failed lookup. Other kinds have no twin.
  */
 function twinOf(
@@ -455,7 +455,7 @@ export function caseArb(policies: number): fc.Arbitrary<Case> {
 }
 
 /**
- * A Machine with a stage past one CHUNK of native naming checks (1,200 hooks: src/core/rules/hook-naming/cel.ts), with a few
+ * A Machine with a stage past one CHUNK of native naming checks (1,200 hooks: src/rules/hook-naming/cel.ts), with a few
  * bad names anywhere in it, stored or new: what only the later slices of the check see.
  */
 export function largeStageArb(chunk: number): fc.Arbitrary<ReviewInput> {

@@ -1,7 +1,7 @@
 // One review through both engines: the webhook (src/admission's handle, as `serve` runs it: mutate, then validate
 // the mutated object, with the RBAC facts and the migration twin the transport would gather) and the rendered native policies in process.
 // They must agree on verdict, denial, warnings and the object after mutation, unless a declared divergence of
-// src/native/notes.ts covers the review.
+// src/compilers/native/notes.ts covers the review.
 import { isDeepStrictEqual } from 'node:util';
 import { handle } from '../../../src/admission/handle.js';
 import { clip, MAX_VIOLATION_BYTES } from '../../../src/admission/limits.js';
@@ -14,8 +14,8 @@ import {
 } from '../../../src/core/cel/webhook-conditions.js';
 import { ALLOWED } from '../../../src/core/engine.js';
 import type { Decision, Mutation, Ownership, ReviewInput } from '../../../src/core/types.js';
-import { NOT_FINISHING_DELETION } from '../../../src/native/match.js';
-import { covering, type Divergence } from '../../../src/native/notes.js';
+import { NOT_FINISHING_DELETION } from '../../../src/compilers/native/match.js';
+import { covering, type Divergence } from '../../../src/compilers/native/notes.js';
 import { admit, conditionHolds, type CompiledPolicies, type NativeVerdict } from '../evaluator/admission.js';
 import { accessOf, authorize, OWNERS } from './arbitraries.js';
 

@@ -4,14 +4,14 @@
 // and identity, CREATE and UPDATE, deleting objects, stored violations) under generated policies (strictOwners,
 // unverifiedRemoval, wildcardGrants, enforcement per rule, extra default hooks) go through the webhook and through
 // the rendered native policies evaluated in process; verdict, denial, warnings and the mutated object must agree
-// unless a divergence of src/native/notes.ts covers the review. A failure names its seed and the shrunk review.
+// unless a divergence of src/compilers/native/notes.ts covers the review. A failure names its seed and the shrunk review.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parsePolicy } from '../../../src/config/load.js';
-import { renderNativePolicies } from '../../../src/native/render.js';
+import { parsePolicy } from '../../../src/infrastructure/config/load.js';
+import { renderNativePolicies } from '../../../src/compilers/native/render.js';
 import { compilePolicies } from '../evaluator/admission.js';
-import { CHUNK } from '../../../src/core/rules/hook-naming/rule.js';
+import { CHUNK } from '../../../src/rules/hook-naming/rule.js';
 import { caseArb, largeStageArb, policyDocument } from './arbitraries.js';
 import { compare, type Subject } from './compare.js';
 
