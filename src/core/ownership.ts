@@ -1,9 +1,9 @@
 // Hook ownership: who may act for a hook's owner (the policy's registry, an RBAC grant of remove on
 // hookowners.hookkeeper.io/<owner>, break-glass), which hooks a request removes, and the grant that would allow it.
-import { carrierFor, wellFormed, type Hook, type HookCarrier, type RawHook } from './carriers.js';
+import { wellFormed, type Hook, type HookCarrier, type RawHook } from './carriers.js';
 import { defaultHookSelects } from './default-hook-selection.js';
 import { ownValue } from './guards.js';
-import { actsFor, isBreakGlass } from './identity.js';
+import { actsFor } from './identity.js';
 import { withImpliedOwner } from './implied-owner.js';
 import type { OwnerIdentities, Policy } from './policy.js';
 import type { KubeObject, Ownership, ReviewInput, UserInfo } from './types.js';
@@ -127,53 +127,6 @@ export function addedHooks(hooks: readonly RawHook[], oldHooks: readonly RawHook
   const key = (h: Hook): string => `${idKey(h)}\u0000${h.owner}`;
   const before = new Set(wellFormed(oldHooks).map(key));
   return wellFormed(hooks).filter((h) => !before.has(key(h)));
-}
-
-/**
- * The owners whose hooks this request adds under a guarded name, or removes or re-owns (from a Machine or a template),
- * on behalf of a user the registry and break-glass do not cover: the only owners the webhook asks SubjectAccessReview
- * about, at most MAX_OWNERS_CHECKED. An empty owner has no name to ask about. With `unverifiedRemoval: allow`, a
- * Machine's owner the transport knows is unprotected (`granted`, default the input's ownership fact when its grants
- * are known) is not asked about either: its removal is allowed whatever RBAC says.
- */
-export function ownersToCheck(
-  policy: Policy,
-  input: ReviewInput,
-  granted: ReadonlySet<string> | undefined = input.context?.ownership?.grantsKnown
-    ? input.context.ownership.granted
-    : undefined,
-): readonly string[] {
-  if (input.object === null) return [];
-  const carrier = carrierFor(input.kind);
-  if (!carrier || isBreakGlass(input.userInfo, policy)) return [];
-  const guarding = policy.enforcement['owner-only-removal'] !== 'off';
-  // A Machine's removals are owner-only-removal's; a template's are template-hook-removed's, quiet for the owner.
-  const removals = carrier.live ? guarding : policy.enforcement['template-hook-removed'] !== 'off';
-  const out = new Set<string>();
-  const ask = (owner: string): boolean =>
-    // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
-    owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED && !registeredActor(policy, input.userInfo, owner);
-  // Hooks added under a guarded owner's name (src/rules/owner-only-removal/additions.ts says which are judged).
-  if (guarding)
-    for (const h of judgedAdditions(policy, input, carrier))
-      if (ask(h.owner) && guardsAdditions(policy, granted, h.owner)) out.add(h.owner);
-  if (removals && input.operation === 'UPDATE' && input.oldObject !== null)
-    for (const { old } of ownedChanges(
-      policy,
-      carrier,
-      carrier.read(input.object).hooks,
-      carrier.read(input.oldObject).hooks,
-    )) {
-      const owner = old.owner;
-      if (!ask(owner)) continue;
-      const ids = registeredIdentities(policy, owner);
-      // A Machine's unprotected owner under unverifiedRemoval: allow goes whatever RBAC says (not a template's:
-      // its native form asks about every owner, so both engines spend their checks alike).
-      if (carrier.live && !ids && policy.unverifiedRemoval === 'allow' && granted !== undefined && !granted.has(owner))
-        continue;
-      out.add(owner);
-    }
-  return [...out];
 }
 
 /**

@@ -42,7 +42,8 @@ import { strictOwners } from '../../src/rules/owner-only-removal/strict-owners.j
 import type { OwnerView } from '../../src/core/expr/owners.js';
 import { celCarrier } from '../../src/core/cel/carrier.js';
 import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
-import { ownersToCheck, WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
+import { WILDCARD_PROBE_OWNER } from '../../src/core/ownership.js';
+import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 import { templateHookRemovedMessage } from '../../src/rules/template-hook-removed/messages.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
 import { labelsMatch, namespaceIn } from '../../src/core/expr/selector.js';

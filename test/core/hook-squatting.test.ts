@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
-import { ownersToCheck } from '../../src/core/ownership.js';
+import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { reviewInput } from '../fixtures/input.js';

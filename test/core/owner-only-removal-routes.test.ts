@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
-import { ownedChanges, ownersToCheck } from '../../src/core/ownership.js';
+import { ownedChanges } from '../../src/core/ownership.js';
+import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 import type { Policy } from '../../src/core/policy.js';
 import { carrierFor } from '../../src/core/carriers.js';
 import {

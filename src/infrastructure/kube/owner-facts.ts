@@ -19,7 +19,7 @@ export interface OwnerFactsOptions {
   reviewer: Pick<AccessReviewer, 'review'>;
   /**
    * The owners whose hooks this request removes, re-owns or adds and whom the policy's registry does not cover;
-   * `granted`, when the index has listed, the owners it knows are protected (the core's ownersToCheck).
+   * `granted`, when the index has listed, the owners it knows are protected (owner-only-removal's ownersToCheck).
    */
   ownersToCheck: (input: ReviewInput, granted?: ReadonlySet<string>) => readonly string[];
 }

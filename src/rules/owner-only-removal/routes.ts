@@ -255,6 +255,30 @@ export function removalRoutes(policy: Policy, hidden?: WebhookFact): readonly Ro
   return routes;
 }
 
+/** Every input of a route, each known: what the list decides for a change where nothing is left to read. */
+export type RemovalFacts = Readonly<Record<RemovalInput, boolean>>;
+
+const INPUTS = Object.keys(WEBHOOK_INPUTS) as RemovalInput[];
+const byFacts = new WeakMap<Policy, Map<number, Route>>();
+
+/**
+ * The route the list takes for a change whose inputs are all given: each condition reduces to a constant (and, or
+ * fold TRUE and FALSE), so the first that is TRUE decides. Kept per policy, by the inputs' bits.
+ */
+export function routeForFacts(policy: Policy, facts: RemovalFacts): Route {
+  let byKey = byFacts.get(policy);
+  if (!byKey) byFacts.set(policy, (byKey = new Map<number, Route>()));
+  const key = INPUTS.reduce((k, input, bit) => (facts[input] ? k | (1 << bit) : k), 0);
+  let route = byKey.get(key);
+  if (!route) {
+    const table = Object.fromEntries(INPUTS.map((input) => [input, facts[input] ? TRUE : FALSE]));
+    route = declare(policy, table as Record<RemovalInput, Bool>).find((r) => r.holds === TRUE);
+    if (!route) throw new Error('owner-only-removal: no route holds for the given inputs');
+    byKey.set(key, route);
+  }
+  return route;
+}
+
 /** The first route that holds for the environment's change (the last always holds). */
 export function routeFor(routes: readonly Route[], e: RemovalEnv): Route {
   for (const r of routes) if (r.holds.js(e)) return r;

@@ -3,7 +3,7 @@
 import { handle } from '../../admission/handle.js';
 import { carrierFor, STAGES } from '../../core/carriers.js';
 import { metadata } from '../../core/guards.js';
-import { ownersToCheck } from '../../core/ownership.js';
+import { ownersToCheck } from '../../rules/owner-only-removal/owners-to-check.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import { quorumLookup } from '../../core/quorum.js';
 import { hasChildRules } from '../../rules/children-bind.js';

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { handle } from '../../../src/admission/handle.js';
 import { clip, MAX_VIOLATION_BYTES } from '../../../src/admission/limits.js';
-import { ownersToCheck } from '../../../src/core/ownership.js';
+import { ownersToCheck } from '../../../src/rules/owner-only-removal/owners-to-check.js';
 import type { Policy } from '../../../src/core/policy.js';
 import {
   mutatingWebhookCondition,

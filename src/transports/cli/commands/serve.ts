@@ -8,7 +8,7 @@ import type { AuditLoop } from '../../audit/background.js';
 import type { RunningServer } from '../../server/serve.js';
 import type { Policy } from '../../../core/policy.js';
 import { AppError, describeError } from '../../../errors.js';
-import { ownersToCheck } from '../../../core/ownership.js';
+import { ownersToCheck } from '../../../rules/owner-only-removal/owners-to-check.js';
 import { createOwnerContext, type OwnerContext } from '../../../infrastructure/kube/owner-context.js';
 import { createParentContext, type ParentContext } from '../../../infrastructure/kube/parent-context.js';
 import {

@@ -1,0 +1,104 @@
+// The hook owners the webhook's transport asks RBAC about for a request (a SubjectAccessReview each): for a Machine's
+// removals, read off the route list (./routes.ts), so the question is asked exactly where its answer can decide.
+import { carrierFor } from '../../core/carriers.js';
+import { isBreakGlass } from '../../core/identity.js';
+import {
+  guardsAdditions,
+  judgedAdditions,
+  MAX_OWNERS_CHECKED,
+  ownedChanges,
+  registeredActor,
+  registeredIdentities,
+} from '../../core/ownership.js';
+import type { Policy } from '../../core/policy.js';
+import type { ReviewInput } from '../../core/types.js';
+import { routeForFacts } from './routes.js';
+
+/** What the transport knows of a changed hook's owner before asking RBAC; `granted` undefined: grants not listed. */
+export interface KnownBeforeAsking {
+  actsFor: boolean;
+  breakGlass: boolean;
+  registered: boolean;
+  granted: boolean | undefined;
+}
+
+const decidesMemo = new WeakMap<Policy, Map<string, boolean>>();
+
+/**
+ * Whether RBAC's answer about an owner can change its removal's outcome: a grant naming the owner (route input
+ * rbacNamed) takes the list to another outcome than RBAC allowing nothing does, for some value of what the
+ * transport cannot know yet (the migration twin; the grants, when not listed). Wildcard rights are not a reason to
+ * ask: the probe follows an owner's allowed answer, refining an answer already asked for, so an owner whose hook
+ * goes whatever RBAC says is not warned about for them (nor in native mode, whose families ask as this does).
+ */
+export function rbacDecides(policy: Policy, known: KnownBeforeAsking): boolean {
+  let memo = decidesMemo.get(policy);
+  if (!memo) decidesMemo.set(policy, (memo = new Map<string, boolean>()));
+  const key = `${known.actsFor}/${known.breakGlass}/${known.registered}/${known.granted}`;
+  let decides = memo.get(key);
+  if (decides === undefined) {
+    const listed = known.granted !== undefined;
+    decides = [false, true].some((mirrored) =>
+      (listed ? [known.granted === true] : [false, true]).some((granted) =>
+        (listed ? [false] : [false, true]).some((grantsUnknown) => {
+          const facts = { ...known, mirrored, granted, grantsUnknown, wildcard: false };
+          const allowed = routeForFacts(policy, { ...facts, rbacNamed: true });
+          return allowed.outcome !== routeForFacts(policy, { ...facts, rbacNamed: false }).outcome;
+        }),
+      ),
+    );
+    memo.set(key, decides);
+  }
+  return decides;
+}
+
+/**
+ * The owners whose hooks this request adds under a guarded name (squatting, judged for those the registry and
+ * break-glass do not cover), removes or re-owns from a Machine where RBAC's answer can decide (rbacDecides), or
+ * removes or re-owns from a template (template-hook-removed: every owner but the requester's registered ones, as its
+ * native form asks): at most MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about.
+ * `granted`: the owners the transport knows RBAC protects, default the input's ownership fact when its grants are
+ * known.
+ */
+export function ownersToCheck(
+  policy: Policy,
+  input: ReviewInput,
+  granted: ReadonlySet<string> | undefined = input.context?.ownership?.grantsKnown
+    ? input.context.ownership.granted
+    : undefined,
+): readonly string[] {
+  if (input.object === null) return [];
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return [];
+  const user = input.userInfo;
+  const breakGlass = isBreakGlass(user, policy);
+  const guarding = policy.enforcement['owner-only-removal'] !== 'off';
+  const out = new Set<string>();
+  // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
+  const room = (owner: string): boolean => owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED;
+  // Hooks added under a guarded owner's name (./additions.ts says which are judged).
+  if (guarding && !breakGlass)
+    for (const h of judgedAdditions(policy, input, carrier))
+      if (room(h.owner) && !registeredActor(policy, user, h.owner) && guardsAdditions(policy, granted, h.owner))
+        out.add(h.owner);
+  if (input.operation !== 'UPDATE' || input.oldObject === null) return [...out];
+  // A Machine's removals are owner-only-removal's; a template's are template-hook-removed's, quiet for the owner.
+  const removals = carrier.live ? guarding : policy.enforcement['template-hook-removed'] !== 'off' && !breakGlass;
+  if (!removals) return [...out];
+  const { hooks } = carrier.read(input.object);
+  for (const { old } of ownedChanges(policy, carrier, hooks, carrier.read(input.oldObject).hooks)) {
+    const owner = old.owner;
+    if (!room(owner)) continue;
+    const actsFor = registeredActor(policy, user, owner);
+    const asked = carrier.live
+      ? rbacDecides(policy, {
+          actsFor,
+          breakGlass,
+          registered: registeredIdentities(policy, owner) !== undefined,
+          granted: granted === undefined ? undefined : granted.has(owner),
+        })
+      : !actsFor;
+    if (asked) out.add(owner);
+  }
+  return [...out];
+}
