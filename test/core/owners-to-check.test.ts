@@ -113,14 +113,13 @@ function routes(
   });
 }
 
-const changedOwners = (input: ReviewInput): string[] => {
+/** The owners of the hooks the request removes or re-owns, each once: every owner RBAC could be asked about. */
+function changedOwners(policy: Policy, input: ReviewInput): string[] {
   const carrier = carrierFor(input.kind);
   assert.ok(carrier);
-  const { hooks } = carrier.read(input.object);
-  return [...new Set(ownedChanges(DEFAULT_POLICY, carrier, hooks, carrier.read(input.oldObject).hooks))]
-    .map((c) => c.old.owner)
-    .filter((o) => o !== '');
-};
+  const changes = ownedChanges(policy, carrier, carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks);
+  return [...new Set(changes.map((c) => c.old.owner))].filter((o) => o !== '');
+}
 
 describe('ownersToCheck asks RBAC about a Machine’s changed owner exactly where the route list lets its answer decide', () => {
   test('asking about its owners gives every removal the outcome asking about all owners gives', () => {
@@ -129,7 +128,7 @@ describe('ownersToCheck asks RBAC about a Machine’s changed owner exactly wher
         const [policy, input] = [policyOf(s), inputOf(s)];
         const asked = ownersToCheck(policy, input);
         const some = routes(policy, input, s, asked);
-        const every = routes(policy, input, s, [...new Set(changedOwners(input))]);
+        const every = routes(policy, input, s, changedOwners(policy, input));
         some.forEach(({ change, route }, k) => {
           const full = every[k]?.route;
           assert.ok(full);
