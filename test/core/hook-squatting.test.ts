@@ -7,6 +7,7 @@ import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 import type { Policy } from '../../src/core/policy.js';
+import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import type { KubeObject, Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { reviewInput } from '../fixtures/input.js';
 import { ETCD, machine, USERS, type HookSpec } from '../fixtures/openshift.js';
@@ -185,4 +186,24 @@ test("a default hook the policy adds on an UPDATE that newly selects a Machine i
   assert.equal(evaluate(DEFAULT_POLICY, relabeled).allowed, true);
   // Without the rule acting on this request, the same hook is a squat.
   assert.equal(evaluate(createOnly, relabeled).allowed, false);
+});
+
+describe("native mode's divergence for owners only RBAC guards: where the grants decide the squatting check", () => {
+  // As the module declares it: the sentence about owners CEL cannot tell RBAC guards.
+  const native = ownerOnlyRemovalRule.native;
+  const [grantsOnly] = (native && 'divergences' in native ? (native.divergences?.(DEFAULT_POLICY) ?? []) : []).filter(
+    (d) => d.text.includes('guards only owners the policy registers or reserves against squatting'),
+  );
+  const differs = (input: ReviewInput): boolean => grantsOnly?.verdictDiffers?.(input) ?? false;
+
+  test('a grant-only owner added by whom RBAC refuses: the webhook refuses, native mode allows', () => {
+    assert.equal(differs(update([], [STORAGE], BOB, facts([STORAGE.owner], { [STORAGE.owner]: 'denied' }))), true);
+  });
+
+  test('whom RBAC allows, grants not listed yet, or a registered owner: both engines judge it alike', () => {
+    assert.equal(differs(update([], [STORAGE], BOB, facts([STORAGE.owner], { [STORAGE.owner]: 'allowed' }))), false);
+    const unlisted: Ownership = { granted: new Set(), access: { [STORAGE.owner]: 'unknown' }, grantsKnown: false };
+    assert.equal(differs(update([], [STORAGE], BOB, unlisted)), false);
+    assert.equal(differs(update([], [JUNK], USERS.alice, facts([STORAGE.owner]))), false);
+  });
 });

@@ -7,6 +7,7 @@ import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { authoritativeSide, twinRequest } from '../../src/core/migration.js';
 import type { Policy } from '../../src/core/policy.js';
+import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import type { KubeObject, ReviewInput, TwinFact, UserInfo } from '../../src/core/types.js';
 import { clusterAPICopy, machineAPICopy, type AuthoritativeAPI } from '../fixtures/migration.js';
 import { ETCD, USERS } from '../fixtures/openshift.js';
@@ -266,5 +267,25 @@ describe("the synchronizer's additions (squatting aside)", () => {
     assert.equal(add([GUARD]).allowed, false);
     assert.equal(add([GUARD, { name: ETCD.name, owner: 'someone' }]).allowed, false);
     assert.equal(add([GUARD, ETCD], USERS.alice).allowed, false);
+  });
+
+  test("native mode's divergence: where the twin decides the squatting check, not where RBAC allows anyway", () => {
+    const native = ownerOnlyRemovalRule.native;
+    const [mirror] = (native && 'divergences' in native ? (native.divergences?.(DEFAULT_POLICY) ?? []) : []).filter(
+      (d) => d.text.includes('CEL cannot look up the other copy'),
+    );
+    const mirrored = (access: 'allowed' | 'denied'): ReviewInput => {
+      const input = update(
+        mapiMachine([GUARD], 'ClusterAPI'),
+        mapiMachine([GUARD, ETCD], 'ClusterAPI'),
+        SYNC,
+        found(capiMachine([GUARD, ETCD])),
+      );
+      const ownership = { granted: new Set<string>(), access: { [ETCD.owner]: access }, grantsKnown: true };
+      return { ...input, context: { ...input.context, ownership } };
+    };
+    assert.equal(mirror?.verdictDiffers?.(mirrored('denied')), true);
+    // RBAC lets the synchronizer act for the owner: without the twin too, so native mode allows it as well.
+    assert.equal(mirror?.verdictDiffers?.(mirrored('allowed')), false);
   });
 });

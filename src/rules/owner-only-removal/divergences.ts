@@ -4,35 +4,42 @@ import type { Divergence } from '../../core/divergence.js';
 import { carrierFor, wellFormed } from '../../core/carriers.js';
 import { strictOwners } from './strict-owners.js';
 import { judgedAdditions, MAX_OWNERS_CHECKED, ownedChanges, registeredIdentities } from '../../core/ownership.js';
-import { mirroredAdditions, twinHooksLeftOut } from '../../core/migration.js';
+import { twinHooksLeftOut } from '../../core/migration.js';
+import { ownerAdditions } from './additions.js';
 import { removalDecidedBy } from './routes.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
-import type { ReviewInput } from '../../core/types.js';
+import type { ReviewContext, ReviewInput } from '../../core/types.js';
 import type { Rule } from '../context.js';
 
 const unregistered = (policy: Policy, _input: ReviewInput | undefined, owner: string): boolean =>
   owner !== '' && registeredIdentities(policy, owner) === undefined;
 
 /**
- * An unregistered owner an RBAC grant may protect: any, unless the review carries the grants the webhook's
- * transport indexed (then only a granted one).
+ * What the squatting check (./additions.ts) says of `input`'s additions: its refusals and warnings, in order. Two
+ * reviews it judges alike give the same outcome, whatever audit keys they leave.
  */
-const maybeGranted = (policy: Policy, input: ReviewInput, owner: string): boolean => {
-  const ownership = input.context?.ownership;
-  return unregistered(policy, input, owner) && (!ownership?.grantsKnown || ownership.granted.has(owner));
-};
+function additionOutcome(policy: Policy, input: ReviewInput): string {
+  const carrier = carrierFor(input.kind);
+  if (!carrier) return '';
+  const [hooks, oldHooks] = [carrier.read(input.object), carrier.read(input.oldObject)];
+  const { violations, notices } = ownerAdditions({ policy, input, carrier, hooks, oldHooks });
+  return JSON.stringify([violations.map((v) => v.key), notices.flatMap((n) => n.warning ?? [])]);
+}
 
 /**
- * A request adding, where squatting is judged, a hook of an owner the policy neither registers nor reserves (RBAC may
- * guard it: the webhook refuses whom RBAC does not allow, native mode cannot tell it is guarded).
+ * The squatting check judges `input` otherwise without the webhook-only fact `fact` (what CEL cannot have): the RBAC
+ * grants the transport indexed (native mode guards only owners the policy registers or reserves), or the twin a
+ * synchronizer mirrors. Without the grants, RBAC's answers stay: CEL asks the authorizer too.
  */
-function addsGrantedOnly(policy: Policy): (input: ReviewInput) => boolean {
+function factDecidesAdditions(policy: Policy, fact: 'grants' | 'twin'): (input: ReviewInput) => boolean {
   return (input) => {
-    const carrier = carrierFor(input.kind);
-    if (!carrier) return false;
-    return judgedAdditions(policy, input, carrier).some(
-      (h) => maybeGranted(policy, input, h.owner) && !policy.reservedHooks.some((r) => r.owner === h.owner),
-    );
+    const context = input.context ?? {};
+    const { ownership } = context;
+    const without: ReviewContext =
+      fact === 'twin'
+        ? Object.fromEntries(Object.entries(context).filter(([k]) => k !== 'twin'))
+        : { ...context, ...(ownership ? { ownership: { ...ownership, granted: new Set<string>() } } : {}) };
+    return additionOutcome(policy, input) !== additionOutcome(policy, { ...input, context: without });
   };
 }
 
@@ -103,14 +110,14 @@ function grantsDecideStrictOwners(policy: Policy, known: boolean): (input: Revie
  * or a CREATE it judges against the twin it read (a copy leaving out the twin's hooks, or a twin it could not read).
  */
 function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
+  const additionsMirrored = factDecidesAdditions(policy, 'twin');
   return (input) => {
     const left = twinHooksLeftOut(policy, input);
     if (left) return left.unread !== undefined || left.hooks.length > 0;
     // The removals: where the route list's mirror route, which reads the twin, decides (./routes.ts).
     if (removalDecidedBy(policy, input, 'twin')) return true;
-    const added = mirroredAdditions(policy, input);
-    const carrier = carrierFor(input.kind);
-    return added !== undefined && carrier !== undefined && judgedAdditions(policy, input, carrier).some(added);
+    // The additions: where the squatting check, run without the twin, judges otherwise.
+    return additionsMirrored(input);
   };
 }
 
@@ -144,7 +151,7 @@ export function ownerOnlyRemovalDivergences(policy: Policy, validate: Rule): Div
   out.push({
     rule: 'owner-only-removal',
     text: 'native mode guards only owners the policy registers or reserves against squatting, as CEL sees no RBAC grant: a hook of an owner protected only by a grant of remove on hookowners.hookkeeper.io, added to an existing object or a template by someone RBAC does not let act for it, is allowed where the webhook refuses it; register such owners',
-    verdictDiffers: addsGrantedOnly(policy),
+    verdictDiffers: factDecidesAdditions(policy, 'grants'),
   });
   if (policy.unverifiedRemoval !== 'deny') {
     out.push({
