@@ -127,13 +127,14 @@ describe('a watched collection against kube-apiserver', () => {
   test('relists after 410 when its resourceVersion was compacted while it could not reach the API server', async () => {
     partitioned = true;
     cutOpenWatch();
-    const from = watches.at(-1)?.from ?? '';
-    // While it is away: b goes, c comes, and etcd compacts past where the cache would resume.
+    // While it is away: b goes, c comes, and etcd compacts past where the cache would resume. The cache resumes from
+    // the last event it applied, which may be newer than its watch's start (b's creation); c's is newer than either,
+    // so once a watch from c's resourceVersion gets 410, so does the cache's.
     await call('DELETE', `${COLLECTION}/b`);
-    await create('c', { v: '1' });
+    const past = (await create('c', { v: '1' })).metadata.resourceVersion;
     await pollUntil("etcd to compact past the cache's resourceVersion", WAIT_MS, async () => {
       const res = await rawRequest({
-        url: `${plane.server}${COLLECTION}?watch=true&resourceVersion=${from}&timeoutSeconds=1`,
+        url: `${plane.server}${COLLECTION}?watch=true&resourceVersion=${past}&timeoutSeconds=1`,
         ca: plane.caPem,
         token: plane.identities.admin.token,
         timeoutMs: 30_000,
