@@ -46,17 +46,35 @@ export function changedHookSlots(c: ChangedHookCel): CelSlots<ChangedHook> {
  * The grant command the webhook prints, where CEL can build it: a registered owner's role name is compiled in; the
  * user's part is exact for lower-case DNS-like usernames and service accounts, otherwise a shorter pointer.
  */
+/**
+ * The usernames CEL words a grant for: a service account or a lower-case name it can build kubectl's --serviceaccount
+ * or --user from, of at most maxLength characters. Native mode names the grant for any other (divergences.ts).
+ */
+export const WORDED_USER = {
+  maxLength: 100,
+  serviceAccount: '^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$',
+  plain: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$',
+} as const;
+
+/** Whether CEL words the grant for `username` as the webhook does (WORDED_USER, in JavaScript). */
+export function grantWordedFor(username: string): boolean {
+  return (
+    username.length <= WORDED_USER.maxLength &&
+    (new RegExp(WORDED_USER.serviceAccount).test(username) || new RegExp(WORDED_USER.plain).test(username))
+  );
+}
+
 export function grantVariables(policy: Policy): CelVariable[] {
   const owners = Object.keys(policy.owners);
-  const sa = cel`${USER}.matches('^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
-  const plain = cel`${USER}.matches('^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$')`;
+  const sa = cel`${USER}.matches(${celString(WORDED_USER.serviceAccount)})`;
+  const plain = cel`${USER}.matches(${celString(WORDED_USER.plain)})`;
   return [
     { name: 'grantRoles', expression: celStringMap(owners.map((o) => [o, grantRoleName(o)])) },
     { name: 'grantWords', expression: celStringMap(owners.map((o) => [o, shellWord(o)])) },
     // [binding name part, subject flag], or [] when CEL cannot word them as the webhook does.
     {
       name: 'grantUser',
-      expression: cel`size(${USER}) > 100 ? [] : ${sa} ? [${USER}.replace(':', '-'), '--serviceaccount=' + ${USER}.substring(22)] : ${plain} ? [${USER}, '--user=' + ${USER}] : []`,
+      expression: cel`size(${USER}) > ${WORDED_USER.maxLength} ? [] : ${sa} ? [${USER}.replace(':', '-'), '--serviceaccount=' + ${USER}.substring(22)] : ${plain} ? [${USER}, '--user=' + ${USER}] : []`,
     },
   ];
 }

@@ -7,6 +7,7 @@ import { judgedAdditions, MAX_OWNERS_CHECKED, ownedChanges, registeredIdentities
 import { twinHooksLeftOut } from '../../core/migration.js';
 import { ownerAdditions } from './additions.js';
 import { removalDecidedBy } from './routes.js';
+import { grantWordedFor } from './cel-messages.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import type { ReviewContext, ReviewInput } from '../../core/types.js';
 import type { Rule } from '../context.js';
@@ -123,14 +124,10 @@ function mirrorsARemoval(policy: Policy): (input: ReviewInput) => boolean {
 
 /** A removal, re-owning or squat whose denial CEL cannot word as the webhook does (the kubectl grant). */
 function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
-  // As grantVariables (src/rules/owner-only-removal/cel-messages.ts) decides where it can build the grant command.
-  const plain = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
-  const serviceAccount = /^system:serviceaccount:[a-z0-9]([a-z0-9.-]*[a-z0-9])?:[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
   return (input) => {
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
-    const user = input.userInfo.username;
-    const worded = user.length <= 100 && (plain.test(user) || serviceAccount.test(user));
+    const worded = grantWordedFor(input.userInfo.username);
     // A squat's denial names the grant the same way (owner-additions.ts).
     const owners = judgedAdditions(policy, input, carrier).map((h) => h.owner);
     if (input.operation === 'UPDATE' && input.oldObject !== null)
