@@ -56,20 +56,6 @@ export function isProtected(policy: Policy, ownership: Ownership | undefined, ow
 }
 
 /**
- * An owner whose hooks only those who act for it may add (a Machine carrying one waits for that owner): a protected
- * owner, or one a reserved hook names. `granted` is what the transport knows RBAC protects; without it, grants count
- * as unknown and only the policy's owners are guarded (strictOwners refuses the others).
- */
-export function guardsAdditions(policy: Policy, granted: ReadonlySet<string> | undefined, owner: string): boolean {
-  if (owner === '') return false;
-  return (
-    registeredIdentities(policy, owner) !== undefined ||
-    policy.reservedHooks.some((r) => r.owner === owner) ||
-    (granted?.has(owner) ?? false)
-  );
-}
-
-/**
  * RBAC was consulted but its grants are not known (the index has not listed): an owner the registry does not cover
  * may be protected, so removing its hook cannot be judged and is never allowed as an unprotected owner's.
  */

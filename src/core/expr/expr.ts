@@ -84,7 +84,10 @@ export function or(...terms: readonly Bool[]): Bool {
   };
 }
 
+/** Negation; a constant folds, exact in CEL as and/or's folding is. */
 export function not(term: Bool): Bool {
+  if (term === TRUE) return FALSE;
+  if (term === FALSE) return TRUE;
   return { cel: cel`!${operand(term.cel)}`, js: (env) => !term.js(env) };
 }
 

@@ -1,37 +1,21 @@
-// owner-only-removal's other half: a hook added under a guarded owner's name (registered, reserved or granted) on an
-// existing object or into a template makes a Machine's deletion wait for that owner, so only those who act for the
-// owner add it (the same right that removes it: whoever can make a deletion wait can end the wait), break-glass
-// (warned, audited), or the migration's synchronizer mirroring the authoritative copy. Squatting is refused.
-import { ownValue, quote } from '../../core/guards.js';
-import { isBreakGlass, judgedOffline } from '../../core/identity.js';
+// owner-only-removal's other half, in the webhook: each hook a request adds under another's name takes the first
+// addition route that holds (./addition-routes.ts); a denial's words are the route's, filled from what the webhook
+// knows (offline `validate`, an owner RBAC could not be asked about). Squatting is refused.
+import { quote } from '../../core/guards.js';
+import { judgedOffline } from '../../core/identity.js';
 import type { Hook } from '../../core/carriers.js';
-import {
-  grantCommand,
-  guardsAdditions,
-  judgedAdditions,
-  registeredActor,
-  registeredIdentities,
-} from '../../core/ownership.js';
+import { grantCommand, judgedAdditions, registeredIdentities } from '../../core/ownership.js';
 import {
   additionDenialMessage,
-  breakGlassAddWarning,
   breakGlassText,
   ownerIdentitiesText,
-  offlineOwnerOnlyReason,
-  ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
   uncheckedNote,
-  wildcardAddWarning,
-  wildcardReason,
 } from '../../core/messages/ownership.js';
 import { mirroredAdditions } from '../../core/migration.js';
 import type { Notice, UserInfo, Violation } from '../../core/types.js';
 import type { RuleContext, RuleResult } from '../context.js';
-
-/** An addition allowed to break-glass, to wildcard rights under wildcardGrants: warn, or as a synchronizer's mirror. */
-export const AUDIT_KEY_BREAK_GLASS_ADDITION = 'break-glass-hook-addition';
-export const AUDIT_KEY_WILDCARD_ADDITION = 'wildcard-hook-addition';
-export const AUDIT_KEY_MIRROR_ADDITION = 'hook-mirror-addition';
+import { AdditionEnv, additionRouteFor, additionRoutes, type AdditionRoute } from './addition-routes.js';
 
 function trace(key: string, h: Hook, user: UserInfo, route: string): Notice['audit'] {
   return {
@@ -55,6 +39,22 @@ const slots = (h: Hook, user: UserInfo) => ({
   owner: h.owner,
 });
 
+/** The denying route's reason for hook `h`, its slots as the webhook knows them. */
+function reasonText(route: Extract<AdditionRoute, { outcome: 'deny' }>, e: AdditionEnv, h: Hook): string {
+  const { policy, input } = e;
+  const user = input.userInfo;
+  // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
+  const offline = judgedOffline(input);
+  const ids = registeredIdentities(policy, h.owner);
+  return ((offline ? route.reason.offline : undefined) ?? route.reason.message).toJs({
+    user: user.username,
+    breakGlass: breakGlassText(policy),
+    who: ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES,
+    unchecked: e.access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner: h.owner, adding: true }) : '',
+    grant: route.reason.grant === 'controller' || offline ? grantCommand(h.owner) : grantCommand(h.owner, user),
+  });
+}
+
 function denial(h: Hook, user: UserInfo, reason: string): Violation {
   return {
     rule: 'owner-only-removal',
@@ -71,53 +71,23 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
   const { policy, input, carrier } = ctx;
   const violations: Violation[] = [];
   const notices: Notice[] = [];
+  const added = judgedAdditions(policy, input, carrier);
+  if (added.length === 0) return { violations, notices };
   const user = input.userInfo;
-  const ownership = input.context?.ownership;
-  const granted = ownership?.grantsKnown ? ownership.granted : undefined;
-  const mirrored = mirroredAdditions(policy, input);
-  for (const h of judgedAdditions(policy, input, carrier)) {
-    if (!guardsAdditions(policy, granted, h.owner)) continue;
-    if (registeredActor(policy, user, h.owner)) continue;
-    const ids = registeredIdentities(policy, h.owner);
-    if (mirrored?.(h)) {
-      notices.push({ rule: 'owner-only-removal', audit: trace(AUDIT_KEY_MIRROR_ADDITION, h, user, 'mirror') });
-      continue;
-    }
-    if (isBreakGlass(user, policy)) {
+  const routes = additionRoutes(policy);
+  const e = new AdditionEnv(policy, input, mirroredAdditions(policy, input));
+  for (const h of added) {
+    e.enter(h);
+    const route = additionRouteFor(routes, e);
+    if (route.outcome === 'deny') violations.push(denial(h, user, reasonText(route, e, h)));
+    else if (route.outcome !== 'allow')
       notices.push({
         rule: 'owner-only-removal',
-        warning: breakGlassAddWarning.toJs(slots(h, user)),
-        audit: trace(AUDIT_KEY_BREAK_GLASS_ADDITION, h, user, 'break-glass'),
-        breakGlass: { action: 'hook-addition', owners: [h.owner] },
+        warning: route.warning.toJs(slots(h, user)),
+        audit: trace(route.audit, h, user, route.name),
+        ...(route.outcome === 'breakGlass' ? { breakGlass: { action: 'hook-addition', owners: [h.owner] } } : {}),
       });
-      continue;
-    }
-    const access = ownership ? (ownValue(ownership.access, h.owner) ?? 'unknown') : undefined;
-    if (access === 'allowed') continue;
-    if (access === 'wildcard' && policy.wildcardGrants === 'warn') {
-      notices.push({
-        rule: 'owner-only-removal',
-        warning: wildcardAddWarning.toJs(slots(h, user)),
-        audit: trace(AUDIT_KEY_WILDCARD_ADDITION, h, user, 'wildcard'),
-      });
-      continue;
-    }
-    const breakGlass = breakGlassText(policy);
-    if (access === 'wildcard') {
-      const reason = wildcardReason.toJs({ user: user.username, breakGlass, grant: grantCommand(h.owner) });
-      violations.push(denial(h, user, reason));
-      continue;
-    }
-    // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
-    const offline = judgedOffline(input);
-    const reason = (offline ? offlineOwnerOnlyReason : ownerOnlyReason).toJs({
-      user: user.username,
-      breakGlass,
-      who: ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES,
-      unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner: h.owner, adding: true }) : '',
-      grant: offline ? grantCommand(h.owner) : grantCommand(h.owner, user),
-    });
-    violations.push(denial(h, user, reason));
+    else if (route.audit) notices.push({ rule: 'owner-only-removal', audit: trace(route.audit, h, user, route.name) });
   }
   return { violations, notices };
 }

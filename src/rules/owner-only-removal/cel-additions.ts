@@ -1,34 +1,50 @@
-// Squatting in CEL (src/rules/owner-only-removal/additions.ts): a hook added under the name of an owner the policy guards
-// (registered or reserved; CEL cannot list RBAC grants) passes only for its registered identities, break-glass (a
-// warning), RBAC's `remove` on hookowners/<owner> (wildcard rights under wildcardGrants), or a default hook the
-// policy adds on this very request. One authorizer check per guarded owner, each its own variable, evaluated only
-// when a hook of that owner is added.
+// Squatting in CEL: the addition routes (./addition-routes.ts) compiled per owner the policy names, each route that
+// is not an allow a validation of its outcome that fails where it is the first route to hold for a hook added under
+// that owner's name. RBAC's answer is one authorizer check per owner, each its own variable, evaluated only when a
+// hook of that owner is added; a message expression has no authorizer, so each validation names its owner's hook.
 import { defaultHookSelectsUpdates } from '../../core/default-hook-selection.js';
 import {
   additionDenialMessage,
-  breakGlassAddWarning,
   breakGlassText,
   ownerIdentitiesText,
-  ownerOnlyReason,
   RBAC_ALLOWED_IDENTITIES,
-  wildcardAddWarning,
-  wildcardReason,
 } from '../../core/messages/ownership.js';
 import { grantCommand, registeredIdentities } from '../../core/ownership.js';
 import { celWasStored } from '../../core/cel/carrier.js';
 import { newlySelectedCel } from '../default-hooks/cel.js';
 import { grantCel, removeAllowed } from './cel-messages.js';
+import { firstHolding, ownerAdditionRoutes, type AdditionRoute } from './addition-routes.js';
 import { cel, celJoin, celList, celString, celVariable, USER, type Cel } from '../../core/cel/text.js';
-import type { CelStage, CelVariable, NativeContext, NativeValidating, NativeValidation } from '../../core/cel/types.js';
+import type {
+  CelStage,
+  CelVariable,
+  NativeContext,
+  NativeValidating,
+  NativeValidation,
+  Outcome,
+} from '../../core/cel/types.js';
 
 const h = cel`h`;
 
-/** The owners whose hooks only those who act for them may add, in a fixed order: registered, then reserved. */
+/** A validation's outcome for a route's. */
+const OUTCOMES: Readonly<Record<Exclude<AdditionRoute['outcome'], 'allow'>, Outcome>> = {
+  deny: 'enforced',
+  warn: 'warn',
+  breakGlass: 'breakGlass',
+};
+
+/**
+ * The owners native mode judges additions for: those the policy names (registered or reserved) for which a route
+ * other than an allow can hold. Every other owner's routes must allow, as CEL sees it, or render refuses.
+ */
 export function guardedOwners(ctx: NativeContext): string[] {
   const { policy } = ctx;
-  return [...new Set([...Object.keys(policy.owners), ...policy.reservedHooks.map((r) => r.owner)])].filter(
-    (o) => o !== '',
-  );
+  const judged = (owner: string | undefined): boolean =>
+    firstHolding(ownerAdditionRoutes(policy, owner, cel`false`)).some((x) => x.route.outcome !== 'allow');
+  if (judged(undefined))
+    throw new Error('owner-only-removal: native mode judges additions only under owners the policy names');
+  const named = [...Object.keys(policy.owners), ...policy.reservedHooks.map((r) => r.owner)];
+  return [...new Set(named)].filter((o) => o !== '' && judged(o));
 }
 
 /** Hook `h` of stage `s` is added by this request and not a default hook the policy adds on it. */
@@ -58,8 +74,25 @@ const hookSlots = (s: CelStage) => ({
   owner: cel`h.owner`,
 });
 
+/** What a route says of `owner`'s hook at stage `s`: its warning, or the denial with its reason in CEL's slots. */
+function routeText(ctx: NativeContext, owner: string, route: AdditionRoute): ((s: CelStage) => Cel) | undefined {
+  if (route.outcome === 'allow') return undefined;
+  if (route.outcome !== 'deny') return (s) => route.warning.toCel(hookSlots(s));
+  const { policy } = ctx;
+  const ids = registeredIdentities(policy, owner);
+  const reason = route.reason.message.toCel({
+    user: USER,
+    breakGlass: celString(breakGlassText(policy)),
+    who: celString(ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES),
+    // The authorizer always answers: nothing is left unchecked.
+    unchecked: celString(''),
+    grant: route.reason.grant === 'controller' ? celString(grantCommand(owner)) : grantCel(celString(owner)),
+  });
+  return (s) => additionDenialMessage.toCel({ ...hookSlots(s), reason });
+}
+
 export function nativeOwnerAdditions(ctx: NativeContext): NativeValidating {
-  const { policy, view } = ctx;
+  const { view } = ctx;
   const owners = guardedOwners(ctx);
   if (owners.length === 0) return { variables: [], validations: [] };
   // A Machine's CREATE is its controller's, from a template: only a template's CREATE is judged.
@@ -77,59 +110,20 @@ export function nativeOwnerAdditions(ctx: NativeContext): NativeValidating {
     },
   ];
   const validations: NativeValidation[] = [];
-  const breakGlass = celString(breakGlassText(policy));
   owners.forEach((owner, k) => {
     const granted = `addGranted${k}`;
     variables.push({ name: granted, expression: removeAllowed(celString(owner)) });
-    const o = celString(owner);
-    const settled = cel`!(${o} in variables.addedGuarded) || variables.breakGlass || ${o} in variables.actsFor`;
-    const ids = registeredIdentities(policy, owner);
-    // A message expression has no authorizer: one validation for no right at all, one for wildcard rights only.
-    const denial =
-      (reason: Cel) =>
-      (s: CelStage): Cel =>
-        additionDenialMessage.toCel({ ...hookSlots(s), reason });
-    const ownerOnly = ownerOnlyReason.toCel({
-      user: USER,
-      breakGlass,
-      who: celString(ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES),
-      unchecked: celString(''),
-      grant: grantCel(o),
-    });
-    validations.push({
-      outcome: 'enforced',
-      expression: cel`${settled} || ${celVariable(granted)}`,
-      messageExpression: cel`${settled} ? '' : ${firstAdded(ctx, owner, denial(ownerOnly))}`,
-      reason: 'Forbidden',
-    });
-    if (policy.wildcardGrants === 'deny') {
-      const wildcard = wildcardReason.toCel({ user: USER, breakGlass, grant: celString(grantCommand(owner)) });
+    for (const { route, first } of firstHolding(ownerAdditionRoutes(ctx.policy, owner, celVariable(granted)))) {
+      const text = routeText(ctx, owner, route);
+      if (route.outcome === 'allow' || !text) continue;
       validations.push({
-        outcome: 'enforced',
-        expression: cel`${settled} || !(${celVariable(granted)} && variables.wildcardRights)`,
-        messageExpression: cel`${settled} ? '' : ${firstAdded(ctx, owner, denial(wildcard))}`,
+        outcome: OUTCOMES[route.outcome],
+        expression: cel`!(${celString(owner)} in variables.addedGuarded && ${first.cel})`,
+        // The API server evaluates a passing validation's message too: one lookup unless the owner's hook is added.
+        messageExpression: cel`!(${celString(owner)} in variables.addedGuarded) ? '' : ${firstAdded(ctx, owner, text)}`,
         reason: 'Forbidden',
       });
     }
-    if (policy.wildcardGrants === 'warn')
-      validations.push({
-        outcome: 'warn',
-        expression: cel`${settled} || !(${celVariable(granted)} && variables.wildcardRights)`,
-        messageExpression: cel`${settled} ? '' : ${firstAdded(ctx, owner, (s) => wildcardAddWarning.toCel(hookSlots(s)))}`,
-        reason: 'Forbidden',
-      });
-  });
-  // One warning names the first guarded hook break-glass adds for an owner it does not act for.
-  const glassed = (s: CelStage): Cel => breakGlassAddWarning.toCel(hookSlots(s));
-  const firstGlassed = celJoin(
-    owners.map((owner) => cel`(${celString(owner)} in variables.actsFor ? '' : ${firstAdded(ctx, owner, glassed)})`),
-    ', ',
-  );
-  validations.push({
-    outcome: 'breakGlass',
-    expression: cel`!variables.breakGlass || variables.addedGuarded.all(o, o in variables.actsFor)`,
-    messageExpression: cel`!variables.breakGlass || variables.addedGuarded.all(o, o in variables.actsFor) ? '' : [${firstGlassed}].filter(m, m != '')[0]`,
-    reason: 'Forbidden',
   });
   return { variables, validations };
 }

@@ -47,7 +47,7 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     ...grantVariables(policy),
     ownerIdentitiesVariable(policy),
   ];
-  // Squatting: hooks added under a guarded owner's name, on every carrier (owner-additions.ts).
+  // Squatting: hooks added under a guarded owner's name, on every carrier (./cel-additions.ts).
   const additions = nativeOwnerAdditions(ctx);
   variables.push(...additions.variables);
   const strict =

@@ -128,7 +128,7 @@ function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
     const carrier = carrierFor(input.kind);
     if (!carrier) return false;
     const worded = grantWordedFor(input.userInfo.username);
-    // A squat's denial names the grant the same way (owner-additions.ts).
+    // A squat's denial names the grant the same way (./additions.ts).
     const owners = judgedAdditions(policy, input, carrier).map((h) => h.owner);
     if (input.operation === 'UPDATE' && input.oldObject !== null)
       for (const c of ownedChanges(

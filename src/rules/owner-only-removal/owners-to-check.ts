@@ -3,7 +3,6 @@
 import { carrierFor } from '../../core/carriers.js';
 import { isBreakGlass } from '../../core/identity.js';
 import {
-  guardsAdditions,
   judgedAdditions,
   MAX_OWNERS_CHECKED,
   ownedChanges,
@@ -13,6 +12,7 @@ import {
 import type { Policy } from '../../core/policy.js';
 import type { ReviewInput } from '../../core/types.js';
 import { routeForFacts } from './routes.js';
+import { additionRouteForFacts, type AdditionFacts } from './addition-routes.js';
 
 /** What the transport knows of a changed hook's owner before asking RBAC; `granted` undefined: grants not listed. */
 export interface KnownBeforeAsking {
@@ -53,8 +53,23 @@ export function rbacDecides(policy: Policy, known: KnownBeforeAsking): boolean {
 }
 
 /**
- * The owners whose hooks this request adds under a guarded name (squatting, judged for those the registry and
- * break-glass do not cover), removes or re-owns from a Machine where RBAC's answer can decide (rbacDecides), or
+ * Whether RBAC's answer about an added hook's owner can change the addition's outcome (the addition route list,
+ * ./addition-routes.ts): a grant naming the owner against none, whether or not the synchronizer mirrors the hook.
+ */
+export function additionRbacDecides(
+  policy: Policy,
+  known: Omit<AdditionFacts, 'mirrored' | 'rbacNamed' | 'wildcard'>,
+): boolean {
+  return [false, true].some((mirrored) => {
+    const facts = { ...known, mirrored, wildcard: false };
+    const allowed = additionRouteForFacts(policy, { ...facts, rbacNamed: true });
+    return allowed.outcome !== additionRouteForFacts(policy, { ...facts, rbacNamed: false }).outcome;
+  });
+}
+
+/**
+ * The owners whose hooks this request adds under a guarded name (squatting) where RBAC's answer can decide
+ * (additionRbacDecides), removes or re-owns from a Machine where it can (rbacDecides), or
  * removes or re-owns from a template (template-hook-removed: every owner but the requester's registered ones, as its
  * native form asks): at most MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about.
  * `granted`: the owners the transport knows RBAC protects, default the input's ownership fact when its grants are
@@ -76,10 +91,20 @@ export function ownersToCheck(
   const out = new Set<string>();
   // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
   const room = (owner: string): boolean => owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED;
-  // Hooks added under a guarded owner's name (./additions.ts says which are judged).
-  if (guarding && !breakGlass)
+  // Hooks added under another's name (./additions.ts says which are judged), where RBAC's answer can decide.
+  if (guarding)
     for (const h of judgedAdditions(policy, input, carrier))
-      if (room(h.owner) && !registeredActor(policy, user, h.owner) && guardsAdditions(policy, granted, h.owner))
+      if (
+        room(h.owner) &&
+        additionRbacDecides(policy, {
+          actsFor: registeredActor(policy, user, h.owner),
+          breakGlass,
+          registered: registeredIdentities(policy, h.owner) !== undefined,
+          reserved: policy.reservedHooks.some((r) => r.owner === h.owner),
+          // Grants not listed yet: the squatting check guards what the policy names.
+          granted: granted?.has(h.owner) ?? false,
+        })
+      )
         out.add(h.owner);
   if (input.operation !== 'UPDATE' || input.oldObject === null) return [...out];
   // A Machine's removals are owner-only-removal's; a template's are template-hook-removed's, quiet for the owner.

@@ -144,7 +144,7 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   sources: ['admission', 'audit', 'validate'],
   selects: 'carriers',
   // Who asks matters only for hooks the update removes, re-owns or adds; strictOwners judges hooks a CREATE adds,
-  // and squatting a template's CREATE (owner-additions.ts).
+  // and squatting a template's CREATE (./additions.ts).
   updateReads: () => ({ parts: ['hooks'] }),
   // A Machine CREATE in a migration namespace is judged against its twin (twin-create.ts), hooks or none.
   createReads: (policy, carrier) => ({
