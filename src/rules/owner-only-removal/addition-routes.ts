@@ -12,13 +12,13 @@ import {
   wildcardAddWarning,
   wildcardReason,
 } from '../../core/messages/ownership.js';
-import type { Message } from '../../core/messages/message.js';
 import type { Hook } from '../../core/carriers.js';
 import type { Policy } from '../../core/policy.js';
 import type { Ownership, ReviewInput } from '../../core/types.js';
 import { cel, celString, celStringSet, type Cel } from '../../core/cel/text.js';
 import { and, FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
 import type { RemovalOutcome } from './routes.js';
+import type { Reason } from './reasons.js';
 
 /** What an addition's route reads of the added hook's owner and the request. */
 export type AdditionInput =
@@ -34,14 +34,6 @@ export type AdditionInput =
 /** The inputs only the webhook's transport gathers (RBAC's grant listing, the migration twin): false in CEL. */
 export const ADDITION_WEBHOOK_ONLY: readonly AdditionInput[] = Object.freeze(['granted', 'mirrored']);
 
-/** A denial's reason, in words both engines fill: `grant` is the requester's grant or the owner's controller's. */
-export interface AdditionReason {
-  message: Message<{ user: string; breakGlass: string; who: string; unchecked: string; grant: string }>;
-  /** `validate` judging with no identity (TypeScript only: native mode always has the requester). */
-  offline?: AdditionReason['message'];
-  grant: 'requester' | 'controller';
-}
-
 interface Head {
   /** The audit annotation's value gives it as `route`. */
   name: 'unguarded' | 'registry' | 'mirror' | 'break-glass' | 'rbac' | 'wildcard' | 'wildcard-denied' | 'squat';
@@ -50,7 +42,7 @@ interface Head {
 export type AdditionRoute =
   | (Head & { outcome: 'allow'; audit?: string })
   | (Head & { outcome: Exclude<RemovalOutcome, 'allow' | 'deny'>; audit: string; warning: typeof breakGlassAddWarning })
-  | (Head & { outcome: 'deny'; reason: AdditionReason });
+  | (Head & { outcome: 'deny'; reason: Reason });
 
 /** An addition allowed to break-glass, to wildcard rights under wildcardGrants: warn, or as a synchronizer's mirror. */
 export const AUDIT_KEY_BREAK_GLASS_ADDITION = 'break-glass-hook-addition';

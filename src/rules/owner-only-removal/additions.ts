@@ -4,18 +4,13 @@
 import { quote } from '../../core/guards.js';
 import { judgedOffline } from '../../core/identity.js';
 import type { Hook } from '../../core/carriers.js';
-import { grantCommand, judgedAdditions, registeredIdentities } from '../../core/ownership.js';
-import {
-  additionDenialMessage,
-  breakGlassText,
-  ownerIdentitiesText,
-  RBAC_ALLOWED_IDENTITIES,
-  uncheckedNote,
-} from '../../core/messages/ownership.js';
+import { judgedAdditions } from '../../core/ownership.js';
+import { additionDenialMessage } from '../../core/messages/ownership.js';
 import { mirroredAdditions } from '../../core/migration.js';
 import type { Notice, UserInfo, Violation } from '../../core/types.js';
 import type { RuleContext, RuleResult } from '../context.js';
-import { AdditionEnv, additionRouteFor, additionRoutes, type AdditionRoute } from './addition-routes.js';
+import { AdditionEnv, additionRouteFor, additionRoutes } from './addition-routes.js';
+import { reasonText } from './reasons.js';
 
 function trace(key: string, h: Hook, user: UserInfo, route: string): Notice['audit'] {
   return {
@@ -39,22 +34,6 @@ const slots = (h: Hook, user: UserInfo) => ({
   owner: h.owner,
 });
 
-/** The denying route's reason for hook `h`, its slots as the webhook knows them. */
-function reasonText(route: Extract<AdditionRoute, { outcome: 'deny' }>, e: AdditionEnv, h: Hook): string {
-  const { policy, input } = e;
-  const user = input.userInfo;
-  // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
-  const offline = judgedOffline(input);
-  const ids = registeredIdentities(policy, h.owner);
-  return ((offline ? route.reason.offline : undefined) ?? route.reason.message).toJs({
-    user: user.username,
-    breakGlass: breakGlassText(policy),
-    who: ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES,
-    unchecked: e.access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner: h.owner, adding: true }) : '',
-    grant: route.reason.grant === 'controller' || offline ? grantCommand(h.owner) : grantCommand(h.owner, user),
-  });
-}
-
 function denial(h: Hook, user: UserInfo, reason: string): Violation {
   return {
     rule: 'owner-only-removal',
@@ -76,11 +55,15 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
   const user = input.userInfo;
   const routes = additionRoutes(policy);
   const e = new AdditionEnv(policy, input, mirroredAdditions(policy, input));
+  // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
+  const offline = judgedOffline(input);
   for (const h of added) {
     e.enter(h);
     const route = additionRouteFor(routes, e);
-    if (route.outcome === 'deny') violations.push(denial(h, user, reasonText(route, e, h)));
-    else if (route.outcome !== 'allow')
+    if (route.outcome === 'deny') {
+      const facts = { user, owner: h.owner, offline, accessUnknown: e.access === 'unknown', adding: true };
+      violations.push(denial(h, user, reasonText(route.reason, policy, facts)));
+    } else if (route.outcome !== 'allow')
       notices.push({
         rule: 'owner-only-removal',
         warning: route.warning.toJs(slots(h, user)),

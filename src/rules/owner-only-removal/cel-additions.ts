@@ -3,17 +3,13 @@
 // that owner's name. RBAC's answer is one authorizer check per owner, each its own variable, evaluated only when a
 // hook of that owner is added; a message expression has no authorizer, so each validation names its owner's hook.
 import { defaultHookSelectsUpdates } from '../../core/default-hook-selection.js';
-import {
-  additionDenialMessage,
-  breakGlassText,
-  ownerIdentitiesText,
-  RBAC_ALLOWED_IDENTITIES,
-} from '../../core/messages/ownership.js';
+import { additionDenialMessage, ownerIdentitiesText, RBAC_ALLOWED_IDENTITIES } from '../../core/messages/ownership.js';
 import { grantCommand, registeredIdentities } from '../../core/ownership.js';
 import { celWasStored } from '../../core/cel/carrier.js';
 import { newlySelectedCel } from '../default-hooks/cel.js';
 import { grantCel, removeAllowed } from './cel-messages.js';
 import { firstHolding, ownerAdditionRoutes, type AdditionRoute } from './addition-routes.js';
+import { reasonCel } from './reasons.js';
 import { cel, celJoin, celList, celString, celVariable, USER, type Cel } from '../../core/cel/text.js';
 import type {
   CelStage,
@@ -80,13 +76,12 @@ function routeText(ctx: NativeContext, owner: string, route: AdditionRoute): ((s
   if (route.outcome !== 'deny') return (s) => route.warning.toCel(hookSlots(s));
   const { policy } = ctx;
   const ids = registeredIdentities(policy, owner);
-  const reason = route.reason.message.toCel({
-    user: USER,
-    breakGlass: celString(breakGlassText(policy)),
+  // The owner is known here: who acts for it and its controller's grant are literals, as the webhook words them.
+  const reason = reasonCel(route.reason, policy, {
     who: celString(ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES),
-    // The authorizer always answers: nothing is left unchecked.
-    unchecked: celString(''),
-    grant: route.reason.grant === 'controller' ? celString(grantCommand(owner)) : grantCel(celString(owner)),
+    ownerless: cel`false`,
+    requesterGrant: grantCel(celString(owner)),
+    controllerGrant: celString(grantCommand(owner)),
   });
   return (s) => additionDenialMessage.toCel({ ...hookSlots(s), reason });
 }

@@ -1,15 +1,12 @@
 // owner-only-removal's words in CEL: the registry and break-glass as literals, and the messages of
 // src/core/messages/ownership.ts filled with CEL expressions, the kubectl grant included where CEL can build it.
 import {
-  breakGlassText,
   grantCommandMessage,
   HOOKOWNERS,
   namedGrantMessage,
   ownerIdentitiesText,
-  ownerOnlyReason,
+  RBAC_ALLOWED_IDENTITIES,
   removalDenialMessage,
-  unverifiedDenyReason,
-  wildcardReason,
   type ChangedHook,
 } from '../../core/messages/ownership.js';
 import type { CelSlots } from '../../core/messages/message.js';
@@ -17,6 +14,8 @@ import { grantCommand, grantRoleName, shellWord } from '../../core/ownership.js'
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import { cel, celString, celStringMap, celStringSet, celJoin, USER, type Cel } from '../../core/cel/text.js';
 import type { CelVariable } from '../../core/cel/types.js';
+import { nativeDenials, wildcardRoute, type DenyRoute } from './routes.js';
+import { reasonCel, type ReasonCel } from './reasons.js';
 
 export { USER };
 
@@ -96,22 +95,27 @@ export function grantCel(o: Cel): Cel {
   return cel`(${o} in variables.grantRoles && size(variables.grantUser) == 2 ? ${command} : ${namedGrantMessage.toCel({ owner: o })})`;
 }
 
-/** The denial of a removal nothing allowed, in the webhook's words for the owners CEL can tell apart. */
-export function denialMessage(policy: Policy, c: ChangedHookCel): Cel {
-  const who = cel`variables.ownerIdentities`;
-  const slots = changedHookSlots(c);
-  const common = {
-    user: USER,
-    breakGlass: celString(breakGlassText(policy)),
-    unchecked: celString(''),
-    grant: grantCel(c.owner),
+/** What CEL has for a changed hook's owner `o` to fill a reason with (./reasons.ts). */
+function ownerReasonCel(o: Cel, ownerless: Cel): ReasonCel {
+  return {
+    who: cel`(${o} in variables.ownerIdentities ? variables.ownerIdentities[${o}] : ${celString(RBAC_ALLOWED_IDENTITIES)})`,
+    ownerless,
+    requesterGrant: grantCel(o),
+    controllerGrant: cel`(${o} in variables.ownerGrants ? variables.ownerGrants[${o}] : ${namedGrantMessage.toCel({ owner: o })})`,
   };
-  const registered = ownerOnlyReason.toCel({ ...common, who: cel`${who}[${c.owner}]` });
-  const reason =
-    policy.unverifiedRemoval !== 'deny'
-      ? registered
-      : cel`(${c.owner} in ${who} ? ${registered} : ${unverifiedDenyReason.toCel({ ...common, ownerless: c.ownerless })})`;
-  return removalDenialMessage.toCel({ ...slots, reason });
+}
+
+/**
+ * The denial of a removal nothing allowed: the reason of the first denying route that holds for its owner (the
+ * route list's, ./routes.ts), in the webhook's words.
+ */
+export function denialMessage(policy: Policy, c: ChangedHookCel): Cel {
+  const routes = nativeDenials(policy, c.owner);
+  const last = routes.pop();
+  if (!last) throw new Error('owner-only-removal: native mode denies a removal no route denies');
+  const text = (r: DenyRoute): Cel => reasonCel(r.reason, policy, ownerReasonCel(c.owner, c.ownerless));
+  const reason = routes.reduceRight((rest, r) => cel`(${r.holds.cel} ? ${text(r)} : ${rest})`, text(last));
+  return removalDenialMessage.toCel({ ...changedHookSlots(c), reason });
 }
 
 /** The grant command with no user (a service account to fill in), compiled in for each registered owner. */
@@ -130,9 +134,10 @@ export function ownerIdentitiesVariable(policy: Policy): CelVariable {
   };
 }
 
-/** The denial of a removal only wildcard RBAC rights allowed (wildcardGrants: deny), in the webhook's words. */
+/** The denial of a removal only wildcard RBAC rights allowed (wildcardGrants: deny): that route's reason. */
 export function wildcardDenialMessage(policy: Policy, c: ChangedHookCel): Cel {
-  const grant = cel`(${c.owner} in variables.ownerGrants ? variables.ownerGrants[${c.owner}] : ${namedGrantMessage.toCel({ owner: c.owner })})`;
-  const reason = wildcardReason.toCel({ user: USER, breakGlass: celString(breakGlassText(policy)), grant });
+  const route = wildcardRoute(policy, true);
+  if (route.outcome !== 'deny') throw new Error(`owner-only-removal: wildcard rights end in route ${route.name}`);
+  const reason = reasonCel(route.reason, policy, ownerReasonCel(c.owner, c.ownerless));
   return removalDenialMessage.toCel({ ...changedHookSlots(c), reason });
 }

@@ -7,21 +7,14 @@ import { carrierFor } from '../../core/carriers.js';
 import { ownValue } from '../../core/guards.js';
 import { isBreakGlass } from '../../core/identity.js';
 import { mirroredRemovals } from '../../core/migration.js';
-import {
-  grantCommand,
-  ownedChanges,
-  registeredActor,
-  registeredIdentities,
-  type HookChange,
-} from '../../core/ownership.js';
+import type { Reason } from './reasons.js';
+import { ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../core/ownership.js';
 import {
   breakGlassWarning,
   grantsUnknownReason,
   offlineOwnerOnlyReason,
   offlineUnverifiedDenyReason,
-  ownerIdentitiesText,
   ownerOnlyReason,
-  RBAC_ALLOWED_IDENTITIES,
   unverifiedDenyReason,
   unverifiedWarning,
   wildcardReason,
@@ -31,7 +24,7 @@ import {
 import type { Message } from '../../core/messages/message.js';
 import type { Policy } from '../../core/policy.js';
 import type { Ownership, ReviewInput } from '../../core/types.js';
-import { cel } from '../../core/cel/text.js';
+import { cel, type Cel } from '../../core/cel/text.js';
 import { and, FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
 
 /** What a route reads of one changed hook, its owner and the request. */
@@ -56,21 +49,6 @@ export const WEBHOOK_ONLY: Readonly<Partial<Record<RemovalInput, WebhookFact>>> 
 });
 
 export type RemovalOutcome = 'allow' | 'warn' | 'deny' | 'breakGlass';
-
-/** What a denial's reason reads besides the change: the requester, break-glass, the grant to make. */
-export interface ReasonSlots {
-  user: string;
-  owner: string;
-  breakGlass: string;
-  /** RBAC could not be asked about this owner (uncheckedNote), or ''. */
-  unchecked: string;
-  /** The grant for this requester (or, offline, the owner's controller). */
-  grant: string;
-  offline: boolean;
-  /** RBAC did not answer about the requester's access. */
-  accessUnknown: boolean;
-  ownerless: boolean;
-}
 
 export type RemovalRouteName =
   | 'registry'
@@ -100,9 +78,9 @@ interface WarnRoute extends RouteHead {
   warning: Message<ChangedHook>;
 }
 /** A route that denies: its reason follows the hook's words (removalDenialMessage). */
-interface DenyRoute extends RouteHead {
+export interface DenyRoute extends RouteHead {
   outcome: 'deny';
-  reason: (r: ReasonSlots, policy: Policy) => string;
+  reason: Reason;
 }
 export type Route = AllowRoute | WarnRoute | DenyRoute;
 
@@ -115,11 +93,6 @@ export const AUDIT_KEY_UNVERIFIED = 'unverified-hook-removal';
 export const AUDIT_KEY_MIRROR = 'hook-mirror-removal';
 /** A removal allowed by wildcard RBAC rights alone, under wildcardGrants: warn. */
 export const AUDIT_KEY_WILDCARD = 'wildcard-hook-removal';
-
-const who = (policy: Policy, owner: string): string => {
-  const ids = registeredIdentities(policy, owner);
-  return ids ? ownerIdentitiesText(ids) : RBAC_ALLOWED_IDENTITIES;
-};
 
 /**
  * The routes, in order, for a policy (its knobs are constants in the conditions) and a table of the inputs: the
@@ -153,13 +126,13 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
       holds: and(i.wildcard, or(unverified === 'deny' ? TRUE : FALSE, i.registered, i.granted, i.grantsUnknown)),
       outcome: 'deny',
       // The owner's controller's grant, whoever asks: the requester's rights are not what is missing.
-      reason: (r) => wildcardReason.toJs({ user: r.user, breakGlass: r.breakGlass, grant: grantCommand(r.owner) }),
+      reason: { message: wildcardReason, grant: 'controller' },
     },
     {
       name: 'protected',
       holds: or(i.registered, i.granted),
       outcome: 'deny',
-      reason: (r, p) => (r.offline ? offlineOwnerOnlyReason : ownerOnlyReason).toJs({ ...r, who: who(p, r.owner) }),
+      reason: { message: ownerOnlyReason, offline: offlineOwnerOnlyReason, grant: 'requester' },
     },
     // RBAC consulted, its grants not listed: the owner may be protected, so no unverifiedRemoval outcome applies.
     // When the user's access went unanswered too, one sentence says both (not "could not be checked" twice).
@@ -167,7 +140,7 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
       name: 'grants-unknown',
       holds: i.grantsUnknown,
       outcome: 'deny',
-      reason: (r) => grantsUnknownReason.toJs(r),
+      reason: { message: grantsUnknownReason, grant: 'requester' },
     },
     // Nothing verified: the policy's unverifiedRemoval.
     unverified === 'warn'
@@ -177,7 +150,7 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
             name: 'unverified',
             holds: TRUE,
             outcome: 'deny',
-            reason: (r) => (r.offline ? offlineUnverifiedDenyReason : unverifiedDenyReason).toJs(r),
+            reason: { message: unverifiedDenyReason, offline: offlineUnverifiedDenyReason, grant: 'requester' },
           }
         : { name: 'unverified', holds: TRUE, outcome: 'allow' },
   ];
@@ -211,6 +184,14 @@ export class RemovalEnv implements Env {
 const env = (e: Env): RemovalEnv => e as RemovalEnv;
 const ownerOf = (e: Env): string => env(e).change.old.owner;
 
+/** The policy registers the changed hook's owner; `o` the owner in CEL. */
+function registeredFor(o: Cel): Bool {
+  return leaf(cel`${o} in variables.registered`, (e) => {
+    const owner = ownerOf(e);
+    return owner !== '' && registeredIdentities(env(e).policy, owner) !== undefined;
+  });
+}
+
 /**
  * The webhook's readings. Their CEL is native mode's view of the same fact for a changed hook's owner `o` where it
  * has one; RBAC's answers are asked per owner in CEL (cel/changed-hooks.ts's families), so here they read as an
@@ -222,10 +203,7 @@ const WEBHOOK_INPUTS: Readonly<Record<RemovalInput, Bool>> = Object.freeze({
   breakGlass: leaf(cel`variables.breakGlass`, (e) => env(e).breakGlass),
   rbacNamed: leaf(cel`false`, (e) => env(e).access === 'allowed'),
   wildcard: leaf(cel`false`, (e) => env(e).access === 'wildcard'),
-  registered: leaf(cel`o in variables.registered`, (e) => {
-    const owner = ownerOf(e);
-    return owner !== '' && registeredIdentities(env(e).policy, owner) !== undefined;
-  }),
+  registered: registeredFor(cel`o`),
   granted: leaf(cel`false`, (e) => {
     const owner = ownerOf(e);
     return owner !== '' && (env(e).ownership?.granted.has(owner) ?? false);
@@ -317,6 +295,20 @@ export function unlessRbac(policy: Policy, outcome: RemovalOutcome): Bool {
     if (r.holds === TRUE) break;
   }
   return or(...terms);
+}
+
+/**
+ * The denying routes native mode's view can take for owner `o` (a CEL string) RBAC did not allow, in order: for a
+ * denied hook, the first that holds is the one taken, since a route of another outcome before it would have decided.
+ */
+export function nativeDenials(policy: Policy, o: Cel): DenyRoute[] {
+  const out: DenyRoute[] = [];
+  for (const r of silentOwnerRoutes(policy, FALSE, registeredFor(o))) {
+    if (r.outcome !== 'deny' || r.holds === FALSE) continue;
+    out.push(r);
+    if (r.holds === TRUE) break;
+  }
+  return out;
 }
 
 /** The route native mode's view takes for an owner RBAC allows through wildcard rights only, registered or not. */

@@ -5,7 +5,7 @@
 import { quote } from '../../core/guards.js';
 import { judgedOffline } from '../../core/identity.js';
 import { grantCommand, ownedChanges, type HookChange } from '../../core/ownership.js';
-import { breakGlassText, removalDenialMessage, uncheckedNote, unverifiedFix } from '../../core/messages/ownership.js';
+import { removalDenialMessage, unverifiedFix } from '../../core/messages/ownership.js';
 import { mirroredRemovals, twinJudgedOnCreate } from '../../core/migration.js';
 import type { Notice, UserInfo, Violation } from '../../core/types.js';
 import type { CarrierRuleModule, Rule } from '../context.js';
@@ -14,6 +14,7 @@ import { ownerAdditions } from './additions.js';
 import { strictOwners } from './strict-owners.js';
 import { twinCreate } from './twin-create.js';
 import { ownerOnlyRemovalDivergences } from './divergences.js';
+import { reasonText } from './reasons.js';
 import {
   AUDIT_KEY_BREAK_GLASS,
   AUDIT_KEY_MIRROR,
@@ -90,7 +91,6 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
   const changes = ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks);
   if (changes.length === 0) return { violations, notices };
   const user = input.userInfo;
-  const breakGlass = breakGlassText(policy);
   // `validate` without --as: a grant to the identity it judges as would change nothing (see offlineGrantFor).
   const offline = judgedOffline(input);
   const routes = removalRoutes(policy);
@@ -102,19 +102,13 @@ export const ownerOnlyRemoval: Rule = (ctx) => {
     if (route.outcome === 'deny') {
       // Built only for a denial: a request may remove 100,000 hooks under warn.
       const access = env.access;
-      const reason = route.reason(
-        {
-          user: user.username,
-          owner,
-          breakGlass,
-          unchecked: access === 'unknown' ? uncheckedNote.toJs({ user: user.username, owner, adding: false }) : '',
-          grant: offline ? grantCommand(owner) : grantCommand(owner, user),
-          offline,
-          accessUnknown: access === 'unknown',
-          ownerless: owner === '',
-        },
-        policy,
-      );
+      const reason = reasonText(route.reason, policy, {
+        user,
+        owner,
+        offline,
+        accessUnknown: access === 'unknown',
+        adding: false,
+      });
       violations.push(denial(change, user, reason));
       continue;
     }
