@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { DEFAULT_POLICY } from '../../src/infrastructure/config/defaults.js';
 import { evaluate } from '../../src/core/engine.js';
 import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
+import { templateRemovalRbacDecides } from '../../src/rules/template-hook-removed/rule.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { KubeObject, Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { CAPI_USERS, capiInput, capiPolicy, capiTemplate, PRE_DRAIN } from '../fixtures/capi.js';
@@ -195,4 +196,16 @@ describe('template-hook-removed: a hook removed from a template', () => {
     assert.deepEqual(warned(off, input), []);
     assert.deepEqual(ownersToCheck(off, input), []);
   });
+});
+
+test('RBAC is asked about a removed template hook’s owner where the rule’s predicate turns on its answer', () => {
+  // passes: the requester acts for the owner, or a grant names it; only the second needs RBAC.
+  assert.equal(templateRemovalRbacDecides(false), true);
+  assert.equal(templateRemovalRbacDecides(true), false);
+  const etcd = setUpdate([ETCD], [], {
+    username: 'system:serviceaccount:openshift-etcd-operator:etcd-operator',
+    groups: [],
+  });
+  assert.deepEqual(ownersToCheck(DEFAULT_POLICY, etcd), []);
+  assert.deepEqual(ownersToCheck(DEFAULT_POLICY, setUpdate([ETCD], [], BOB)), [ETCD.owner]);
 });

@@ -23,7 +23,7 @@ import { quote } from '../guards.js';
 import { MAX_OWNERS_CHECKED, ownedChanges, type HookChange } from '../ownership.js';
 import type { RuleId, Violation } from '../types.js';
 import type { Rule } from '../../rules/context.js';
-import { not, type Bool, type Str } from './expr.js';
+import { FALSE, not, str, TRUE, type Bool, type Str } from './expr.js';
 import { compiledPer } from './compiled.js';
 import { askedOwner, changeVar, otherOwner, ChangeEnv, type ChangeVar, type OwnerView } from './owners.js';
 
@@ -49,7 +49,24 @@ interface Compiled {
   message: Str;
 }
 
-export function changeCheck(check: ChangeCheck): { validate: Rule; native: NativeForm } {
+/**
+ * Whether RBAC's answer about an owner can decide the check for a requester who does (or does not) act for it: the
+ * predicate with a named grant and with none, every input a constant. An owner the predicate reads otherwise is asked.
+ */
+function rbacDecidesFor(check: ChangeCheck): (actsFor: boolean) => boolean {
+  return (actsFor) => {
+    const view = (rbacNamed: boolean): Bool =>
+      check.passes({ owner: str(''), actsFor: actsFor ? TRUE : FALSE, rbacNamed: rbacNamed ? TRUE : FALSE });
+    const [granted, none] = [view(true), view(false)];
+    return granted !== none || (granted !== TRUE && granted !== FALSE);
+  };
+}
+
+export function changeCheck(check: ChangeCheck): {
+  validate: Rule;
+  native: NativeForm;
+  rbacDecides: (actsFor: boolean) => boolean;
+} {
   // The JavaScript: the owner and change are the environment's; a stage's CEL serves as any other would.
   const compile = compiledPer<Compiled>((policy, carrier) => ({
     passes: check.passes(otherOwner(check.family)),
@@ -116,7 +133,7 @@ export function changeCheck(check: ChangeCheck): { validate: Rule; native: Nativ
     };
   };
 
-  return { validate, native: { validating, readsNameIndex: true } };
+  return { validate, native: { validating, readsNameIndex: true }, rbacDecides: rbacDecidesFor(check) };
 }
 
 /** A changed hook of the carrier's first stage, as CEL reads it: what the JavaScript compilation is built on. */

@@ -12,6 +12,7 @@ import {
 import type { Policy } from '../../core/policy.js';
 import type { ReviewInput } from '../../core/types.js';
 import { routeForFacts } from './routes.js';
+import { templateRemovalRbacDecides } from '../template-hook-removed/rule.js';
 import { additionRouteForFacts, type AdditionFacts } from './addition-routes.js';
 
 /** What the transport knows of a changed hook's owner before asking RBAC; `granted` undefined: grants not listed. */
@@ -70,8 +71,8 @@ export function additionRbacDecides(
 /**
  * The owners whose hooks this request adds under a guarded name (squatting) where RBAC's answer can decide
  * (additionRbacDecides), removes or re-owns from a Machine where it can (rbacDecides), or
- * removes or re-owns from a template (template-hook-removed: every owner but the requester's registered ones, as its
- * native form asks): at most MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about.
+ * removes or re-owns from a template where template-hook-removed's predicate can turn on it (every owner but the
+ * requester's registered ones, as its native form asks): at most MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about.
  * `granted`: the owners the transport knows RBAC protects, default the input's ownership fact when its grants are
  * known.
  */
@@ -122,7 +123,7 @@ export function ownersToCheck(
           registered: registeredIdentities(policy, owner) !== undefined,
           granted: granted === undefined ? undefined : granted.has(owner),
         })
-      : !actsFor;
+      : templateRemovalRbacDecides(actsFor);
     if (asked) out.add(owner);
   }
   return [...out];

@@ -31,6 +31,9 @@ const check = changeCheck({
   reason: 'Forbidden',
 });
 
+/** Whether RBAC's answer about a removed template hook's owner can decide the rule (ownersToCheck asks then). */
+export const templateRemovalRbacDecides = check.rbacDecides;
+
 export const templateHookRemovedRule: CarrierRuleModule<'template-hook-removed'> = {
   id: 'template-hook-removed',
   order: 50,
