@@ -3,7 +3,8 @@
 import type { ParentKindRef, Policy } from './policy.js';
 import { rulesNeeding } from './registry.js';
 import { childBindings, hasChildRules } from '../rules/children-bind.js';
-import type { ReviewInput } from './types.js';
+import { isRecord } from './guards.js';
+import type { ParentFact, ReviewInput } from './types.js';
 
 export { hasChildRules, parentKey } from '../rules/children-bind.js';
 
@@ -42,4 +43,14 @@ export function parentKinds(policy: Policy): ParentKindRef[] {
     if (!out.has(id)) out.set(id, { apiVersion, kind, resource, namespaced });
   }
   return [...out.values()];
+}
+
+/** The fact a parent object gives a request for it: its uid and whether it is deleting (serve's lookup, a test's). */
+export function parentFactOf(obj: unknown, req: ParentRequest): ParentFact {
+  const meta = isRecord(obj) && isRecord(obj['metadata']) ? obj['metadata'] : {};
+  const uid = meta['uid'];
+  if (typeof uid !== 'string' || uid === '')
+    return { found: false, reason: 'Error', message: `${req.kind} ${req.name} has no metadata.uid` };
+  const ts = meta['deletionTimestamp'];
+  return { found: true, uid, deleting: typeof ts === 'string' && ts !== '', namespaced: req.namespaced };
 }

@@ -398,6 +398,102 @@ ${remove}    expect: {allowed: false}
   });
 });
 
+describe("hookkeeper test: child resources' parents, as stated", () => {
+  const CHILD_POLICY = `apiVersion: hookkeeper.io/v1alpha1
+kind: Policy
+children:
+  - name: virtualmachine-pods
+    match:
+      kinds: [{group: "", kind: Pod}]
+      labelSelector: {matchExpressions: [{key: vm.kubevirt.io/name, operator: Exists}]}
+    parent: {apiVersion: kubevirt.io/v1, kind: VirtualMachine, resource: virtualmachines, nameFrom: {label: vm.kubevirt.io/name}}
+    onMissingParent: deny
+    onDeletingParent: deny
+`;
+  const POD = `apiVersion: v1
+kind: Pod
+metadata: {name: virt-launcher-testvm-x7k2p, namespace: vms, labels: {vm.kubevirt.io/name: testvm}}
+spec: {containers: [{name: compute, image: quay.io/kubevirt/virt-launcher:v1.4.0}]}
+`;
+  const VM = (extra = '') =>
+    `apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: testvm, namespace: vms, uid: 6a1f3c2e${extra}}\n`;
+  const childSuite = (cases: string, head = ''): string =>
+    `apiVersion: hookkeeper.io/v1alpha1\nkind: PolicyTest\npolicy: policy.yaml\n${head}cases:\n${cases}`;
+
+  test('a parent stated exists, one not stated does not, a deleting one is deleting, a failed lookup is judged', async () => {
+    const cwd = await dirWith({
+      'policy.yaml': CHILD_POLICY,
+      'pod.yaml': POD,
+      'vm.yaml': VM(),
+      'children.hookkeeper-test.yaml': childSuite(
+        `  - name: created under its VirtualMachine
+    object: pod.yaml
+    expect: {allowed: true, warnings: []}
+  - name: no VirtualMachine
+    object: pod.yaml
+    parents: []
+    expect: {allowed: false, messages: ['parent VirtualMachine "testvm" in namespace "vms" does not exist']}
+  - name: its VirtualMachine is deleting
+    object: pod.yaml
+    parents: [{apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {name: testvm, namespace: vms, uid: u1, deletionTimestamp: '2026-11-21T11:00:00Z'}}]
+    expect: {allowed: false, messages: ['is being deleted']}
+  - name: the lookup failed
+    object: pod.yaml
+    parentsUnavailable: Error
+    expect: {allowed: false, messages: ['the test case states the lookup failed']}
+`,
+        'parents: [vm.yaml]\n',
+      ),
+      'unstated.hookkeeper-test.yaml': childSuite(`  - name: parents not stated
+    object: pod.yaml
+    expect: {allowed: true}
+`),
+    });
+    const r = await cli(['test', '.'], { cwd });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /\n5 cases in 2 files: 5 passed, 0 failed\n$/);
+    // Only where no parent is stated does a case say the child rules judged none.
+    const notes = r.stdout.split('\n').filter((l) => l.includes('note: a child-resource rule selects this kind'));
+    assert.equal(notes.length, 1, r.stdout);
+    assert.match(
+      r.stdout,
+      /PASS unstated\.hookkeeper-test\.yaml:5 parents not stated\n {2}note: .*declare parents to test it\n/,
+    );
+  });
+
+  test('parents beside parentsUnavailable, a parent without a name, one stated twice: input errors', async () => {
+    const cwd = await dirWith({
+      'policy.yaml': CHILD_POLICY,
+      'pod.yaml': POD,
+      'vm.yaml': VM(),
+      'bad.hookkeeper-test.yaml': childSuite(
+        `  - name: both
+    object: pod.yaml
+    parents: [vm.yaml]
+    parentsUnavailable: Timeout
+    expect: {allowed: true}
+  - name: nameless
+    object: pod.yaml
+    parents: [{apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {namespace: vms}}]
+    expect: {allowed: true}
+  - name: twice
+    object: pod.yaml
+    parents: [vm.yaml, vm.yaml]
+    expect: {allowed: true}
+`,
+      ),
+    });
+    const r = await cli(['test', '.'], { cwd });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stdout, /cases\[0\]\.parentsUnavailable: states that the lookup failed beside parents/);
+    assert.match(r.stdout, /cases\[1\]\.parents\[0\]: the object has no metadata\.name/);
+    assert.match(
+      r.stdout,
+      /cases\[2\]\.parents\[1\]: kubevirt\.io\/VirtualMachine vms\/testvm is stated twice \(parents\[0\]\)/,
+    );
+  });
+});
+
 describe('hookkeeper test: input errors (exit 2)', () => {
   test('an unknown key: file:line, the path as written, did you mean', async () => {
     const cwd = await dirWith(

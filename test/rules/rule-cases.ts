@@ -18,13 +18,6 @@ export const ADMISSION_RULES: ReadonlySet<RuleId> = new Set(
   RULES.filter((r) => r.sources.includes('admission') || r.mutate !== undefined).map((r) => r.id),
 );
 
-/** Admission rules without cases, and why: what decides them is a cluster fact the case runner cannot model. */
-export const WITHOUT_CASES: Readonly<Partial<Record<RuleId, string>>> = {
-  'child-owner-reference':
-    "the ownerReference it adds and requires names the parent's uid, which only a parent lookup gives",
-  'child-parent': 'whether the parent exists or is deleting is a parent lookup; `hookkeeper test` does not look one up',
-};
-
 export interface RuleCases {
   /** The folder's name: a rule id, if the folder is right. */
   rule: string;

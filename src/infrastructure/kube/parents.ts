@@ -2,8 +2,7 @@
 // one time budget well inside the webhook's timeout, so hookkeeper (through the policy's onMissingParent), not
 // the API server's timeout, decides what a slow or unreachable API means.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ParentRequest } from '../../core/children.js';
-import { isRecord } from '../../core/guards.js';
+import { parentFactOf, type ParentRequest } from '../../core/children.js';
 import type { ParentKindRef } from '../../core/policy.js';
 import type { ParentFact } from '../../core/types.js';
 import type { Logger } from '../log.js';
@@ -34,15 +33,6 @@ export interface ParentLookup {
   stop(): void;
 }
 
-function factOf(obj: unknown, req: ParentRequest): ParentFact {
-  const meta = isRecord(obj) && isRecord(obj['metadata']) ? obj['metadata'] : {};
-  const uid = meta['uid'];
-  if (typeof uid !== 'string' || uid === '')
-    return { found: false, reason: 'Error', message: `${req.kind} ${req.name} has no metadata.uid` };
-  const ts = meta['deletionTimestamp'];
-  return { found: true, uid, deleting: typeof ts === 'string' && ts !== '', namespaced: req.namespaced };
-}
-
 export function createParentLookup(options: ParentLookupOptions): ParentLookup {
   const budgetMs = options.budgetMs ?? DEFAULT_LOOKUP_BUDGET_MS;
   const get = options.get ?? kubeGet(options.kubeConfig);
@@ -64,11 +54,11 @@ export function createParentLookup(options: ParentLookupOptions): ParentLookup {
   async function lookupOne(req: ParentRequest, signal: AbortSignal): Promise<ParentFact> {
     // Only hits are trusted: a parent created a moment ago may not have reached the cache yet.
     const cached = cacheFor(req)?.get(req.name, req.namespace);
-    if (cached) return factOf(cached, req);
+    if (cached) return parentFactOf(cached, req);
     const path = objectPath(req);
     try {
       const res = await get(path, signal);
-      if (res.status === 200) return factOf(res.body, req);
+      if (res.status === 200) return parentFactOf(res.body, req);
       if (res.status === 404) return { found: false, reason: 'NotFound', message: describeFailure(path, res) };
       return { found: false, reason: 'Error', message: describeFailure(path, res) };
     } catch (err) {

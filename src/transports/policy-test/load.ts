@@ -22,6 +22,7 @@ import {
   type Grant,
   type Identity,
   type ListFailure,
+  type LookupFailure,
   type TestCase,
   type TestFile,
 } from './schema.js';
@@ -53,8 +54,16 @@ export interface LoadedCase {
    * nothing).
    */
   quorum?: QuorumFact;
+  /**
+   * The parents serve's lookups would find, or why they failed: the case's else the file's; undefined when neither
+   * states either (parents are not looked up offline, so the child rules judge no parent).
+   */
+  parents?: StatedParents;
   expect: Expectation;
 }
+
+/** The parent objects a case or file states, or that serve's lookups failed and why. */
+export type StatedParents = { objects: readonly KubeObject[] } | { unavailable: LookupFailure };
 
 export interface LoadedFile {
   file: string;
@@ -115,6 +124,7 @@ export async function loadTestFile(
   const fileGrants = schemaValid('/grants') ? raw.grants : undefined;
   if (fileGrants) problems.push(...grantProblems(fileGrants, '/grants', at));
   const fileMachines = await statedCluster(raw, '', schemaValid, file, cwd, at, problems);
+  const fileParents = await statedParents(raw, '', schemaValid, file, cwd, at, problems);
   for (const [i, c] of list.entries()) {
     const base = `/cases/${i}`;
     // Not a mapping: nothing in it to read.
@@ -126,7 +136,7 @@ export async function loadTestFile(
         problems.push(at(`${base}/name`, `${JSON.stringify(c.name)} names another case too (line ${first})`));
       else firstByName.set(c.name, doc.lineOf(`${base}/name`) ?? line);
     }
-    const loaded = await loadCase(c, base, line, file, cwd, at, schemaValid, fileMachines);
+    const loaded = await loadCase(c, base, line, file, cwd, at, schemaValid, fileMachines, fileParents);
     problems.push(...loaded.problems);
     if (loaded.case && schemaValid(base)) cases.push({ ...loaded.case, grants: c.grants ?? fileGrants });
   }
@@ -198,6 +208,7 @@ async function loadCase(
   at: At,
   schemaValid: (pointer: string) => boolean,
   fileMachines: StatedCluster | undefined,
+  fileParents: StatedParents | undefined,
 ): Promise<{ case?: Omit<LoadedCase, 'grants'>; problems: Problem[] }> {
   const problems: Problem[] = [];
   // Each check reads only fields the schema passed (`schemaValid`); the rest already have their schema problem.
@@ -244,6 +255,7 @@ async function loadCase(
   }
   const stated = (await statedCluster(c, base, schemaValid, file, cwd, at, problems)) ?? fileMachines;
   if (stated && 'machines' in stated && kind) problems.push(...sameApi(stated.machines, kind, at));
+  const parents = (await statedParents(c, base, schemaValid, file, cwd, at, problems)) ?? fileParents;
   if (problems.length > 0 || derived === undefined || !kind) return { problems };
   return {
     case: {
@@ -255,6 +267,7 @@ async function loadCase(
       oldObject,
       identity: c.identity,
       ...(stated ? { quorum: quorumFact(stated) } : {}),
+      ...(parents ? { parents } : {}),
       ...(c.native === undefined ? {} : { native: c.native }),
       expect: c.expect,
     },
@@ -342,6 +355,56 @@ async function statedCluster(
   if (!listed) return undefined;
   const machines = await machinesAt(raw.clusterMachines ?? [], `${base}/clusterMachines`, file, cwd, at, problems);
   return machines ? { machines } : undefined;
+}
+
+/**
+ * The parents a case or the file (`base` '') states: parents, or parentsUnavailable; both at once say two things of
+ * one lookup. Each parent is an object with a name, stated once (a cluster holds one of each).
+ */
+async function statedParents(
+  raw: Pick<TestCase, 'parents' | 'parentsUnavailable'>,
+  base: string,
+  schemaValid: (pointer: string) => boolean,
+  file: string,
+  cwd: string,
+  at: At,
+  problems: Problem[],
+): Promise<StatedParents | undefined> {
+  if (raw.parents !== undefined && raw.parentsUnavailable !== undefined) {
+    problems.push(
+      at(
+        `${base}/parentsUnavailable`,
+        'states that the lookup failed beside parents, what it found: state one of them',
+      ),
+    );
+    return undefined;
+  }
+  if (raw.parentsUnavailable !== undefined && schemaValid(`${base}/parentsUnavailable`))
+    return { unavailable: raw.parentsUnavailable };
+  if (raw.parents === undefined || !schemaValid(`${base}/parents`)) return undefined;
+  const before = problems.length;
+  const objects: KubeObject[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, source] of raw.parents.entries()) {
+    const here = `${base}/parents/${i}`;
+    const object = await objectAt(source, here, file, cwd, at, problems);
+    if (!object) continue;
+    const meta = metadata(object);
+    const name = typeof meta['name'] === 'string' ? meta['name'] : '';
+    const what = typeof source === 'string' ? beside(file, source) : 'the object';
+    if (name === '') {
+      problems.push(at(here, `${what} has no metadata.name: a lookup finds a parent by its name`));
+      continue;
+    }
+    const gvk = gvkOf(object) as GroupVersionKind;
+    const namespace = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
+    const id = `${gvk.group}/${gvk.kind} ${namespace === '' ? name : `${namespace}/${name}`}`;
+    const first = seen.get(id);
+    if (first !== undefined) problems.push(at(here, `${id} is stated twice (parents[${first}]): a cluster holds one`));
+    else seen.set(id, i);
+    objects.push(object);
+  }
+  return problems.length > before ? undefined : { objects };
 }
 
 /** The quorum fact serve would have had. */

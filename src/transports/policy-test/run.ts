@@ -6,17 +6,20 @@ import { metadata } from '../../core/guards.js';
 import { ownersToCheck } from '../../rules/owner-only-removal/owners-to-check.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import { quorumLookup } from '../../core/quorum.js';
-import { hasChildRules } from '../../rules/children-bind.js';
+import { apiGroupOf, hasChildRules } from '../../rules/children-bind.js';
+import { parentFactOf, parentRequests } from '../../core/children.js';
+import { gvkOf } from '../../core/api-version.js';
 import type {
   Decision,
   KubeObject,
   Mutation,
   OwnerAccess,
   Ownership,
+  ParentFact,
   ReviewInput,
   UserInfo,
 } from '../../core/types.js';
-import type { LoadedCase, LoadedFile } from './load.js';
+import type { LoadedCase, LoadedFile, StatedParents } from './load.js';
 import type { CaseResult, Failure, FileResult, Observed } from './report.js';
 import { EVERY_OWNER, type ExpectedHook, type Grant, type Identity, type Subject } from './schema.js';
 
@@ -86,7 +89,7 @@ export const NO_CLUSTER_MACHINES_NOTE =
 
 export const PARENTS_NOTE =
   'a child-resource rule selects this kind: its parent is not looked up offline, so whether the parent exists or ' +
-  'is deleting is not judged here';
+  'is deleting is not judged here: declare parents to test it';
 
 const hookList = (hooks: readonly ExpectedHook[]): string =>
   `[${hooks.map((h) => `${h.name} (${h.owner})`).join(', ')}]`;
@@ -165,6 +168,36 @@ export function compare(c: LoadedCase, got: Observed): Failure[] {
   return out;
 }
 
+/**
+ * The parent facts serve's lookups would give the request, from the parents a test states instead: each parent the
+ * child rules name is the stated object of its API group, kind, namespace and name, or not found; or every lookup
+ * failed as stated.
+ */
+export function parentsFrom(stated: StatedParents, policy: Policy, input: ReviewInput): Record<string, ParentFact> {
+  const facts: Record<string, ParentFact> = {};
+  for (const req of parentRequests(policy, input)) {
+    if ('unavailable' in stated) {
+      facts[req.key] = { found: false, reason: stated.unavailable, message: 'the test case states the lookup failed' };
+      continue;
+    }
+    const group = apiGroupOf(req.apiVersion);
+    const found = stated.objects.find((o) => {
+      const gvk = gvkOf(o);
+      const meta = metadata(o);
+      return (
+        gvk?.group === group &&
+        gvk.kind === req.kind &&
+        meta['name'] === req.name &&
+        (typeof meta['namespace'] === 'string' ? meta['namespace'] : '') === req.namespace
+      );
+    });
+    facts[req.key] = found
+      ? parentFactOf(found, req)
+      : { found: false, reason: 'NotFound', message: `${req.kind} ${req.name} is not among the test's parents` };
+  }
+  return facts;
+}
+
 /** The request a case makes, as the webhook would see it: with the RBAC facts its grants declare, if any. */
 export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
   const subject = (c.object ?? c.oldObject) as KubeObject;
@@ -185,6 +218,7 @@ export function reviewOf(c: LoadedCase, policy: Policy): ReviewInput {
   const context: ReviewInput['context'] = {
     ...(c.grants ? { ownership: ownershipFromGrants(c.grants, policy, base) } : {}),
     ...(c.quorum ? { quorum: c.quorum } : {}),
+    ...(c.parents ? { parents: parentsFrom(c.parents, policy, base) } : {}),
   };
   return Object.keys(context).length > 0 ? { ...base, context } : base;
 }
@@ -226,7 +260,7 @@ export function runCase(c: LoadedCase, policy: Policy): CaseResult {
   };
   const notes: string[] = [];
   if (!c.grants && ownerJudgedWithoutRbac(decision)) notes.push(NO_GRANTS_NOTE);
-  if (hasChildRules(policy, input)) notes.push(PARENTS_NOTE);
+  if (!c.parents && hasChildRules(policy, input)) notes.push(PARENTS_NOTE);
   // What serve would list for, unlisted: the removal's verdict rests on Machines the case does not state.
   if (!c.quorum && quorumLookup(policy, input)) notes.push(NO_CLUSTER_MACHINES_NOTE);
   const failures = compare(c, got);

@@ -1,6 +1,6 @@
 // The test file of `hookkeeper test` (apiVersion hookkeeper.io/v1alpha1, kind PolicyTest): its JSON schema and
 // its type. What a schema cannot say (an operation against the objects given, one identity) is checked in load.ts.
-import type { QuorumFact, Stage } from '../../core/types.js';
+import type { ParentFact, QuorumFact, Stage } from '../../core/types.js';
 
 export const TEST_API_VERSION = 'hookkeeper.io/v1alpha1';
 export const TEST_KIND = 'PolicyTest';
@@ -54,6 +54,11 @@ export type ListFailure = Extract<QuorumFact, { found: false }>['reason'];
 const LIST_FAILURE: Record<ListFailure, true> = { Timeout: true, Error: true, TooMany: true };
 export const LIST_FAILURES = Object.keys(LIST_FAILURE) as ListFailure[];
 
+/** Why serve's lookup of a child's parent failed, as the parent fact says it (not found is a parent not stated). */
+export type LookupFailure = Exclude<Extract<ParentFact, { found: false }>['reason'], 'NotFound'>;
+const LOOKUP_FAILURE: Record<LookupFailure, true> = { Timeout: true, Error: true };
+export const LOOKUP_FAILURES = Object.keys(LOOKUP_FAILURE) as LookupFailure[];
+
 export interface TestCase {
   name: string;
   /**
@@ -68,6 +73,8 @@ export interface TestCase {
   grants?: Grant[];
   clusterMachines?: ObjectSource[];
   clusterMachinesUnavailable?: ListFailure;
+  parents?: ObjectSource[];
+  parentsUnavailable?: LookupFailure;
   expect: Expectation;
 }
 
@@ -78,6 +85,8 @@ export interface TestFile {
   grants?: Grant[];
   clusterMachines?: ObjectSource[];
   clusterMachinesUnavailable?: ListFailure;
+  parents?: ObjectSource[];
+  parentsUnavailable?: LookupFailure;
   cases: TestCase[];
 }
 
@@ -92,6 +101,11 @@ const objectSource = { type: ['string', 'object'], minLength: 1 } as const;
 const clusterMachines = { type: 'array', items: objectSource } as const;
 /** Instead of clusterMachines: serve's list failed, for this reason (quorum-protection then refuses the removal). */
 const clusterMachinesUnavailable = { enum: LIST_FAILURES } as const;
+
+/** The parent objects the cluster holds (what serve's lookups find); a parent a child names and no entry is, is not found. */
+const parents = { type: 'array', items: objectSource } as const;
+/** Instead of parents: serve's lookup failed, for this reason (child-parent then applies onMissingParent). */
+const parentsUnavailable = { enum: LOOKUP_FAILURES } as const;
 
 const grants = {
   type: 'array',
@@ -136,6 +150,8 @@ export const TEST_SCHEMA = {
     grants,
     clusterMachines,
     clusterMachinesUnavailable,
+    parents,
+    parentsUnavailable,
     cases: {
       type: 'array',
       minItems: 1,
@@ -165,6 +181,8 @@ export const TEST_SCHEMA = {
           grants,
           clusterMachines,
           clusterMachinesUnavailable,
+          parents,
+          parentsUnavailable,
           expect: {
             type: 'object',
             additionalProperties: false,
