@@ -10,7 +10,6 @@ import { removalDecidedBy } from './routes.js';
 import { grantWordedFor } from './cel-messages.js';
 import { serviceAccountUsername, type Policy } from '../../core/policy.js';
 import type { ReviewContext, ReviewInput } from '../../core/types.js';
-import type { Rule } from '../context.js';
 
 const unregistered = (policy: Policy, _input: ReviewInput | undefined, owner: string): boolean =>
   owner !== '' && registeredIdentities(policy, owner) === undefined;
@@ -45,37 +44,20 @@ function factDecidesAdditions(policy: Policy, fact: 'grants' | 'twin'): (input: 
 }
 
 /**
- * How many hooks an UPDATE removes or re-owns that owner-only-removal (`validate`, the rule itself) refuses when RBAC
- * grants exactly `granted`, RBAC's answers for the user as the review carries them. A removal's denial is keyed
- * "removal:..." (its other checks, squatting and strictOwners, declare their own divergences).
+ * An UPDATE whose removals or re-ownings the route list (./routes.ts) decides otherwise with no RBAC grant (what CEL
+ * sees) than with the most the webhook may see: the grants its transport indexed, else every owner it changes (an
+ * owner the policy does not register, which RBAC may protect, and a user nothing else lets act for it).
  */
-function removalRefusals(
-  validate: Rule,
-  policy: Policy,
-  input: ReviewInput,
-  granted: (owners: string[]) => ReadonlySet<string>,
-): number {
-  const carrier = carrierFor(input.kind);
-  if (!carrier || input.operation !== 'UPDATE') return 0;
-  const [hooks, oldHooks] = [carrier.read(input.object), carrier.read(input.oldObject)];
-  const owners = ownedChanges(policy, carrier, hooks.hooks, oldHooks.hooks).map((c) => c.old.owner);
-  const ownership = { granted: granted(owners), access: input.context?.ownership?.access ?? {}, grantsKnown: true };
-  const judged = { ...input, context: { ...input.context, ownership } };
-  const { violations } = validate({ policy, input: judged, carrier, hooks, oldHooks });
-  return violations.filter((v) => v.key.startsWith('removal:')).length;
-}
-
-/**
- * An UPDATE whose removals or re-ownings the rule decides otherwise with no RBAC grant (what CEL sees) than with the
- * most the webhook may see (the grants its transport indexed, else every owner): an owner the policy does not
- * register, which RBAC may protect, and a user nothing else lets act for it.
- */
-function grantsDecideRemovals(policy: Policy, validate: Rule): (input: ReviewInput) => boolean {
-  const none = () => new Set<string>();
+function grantsDecideRemovals(policy: Policy): (input: ReviewInput) => boolean {
   return (input) => {
     const ownership = input.context?.ownership;
-    const most = (owners: string[]) => (ownership?.grantsKnown ? ownership.granted : new Set(owners));
-    return removalRefusals(validate, policy, input, none) !== removalRefusals(validate, policy, input, most);
+    if (ownership?.grantsKnown) return removalDecidedBy(policy, input, 'grants');
+    const carrier = carrierFor(input.kind);
+    if (!carrier || input.operation !== 'UPDATE' || input.oldObject === null) return false;
+    const [hooks, oldHooks] = [carrier.read(input.object).hooks, carrier.read(input.oldObject).hooks];
+    const owners = ownedChanges(policy, carrier, hooks, oldHooks).map((c) => c.old.owner);
+    const most = { granted: new Set(owners), access: ownership?.access ?? {}, grantsKnown: true };
+    return removalDecidedBy(policy, { ...input, context: { ...input.context, ownership: most } }, 'grants');
   };
 }
 
@@ -142,8 +124,7 @@ function grantUnworded(policy: Policy): (input: ReviewInput) => boolean {
   };
 }
 
-/** `validate`: the rule itself (rule.ts), whose own decision the removal divergence compares under two grants. */
-export function ownerOnlyRemovalDivergences(policy: Policy, validate: Rule): Divergence[] {
+export function ownerOnlyRemovalDivergences(policy: Policy): Divergence[] {
   const out: Divergence[] = [];
   out.push({
     rule: 'owner-only-removal',
@@ -154,7 +135,7 @@ export function ownerOnlyRemovalDivergences(policy: Policy, validate: Rule): Div
     out.push({
       rule: 'owner-only-removal',
       text: `CEL cannot list the cluster's RBAC, so an owner protected only by a grant of remove on hookowners.hookkeeper.io (not registered in the policy) is treated as unprotected: a removal RBAC does not allow gets unverifiedRemoval's outcome (${policy.unverifiedRemoval}) where the webhook denies it; register such owners or set unverifiedRemoval: deny`,
-      verdictDiffers: grantsDecideRemovals(policy, validate),
+      verdictDiffers: grantsDecideRemovals(policy),
     });
   }
   out.push({

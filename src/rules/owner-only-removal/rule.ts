@@ -154,6 +154,6 @@ export const ownerOnlyRemovalRule: CarrierRuleModule<'owner-only-removal'> = {
   native: {
     validating: nativeOwnerOnlyRemoval,
     readsNameIndex: true,
-    divergences: (policy) => ownerOnlyRemovalDivergences(policy, ownerOnlyRemoval),
+    divergences: ownerOnlyRemovalDivergences,
   },
 };
