@@ -12,6 +12,7 @@ import type { Policy } from '../../src/core/policy.js';
 import { QUORUM_ACK_ANNOTATION, quorumLookup, selectorString } from '../../src/core/quorum.js';
 import type { KubeObject, Ownership, QuorumFact, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { ETCD, USERS } from '../fixtures/openshift.js';
+import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 
 const NS = 'openshift-machine-api';
 const ROLE = 'machine.openshift.io/cluster-api-machine-role';
@@ -161,6 +162,27 @@ describe('quorum-protection: a second control-plane Machine is not stripped of i
       ).length;
     assert.equal(by('allowed'), 0);
     assert.equal(by('wildcard'), 1);
+  });
+
+  test('the transport asks RBAC about the owner whatever owner-only-removal says, break-glass included', () => {
+    const removal = (user: UserInfo) => update(machine('m-1'), machine('m-1', { hooks: [] }), user, CLUSTER_NOW);
+    for (const enforcement of ['deny', 'warn', 'off'] as const) {
+      const policy: Policy = {
+        ...DEFAULT_POLICY,
+        enforcement: { ...DEFAULT_POLICY.enforcement, 'owner-only-removal': enforcement },
+      };
+      // The answer decides quorum-protection: an owner RBAC lets act for it removes its hook past a deleting peer.
+      assert.deepEqual(ownersToCheck(policy, removal(USERS.alice)), [ETCD.owner], enforcement);
+      assert.deepEqual(ownersToCheck(policy, removal(USERS.admin)), [ETCD.owner], enforcement);
+    }
+    // The registered owner needs no answer; with the rule off, nobody is asked.
+    const etcdOperator = { username: 'system:serviceaccount:openshift-etcd-operator:etcd-operator', groups: [] };
+    assert.deepEqual(ownersToCheck(DEFAULT_POLICY, removal(etcdOperator)), []);
+    const off: Policy = {
+      ...DEFAULT_POLICY,
+      enforcement: { ...DEFAULT_POLICY.enforcement, 'quorum-protection': 'off', 'owner-only-removal': 'off' },
+    };
+    assert.deepEqual(ownersToCheck(off, removal(USERS.alice)), []);
   });
 
   test('nothing to protect: the other deleting Machines carry the hook, are workers, or another cluster', () => {

@@ -10,6 +10,7 @@ import {
   registeredIdentities,
 } from '../../core/ownership.js';
 import type { Policy } from '../../core/policy.js';
+import { quorumRemoval } from '../../core/quorum.js';
 import type { ReviewInput } from '../../core/types.js';
 import { routeForFacts } from './routes.js';
 import { templateRemovalRbacDecides } from '../template-hook-removed/rule.js';
@@ -69,12 +70,12 @@ export function additionRbacDecides(
 }
 
 /**
- * The owners whose hooks this request adds under a guarded name (squatting) where RBAC's answer can decide
- * (additionRbacDecides), removes or re-owns from a Machine where it can (rbacDecides), or
- * removes or re-owns from a template where template-hook-removed's predicate can turn on it (every owner but the
- * requester's registered ones, as its native form asks): at most MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about.
- * `granted`: the owners the transport knows RBAC protects, default the input's ownership fact when its grants are
- * known.
+ * The owners RBAC is asked about for a request: whose quorum hooks it removes (quorum-protection's owner check), whose
+ * hooks it adds under a guarded name (squatting) where the answer can decide (additionRbacDecides), removes or re-owns
+ * from a Machine where it can (rbacDecides), or removes or re-owns from a template where template-hook-removed's
+ * predicate can turn on it (every owner but the requester's registered ones, as its native form asks). At most
+ * MAX_OWNERS_CHECKED, the first in order; an empty owner has no name to ask about. `granted`: the owners the
+ * transport knows RBAC protects, default the input's ownership fact when its grants are known.
  */
 export function ownersToCheck(
   policy: Policy,
@@ -92,6 +93,10 @@ export function ownersToCheck(
   const out = new Set<string>();
   // At most MAX_OWNERS_CHECKED, the first ones in order: a request with 100,000 hooks builds no larger set.
   const room = (owner: string): boolean => owner !== '' && !out.has(owner) && out.size < MAX_OWNERS_CHECKED;
+  // A quorum hook's removal passes a deleting peer only by its owner's hand, break-glass's included
+  // (quorum-protection), whatever owner-only-removal says: asked first, as that rule fails closed.
+  for (const h of quorumRemoval(policy, input)?.removed ?? [])
+    if (room(h.owner) && !registeredActor(policy, user, h.owner)) out.add(h.owner);
   // Hooks added under another's name (./additions.ts says which are judged), where RBAC's answer can decide.
   if (guarding)
     for (const h of judgedAdditions(policy, input, carrier))
