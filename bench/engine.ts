@@ -11,6 +11,7 @@ import {
   createMasterReview,
   createWorkerReview,
   removeEtcdHookReview,
+  squatEtcdHookReview,
   statusUpdateReview,
   WORKER_TEMPLATE_HOOK,
 } from '../test/fixtures/hardening-machine.js';
@@ -50,6 +51,11 @@ const CASES: ReadonlyArray<{ name: string; webhook: Webhook; review: () => Recor
   },
   { name: 'Machine UPDATE, status refresh by the machine controller', webhook: 'validate', review: statusUpdateReview },
   { name: 'Machine UPDATE, ordinary user removes the etcd hook', webhook: 'validate', review: removeEtcdHookReview },
+  {
+    name: "Machine UPDATE, ordinary user adds a hook under the etcd operator's name",
+    webhook: 'validate',
+    review: squatEtcdHookReview,
+  },
   { name: 'Machine CREATE, control-plane Machine gets the etcd hook', webhook: 'mutate', review: createMasterReview },
 ];
 
