@@ -29,7 +29,7 @@ export const TIERS: readonly Tier[] = [
   },
   {
     name: 'meta',
-    files: ['test/lint/**/*.test.ts', 'test/extension/**/*.test.ts', 'test/fixtures/review-corpus.test.ts'],
+    files: ['test/lint/**/*.test.ts', 'test/extension/**/*.test.ts'],
   },
   { name: 'package', files: ['test/package/**/*.test.ts'], concurrency: 1 },
   { name: 'hardening', files: ['test/hardening/**/*.test.ts'] },

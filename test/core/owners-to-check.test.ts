@@ -12,7 +12,7 @@ import type { Policy } from '../../src/core/policy.js';
 import type { OwnerAccess, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
 import { removalRoutes, RemovalEnv, routeFor, type Route } from '../../src/rules/owner-only-removal/routes.js';
-import { generatedReviewInput } from '../fixtures/input.js';
+import { reviewInput } from '../fixtures/input.js';
 import { machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 
 const BACKUP_BOT: UserInfo = { username: 'backup-bot', groups: ['system:authenticated'] };
@@ -77,7 +77,7 @@ function inputOf(s: Scenario): ReviewInput {
     return fate === 'keep' ? [h] : fate === 'remove' ? [] : [{ ...h, owner: fate }];
   });
   const worker = { name: 'ci-ln-7x2k9-worker-a', role: 'worker' } as const;
-  const input = generatedReviewInput({
+  const input = reviewInput({
     operation: 'UPDATE',
     object: machine({ ...worker, preDrain: now, resourceVersion: '48300' }),
     oldObject: machine({ ...worker, preDrain: s.old }),

@@ -1,11 +1,10 @@
 // The webhooks' derived conditions (src/core/cel/webhook-conditions.ts) change no verdict and no patch: for every review
-// the rule unit tests build (the end-to-end differential corpus, recorded here the same way), variants of them that
+// of the end-to-end differential corpus (what the rule unit tests built, kept as data), variants of them that
 // touch one field, and fuzzed edits, under several policies, a request the validating condition skips gets from the
 // webhook what writing the stored object back unchanged gets (allowed, no patch, no warning beyond those about what
 // was stored), and a request the mutating webhook is not sent gets no patch. The conditions run in process (CEL).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -25,9 +24,8 @@ import type { Policy } from '../../src/core/policy.js';
 import { matchesLabels } from '../../src/core/selector.js';
 import type { KubeObject, ReviewInput, TwinFact } from '../../src/core/types.js';
 import { packageRoot } from '../../src/compilers/deploy/render.js';
-import { CORPUS_FILE } from '../../scripts/record-corpus.js';
 import { capiPolicy, PRE_DRAIN } from '../fixtures/capi.js';
-import type { RecordedReview } from '../fixtures/corpus-recorder.js';
+import { readCorpus } from '../fixtures/review-corpus.js';
 import { admissionReview, ETCD, type ReviewOptions } from '../fixtures/openshift.js';
 import { celCondition, type MatchVariables } from '../helpers/cel.js';
 import { allPaths, withValueAt, type Json } from '../helpers/hardening-json.js';
@@ -37,14 +35,6 @@ const MACHINES = [
   { group: 'machine.openshift.io', kind: 'Machine' },
   { group: 'cluster.x-k8s.io', kind: 'Machine' },
 ];
-
-/** Every Machine-family review the rule unit tests build: the committed corpus the end-to-end suite replays too. */
-async function recordCorpus(): Promise<RecordedReview[]> {
-  return (await readFile(join(root, CORPUS_FILE), 'utf8'))
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as RecordedReview);
-}
 
 const fixturePolicy = (name: string): Policy => {
   const file = join(root, 'test', 'fixtures', name);
@@ -268,8 +258,8 @@ const LABEL_KEYS = [
 ] as const;
 
 describe('the derived webhook conditions change no verdict and no patch', () => {
-  before(async () => {
-    const recorded = await recordCorpus();
+  before(() => {
+    const recorded = readCorpus(root);
     corpus = recorded.flatMap((r) => variants({ source: r.source, review: r }));
   });
 

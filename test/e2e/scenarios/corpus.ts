@@ -1,13 +1,13 @@
 // The differential corpus: every review the rule unit tests build of a Machine or a kind that templates Machines
-// (OpenShift and Cluster API), as committed in test/fixtures/review-corpus.jsonl (`npm run record:corpus`; a unit
-// test fails when it is stale), replayed through the API server
+// (OpenShift and Cluster API), as recorded in test/fixtures/review-corpus.jsonl (./fixtures/review-corpus.ts), replayed
+// through the API server
 // as a real identity in each admission mode (dry-run requests against old objects stored once, before any admission),
 // and judged by `hookkeeper validate`.
 // The webhook, the native policies (alone and with the webhook) and validate must give the same verdict; where native
 // cannot decide as the webhook does, a divergence of render must cover that request: its rule decided it, and its
 // predicate holds for it.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -17,8 +17,7 @@ import type { KubeObject, ReviewInput } from '../../../src/core/types.js';
 import { covering, noteText } from '../../../src/compilers/native/notes.js';
 import { STATIC_SUFFIX } from '../../../src/compilers/native/static-layout.js';
 import type { ObjectResult, ValidateReport } from '../../../src/transports/validate/report.js';
-import { CORPUS_FILE, MACHINE_GROUPS } from '../../../scripts/record-corpus.js';
-import type { RecordedReview } from '../../fixtures/corpus-recorder.js';
+import { MACHINE_GROUPS, readCorpus, type RecordedReview } from '../../fixtures/review-corpus.js';
 import { cli } from '../../helpers/cli.js';
 import type { AdmissionMode } from '../harness/admission-modes.js';
 import type { IdentityName } from '../../../testing/control-plane/identities.js';
@@ -125,13 +124,6 @@ function identityFor(env: E2EEnv, user: RecordedReview['user']): IdentityName {
   return 'alice';
 }
 
-function committedCorpus(repoRoot: string): RecordedReview[] {
-  return readFileSync(join(repoRoot, CORPUS_FILE), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as RecordedReview);
-}
-
 /** The Machine resources the API server serves, by group/version/kind, from its discovery. */
 export async function servedResources(env: E2EEnv): Promise<Map<string, Resource>> {
   const served = new Map<string, Resource>();
@@ -189,7 +181,7 @@ async function storeOld(env: E2EEnv, c: CorpusCase, old: KubeObject, deleting: b
 /** Bare setup: the reviews collected, turned into requests, UPDATE cases' old objects stored. */
 export async function corpusSetup(env: E2EEnv): Promise<void> {
   const t = Date.now();
-  const reviews = committedCorpus(env.plane.repoRoot);
+  const reviews = readCorpus(env.plane.repoRoot);
   const served = await servedResources(env);
   const seen = new Set<string>();
   const cases: CorpusCase[] = [];
