@@ -54,6 +54,10 @@ export function nativeOwnerOnlyRemoval(ctx: NativeContext): NativeValidating {
     policy.strictOwners && 'validating' in strictOwners.native ? strictOwners.native.validating(ctx) : undefined;
   const validations: NativeValidation[] = [...(strict?.validations ?? []), ...additions.validations];
   if (!view.carrier.live) return { variables, validations };
+  // The validations below settle the registry's and break-glass's requests before any RBAC family: the list must too.
+  const order = removalRoutes(policy).map((r) => r.name);
+  if (order.indexOf('break-glass') > order.indexOf('rbac') || order.indexOf('registry') > order.indexOf('break-glass'))
+    throw new Error(`owner-only-removal: native mode's validations assume registry, then break-glass, then RBAC`);
   // From the route list (./routes.ts): the owners whose hook is denied, or warned about, unless RBAC allows (the
   // owners each family asks RBAC about), and where wildcard rights end for a registered owner and for another.
   const denied = unlessRbac(policy, 'deny');
