@@ -2,8 +2,6 @@
 // may take, in order, each a condition over named inputs and an outcome; the first that holds decides. The webhook
 // runs them hook by hook (additions.ts); native mode compiles them per guarded owner (cel-additions.ts), where an
 // input only the webhook has reads false and what that decides is native mode's divergence (divergences.ts).
-import { ownValue } from '../../core/guards.js';
-import { isBreakGlass } from '../../core/identity.js';
 import { registeredActor, registeredIdentities } from '../../core/ownership.js';
 import {
   breakGlassAddWarning,
@@ -14,10 +12,11 @@ import {
 } from '../../core/messages/ownership.js';
 import type { Hook } from '../../core/carriers.js';
 import type { Policy } from '../../core/policy.js';
-import type { Ownership, ReviewInput } from '../../core/types.js';
+import type { ReviewInput } from '../../core/types.js';
 import { cel, celString, celStringSet, type Cel } from '../../core/cel/text.js';
 import { and, FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
 import type { RemovalOutcome } from './routes.js';
+import { OwnerEnv } from './owner-env.js';
 import type { Reason } from './reasons.js';
 
 /** What an addition's route reads of the added hook's owner and the request. */
@@ -90,26 +89,20 @@ function declare(policy: Policy, i: Readonly<Record<AdditionInput, Bool>>): Addi
   ];
 }
 
-/** What the webhook's inputs read: the policy, the request, its facts, and the added hook being judged. */
-export class AdditionEnv implements Env {
-  memo: Map<string, unknown> | undefined;
+/** What the webhook's inputs read: the request, its facts, and the added hook being judged. */
+export class AdditionEnv extends OwnerEnv {
   hook!: Hook;
-  /** RBAC's answer about the hook's owner: undefined when not consulted, 'unknown' unasked. */
-  access: 'allowed' | 'wildcard' | 'denied' | 'unknown' | undefined;
-  readonly ownership: Ownership | undefined;
-  readonly breakGlass: boolean;
   constructor(
-    readonly policy: Policy,
-    readonly input: ReviewInput,
+    policy: Policy,
+    input: ReviewInput,
     /** The synchronizer's mirrored additions (src/core/migration.ts), when any can be. */
     readonly mirrored: ((hook: Hook) => boolean) | undefined,
   ) {
-    this.ownership = input.context?.ownership;
-    this.breakGlass = isBreakGlass(input.userInfo, policy);
+    super(policy, input);
   }
   enter(hook: Hook): void {
     this.hook = hook;
-    this.access = this.ownership ? (ownValue(this.ownership.access, hook.owner) ?? 'unknown') : undefined;
+    this.judge(hook.owner);
   }
 }
 

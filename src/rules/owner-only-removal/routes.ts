@@ -4,10 +4,9 @@
 // unless RBAC allows and what wildcard rights come to (cel.ts); an input only the webhook has is declared so here,
 // and what it decides is native mode's divergence (divergences.ts).
 import { carrierFor } from '../../core/carriers.js';
-import { ownValue } from '../../core/guards.js';
-import { isBreakGlass } from '../../core/identity.js';
 import { mirroredRemovals } from '../../core/migration.js';
 import type { Reason } from './reasons.js';
+import { OwnerEnv } from './owner-env.js';
 import { ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../core/ownership.js';
 import {
   breakGlassWarning,
@@ -23,7 +22,7 @@ import {
 } from '../../core/messages/ownership.js';
 import type { Message } from '../../core/messages/message.js';
 import type { Policy } from '../../core/policy.js';
-import type { Ownership, ReviewInput } from '../../core/types.js';
+import type { ReviewInput } from '../../core/types.js';
 import { cel, type Cel } from '../../core/cel/text.js';
 import { and, FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
 
@@ -156,28 +155,20 @@ function declare(policy: Policy, i: Readonly<Record<RemovalInput, Bool>>): Route
   ];
 }
 
-/** What the webhook's inputs read: the policy, the request, its facts, and the change being judged. */
-export class RemovalEnv implements Env {
-  memo: Map<string, unknown> | undefined;
+/** What the webhook's inputs read: the request, its facts, and the change being judged. */
+export class RemovalEnv extends OwnerEnv {
   change!: HookChange;
-  /** RBAC's answer about the change's owner: undefined when not consulted (or no owner), 'unknown' unasked. */
-  access: 'allowed' | 'wildcard' | 'denied' | 'unknown' | undefined;
-  readonly ownership: Ownership | undefined;
-  readonly breakGlass: boolean;
   constructor(
-    readonly policy: Policy,
-    readonly input: ReviewInput,
+    policy: Policy,
+    input: ReviewInput,
     /** The synchronizer's mirrored removals (src/core/migration.ts), when any can be. */
     readonly mirrored: ((change: HookChange) => boolean) | undefined,
   ) {
-    this.ownership = input.context?.ownership;
-    this.breakGlass = isBreakGlass(input.userInfo, policy);
+    super(policy, input);
   }
-  /** The next change: its owner's RBAC answer read once. */
   enter(change: HookChange): void {
     this.change = change;
-    const owner = change.old.owner;
-    this.access = owner === '' || !this.ownership ? undefined : (ownValue(this.ownership.access, owner) ?? 'unknown');
+    this.judge(change.old.owner);
   }
 }
 
