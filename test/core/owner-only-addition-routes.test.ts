@@ -11,12 +11,8 @@ import { carrierFor } from '../../src/core/carriers.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
-import {
-  AdditionEnv,
-  additionRouteFor,
-  additionRoutes,
-  type AdditionRoute,
-} from '../../src/rules/owner-only-removal/addition-routes.js';
+import { AdditionEnv, additionRoutes, type AdditionRoute } from '../../src/rules/owner-only-removal/addition-routes.js';
+import { routeFor } from '../../src/rules/owner-only-removal/route-list.js';
 import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
@@ -83,7 +79,7 @@ function routeOf(policy: Policy, input: ReviewInput): AdditionRoute {
   assert.ok(hook);
   const env = new AdditionEnv(policy, input, undefined);
   env.enter(hook);
-  return additionRouteFor(additionRoutes(policy), env);
+  return routeFor(additionRoutes(policy), env);
 }
 
 /** A denial up to its last clause: the hook, and the reason but for the grant (which CEL words only for some). */

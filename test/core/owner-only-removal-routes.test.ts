@@ -15,12 +15,12 @@ import {
   removalDecidedBy,
   removalRoutes,
   RemovalEnv,
-  routeFor,
   unlessRbac,
   wildcardRoute,
   WEBHOOK_ONLY,
   type RemovalOutcome,
 } from '../../src/rules/owner-only-removal/routes.js';
+import { routeFor } from '../../src/rules/owner-only-removal/route-list.js';
 import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';

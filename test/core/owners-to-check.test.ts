@@ -11,7 +11,8 @@ import { ownedChanges, type HookChange } from '../../src/core/ownership.js';
 import type { Policy } from '../../src/core/policy.js';
 import type { OwnerAccess, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { ownersToCheck } from '../../src/rules/owner-only-removal/owners-to-check.js';
-import { removalRoutes, RemovalEnv, routeFor, type Route } from '../../src/rules/owner-only-removal/routes.js';
+import { removalRoutes, RemovalEnv, type Route } from '../../src/rules/owner-only-removal/routes.js';
+import { routeFor } from '../../src/rules/owner-only-removal/route-list.js';
 import { reviewInput } from '../fixtures/input.js';
 import { machine, USERS, type HookSpec } from '../fixtures/openshift.js';
 

@@ -14,9 +14,10 @@ import type { Hook } from '../../core/carriers.js';
 import type { Policy } from '../../core/policy.js';
 import type { ReviewInput } from '../../core/types.js';
 import { cel, celString, celStringSet, type Cel } from '../../core/cel/text.js';
-import { and, FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
+import { FALSE, leaf, not, or, TRUE, type Bool, type Env } from '../../core/expr/expr.js';
 import type { RemovalOutcome } from './routes.js';
 import { OwnerEnv } from './owner-env.js';
+import { routeForFacts } from './route-list.js';
 import type { Reason } from './reasons.js';
 
 /** What an addition's route reads of the added hook's owner and the request. */
@@ -177,55 +178,23 @@ export function ownerAdditionRoutes(policy: Policy, owner: string | undefined, g
   return declare(policy, { ...inputs, ...Object.fromEntries(ADDITION_WEBHOOK_ONLY.map((i) => [i, FALSE])) });
 }
 
-/** The first route that holds for the environment's hook (the last always holds). */
-export function additionRouteFor(routes: readonly AdditionRoute[], e: AdditionEnv): AdditionRoute {
-  for (const r of routes) if (r.holds.js(e)) return r;
-  throw new Error('owner-only-removal: no addition route holds');
-}
-
-/**
- * The routes as a decision list: each route that can hold, with the condition under which it is the first that
- * does (its own, no earlier one's). A route whose condition an earlier route already took is unreachable.
- */
-export function firstHolding<R extends { holds: Bool }>(routes: readonly R[]): Array<{ route: R; first: Bool }> {
-  const out: Array<{ route: R; first: Bool }> = [];
-  const earlier: Bool[] = [];
-  for (const route of routes) {
-    if (route.holds === FALSE || earlier.includes(route.holds)) continue;
-    // Earlier routes first: the registry and break-glass settle before RBAC is asked.
-    out.push({ route, first: and(...earlier.map(not), route.holds) });
-    earlier.push(route.holds);
-    if (route.holds === TRUE) break;
-  }
-  return out;
-}
-
 /** Every input of an addition's route, each known. */
 export type AdditionFacts = Readonly<Record<AdditionInput, boolean>>;
 
-const INPUTS: readonly AdditionInput[] = [
-  'registered',
-  'reserved',
-  'granted',
-  'actsFor',
-  'mirrored',
-  'breakGlass',
-  'rbacNamed',
-  'wildcard',
-];
-const byFacts = new WeakMap<Policy, Map<number, AdditionRoute>>();
+/** Every input, once: a record, so an input added to AdditionInput and not here is a type error. */
+const INPUTS = Object.keys({
+  registered: true,
+  reserved: true,
+  granted: true,
+  actsFor: true,
+  mirrored: true,
+  breakGlass: true,
+  rbacNamed: true,
+  wildcard: true,
+} satisfies Record<AdditionInput, true>) as AdditionInput[];
 
-/** The route the list takes where every input is given (each condition folds to a constant); kept per policy. */
-export function additionRouteForFacts(policy: Policy, facts: AdditionFacts): AdditionRoute {
-  let byKey = byFacts.get(policy);
-  if (!byKey) byFacts.set(policy, (byKey = new Map<number, AdditionRoute>()));
-  const key = INPUTS.reduce((k, input, bit) => (facts[input] ? k | (1 << bit) : k), 0);
-  let route = byKey.get(key);
-  if (!route) {
-    const table = Object.fromEntries(INPUTS.map((input) => [input, facts[input] ? TRUE : FALSE]));
-    route = declare(policy, table as Record<AdditionInput, Bool>).find((r) => r.holds === TRUE);
-    if (!route) throw new Error('owner-only-removal: no addition route holds for the given inputs');
-    byKey.set(key, route);
-  }
-  return route;
-}
+/** The route the list takes where every input is given; kept per policy. */
+export const additionRouteForFacts: (policy: Policy, facts: AdditionFacts) => AdditionRoute = routeForFacts(
+  INPUTS,
+  declare,
+);

@@ -9,7 +9,8 @@ import { additionDenialMessage } from '../../core/messages/ownership.js';
 import { mirroredAdditions } from '../../core/migration.js';
 import type { Notice, UserInfo, Violation } from '../../core/types.js';
 import type { RuleContext, RuleResult } from '../context.js';
-import { AdditionEnv, additionRouteFor, additionRoutes } from './addition-routes.js';
+import { AdditionEnv, additionRoutes } from './addition-routes.js';
+import { routeFor } from './route-list.js';
 import { reasonText } from './reasons.js';
 
 function trace(key: string, h: Hook, user: UserInfo, route: string): Notice['audit'] {
@@ -59,7 +60,7 @@ export function ownerAdditions(ctx: RuleContext): Required<Omit<RuleResult, 'war
   const offline = judgedOffline(input);
   for (const h of added) {
     e.enter(h);
-    const route = additionRouteFor(routes, e);
+    const route = routeFor(routes, e);
     if (route.outcome === 'deny') {
       const facts = { user, owner: h.owner, offline, accessUnknown: e.access === 'unknown', adding: true };
       violations.push(denial(h, user, reasonText(route.reason, policy, facts)));

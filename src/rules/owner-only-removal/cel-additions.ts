@@ -8,7 +8,8 @@ import { grantCommand, registeredIdentities } from '../../core/ownership.js';
 import { celWasStored } from '../../core/cel/carrier.js';
 import { newlySelectedCel } from '../default-hooks/cel.js';
 import { grantCel, removeAllowed } from './cel-messages.js';
-import { firstHolding, ownerAdditionRoutes, type AdditionRoute } from './addition-routes.js';
+import { ownerAdditionRoutes, type AdditionRoute } from './addition-routes.js';
+import { firstHolding } from './route-list.js';
 import { reasonCel } from './reasons.js';
 import { cel, celJoin, celList, celString, celVariable, USER, type Cel } from '../../core/cel/text.js';
 import type {

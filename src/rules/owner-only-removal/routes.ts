@@ -7,6 +7,7 @@ import { carrierFor } from '../../core/carriers.js';
 import { mirroredRemovals } from '../../core/migration.js';
 import type { Reason } from './reasons.js';
 import { OwnerEnv } from './owner-env.js';
+import { firstHolding, routeFor, routeForFacts as routeForFactsOf } from './route-list.js';
 import { ownedChanges, registeredActor, registeredIdentities, type HookChange } from '../../core/ownership.js';
 import {
   breakGlassWarning,
@@ -228,31 +229,9 @@ export function removalRoutes(policy: Policy, hidden?: WebhookFact): readonly Ro
 export type RemovalFacts = Readonly<Record<RemovalInput, boolean>>;
 
 const INPUTS = Object.keys(WEBHOOK_INPUTS) as RemovalInput[];
-const byFacts = new WeakMap<Policy, Map<number, Route>>();
 
-/**
- * The route the list takes for a change whose inputs are all given: each condition reduces to a constant (and, or
- * fold TRUE and FALSE), so the first that is TRUE decides. Kept per policy, by the inputs' bits.
- */
-export function routeForFacts(policy: Policy, facts: RemovalFacts): Route {
-  let byKey = byFacts.get(policy);
-  if (!byKey) byFacts.set(policy, (byKey = new Map<number, Route>()));
-  const key = INPUTS.reduce((k, input, bit) => (facts[input] ? k | (1 << bit) : k), 0);
-  let route = byKey.get(key);
-  if (!route) {
-    const table = Object.fromEntries(INPUTS.map((input) => [input, facts[input] ? TRUE : FALSE]));
-    route = declare(policy, table as Record<RemovalInput, Bool>).find((r) => r.holds === TRUE);
-    if (!route) throw new Error('owner-only-removal: no route holds for the given inputs');
-    byKey.set(key, route);
-  }
-  return route;
-}
-
-/** The first route that holds for the environment's change (the last always holds). */
-export function routeFor(routes: readonly Route[], e: RemovalEnv): Route {
-  for (const r of routes) if (r.holds.js(e)) return r;
-  throw new Error('owner-only-removal: no route holds');
-}
+/** The route the list takes for a change whose inputs are all given; kept per policy. */
+export const routeForFacts: (policy: Policy, facts: RemovalFacts) => Route = routeForFactsOf(INPUTS, declare);
 
 /**
  * Native mode's view of an owner nothing before RBAC settled (neither the registry's nor break-glass's) and RBAC did
@@ -293,13 +272,9 @@ export function unlessRbac(policy: Policy, outcome: RemovalOutcome): Bool {
  * denied hook, the first that holds is the one taken, since a route of another outcome before it would have decided.
  */
 export function nativeDenials(policy: Policy, o: Cel): DenyRoute[] {
-  const out: DenyRoute[] = [];
-  for (const r of silentOwnerRoutes(policy, FALSE, registeredFor(o))) {
-    if (r.outcome !== 'deny' || r.holds === FALSE) continue;
-    out.push(r);
-    if (r.holds === TRUE) break;
-  }
-  return out;
+  return firstHolding(silentOwnerRoutes(policy, FALSE, registeredFor(o)))
+    .map((x) => x.route)
+    .filter((r): r is DenyRoute => r.outcome === 'deny');
 }
 
 /** The route native mode's view takes for an owner RBAC allows through wildcard rights only, registered or not. */

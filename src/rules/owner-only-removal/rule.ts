@@ -23,9 +23,9 @@ import {
   AUDIT_KEY_WILDCARD,
   RemovalEnv,
   removalRoutes,
-  routeFor,
   type RemovalRouteName,
 } from './routes.js';
+import { routeFor } from './route-list.js';
 
 export { AUDIT_KEY_BREAK_GLASS, AUDIT_KEY_MIRROR, AUDIT_KEY_REMOVAL, AUDIT_KEY_UNVERIFIED, AUDIT_KEY_WILDCARD };
 
