@@ -23,6 +23,7 @@ import {
   type Identity,
   type ListFailure,
   type LookupFailure,
+  type ObjectSource,
   type TestCase,
   type TestFile,
 } from './schema.js';
@@ -328,9 +329,28 @@ type StatedMachines = ReadonlyArray<{ object: KubeObject; pointer: string }>;
 type StatedCluster = { machines: StatedMachines } | { unavailable: ListFailure };
 
 /**
- * The list a case or the file (`base` '') states: clusterMachines, or clusterMachinesUnavailable; both at once say two
- * things of one list.
+ * A lookup a case or the file (`base` '') states: the objects it found (`list`), or that it failed and why
+ * (`failed`); both at once say two things of one lookup (`both` words it).
  */
+function statedLookup<F extends string>(
+  listed: readonly ObjectSource[] | undefined,
+  failure: F | undefined,
+  keys: { base: string; list: string; failed: string; both: string },
+  schemaValid: (pointer: string) => boolean,
+  at: At,
+  problems: Problem[],
+): { list: readonly ObjectSource[] } | { failed: F } | undefined {
+  const { base, list, failed } = keys;
+  if (listed !== undefined && failure !== undefined) {
+    problems.push(at(`${base}/${failed}`, `states that ${keys.both}: state one of them`));
+    return undefined;
+  }
+  if (failure !== undefined && schemaValid(`${base}/${failed}`)) return { failed: failure };
+  if (listed === undefined || !schemaValid(`${base}/${list}`)) return undefined;
+  return { list: listed };
+}
+
+/** The list a case or the file (`base` '') states: clusterMachines, or clusterMachinesUnavailable. */
 async function statedCluster(
   raw: Pick<TestCase, 'clusterMachines' | 'clusterMachinesUnavailable'>,
   base: string,
@@ -340,26 +360,22 @@ async function statedCluster(
   at: At,
   problems: Problem[],
 ): Promise<StatedCluster | undefined> {
-  const listed = raw.clusterMachines !== undefined && schemaValid(`${base}/clusterMachines`);
-  const failed = raw.clusterMachinesUnavailable !== undefined && schemaValid(`${base}/clusterMachinesUnavailable`);
-  if (raw.clusterMachines !== undefined && raw.clusterMachinesUnavailable !== undefined) {
-    problems.push(
-      at(
-        `${base}/clusterMachinesUnavailable`,
-        'states that the list failed beside clusterMachines, the list it found: state one of them',
-      ),
-    );
-    return undefined;
-  }
-  if (failed) return { unavailable: raw.clusterMachinesUnavailable as ListFailure };
-  if (!listed) return undefined;
-  const machines = await machinesAt(raw.clusterMachines ?? [], `${base}/clusterMachines`, file, cwd, at, problems);
+  const keys = {
+    base,
+    list: 'clusterMachines',
+    failed: 'clusterMachinesUnavailable',
+    both: 'the list failed beside clusterMachines, the list it found',
+  } as const;
+  const stated = statedLookup(raw.clusterMachines, raw.clusterMachinesUnavailable, keys, schemaValid, at, problems);
+  if (!stated) return undefined;
+  if ('failed' in stated) return { unavailable: stated.failed };
+  const machines = await machinesAt(stated.list, `${base}/clusterMachines`, file, cwd, at, problems);
   return machines ? { machines } : undefined;
 }
 
 /**
- * The parents a case or the file (`base` '') states: parents, or parentsUnavailable; both at once say two things of
- * one lookup. Each parent is an object with a name, stated once (a cluster holds one of each).
+ * The parents a case or the file (`base` '') states: parents, or parentsUnavailable. Each parent is an object with a
+ * name, stated once (a cluster holds one of each).
  */
 async function statedParents(
   raw: Pick<TestCase, 'parents' | 'parentsUnavailable'>,
@@ -370,22 +386,19 @@ async function statedParents(
   at: At,
   problems: Problem[],
 ): Promise<StatedParents | undefined> {
-  if (raw.parents !== undefined && raw.parentsUnavailable !== undefined) {
-    problems.push(
-      at(
-        `${base}/parentsUnavailable`,
-        'states that the lookup failed beside parents, what it found: state one of them',
-      ),
-    );
-    return undefined;
-  }
-  if (raw.parentsUnavailable !== undefined && schemaValid(`${base}/parentsUnavailable`))
-    return { unavailable: raw.parentsUnavailable };
-  if (raw.parents === undefined || !schemaValid(`${base}/parents`)) return undefined;
+  const keys = {
+    base,
+    list: 'parents',
+    failed: 'parentsUnavailable',
+    both: 'the lookup failed beside parents, what it found',
+  } as const;
+  const stated = statedLookup(raw.parents, raw.parentsUnavailable, keys, schemaValid, at, problems);
+  if (!stated) return undefined;
+  if ('failed' in stated) return { unavailable: stated.failed };
   const before = problems.length;
   const objects: KubeObject[] = [];
   const seen = new Map<string, number>();
-  for (const [i, source] of raw.parents.entries()) {
+  for (const [i, source] of stated.list.entries()) {
     const here = `${base}/parents/${i}`;
     const object = await objectAt(source, here, file, cwd, at, problems);
     if (!object) continue;
