@@ -19,14 +19,19 @@ export type TwinHookLeftOut = {
   breakGlass: string;
 };
 
+/** Who may not create which copy: the head of both denials. */
+const mayNotCreate = message<{ user: string; kind: string; name: string }>((w) => [
+  w.quoted('user'),
+  ' may not create ',
+  w.text('kind'),
+  ' ',
+  w.quoted('name'),
+]);
+
 /** The denial: a copy without the twin's hook could later pass as the authoritative copy the owner emptied. */
 export const twinHookLeftOutMessage = message<TwinHookLeftOut>((w) =>
   forbiddenField(TWIN_PATH, [
-    w.quoted('user'),
-    ' may not create ',
-    w.text('kind'),
-    ' ',
-    w.quoted('name'),
+    mayNotCreate,
     ' without hook ',
     w.quoted('hook'),
     ' (',
@@ -44,11 +49,7 @@ export const twinHookLeftOutMessage = message<TwinHookLeftOut>((w) =>
 export const twinUnreadMessage = message<{ user: string; kind: string; name: string; twin: string; reason: string }>(
   (w) =>
     forbiddenField(TWIN_PATH, [
-      w.quoted('user'),
-      ' may not create ',
-      w.text('kind'),
-      ' ',
-      w.quoted('name'),
+      mayNotCreate,
       ' now: its migration twin ',
       w.text('twin'),
       ' could not be read (',
