@@ -16,12 +16,9 @@ import { routeFor } from '../../src/rules/owner-only-removal/route-list.js';
 import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
-import type { AuthzQuestion } from '../native/evaluator/cel.js';
 import { reviewInput } from '../fixtures/input.js';
+import { accessOf, authorize, BACKUP_BOT, ERIN, REQUESTERS, type Rbac } from '../helpers/owner-requesters.js';
 import { machine, USERS } from '../fixtures/openshift.js';
-
-const BACKUP_BOT: UserInfo = { username: 'backup-bot', groups: ['system:authenticated'] };
-const ERIN: UserInfo = { username: 'erin', groups: ['system:authenticated'] };
 
 const OWNERS = {
   registered: 'team/backup',
@@ -30,14 +27,6 @@ const OWNERS = {
   unguarded: 'team/storage',
   ownerless: '',
 } as const;
-
-const REQUESTERS: Array<{ name: string; user: UserInfo; rbac: 'none' | 'named' | 'wildcard' }> = [
-  { name: 'a registered identity', user: BACKUP_BOT, rbac: 'none' },
-  { name: 'break-glass', user: USERS.admin, rbac: 'none' },
-  { name: 'a grant naming the owner', user: ERIN, rbac: 'named' },
-  { name: 'wildcard rights', user: ERIN, rbac: 'wildcard' },
-  { name: 'nobody', user: ERIN, rbac: 'none' },
-];
 
 function policyWith(wildcardGrants: Policy['wildcardGrants']): Policy {
   const base = structuredClone(DEFAULT_POLICY);
@@ -61,15 +50,11 @@ function addition(owner: string, user: UserInfo): ReviewInput {
 }
 
 /** The webhook's facts: grants listed (naming the granted-only owner), RBAC's answer for the owners it asks about. */
-function facts(policy: Policy, input: ReviewInput, rbac: 'none' | 'named' | 'wildcard'): Ownership {
-  const access = rbac === 'named' ? 'allowed' : rbac === 'wildcard' ? 'wildcard' : 'denied';
+function facts(policy: Policy, input: ReviewInput, rbac: Rbac): Ownership {
+  const access = accessOf(rbac);
   const granted = new Set<string>([OWNERS['granted only']]);
   const asked = ownersToCheck(policy, input, granted);
   return { granted, grantsKnown: true, access: Object.fromEntries(asked.map((o) => [o, access])) };
-}
-
-function authorize(owner: string, rbac: 'none' | 'named' | 'wildcard'): (q: AuthzQuestion) => boolean {
-  return (q) => q.resource === 'hookowners' && (rbac === 'wildcard' || (rbac === 'named' && q.name === owner));
 }
 
 function routeOf(policy: Policy, input: ReviewInput): AdditionRoute {

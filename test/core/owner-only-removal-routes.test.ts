@@ -25,24 +25,12 @@ import type { Ownership, ReviewInput, UserInfo } from '../../src/core/types.js';
 import { renderNativePolicies } from '../../src/compilers/native/render.js';
 import { ownerOnlyRemovalRule } from '../../src/rules/owner-only-removal/rule.js';
 import { admit, compilePolicies } from '../native/evaluator/admission.js';
-import type { AuthzQuestion } from '../native/evaluator/cel.js';
 import { readDoc } from '../helpers/docs.js';
 import { reviewInput } from '../fixtures/input.js';
-import { machine, USERS, type HookSpec } from '../fixtures/openshift.js';
-
-const BACKUP_BOT: UserInfo = { username: 'backup-bot', groups: ['system:authenticated'] };
-const ERIN: UserInfo = { username: 'erin', groups: ['system:authenticated'] };
+import { accessOf, authorize, BACKUP_BOT, ERIN, REQUESTERS, type Rbac } from '../helpers/owner-requesters.js';
+import { machine, type HookSpec } from '../fixtures/openshift.js';
 
 const OWNERS = { registered: 'team/backup', unregistered: 'team/storage', ownerless: '' } as const;
-
-/** Who asks, and what RBAC answers for them about an owner (the wildcard probe included). */
-const REQUESTERS: Array<{ name: string; user: UserInfo; rbac: 'none' | 'named' | 'wildcard' }> = [
-  { name: 'a registered identity', user: BACKUP_BOT, rbac: 'none' },
-  { name: 'break-glass', user: USERS.admin, rbac: 'none' },
-  { name: 'a grant naming the owner', user: ERIN, rbac: 'named' },
-  { name: 'wildcard rights', user: ERIN, rbac: 'wildcard' },
-  { name: 'nobody', user: ERIN, rbac: 'none' },
-];
 
 function policyWith(unverifiedRemoval: Policy['unverifiedRemoval'], wildcardGrants: Policy['wildcardGrants']): Policy {
   const owners = {
@@ -67,15 +55,11 @@ function removal(owner: string, user: UserInfo): ReviewInput {
  * The webhook's facts as native mode has them: grants listed and naming nobody, RBAC's answer about the owner if
  * the transport asks about it (ownersToCheck).
  */
-function facts(policy: Policy, input: ReviewInput, rbac: 'none' | 'named' | 'wildcard'): Ownership {
-  const access = rbac === 'named' ? 'allowed' : rbac === 'wildcard' ? 'wildcard' : 'denied';
+function facts(policy: Policy, input: ReviewInput, rbac: Rbac): Ownership {
+  const access = accessOf(rbac);
   const granted = new Set<string>();
   const asked = ownersToCheck(policy, input, granted);
   return { granted, grantsKnown: true, access: Object.fromEntries(asked.map((o) => [o, access])) };
-}
-
-function authorize(owner: string, rbac: 'none' | 'named' | 'wildcard'): (q: AuthzQuestion) => boolean {
-  return (q) => q.resource === 'hookowners' && (rbac === 'wildcard' || (rbac === 'named' && q.name === owner));
 }
 
 /** The route the list takes for the request's one removal. */
